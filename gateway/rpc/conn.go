@@ -1,0 +1,270 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"net/netip"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/gorilla/websocket"
+
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+)
+
+// Conn is one client socket. Its identity fields are set once by the
+// handshake and read-only afterwards.
+type Conn struct {
+	srv       *Server
+	ws        *websocket.Conn
+	id        string
+	ip        netip.Addr
+	origin    string
+	forwarded bool
+	ctx       context.Context
+	cancel    context.CancelFunc
+	connected time.Time
+
+	// Set by the handshake.
+	role        protocol.Role
+	scopes      []string
+	client      protocol.ClientInfo
+	params      *protocol.ConnectParams
+	deviceID    string
+	deviceToken string
+	authMethod  string
+
+	mu         sync.Mutex
+	queue      [][]byte
+	queued     int
+	seq        uint64
+	closed     bool
+	closing    bool
+	closeMsg   []byte
+	wake       chan struct{}
+	inflight   chan struct{}
+	writerDone chan struct{}
+}
+
+func newConn(s *Server, ws *websocket.Conn, ip netip.Addr, origin string, forwarded bool) *Conn {
+	ctx, cancel := context.WithCancel(s.baseCtx)
+	return &Conn{
+		srv: s, ws: ws, id: uuid.NewString(), ip: ip, origin: origin, forwarded: forwarded,
+		ctx: ctx, cancel: cancel, connected: s.opts.Now(),
+		wake: make(chan struct{}, 1), writerDone: make(chan struct{}), inflight: make(chan struct{}, s.opts.MaxInFlight),
+	}
+}
+
+// ID is the connection id sent in hello-ok.
+func (c *Conn) ID() string { return c.id }
+
+// Role is operator or node.
+func (c *Conn) Role() protocol.Role { return c.role }
+
+// Scopes are the granted operator scopes.
+func (c *Conn) Scopes() []string { return c.scopes }
+
+// Client is what the client said about itself.
+func (c *Conn) Client() protocol.ClientInfo { return c.client }
+
+// ConnectParams is the full connect request.
+func (c *Conn) ConnectParams() *protocol.ConnectParams { return c.params }
+
+// DeviceID is the verified device identity, or "".
+func (c *Conn) DeviceID() string { return c.deviceID }
+
+// RemoteIP is the normalised client address.
+func (c *Conn) RemoteIP() netip.Addr { return c.ip }
+
+// ConnectedAt is when the socket opened.
+func (c *Conn) ConnectedAt() time.Time { return c.connected }
+
+// Context ends when the connection closes.
+func (c *Conn) Context() context.Context { return c.ctx }
+
+// Local reports a direct loopback connection with no browser origin.
+func (c *Conn) Local() bool { return c.ip.IsLoopback() && !c.forwarded && c.origin == "" }
+
+// Has reports whether the connection holds a scope (with implications).
+func (c *Conn) Has(s protocol.Scope) bool {
+	return c.role == protocol.RoleOperator && protocol.Satisfies(c.scopes, s)
+}
+
+// SendEvent sends an event to this connection only, without seq (as the
+// real gateway does for connection-targeted events).
+func (c *Conn) SendEvent(event string, payload any) {
+	c.sendEvent(event, payload, false)
+}
+
+func (c *Conn) sendEvent(event string, payload any, withSeq bool) {
+	f, err := newEventFrame(event, payload)
+	if err != nil {
+		c.srv.log.Error("encode event", "event", event, "err", err)
+		return
+	}
+	if withSeq {
+		c.enqueueEvent(f)
+		return
+	}
+	c.enqueue(f.unsequenced())
+}
+
+func (c *Conn) sendResponse(r *protocol.Response) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		c.srv.log.Error("encode response", "id", r.ID, "err", err)
+		b, _ = json.Marshal(protocol.ErrResponse(r.ID, protocol.Errorf(protocol.CodeUnavailable, "response could not be encoded")))
+	}
+	c.enqueue(b)
+}
+
+// eventFrame is an event encoded once for many connections; only the
+// per-connection seq differs.
+type eventFrame struct{ head []byte }
+
+func newEventFrame(event string, payload any) (eventFrame, error) {
+	p, err := json.Marshal(payload)
+	if err != nil {
+		return eventFrame{}, err
+	}
+	name, _ := json.Marshal(event)
+	head := make([]byte, 0, len(p)+len(name)+48)
+	head = append(head, `{"type":"event","event":`...)
+	head = append(head, name...)
+	head = append(head, `,"payload":`...)
+	head = append(head, p...)
+	return eventFrame{head: head}, nil
+}
+
+func (f eventFrame) unsequenced() []byte {
+	return append(append(make([]byte, 0, len(f.head)+1), f.head...), '}')
+}
+
+func (c *Conn) enqueueEvent(f eventFrame) {
+	c.mu.Lock()
+	if c.closed || c.closing {
+		c.mu.Unlock()
+		return
+	}
+	c.seq++
+	b := make([]byte, 0, len(f.head)+24)
+	b = append(b, f.head...)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, c.seq, 10)
+	b = append(b, '}')
+	c.pushLocked(b)
+	c.mu.Unlock()
+}
+
+func (c *Conn) enqueue(b []byte) {
+	c.mu.Lock()
+	if !c.closed && !c.closing {
+		c.pushLocked(b)
+	}
+	c.mu.Unlock()
+}
+
+// pushLocked queues a frame, or condemns the connection when the client
+// has let too much pile up.
+func (c *Conn) pushLocked(b []byte) {
+	if c.queued+len(b) > c.srv.opts.MaxBufferedBytes {
+		c.srv.log.Warn("closing slow consumer", "conn", c.id, "queued", c.queued)
+		c.queue = nil
+		c.queued = 0
+		c.closing = true
+		c.closeMsg = websocket.FormatCloseMessage(protocol.ClosePolicy, "slow consumer")
+		c.signal()
+		return
+	}
+	c.queue = append(c.queue, b)
+	c.queued += len(b)
+	c.signal()
+}
+
+func (c *Conn) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// closeAfterFlush sends what is queued, then a close frame.
+func (c *Conn) closeAfterFlush(code int, reason string) {
+	c.mu.Lock()
+	if !c.closed && !c.closing {
+		c.closing = true
+		c.closeMsg = websocket.FormatCloseMessage(code, truncateReason(reason))
+		c.signal()
+	}
+	c.mu.Unlock()
+}
+
+// abort drops the socket at once.
+func (c *Conn) abort() {
+	c.cancel()
+	c.ws.Close()
+}
+
+func truncateReason(s string) string {
+	if len(s) > 120 { // close reasons are limited to 123 bytes
+		return s[:120]
+	}
+	return s
+}
+
+// writeLoop drains the queue. It owns all writes to the socket.
+func (c *Conn) writeLoop() {
+	defer close(c.writerDone)
+	for {
+		select {
+		case <-c.wake:
+		case <-c.ctx.Done():
+			c.mu.Lock()
+			closing := c.closing
+			c.mu.Unlock()
+			if !closing {
+				return
+			}
+		}
+		c.mu.Lock()
+		batch := c.queue
+		c.queue, c.queued = nil, 0
+		closing, msg := c.closing, c.closeMsg
+		c.mu.Unlock()
+		for _, b := range batch {
+			c.ws.SetWriteDeadline(time.Now().Add(30 * time.Second))
+			if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
+				c.markClosed()
+				return
+			}
+		}
+		if closing {
+			c.mu.Lock()
+			rest := len(c.queue)
+			c.mu.Unlock()
+			if rest > 0 && msg != nil && !isSlowConsumer(msg) {
+				continue
+			}
+			c.ws.SetWriteDeadline(time.Now().Add(time.Second))
+			c.ws.WriteMessage(websocket.CloseMessage, msg)
+			c.markClosed()
+			// Give the peer a moment to answer the close before dropping.
+			time.AfterFunc(time.Second, func() { c.ws.Close() })
+			return
+		}
+	}
+}
+
+func isSlowConsumer(msg []byte) bool {
+	return len(msg) > 2 && string(msg[2:]) == "slow consumer"
+}
+
+func (c *Conn) markClosed() {
+	c.mu.Lock()
+	c.closed = true
+	c.queue = nil
+	c.mu.Unlock()
+	c.cancel()
+}

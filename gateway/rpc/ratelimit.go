@@ -1,0 +1,98 @@
+package rpc
+
+import (
+	"sync"
+	"time"
+)
+
+// RateLimitConfig bounds failed connect attempts per client.
+type RateLimitConfig struct {
+	MaxAttempts    int           // failures allowed in Window; default 10
+	Window         time.Duration // default 60 s
+	Lockout        time.Duration // refusal time once exceeded; default 5 min
+	ExemptLoopback bool          // direct loopback native clients are not counted
+}
+
+func (c RateLimitConfig) withDefaults() RateLimitConfig {
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = 10
+	}
+	if c.Window <= 0 {
+		c.Window = time.Minute
+	}
+	if c.Lockout <= 0 {
+		c.Lockout = 5 * time.Minute
+	}
+	return c
+}
+
+// rateLimiter counts auth failures per bucket: the normalised client IP,
+// or the page origin for browser connections (so a web page cannot hide
+// behind loopback).
+type rateLimiter struct {
+	now func() time.Time
+
+	mu      sync.Mutex
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	failures    []time.Time
+	lockedUntil time.Time
+}
+
+func newRateLimiter(now func() time.Time) *rateLimiter {
+	return &rateLimiter{now: now, buckets: map[string]*bucket{}}
+}
+
+// locked reports whether key is locked out and for how long still.
+func (l *rateLimiter) locked(key string) (time.Duration, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.buckets[key]
+	if b == nil {
+		return 0, false
+	}
+	if d := b.lockedUntil.Sub(l.now()); d > 0 {
+		return d, true
+	}
+	return 0, false
+}
+
+// fail records a failure and reports whether the key is now locked out.
+func (l *rateLimiter) fail(key string, cfg RateLimitConfig) bool {
+	cfg = cfg.withDefaults()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	b := l.buckets[key]
+	if b == nil {
+		if len(l.buckets) > 10000 {
+			l.sweepLocked(now, cfg)
+		}
+		b = &bucket{}
+		l.buckets[key] = b
+	}
+	cut := now.Add(-cfg.Window)
+	kept := b.failures[:0]
+	for _, t := range b.failures {
+		if t.After(cut) {
+			kept = append(kept, t)
+		}
+	}
+	b.failures = append(kept, now)
+	if len(b.failures) >= cfg.MaxAttempts {
+		b.lockedUntil = now.Add(cfg.Lockout)
+		b.failures = nil
+		return true
+	}
+	return false
+}
+
+func (l *rateLimiter) sweepLocked(now time.Time, cfg RateLimitConfig) {
+	for k, b := range l.buckets {
+		if b.lockedUntil.Before(now) && (len(b.failures) == 0 || b.failures[len(b.failures)-1].Before(now.Add(-cfg.Window))) {
+			delete(l.buckets, k)
+		}
+	}
+}

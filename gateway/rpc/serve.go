@@ -1,0 +1,219 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/gorilla/websocket"
+
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+)
+
+// serve runs one connection from open to close.
+func (c *Conn) serve() {
+	authed := false
+	defer func() {
+		if !authed {
+			c.srv.preauth.Add(-1)
+		}
+		// Let the writer deliver a queued answer and close frame first.
+		c.mu.Lock()
+		flushing := c.closing && !c.closed
+		c.mu.Unlock()
+		if flushing {
+			select {
+			case <-c.writerDone:
+			case <-time.After(2 * time.Second):
+			}
+		}
+		c.markClosed()
+		c.ws.Close()
+		if authed {
+			c.srv.remove(c)
+		}
+	}()
+	go c.writeLoop()
+
+	c.ws.SetReadLimit(protocol.MaxPreauthPayload)
+	c.ws.SetReadDeadline(time.Now().Add(c.srv.opts.HandshakeTimeout))
+	nonce := uuid.NewString()
+	challengeTs := c.srv.opts.Now().UnixMilli()
+	c.SendEvent(protocol.EventConnectChallenge, protocol.ChallengePayload{
+		Nonce: nonce, Ts: challengeTs, Capabilities: []string{"model-catalog-snapshot"},
+	})
+
+	hello, ok := c.handshake(nonce)
+	if !ok {
+		return
+	}
+	if !c.srv.add(c) {
+		c.closeAfterFlush(protocol.CloseTryAgainLater, "gateway shutting down")
+		return
+	}
+	authed = true
+	c.srv.preauth.Add(-1)
+	c.ws.SetReadLimit(protocol.MaxPayload)
+	c.ws.SetReadDeadline(time.Time{})
+	c.sendResponse(hello)
+	if c.srv.opts.OnConnect != nil {
+		c.srv.opts.OnConnect(c)
+	}
+	c.readLoop()
+}
+
+// readFrame reads one text frame; binary frames are ignored.
+func (c *Conn) readFrame() ([]byte, error) {
+	for {
+		kind, data, err := c.ws.ReadMessage()
+		if err != nil {
+			return nil, err
+		}
+		if kind == websocket.TextMessage {
+			return data, nil
+		}
+	}
+}
+
+func (c *Conn) handshake(nonce string) (*protocol.Response, bool) {
+	data, err := c.readFrame()
+	if err != nil {
+		if errors.Is(err, websocket.ErrReadLimit) {
+			c.srv.log.Warn("pre-auth frame too large", "remote", c.ip)
+			c.closeAfterFlush(websocket.CloseMessageTooBig, "frame too large before connect")
+		}
+		return nil, false
+	}
+	req, err := protocol.DecodeRequest(data)
+	if err != nil {
+		if req != nil && req.ID != "" {
+			c.sendResponse(protocol.ErrResponse(req.ID, protocol.Errorf(protocol.CodeInvalidRequest, "invalid handshake: %v", err)))
+		}
+		c.closeAfterFlush(protocol.ClosePolicy, "invalid handshake")
+		return nil, false
+	}
+	if req.Method != "connect" {
+		msg := "invalid handshake: first request must be connect"
+		c.sendResponse(protocol.ErrResponse(req.ID, protocol.Errorf(protocol.CodeInvalidRequest, "%s", msg)))
+		c.closeAfterFlush(protocol.ClosePolicy, msg)
+		return nil, false
+	}
+	hello, herr := c.srv.connect(c, req, nonce)
+	if herr != nil {
+		c.sendResponse(protocol.ErrResponse(req.ID, herr.err))
+		c.closeAfterFlush(herr.close, herr.reason)
+		return nil, false
+	}
+	return protocol.OKResponse(req.ID, hello), true
+}
+
+func (c *Conn) readLoop() {
+	for {
+		data, err := c.readFrame()
+		if err != nil {
+			if errors.Is(err, websocket.ErrReadLimit) {
+				c.closeAfterFlush(websocket.CloseMessageTooBig, "frame too large")
+			}
+			return
+		}
+		req, err := protocol.DecodeRequest(data)
+		if err != nil {
+			if req != nil && req.ID != "" {
+				c.sendResponse(protocol.ErrResponse(req.ID, protocol.Errorf(protocol.CodeInvalidRequest, "%v", err)))
+			}
+			continue // noise after the handshake is ignored, as the real gateway does
+		}
+		if req.Method == "connect" {
+			c.sendResponse(protocol.ErrResponse(req.ID, protocol.Errorf(protocol.CodeInvalidRequest, "already connected")))
+			continue
+		}
+		select {
+		case c.inflight <- struct{}{}:
+		case <-c.ctx.Done():
+			return
+		}
+		go func() {
+			defer func() { <-c.inflight }()
+			c.dispatch(req)
+		}()
+	}
+}
+
+// dispatch authorizes and runs one request.
+func (c *Conn) dispatch(in *protocol.Request) {
+	rt, ok := c.srv.route(in.Method)
+	if !ok {
+		c.sendResponse(protocol.ErrResponse(in.ID, protocol.UnknownMethod(in.Method)))
+		return
+	}
+	if perr := c.authorize(rt); perr != nil {
+		c.sendResponse(protocol.ErrResponse(in.ID, perr))
+		return
+	}
+	req := &Request{ID: in.ID, Method: in.Method, Params: in.Params, Conn: c}
+	key := idempotencyKey(in.Params)
+	if key == "" {
+		c.sendResponse(c.run(rt, req))
+		return
+	}
+	res := c.srv.idem.do(in.Method+"\x00"+key, func() *protocol.Response { return c.run(rt, req) })
+	if res.ID != in.ID { // replayed from an earlier call
+		cp := *res
+		cp.ID = in.ID
+		res = &cp
+	}
+	c.sendResponse(res)
+}
+
+func (c *Conn) authorize(rt Route) *protocol.Error {
+	switch {
+	case rt.Scope == protocol.ScopeNode:
+		if c.role != protocol.RoleNode {
+			return protocol.Errorf(protocol.CodeInvalidRequest, "unauthorized role: %s", c.role)
+		}
+	case c.role == protocol.RoleNode:
+		if rt.Scope != protocol.ScopeNone {
+			return protocol.Errorf(protocol.CodeInvalidRequest, "unauthorized role: %s", c.role)
+		}
+	case rt.Scope == protocol.ScopeDynamic, rt.Scope == protocol.ScopeNone:
+		// the handler decides
+	default:
+		if !protocol.Satisfies(c.scopes, rt.Scope) {
+			return protocol.MissingScope(rt.Scope)
+		}
+	}
+	return nil
+}
+
+func (c *Conn) run(rt Route, req *Request) (res *protocol.Response) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.srv.log.Error("handler panic", "method", req.Method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			res = protocol.ErrResponse(req.ID, protocol.Errorf(protocol.CodeUnavailable, "internal error in %s", req.Method))
+		}
+	}()
+	payload, err := rt.Handler(req.Conn.ctx, req)
+	if err != nil {
+		return protocol.ErrResponse(req.ID, protocol.AsError(err))
+	}
+	return protocol.OKResponse(req.ID, payload)
+}
+
+// idempotencyKey pulls params.idempotencyKey without decoding the rest
+// when the key is plainly absent.
+func idempotencyKey(params json.RawMessage) string {
+	if !bytes.Contains(params, []byte(`"idempotencyKey"`)) {
+		return ""
+	}
+	var p struct {
+		Key string `json:"idempotencyKey"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	return p.Key
+}

@@ -1,0 +1,91 @@
+package store
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func TestMigrate(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name    string
+		files   fstest.MapFS
+		wantV   int
+		wantErr string
+	}{
+		{"empty", fstest.MapFS{}, 0, ""},
+		{"two in order", fstest.MapFS{
+			"001_a.sql": {Data: []byte("CREATE TABLE a(x INTEGER);")},
+			"002_b.sql": {Data: []byte("ALTER TABLE a ADD COLUMN y TEXT;")},
+		}, 2, ""},
+		{"bad name", fstest.MapFS{"x_a.sql": {Data: []byte("SELECT 1;")}}, 0, "must start with a positive number"},
+		{"duplicate version", fstest.MapFS{
+			"001_a.sql": {Data: []byte("SELECT 1;")}, "001_b.sql": {Data: []byte("SELECT 1;")},
+		}, 0, "share version 1"},
+		{"bad sql rolls back", fstest.MapFS{
+			"001_a.sql": {Data: []byte("CREATE TABLE a(x INTEGER);")},
+			"002_b.sql": {Data: []byte("CREATE TABLE oops(;")},
+		}, 1, "apply comp migration 002_b.sql"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), FileName)
+			s, err := Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			err = s.Migrate(ctx, Migrations{Component: "comp", FS: tt.files})
+			if tt.wantErr == "" && err != nil {
+				t.Fatalf("Migrate: %v", err)
+			}
+			if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("Migrate error = %v, want containing %q", err, tt.wantErr)
+			}
+			v, err := s.Version(ctx, "comp")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v != tt.wantV {
+				t.Fatalf("version = %d, want %d", v, tt.wantV)
+			}
+		})
+	}
+}
+
+func TestReopenIsIdempotentAndPrivate(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state", FileName)
+	m := Migrations{Component: "c", FS: fstest.MapFS{"001_t.sql": {Data: []byte("CREATE TABLE t(v TEXT);")}}}
+	s, err := Open(ctx, path, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DB.ExecContext(ctx, `INSERT INTO t VALUES ('kept')`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = Open(ctx, path, m)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer s.Close()
+	var v, mode string
+	if err := s.DB.QueryRowContext(ctx, `SELECT v FROM t`).Scan(&v); err != nil || v != "kept" {
+		t.Fatalf("row after reopen = %q, %v", v, err)
+	}
+	if err := s.DB.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal_mode = %q, %v", mode, err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("database mode = %v, want 0600", fi.Mode().Perm())
+	}
+}
