@@ -1,0 +1,323 @@
+package devices
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+)
+
+// Register adds the device.* methods to the bus.
+func (r *Registry) Register(s *rpc.Server) {
+	s.HandleFunc("device.pair.list", r.handleList)
+	s.HandleFunc("device.pair.approve", r.handleApprove)
+	s.HandleFunc("device.pair.reject", r.handleReject)
+	s.HandleFunc("device.pair.remove", r.handleRemove)
+	s.HandleFunc("device.token.rotate", r.handleRotate)
+	s.HandleFunc("device.token.revoke", r.handleRevoke)
+}
+
+// ListResult is the device.pair.list answer.
+type ListResult struct {
+	Pending []Request `json:"pending"`
+	Paired  []Device  `json:"paired"`
+}
+
+// List returns pending requests (unexpired) and paired devices.
+func (r *Registry) List(ctx context.Context, connected func(deviceID string) bool) (*ListResult, error) {
+	out := &ListResult{Pending: []Request{}, Paired: []Device{}}
+	cut := r.now().UnixMilli() - PendingTTL.Milliseconds()
+	rows, err := r.db.QueryContext(ctx, `SELECT request_id, device_id, public_key, display_name, platform, device_family,
+		client_id, client_mode, role, scopes, remote_ip, reason, created_at FROM device_pair_requests WHERE updated_at >= ?
+		ORDER BY created_at`, cut)
+	if err != nil {
+		return nil, fmt.Errorf("list pairing requests: %w", err)
+	}
+	for rows.Next() {
+		var q Request
+		var scopes string
+		if err := rows.Scan(&q.RequestID, &q.DeviceID, &q.PublicKey, &q.DisplayName, &q.Platform, &q.DeviceFamily,
+			&q.ClientID, &q.ClientMode, &q.Role, &scopes, &q.RemoteIP, &q.reason, &q.Ts); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list pairing requests: %w", err)
+		}
+		q.Scopes, q.Roles, q.IsRepair = parseList(scopes), []string{q.Role}, q.reason != "not-paired"
+		out.Pending = append(out.Pending, q)
+	}
+	rows.Close()
+	rows, err = r.db.QueryContext(ctx, `SELECT device_id FROM devices ORDER BY approved_at`)
+	if err != nil {
+		return nil, fmt.Errorf("list devices: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		rows.Scan(&id)
+		ids = append(ids, id)
+	}
+	rows.Close()
+	for _, id := range ids {
+		d, err := r.device(ctx, id)
+		if err != nil {
+			continue // removed meanwhile
+		}
+		d.Tokens, err = r.tokens(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if connected != nil {
+			d.Connected = connected(id)
+		}
+		out.Paired = append(out.Paired, *d)
+	}
+	return out, nil
+}
+
+func (r *Registry) tokens(ctx context.Context, deviceID string) ([]Token, error) {
+	rows, err := r.db.QueryContext(ctx, `SELECT role, scopes, issued_at, rotated_at, revoked_at, last_used_at
+		FROM device_tokens WHERE device_id=? ORDER BY role`, deviceID)
+	if err != nil {
+		return nil, fmt.Errorf("list device tokens: %w", err)
+	}
+	defer rows.Close()
+	out := []Token{}
+	for rows.Next() {
+		var t Token
+		var scopes string
+		if err := rows.Scan(&t.Role, &scopes, &t.CreatedAtMs, &t.RotatedAtMs, &t.RevokedAtMs, &t.LastUsedAtMs); err != nil {
+			return nil, err
+		}
+		t.Scopes = parseList(scopes)
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+func (r *Registry) handleList(ctx context.Context, req *rpc.Request) (any, error) {
+	return r.List(ctx, nil)
+}
+
+// Approve pairs the device of a pending request.
+func (r *Registry) Approve(ctx context.Context, requestID string) (*Request, error) {
+	q, err := r.request(ctx, requestID)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.upsertDevice(ctx, *q); err != nil {
+		return nil, err
+	}
+	r.notify.Broadcast(protocol.EventDevicePairResolved, map[string]any{
+		"requestId": requestID, "deviceId": q.DeviceID, "decision": "approved", "ts": r.now().UnixMilli(),
+	})
+	r.log.Info("device pairing approved", "device", q.DeviceID, "role", q.Role, "request", requestID)
+	return q, nil
+}
+
+// Reject drops a pending request.
+func (r *Registry) Reject(ctx context.Context, requestID string) (*Request, error) {
+	q, err := r.request(ctx, requestID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.db.ExecContext(ctx, `DELETE FROM device_pair_requests WHERE request_id=?`, requestID); err != nil {
+		return nil, fmt.Errorf("reject pairing request: %w", err)
+	}
+	r.notify.Broadcast(protocol.EventDevicePairResolved, map[string]any{
+		"requestId": requestID, "deviceId": q.DeviceID, "decision": "rejected", "ts": r.now().UnixMilli(),
+	})
+	return q, nil
+}
+
+func (r *Registry) request(ctx context.Context, id string) (*Request, error) {
+	var q Request
+	var scopes string
+	err := r.db.QueryRowContext(ctx, `SELECT request_id, device_id, public_key, display_name, platform, device_family,
+		client_id, client_mode, role, scopes, remote_ip, reason, created_at FROM device_pair_requests WHERE request_id=? AND updated_at >= ?`,
+		id, r.now().UnixMilli()-PendingTTL.Milliseconds()).Scan(&q.RequestID, &q.DeviceID, &q.PublicKey, &q.DisplayName,
+		&q.Platform, &q.DeviceFamily, &q.ClientID, &q.ClientMode, &q.Role, &scopes, &q.RemoteIP, &q.reason, &q.Ts)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "unknown requestId: %s", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load pairing request %s: %w", id, err)
+	}
+	q.Scopes, q.Roles = parseList(scopes), []string{q.Role}
+	return &q, nil
+}
+
+type requestParams struct {
+	RequestID string `json:"requestId"`
+}
+
+func (p requestParams) validate(method string) error {
+	if p.RequestID == "" {
+		return protocol.InvalidParams(method, errors.New("requestId is required"))
+	}
+	return nil
+}
+
+func (r *Registry) handleApprove(ctx context.Context, req *rpc.Request) (any, error) {
+	var p requestParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if err := p.validate(req.Method); err != nil {
+		return nil, err
+	}
+	q, err := r.request(ctx, p.RequestID)
+	if err != nil {
+		return nil, err
+	}
+	// Approving a grant wider than one's own would be an escalation.
+	if !req.Conn.Has(protocol.ScopeAdmin) && !protocol.SubsetOf(q.Scopes, req.Conn.Scopes()) {
+		return nil, protocol.MissingScope(protocol.ScopeAdmin)
+	}
+	if _, err := r.Approve(ctx, p.RequestID); err != nil {
+		return nil, err
+	}
+	return map[string]any{"requestId": p.RequestID, "device": map[string]any{"deviceId": q.DeviceID, "role": q.Role, "scopes": q.Scopes}}, nil
+}
+
+func (r *Registry) handleReject(ctx context.Context, req *rpc.Request) (any, error) {
+	var p requestParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if err := p.validate(req.Method); err != nil {
+		return nil, err
+	}
+	q, err := r.Reject(ctx, p.RequestID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"requestId": p.RequestID, "deviceId": q.DeviceID}, nil
+}
+
+// Remove unpairs a device and closes its live sockets.
+func (r *Registry) Remove(ctx context.Context, deviceID string) error {
+	res, err := r.db.ExecContext(ctx, `DELETE FROM devices WHERE device_id=?`, deviceID)
+	if err != nil {
+		return fmt.Errorf("remove device %s: %w", deviceID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return protocol.Errorf(protocol.CodeInvalidRequest, "unknown deviceId: %s", deviceID)
+	}
+	r.notify.DisconnectDevice(deviceID, "", "device removed")
+	r.notify.Broadcast(protocol.EventDevicePairChanged, map[string]any{"deviceId": deviceID, "action": "removed", "ts": r.now().UnixMilli()})
+	return nil
+}
+
+func (r *Registry) handleRemove(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		DeviceID string `json:"deviceId"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.DeviceID == "" {
+		return nil, protocol.InvalidParams(req.Method, errors.New("deviceId is required"))
+	}
+	if err := r.ownOrAdmin(req, p.DeviceID); err != nil {
+		return nil, err
+	}
+	if err := r.Remove(ctx, p.DeviceID); err != nil {
+		return nil, err
+	}
+	return map[string]any{"deviceId": p.DeviceID, "removed": true}, nil
+}
+
+// ownOrAdmin lets non-admin callers manage only their own device.
+func (r *Registry) ownOrAdmin(req *rpc.Request, deviceID string) error {
+	if req.Conn.Has(protocol.ScopeAdmin) || req.Conn.DeviceID() == deviceID {
+		return nil
+	}
+	return protocol.MissingScope(protocol.ScopeAdmin)
+}
+
+type tokenParams struct {
+	DeviceID string   `json:"deviceId"`
+	Role     string   `json:"role"`
+	Scopes   []string `json:"scopes"`
+}
+
+func (r *Registry) handleRotate(ctx context.Context, req *rpc.Request) (any, error) {
+	var p tokenParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.DeviceID == "" || p.Role == "" {
+		return nil, protocol.InvalidParams(req.Method, errors.New("deviceId and role are required"))
+	}
+	if err := r.ownOrAdmin(req, p.DeviceID); err != nil {
+		return nil, err
+	}
+	d, err := r.device(ctx, p.DeviceID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "unknown deviceId: %s", p.DeviceID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(d.Roles, p.Role) {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "device %s is not paired for role %s", p.DeviceID, p.Role)
+	}
+	scopes := p.Scopes
+	if scopes == nil {
+		scopes = d.Scopes
+	}
+	if p.Role == string(protocol.RoleNode) {
+		scopes = []string{}
+	}
+	for _, s := range scopes {
+		if !protocol.IsOperatorScope(s) {
+			return nil, protocol.InvalidParams(req.Method, fmt.Errorf("unknown scope %q", s))
+		}
+	}
+	// A rotated token never carries more than the device was approved for,
+	// nor more than the caller holds.
+	if !protocol.SubsetOf(scopes, d.Scopes) || !protocol.SubsetOf(scopes, req.Conn.Scopes()) {
+		return nil, protocol.Errorf(protocol.CodeForbidden, "rotate would widen scopes").WithDetails(map[string]any{
+			"code": protocol.DetailAuthScopeMismatch, "requestedScopes": scopes, "approvedScopes": d.Scopes,
+		})
+	}
+	tok, err := r.issueToken(ctx, p.DeviceID, p.Role, scopes)
+	if err != nil {
+		return nil, err
+	}
+	now := r.now().UnixMilli()
+	out := map[string]any{"deviceId": p.DeviceID, "role": p.Role, "scopes": nonNil(scopes), "rotatedAtMs": now}
+	if req.Conn.DeviceID() == p.DeviceID {
+		out["token"], out["tokenDelivery"] = tok, "in-band"
+	} else {
+		out["tokenDelivery"] = "withheld-cross-device"
+		r.notify.DisconnectDevice(p.DeviceID, p.Role, "device token rotated")
+	}
+	return out, nil
+}
+
+func (r *Registry) handleRevoke(ctx context.Context, req *rpc.Request) (any, error) {
+	var p tokenParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.DeviceID == "" || p.Role == "" {
+		return nil, protocol.InvalidParams(req.Method, errors.New("deviceId and role are required"))
+	}
+	if err := r.ownOrAdmin(req, p.DeviceID); err != nil {
+		return nil, err
+	}
+	now := r.now().UnixMilli()
+	res, err := r.db.ExecContext(ctx, `UPDATE device_tokens SET revoked_at=? WHERE device_id=? AND role=?`, now, p.DeviceID, p.Role)
+	if err != nil {
+		return nil, fmt.Errorf("revoke device token: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "no token for device %s role %s", p.DeviceID, p.Role)
+	}
+	closed := r.notify.DisconnectDevice(p.DeviceID, p.Role, "device token revoked")
+	return map[string]any{"deviceId": p.DeviceID, "role": p.Role, "revokedAtMs": now, "disconnected": closed}, nil
+}
