@@ -1,0 +1,205 @@
+package config
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// decoder decodes a node tree strictly into the config structs, reporting
+// every problem with its position instead of stopping at the first.
+type decoder struct {
+	issues *issueList
+	getenv func(string) string
+	at     map[string]*node // value node of every decoded path
+}
+
+// nodeDecoder is implemented by field types with their own JSON shape.
+type nodeDecoder interface {
+	decodeNode(d *decoder, n *node, path string)
+}
+
+// fieldInfo is what the decoder and Schema need about one struct field.
+type fieldInfo struct {
+	name     string // JSON key
+	goName   string
+	index    int
+	enum     []string
+	min, max *int64
+}
+
+var fieldCache sync.Map // reflect.Type -> []fieldInfo
+
+// fieldsOf lists the JSON fields of a config struct type from its tags.
+func fieldsOf(t reflect.Type) []fieldInfo {
+	if cached, ok := fieldCache.Load(t); ok {
+		return cached.([]fieldInfo)
+	}
+	var out []fieldInfo
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if !sf.IsExported() || name == "" || name == "-" {
+			continue
+		}
+		fi := fieldInfo{name: name, goName: sf.Name, index: i}
+		if e := sf.Tag.Get("enum"); e != "" {
+			fi.enum = strings.Split(e, ",")
+		}
+		fi.min = intTag(sf.Tag.Get("min"))
+		fi.max = intTag(sf.Tag.Get("max"))
+		out = append(out, fi)
+	}
+	fieldCache.Store(t, out)
+	return out
+}
+
+func intTag(s string) *int64 {
+	if s == "" {
+		return nil
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		panic(fmt.Sprintf("config: bad integer struct tag %q", s))
+	}
+	return &v
+}
+
+func fieldNames(fields []fieldInfo) []string {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.name
+	}
+	return names
+}
+
+// decodeStruct decodes object n into struct v. Keys with a field are
+// decoded; keys OpenClaw knows (per k) draw a "not implemented" warning and
+// are checked further; other keys are errors.
+func (d *decoder) decodeStruct(n *node, v reflect.Value, k *keyTree, segs []segment) {
+	path := formatPath(segs)
+	if n.kind != kindObject {
+		d.typeError(n, path, "an object")
+		return
+	}
+	d.at[path] = n
+	fields := fieldsOf(v.Type())
+	for _, m := range n.members {
+		childSegs := append(segs[:len(segs):len(segs)], segment{key: m.key})
+		childPath := joinPath(path, m.key)
+		known := k.child(m.key)
+		i := slices.IndexFunc(fields, func(f fieldInfo) bool { return f.name == m.key })
+		switch {
+		case i >= 0:
+			d.decodeField(m.val, v.Field(fields[i].index), fields[i], known, childSegs)
+		case known != nil:
+			if len(segs) > 0 || !silentKeys[m.key] {
+				d.issues.warnAt(m.val, true, childPath, "not implemented yet; OpenClaw knows this key, so it is kept but has no effect here")
+			}
+			d.checkKnown(m.val, known, childSegs, false)
+		default:
+			d.unknownKey(m.val, childPath, m.key, append(fieldNames(fields), k.names()...), false)
+		}
+	}
+}
+
+func (d *decoder) decodeField(n *node, v reflect.Value, f fieldInfo, k *keyTree, segs []segment) {
+	path := formatPath(segs)
+	d.at[path] = n
+	if nd, ok := v.Addr().Interface().(nodeDecoder); ok {
+		nd.decodeNode(d, n, path)
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		if n.kind != kindString {
+			d.typeError(n, path, "a string")
+			return
+		}
+		if len(f.enum) > 0 && !slices.Contains(f.enum, n.str) {
+			d.issues.errorAt(n, false, path, "%q is not allowed here; want one of %s", n.str, quoteList(f.enum))
+			return
+		}
+		v.SetString(n.str)
+	case reflect.Int:
+		if x, ok := d.integer(n, path, f); ok {
+			v.SetInt(x)
+		}
+	case reflect.Bool:
+		if n.kind != kindBool {
+			d.typeError(n, path, "true or false")
+			return
+		}
+		v.SetBool(n.boolean)
+	case reflect.Pointer: // *bool: nil means "use the default"
+		if n.kind != kindBool {
+			d.typeError(n, path, "true or false")
+			return
+		}
+		b := n.boolean
+		v.Set(reflect.ValueOf(&b))
+	case reflect.Slice: // []string
+		if n.kind != kindArray {
+			d.typeError(n, path, "an array of strings")
+			return
+		}
+		out := make([]string, 0, len(n.elems))
+		for i, e := range n.elems {
+			d.at[indexPath(path, i)] = e
+			if e.kind != kindString {
+				d.typeError(e, indexPath(path, i), "a string")
+				continue
+			}
+			out = append(out, e.str)
+		}
+		v.Set(reflect.ValueOf(out))
+	case reflect.Struct:
+		d.decodeStruct(n, v, k, segs)
+	default:
+		panic(fmt.Sprintf("config: field %s has unsupported kind %s", f.goName, v.Kind()))
+	}
+}
+
+// integer checks that n is a whole number within the field's bounds.
+func (d *decoder) integer(n *node, path string, f fieldInfo) (int64, bool) {
+	if n.kind != kindNumber {
+		d.typeError(n, path, "a number")
+		return 0, false
+	}
+	if n.num != math.Trunc(n.num) || math.Abs(n.num) > 1<<53 {
+		d.issues.errorAt(n, false, path, "expected a whole number, got %s", formatNumber(n.num))
+		return 0, false
+	}
+	x := int64(n.num)
+	if f.min != nil && x < *f.min {
+		d.issues.errorAt(n, false, path, "must be at least %d, got %d", *f.min, x)
+		return 0, false
+	}
+	if f.max != nil && x > *f.max {
+		d.issues.errorAt(n, false, path, "must be at most %d, got %d", *f.max, x)
+		return 0, false
+	}
+	return x, true
+}
+
+func (d *decoder) typeError(n *node, path, want string) {
+	d.issues.errorAt(n, false, path, "expected %s, got %s", want, n.kindName())
+}
+
+func formatNumber(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// quoteList writes "a", "b" or "c".
+func quoteList(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = strconv.Quote(v)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}

@@ -1,0 +1,163 @@
+package config
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestDecodeDefaults(t *testing.T) {
+	snap, errs, warns := parseTest(t, `{}`, nil)
+	if len(errs) > 0 || len(warns) > 0 {
+		t.Fatalf("errors %q, warnings %q", errs, warns)
+	}
+	if !reflect.DeepEqual(snap.Config, Defaults()) {
+		t.Errorf("config = %+v, want defaults", snap.Config)
+	}
+}
+
+func TestDecodeAllImplementedKeys(t *testing.T) {
+	src := `{
+  gateway: {
+    mode: "remote", port: 19001, bind: "custom", customBindHost: "10.1.2.3",
+    auth: {
+      mode: "password", token: "t", password: "p",
+      rateLimit: { maxAttempts: 3, windowMs: 1000, lockoutMs: 0, exemptLoopback: false },
+    },
+    controlUi: { enabled: false, basePath: "/oc", allowedOrigins: ["https://a.example"] },
+    nodes: { pairing: { autoApproveLocal: false, autoApproveCidrs: ["10.0.0.0/8"] } },
+    reload: { mode: "off" },
+    remote: { url: "wss://gw.example", transport: "direct", token: "rt", password: "rp", tlsFingerprint: "ab:cd" },
+    trustedProxies: ["127.0.0.1", "10.0.0.0/8"],
+  },
+  logging: { level: "debug", file: "/var/log/oc.log", consoleStyle: "json" },
+}`
+	snap, errs, warns := parseTest(t, src, nil)
+	if len(errs) > 0 || len(warns) > 0 {
+		t.Fatalf("errors %q, warnings %q", errs, warns)
+	}
+	no := false
+	want := &Config{
+		Gateway: Gateway{
+			Mode: "remote", Port: 19001, Bind: "custom", CustomBindHost: "10.1.2.3",
+			Auth: GatewayAuth{
+				Mode: "password", Token: SecretInput{Value: "t"}, Password: SecretInput{Value: "p"},
+				RateLimit: RateLimit{MaxAttempts: 3, WindowMs: 1000, LockoutMs: 0, ExemptLoopback: &no},
+			},
+			ControlUI:      ControlUI{Enabled: &no, BasePath: "/oc", AllowedOrigins: []string{"https://a.example"}},
+			Nodes:          GatewayNodes{Pairing: NodePairing{AutoApproveLocal: &no, AutoApproveCidrs: []string{"10.0.0.0/8"}}},
+			Reload:         Reload{Mode: "off"},
+			Remote:         Remote{URL: "wss://gw.example", Transport: "direct", Token: SecretInput{Value: "rt"}, Password: SecretInput{Value: "rp"}, TLSFingerprint: "ab:cd"},
+			TrustedProxies: []string{"127.0.0.1", "10.0.0.0/8"},
+		},
+		Logging: Logging{Level: "debug", File: "/var/log/oc.log", ConsoleStyle: "json"},
+	}
+	if !reflect.DeepEqual(snap.Config, want) {
+		t.Errorf("config =\n%+v\nwant\n%+v", snap.Config, want)
+	}
+}
+
+// decodeErrorCases each produce exactly one error.
+var decodeErrorCases = []struct {
+	name, src, want string
+}{
+	{"string for number", `{gateway: {port: "18789"}}`, `openclaw.json:1:18: gateway.port: expected a number, got a string`},
+	{"bind host alias", `{gateway: {bind: "0.0.0.0"}}`, `openclaw.json:1:18: gateway.bind: "0.0.0.0" is not allowed here; want one of "loopback", "lan", "tailnet", "auto" or "custom"`},
+	{"port zero", `{gateway: {port: 0}}`, `openclaw.json:1:18: gateway.port: must be at least 1, got 0`},
+	{"port too big", `{gateway: {port: 70000}}`, `openclaw.json:1:18: gateway.port: must be at most 65535, got 70000`},
+	{"fractional port", `{gateway: {port: 80.5}}`, `openclaw.json:1:18: gateway.port: expected a whole number, got 80.5`},
+	{"string for bool", `{gateway: {controlUi: {enabled: "yes"}}}`, `openclaw.json:1:33: gateway.controlUi.enabled: expected true or false, got a string`},
+	{"number in string list", "{gateway: {trustedProxies: [\"10.0.0.1\",\n 5]}}", `openclaw.json:2:2: gateway.trustedProxies[1]: expected a string, got a number`},
+	{"scalar for section", `{gateway: "local"}`, `openclaw.json:1:11: gateway: expected an object, got a string`},
+	{"unknown level", `{logging: {level: "verbose"}}`, `openclaw.json:1:19: logging.level: "verbose" is not allowed here; want one of "trace", "debug", "info", "warn", "error", "fatal" or "silent"`},
+	{"null value", `{logging: {file: null}}`, `openclaw.json:1:18: logging.file: expected a string, got null`},
+	{"top level array", `[]`, `openclaw.json:1:1: the config must be an object, got an array`},
+	{"no auth on lan", `{gateway: {bind: "lan", auth: {mode: "none"}}}`, `openclaw.json:1:38: gateway.auth.mode: auth mode "none" is only allowed with a loopback bind, but gateway.bind is "lan"; use token or password auth`},
+	{"custom bind needs host", `{gateway: {bind: "custom"}}`, `openclaw.json:1:18: gateway.bind: bind "custom" needs customBindHost set to an IPv4 address, got ""`},
+	{"bad proxy", `{gateway: {trustedProxies: ["10.0.0.0/33"]}}`, `openclaw.json:1:29: gateway.trustedProxies[0]: "10.0.0.0/33" is not an IP address or CIDR range`},
+	{"secret ref bad source", `{gateway: {auth: {token: {source: "vault", provider: "default", id: "X"}}}}`, `openclaw.json:1:35: gateway.auth.token.source: "vault" is not a secret source; want one of "env", "file", "exec" or "store"`},
+	{"secret ref extra key", `{gateway: {auth: {token: {source: "env", provider: "default", id: "X", x: 1}}}}`, `openclaw.json:1:72: gateway.auth.token.x: unknown key in a SecretRef; want source, provider and id`},
+	{"secret wrong type", `{gateway: {auth: {token: 5}}}`, `openclaw.json:1:26: gateway.auth.token: expected a string or a SecretRef object {source, provider, id}, got a number`},
+}
+
+func TestDecodeErrors(t *testing.T) {
+	for _, tc := range decodeErrorCases {
+		t.Run(tc.name, func(t *testing.T) {
+			snap, errs, _ := parseTest(t, tc.src, nil)
+			if len(errs) != 1 || errs[0] != tc.want {
+				t.Fatalf("errors:\n%s\nwant:\n%s", strings.Join(errs, "\n"), tc.want)
+			}
+			if snap == nil || snap.Config != nil {
+				t.Errorf("a config with errors must come back without Config")
+			}
+		})
+	}
+}
+
+func TestAllErrorsAtOnce(t *testing.T) {
+	src := `{
+  gateway: {
+    port: "x",
+    bind: "everywhere",
+    portt: 1,
+    auth: { mode: "none", rateLimit: { maxAttempts: 0 } },
+  },
+  logging: { level: 3 },
+  nonsense: true,
+}`
+	_, err := Parse(testFile, []byte(src), LoadOptions{Getenv: envFunc(nil)})
+	var le *LoadError
+	if !errors.As(err, &le) {
+		t.Fatalf("want *LoadError, got %v", err)
+	}
+	want := []string{
+		`/cfg/openclaw.json:3:11: gateway.port: expected a number, got a string`,
+		`/cfg/openclaw.json:4:11: gateway.bind: "everywhere" is not allowed here; want one of "loopback", "lan", "tailnet", "auto" or "custom"`,
+		`/cfg/openclaw.json:5:5: gateway.portt: unknown key (did you mean "port"?)`,
+		`/cfg/openclaw.json:6:53: gateway.auth.rateLimit.maxAttempts: must be at least 1, got 0`,
+		`/cfg/openclaw.json:8:21: logging.level: expected a string, got a number`,
+		`/cfg/openclaw.json:9:3: nonsense: unknown key`,
+	}
+	if got := strings.Split(err.Error(), "\n"); !slices.Equal(got, want) {
+		t.Errorf("error text:\n%s\nwant:\n%s", err, strings.Join(want, "\n"))
+	}
+}
+
+func TestSecretRefFromEnv(t *testing.T) {
+	src := `{gateway: {auth: {token: {source: "env", provider: "default", id: "GW_TOKEN"}},
+	  remote: {token: {source: "file", provider: "vault", id: "/x"}}}}`
+	snap, errs, warns := parseTest(t, src, map[string]string{"GW_TOKEN": "s3cret"})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	tok := snap.Config.Gateway.Auth.Token
+	if tok.Value != "s3cret" || tok.Ref == nil || tok.Ref.ID != "GW_TOKEN" {
+		t.Errorf("token = %+v", tok)
+	}
+	if strings.Contains(tok.String(), "s3cret") {
+		t.Errorf("String() leaks the secret: %s", tok)
+	}
+	if !containsAll(warns, `gateway.remote.token: secret source "file" is not implemented yet`) {
+		t.Errorf("warnings = %q", warns)
+	}
+	_, _, warns = parseTest(t, src, nil)
+	if !containsAll(warns, "gateway.auth.token: environment variable GW_TOKEN is not set") {
+		t.Errorf("warnings = %q", warns)
+	}
+}
+
+func TestApplyDefaults(t *testing.T) {
+	var c Config
+	c.Gateway.Port = 1234
+	c.ApplyDefaults()
+	want := Defaults()
+	want.Gateway.Port = 1234
+	if !reflect.DeepEqual(&c, want) {
+		t.Errorf("got %+v, want %+v", c, want)
+	}
+	if !c.Gateway.ControlUI.IsEnabled() || !(ControlUI{}).IsEnabled() || !(RateLimit{}).IsLoopbackExempt() || !(NodePairing{}).AutoApprovesLocal() {
+		t.Error("nil *bool fields must read as their default, true")
+	}
+}

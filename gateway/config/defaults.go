@@ -1,0 +1,103 @@
+package config
+
+import (
+	"log/slog"
+	"reflect"
+)
+
+const (
+	// DefaultPort is the gateway port when nothing sets one.
+	DefaultPort = 18789
+	// DevPort is the port `--dev` uses; the caller applies it.
+	DevPort = 19001
+	// RedactedSentinel replaces secret values in output meant for display,
+	// the same marker OpenClaw uses, so its clients recognise it.
+	RedactedSentinel = "__OPENCLAW_REDACTED__"
+)
+
+// Defaults returns a new Config holding every default. Load and Parse decode
+// the file over it, so a key that is absent keeps its default and a key that
+// is present (even as 0, "" or false) keeps the file's value.
+func Defaults() *Config {
+	yes := func() *bool { b := true; return &b }
+	return &Config{
+		Gateway: Gateway{
+			Mode: "local",
+			Port: DefaultPort,
+			Bind: "loopback",
+			Auth: GatewayAuth{
+				Mode: "token",
+				RateLimit: RateLimit{
+					MaxAttempts:    10,
+					WindowMs:       60_000,
+					LockoutMs:      300_000,
+					ExemptLoopback: yes(),
+				},
+			},
+			ControlUI: ControlUI{Enabled: yes()},
+			Nodes:     GatewayNodes{Pairing: NodePairing{AutoApproveLocal: yes()}},
+			Reload:    Reload{Mode: "hybrid"},
+		},
+		Logging: Logging{Level: "info", ConsoleStyle: "pretty"},
+	}
+}
+
+// ApplyDefaults fills every field still at its zero value (nil for the
+// *bool fields) with its default. It is for configs built in code; configs
+// from Load already have their defaults, and there a 0 the user wrote is
+// kept rather than replaced.
+func (c *Config) ApplyDefaults() {
+	fillZero(reflect.ValueOf(c).Elem(), reflect.ValueOf(Defaults()).Elem())
+}
+
+func fillZero(dst, def reflect.Value) {
+	if dst.Kind() == reflect.Struct && dst.Type() != reflect.TypeFor[SecretInput]() {
+		for i := range dst.NumField() {
+			if dst.Type().Field(i).IsExported() {
+				fillZero(dst.Field(i), def.Field(i))
+			}
+		}
+		return
+	}
+	if dst.IsZero() {
+		dst.Set(def)
+	}
+}
+
+func boolOr(p *bool, def bool) bool {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// IsEnabled reports whether the Control UI is served (nil means the default, true).
+func (c ControlUI) IsEnabled() bool { return boolOr(c.Enabled, true) }
+
+// IsLoopbackExempt reports whether loopback clients skip rate limiting
+// (nil means the default, true).
+func (r RateLimit) IsLoopbackExempt() bool { return boolOr(r.ExemptLoopback, true) }
+
+// AutoApprovesLocal reports whether local pairing requests are approved
+// without asking (nil means the default, true).
+func (p NodePairing) AutoApprovesLocal() bool { return boolOr(p.AutoApproveLocal, true) }
+
+// SlogLevel maps logging.level onto slog levels: trace is below debug, fatal
+// above error, and silent above everything.
+func (l Logging) SlogLevel() slog.Level {
+	switch l.Level {
+	case "trace":
+		return slog.LevelDebug - 4
+	case "debug":
+		return slog.LevelDebug
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	case "fatal":
+		return slog.LevelError + 4
+	case "silent":
+		return slog.LevelError + 1000
+	}
+	return slog.LevelInfo
+}

@@ -1,0 +1,76 @@
+package config
+
+import (
+	"reflect"
+	"slices"
+)
+
+// restartPaths are the keys whose change needs the listener rebuilt (or the
+// process restarted): where and how the gateway listens, and how the logger
+// was built. Every other implemented key is applied while running: auth
+// mode, token and password, rate limits, allowed origins, pairing,
+// trusted proxies and logging.level among them.
+var restartPaths = []string{
+	"gateway.mode",
+	"gateway.port",
+	"gateway.bind",
+	"gateway.customBindHost",
+	"gateway.controlUi.enabled",
+	"gateway.controlUi.basePath",
+	"logging.file",
+	"logging.consoleStyle",
+}
+
+// Diff returns the changed keys between two configs that cannot be applied
+// while running, as dotted paths in restartPaths order; empty means the new
+// config can be applied hot. A nil config counts as Defaults().
+func Diff(old, new *Config) (restartNeeded []string) {
+	for _, p := range Changes(old, new) {
+		if slices.Contains(restartPaths, p) {
+			restartNeeded = append(restartNeeded, p)
+		}
+	}
+	slices.SortFunc(restartNeeded, func(a, b string) int {
+		return slices.Index(restartPaths, a) - slices.Index(restartPaths, b)
+	})
+	return restartNeeded
+}
+
+// Changes returns every implemented key whose value differs between two
+// configs, as dotted paths in struct order. A nil config counts as
+// Defaults(); a nil *bool counts as its default.
+func Changes(old, new *Config) []string {
+	if old == nil {
+		old = Defaults()
+	}
+	if new == nil {
+		new = Defaults()
+	}
+	var out []string
+	diffValue(reflect.ValueOf(*old), reflect.ValueOf(*new), "", &out)
+	return out
+}
+
+func diffValue(a, b reflect.Value, path string, out *[]string) {
+	if a.Kind() == reflect.Struct && a.Type() != reflect.TypeFor[SecretInput]() {
+		for _, f := range fieldsOf(a.Type()) {
+			diffValue(a.Field(f.index), b.Field(f.index), joinPath(path, f.name), out)
+		}
+		return
+	}
+	if !leafEqual(a, b) {
+		*out = append(*out, path)
+	}
+}
+
+func leafEqual(a, b reflect.Value) bool {
+	switch a.Kind() {
+	case reflect.Slice:
+		return slices.Equal(a.Interface().([]string), b.Interface().([]string)) || (a.Len() == 0 && b.Len() == 0)
+	case reflect.Struct:
+		return a.Interface().(SecretInput).Equal(b.Interface().(SecretInput))
+	case reflect.Pointer: // every *bool field defaults to true
+		return boolOr(a.Interface().(*bool), true) == boolOr(b.Interface().(*bool), true)
+	}
+	return reflect.DeepEqual(a.Interface(), b.Interface())
+}

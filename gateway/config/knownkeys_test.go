@@ -1,0 +1,169 @@
+package config
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// keyCases cover the three kinds of keys: implemented (decoded), known to
+// OpenClaw only (warning), and unknown (error, or warning inside a plugin's
+// own section).
+var keyCases = []struct {
+	name         string
+	src          string
+	errs, warns  []string // exact issue strings
+	noIssuesWant bool
+}{
+	{
+		name:  "known but not implemented top level",
+		src:   `{agents: {defaults: {workspace: "~/w"}, entries: {work: {name: "Work"}}}}`,
+		warns: []string{`openclaw.json:1:2: agents: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`},
+	},
+	{
+		name:  "known but not implemented under gateway",
+		src:   `{gateway: {tls: {enabled: true}, port: 1}}`,
+		warns: []string{`openclaw.json:1:12: gateway.tls: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`},
+	},
+	{
+		name: "typo inside an unimplemented section",
+		src:  "{\n  agents: {\n    defaults: { wrkspace: 'x' },\n  },\n}",
+		errs: []string{`openclaw.json:3:17: agents.defaults.wrkspace: unknown key (did you mean "workspace"?)`},
+		warns: []string{
+			`openclaw.json:2:3: agents: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
+		},
+	},
+	{
+		name: "unknown top level key",
+		src:  `{gatway: {}}`,
+		errs: []string{`openclaw.json:1:2: gatway: unknown key (did you mean "gateway"?)`},
+	},
+	{
+		name:  "map entries are wildcards",
+		src:   `{models: {providers: {"my.local": {baseUrl: "http://127.0.0.1:8000/v1", apiKey: "k"}}}}`,
+		warns: []string{`openclaw.json:1:2: models: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`},
+	},
+	{
+		name: "unknown key in a map entry",
+		src:  `{models: {providers: {p: {baseUrl: "x", flavour: 1}}}}`,
+		errs: []string{`openclaw.json:1:41: models.providers.p.flavour: unknown key`},
+		warns: []string{
+			`openclaw.json:1:2: models: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
+		},
+	},
+	{
+		name: "unknown key in an array element",
+		src:  `{bindings: [{agentId: "a", match: {channel: "telegram"}, bogus: 1}]}`,
+		errs: []string{`openclaw.json:1:58: bindings[0].bogus: unknown key`},
+		warns: []string{
+			`openclaw.json:1:2: bindings: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
+		},
+	},
+	{
+		name: "third-party channel is passthrough",
+		src:  `{channels: {mychat: {anything: {goes: [1]}}}}`,
+		warns: []string{
+			`openclaw.json:1:2: channels: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
+		},
+	},
+	{
+		name: "typo in a plugin's channel section is only a warning",
+		src:  `{channels: {telegram: {botTokn: "x"}}}`,
+		warns: []string{
+			`openclaw.json:1:2: channels: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
+			`openclaw.json:1:24: channels.telegram.botTokn: unknown key (did you mean "botToken"?); OpenClaw ` + OpenClawVersion() + `'s schema for this plugin does not have it`,
+		},
+	},
+	{
+		name: "plugin config is lenient",
+		src:  `{plugins: {entries: {telegram: {config: {newOption: 1}}}}}`,
+		warns: []string{
+			`openclaw.json:1:2: plugins: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
+			`openclaw.json:1:42: plugins.entries.telegram.config.newOption: unknown key; OpenClaw ` + OpenClawVersion() + `'s schema for this plugin does not have it`,
+		},
+	},
+	{
+		name: "core channel defaults stay strict",
+		src:  `{channels: {defaults: {nope: 1}}}`,
+		errs: []string{`openclaw.json:1:24: channels.defaults.nope: unknown key`},
+		warns: []string{
+			`openclaw.json:1:2: channels: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
+		},
+	},
+	{
+		name:         "schema and meta are silent",
+		src:          `{$schema: "https://example/schema.json", meta: {lastTouchedVersion: "2026.9.6"}}`,
+		noIssuesWant: true,
+	},
+	{
+		name: "duplicate key warns",
+		src:  `{logging: {level: "info", level: "warn"}}`,
+		warns: []string{
+			`openclaw.json:1:27: logging.level: key is written more than once; the last value wins`,
+		},
+	},
+}
+
+func TestKnownAndUnknownKeys(t *testing.T) {
+	for _, tc := range keyCases {
+		t.Run(tc.name, func(t *testing.T) {
+			snap, errs, warns := parseTest(t, tc.src, nil)
+			if !slices.Equal(errs, tc.errs) {
+				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(errs, "\n"), strings.Join(tc.errs, "\n"))
+			}
+			if !slices.Equal(warns, tc.warns) {
+				t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(warns, "\n"), strings.Join(tc.warns, "\n"))
+			}
+			if len(tc.errs) == 0 && snap.Config == nil {
+				t.Error("no errors but no Config")
+			}
+		})
+	}
+}
+
+func TestUnimplementedKeysStayInTree(t *testing.T) {
+	snap, _, _ := parseTest(t, `{agents: {defaults: {workspace: "~/w"}}, gateway: {tls: {enabled: true}}}`, nil)
+	want := map[string]any{
+		"agents":  map[string]any{"defaults": map[string]any{"workspace": "~/w"}},
+		"gateway": map[string]any{"tls": map[string]any{"enabled": true}},
+	}
+	if !reflect.DeepEqual(snap.Tree, want) {
+		t.Errorf("tree = %v", snap.Tree)
+	}
+}
+
+// TestImplementedKeysExistInOpenClaw keeps our structs honest: every key we
+// decode must be one the real OpenClaw accepts, or files we write would
+// break its CLI.
+func TestImplementedKeysExistInOpenClaw(t *testing.T) {
+	known, version := loadKnownKeys()
+	if version == "" {
+		t.Fatal("knownkeys.json has no OpenClaw version")
+	}
+	var walk func(rt reflect.Type, k *keyTree, path string)
+	walk = func(rt reflect.Type, k *keyTree, path string) {
+		for _, f := range fieldsOf(rt) {
+			p := joinPath(path, f.name)
+			child := k.child(f.name)
+			if child == nil || (k.children != nil && k.children[f.name] == nil) {
+				t.Errorf("%s is implemented but OpenClaw %s does not know it", p, version)
+				continue
+			}
+			if ft := rt.Field(f.index).Type; ft.Kind() == reflect.Struct && ft != reflect.TypeFor[SecretInput]() {
+				walk(ft, child, p)
+			}
+		}
+	}
+	walk(reflect.TypeFor[Config](), known, "")
+}
+
+func TestClosest(t *testing.T) {
+	for _, tc := range []struct{ key, want string }{
+		{"portt", "port"}, {"Port", "port"}, {"gatway", "gateway"}, {"x", ""}, {"zzzzzz", ""},
+	} {
+		if got := closest(tc.key, []string{"port", "bind", "gateway"}); got != tc.want {
+			t.Errorf("closest(%q) = %q, want %q", tc.key, got, tc.want)
+		}
+	}
+}

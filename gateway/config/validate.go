@@ -1,0 +1,92 @@
+package config
+
+import (
+	"net/netip"
+	"strings"
+)
+
+// validate checks rules that involve more than one key or a value's meaning.
+// Problems are reported at the key the user would change, or the closest
+// key the file has.
+func (d *decoder) validate(c *Config) {
+	g := &c.Gateway
+	if g.Auth.Mode == "none" && !g.isLoopbackBind() {
+		n, path := d.where("gateway.auth.mode", "gateway.bind", "gateway.auth", "gateway")
+		d.errorAtPath(n, path, "auth mode \"none\" is only allowed with a loopback bind, but gateway.bind is %q; use token or password auth", g.Bind)
+	}
+	if g.Bind == "custom" {
+		if addr, err := netip.ParseAddr(g.CustomBindHost); err != nil || !addr.Is4() {
+			n, path := d.where("gateway.customBindHost", "gateway.bind")
+			d.errorAtPath(n, path, "bind \"custom\" needs customBindHost set to an IPv4 address, got %q", g.CustomBindHost)
+		}
+	} else if g.CustomBindHost != "" {
+		n, path := d.where("gateway.customBindHost")
+		d.warnAtPath(n, path, "ignored because gateway.bind is %q, not \"custom\"", g.Bind)
+	}
+	for i, p := range g.TrustedProxies {
+		if !isIPOrPrefix(p) {
+			path := indexPath("gateway.trustedProxies", i)
+			n, _ := d.where(path, "gateway.trustedProxies")
+			d.errorAtPath(n, path, "%q is not an IP address or CIDR range", p)
+		}
+	}
+	for i, p := range g.Nodes.Pairing.AutoApproveCidrs {
+		if !isIPOrPrefix(p) {
+			path := indexPath("gateway.nodes.pairing.autoApproveCidrs", i)
+			n, _ := d.where(path, "gateway.nodes.pairing.autoApproveCidrs")
+			d.errorAtPath(n, path, "%q is not a CIDR range", p)
+		}
+	}
+	if g.Mode == "remote" && g.Remote.URL == "" && g.Remote.Transport != "ssh" {
+		n, path := d.where("gateway.remote.url", "gateway.remote", "gateway.mode")
+		d.warnAtPath(n, path, "gateway.mode is \"remote\" but gateway.remote.url is empty")
+	}
+}
+
+// isLoopbackBind reports whether the gateway listens on loopback only.
+func (g *Gateway) isLoopbackBind() bool {
+	switch g.Bind {
+	case "", "loopback":
+		return true
+	case "custom":
+		addr, err := netip.ParseAddr(g.CustomBindHost)
+		return err == nil && addr.IsLoopback()
+	}
+	return false
+}
+
+func isIPOrPrefix(s string) bool {
+	if strings.Contains(s, "/") {
+		_, err := netip.ParsePrefix(s)
+		return err == nil
+	}
+	_, err := netip.ParseAddr(s)
+	return err == nil
+}
+
+// where returns the node and path of the first of paths the file wrote.
+// With none written, the node is nil and the path the first one given.
+func (d *decoder) where(paths ...string) (*node, string) {
+	for _, p := range paths {
+		if n := d.at[p]; n != nil {
+			return n, p
+		}
+	}
+	return nil, paths[0]
+}
+
+func (d *decoder) errorAtPath(n *node, path, format string, args ...any) {
+	if n == nil {
+		d.issues.errorf(nil, -1, path, format, args...)
+		return
+	}
+	d.issues.errorAt(n, false, path, format, args...)
+}
+
+func (d *decoder) warnAtPath(n *node, path, format string, args ...any) {
+	if n == nil {
+		d.issues.warnf(nil, -1, path, format, args...)
+		return
+	}
+	d.issues.warnAt(n, false, path, format, args...)
+}
