@@ -99,13 +99,13 @@ func (c *Conn) handshake(nonce string) (*protocol.Response, bool) {
 	if req.Method != "connect" {
 		msg := "invalid handshake: first request must be connect"
 		c.sendResponse(protocol.ErrResponse(req.ID, protocol.Errorf(protocol.CodeInvalidRequest, "%s", msg)))
-		c.closeAfterFlush(protocol.ClosePolicy, msg)
+		c.closeAfterGrace(protocol.ClosePolicy, msg)
 		return nil, false
 	}
 	hello, herr := c.srv.connect(c, req, nonce)
 	if herr != nil {
 		c.sendResponse(protocol.ErrResponse(req.ID, herr.err))
-		c.closeAfterFlush(herr.close, herr.reason)
+		c.closeAfterGrace(herr.close, herr.reason)
 		return nil, false
 	}
 	return protocol.OKResponse(req.ID, hello), true
@@ -216,4 +216,21 @@ func idempotencyKey(params json.RawMessage) string {
 		return ""
 	}
 	return p.Key
+}
+
+// closeGrace is how long a refused client gets to read its error answer
+// before the close frame: clients handle the answer asynchronously and
+// would otherwise report only the close.
+const closeGrace = time.Second
+
+// closeAfterGrace waits until the peer closes or closeGrace passes, then
+// closes with code.
+func (c *Conn) closeAfterGrace(code int, reason string) {
+	c.ws.SetReadDeadline(time.Now().Add(closeGrace))
+	for {
+		if _, _, err := c.ws.ReadMessage(); err != nil {
+			break
+		}
+	}
+	c.closeAfterFlush(code, reason)
 }

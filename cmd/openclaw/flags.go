@@ -1,0 +1,130 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// errHelpShown means -h printed a command's usage; run exits 0.
+var errHelpShown = errors.New("help shown")
+
+// usageError is a bad command line; it is reported as type cli_error.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// flagSet is a flag.FlagSet for one subcommand with its usage line.
+type flagSet struct {
+	*flag.FlagSet
+	app   *app
+	usage string // e.g. "openclaw gateway call METHOD [flags]"
+}
+
+func newFlagSet(a *app, usage string) *flagSet {
+	fs := flag.NewFlagSet(a.cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported by run, help by parse
+	return &flagSet{FlagSet: fs, app: a, usage: usage}
+}
+
+// parse parses args allowing flags after positionals ("devices approve
+// REQ --json"); everything after "--" is positional. It returns the
+// positionals, checking there are between min and max of them (max < 0:
+// no limit).
+func (fs *flagSet) parse(args []string, min, max int) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.printHelp(fs.app.stdout)
+				return nil, errHelpShown
+			}
+			return nil, usageErrorf("%v (usage: %s)", err, fs.usage)
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	switch {
+	case len(pos) < min:
+		return nil, usageErrorf("missing argument (usage: %s)", fs.usage)
+	case max >= 0 && len(pos) > max:
+		return nil, usageErrorf("unexpected argument %q (usage: %s)", pos[max], fs.usage)
+	}
+	return pos, nil
+}
+
+// printHelp prints the usage line and the flags, spelled with "--".
+func (fs *flagSet) printHelp(w io.Writer) {
+	fmt.Fprintf(w, "Usage: %s\n\nFlags:\n", fs.usage)
+	fs.VisitAll(func(f *flag.Flag) {
+		name, help := flag.UnquoteUsage(f)
+		arg := "--" + f.Name
+		if name != "" {
+			arg += " " + name
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" {
+			help += " (default " + f.DefValue + ")"
+		}
+		fmt.Fprintf(w, "  %-22s %s\n", arg, help)
+	})
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+var _ flag.Value = (*stringList)(nil)
+
+// defaultTimeoutMs is the --timeout default, as in the real CLI.
+const defaultTimeoutMs = 10_000
+
+// gatewayFlags are the flags of every command that talks to the gateway.
+type gatewayFlags struct {
+	url       string
+	token     string
+	password  string
+	timeoutMs int
+	dev       bool
+	json      bool
+}
+
+// gatewayFlags registers the common gateway flags on fs.
+func (fs *flagSet) gatewayFlags() *gatewayFlags {
+	g := &gatewayFlags{}
+	fs.StringVar(&g.url, "url", "", "gateway WebSocket `url` (ws:// or wss://)")
+	fs.StringVar(&g.token, "token", "", "gateway shared `token`")
+	fs.StringVar(&g.password, "password", "", "gateway shared `password`")
+	fs.IntVar(&g.timeoutMs, "timeout", defaultTimeoutMs, "request timeout in `ms`")
+	fs.BoolVar(&g.dev, "dev", fs.app.dev, "use the dev profile (~/.openclaw-dev, port 19001)")
+	fs.BoolVar(&g.json, "json", false, "print machine-readable JSON")
+	return g
+}
+
+// timeout returns --timeout as a duration, at least 1 ms.
+func (g *gatewayFlags) timeout() time.Duration {
+	if g.timeoutMs < 1 {
+		return time.Millisecond
+	}
+	return time.Duration(g.timeoutMs) * time.Millisecond
+}

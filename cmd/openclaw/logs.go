@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// logsMaxBytes is the maxBytes the real CLI sends with logs.tail.
+const logsMaxBytes = 250_000
+
+// logsTailResult is the part of a logs.tail result the CLI reads.
+type logsTailResult struct {
+	File         string   `json:"file"`
+	Cursor       int64    `json:"cursor"`
+	Size         int64    `json:"size"`
+	Lines        []string `json:"lines"`
+	Truncated    bool     `json:"truncated"`
+	Reset        bool     `json:"reset"`
+	SkippedBytes int64    `json:"skippedBytes"`
+}
+
+// runLogs serves `openclaw logs [--limit N] [--follow] [--json]`.
+//
+// Without --follow it prints the last lines once. With --follow it keeps
+// one connection and polls logs.tail with the returned cursor every
+// --interval until interrupted. With --json each poll's result is printed
+// as one JSON line (a single indented object without --follow).
+func runLogs(ctx context.Context, a *app, args []string) error {
+	fs := newFlagSet(a, "openclaw logs [--limit N] [--follow] [--interval MS] [gateway flags]")
+	g := fs.gatewayFlags()
+	limit := fs.Int("limit", 200, "number of lines to show first (1-5000)")
+	follow := fs.Bool("follow", false, "keep printing new lines until interrupted")
+	intervalMs := fs.Int("interval", 1000, "poll interval in `ms` with --follow")
+	if _, err := fs.parse(args, 0, 0); err != nil {
+		return err
+	}
+	if *limit < 1 || *limit > 5000 {
+		return usageErrorf("--limit must be between 1 and 5000")
+	}
+	if *intervalMs < 1 {
+		return usageErrorf("--interval must be positive")
+	}
+
+	dialCtx, cancel := context.WithTimeout(ctx, g.timeout())
+	s, err := a.connect(dialCtx, g, scopesFor("logs.tail"))
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	params := map[string]any{"limit": *limit, "maxBytes": logsMaxBytes}
+	tick := time.NewTicker(time.Duration(*intervalMs) * time.Millisecond)
+	defer tick.Stop()
+	for first := true; ; first = false {
+		raw, res, err := s.tail(ctx, params)
+		if err != nil {
+			if *follow && ctx.Err() != nil {
+				return nil // interrupted
+			}
+			return err
+		}
+		if err := a.printLogs(raw, res, g.json, *follow, first); err != nil {
+			return err
+		}
+		if !*follow {
+			return nil
+		}
+		params["cursor"] = res.Cursor
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// tail runs one logs.tail call within --timeout.
+func (s *session) tail(ctx context.Context, params map[string]any) (json.RawMessage, logsTailResult, error) {
+	var raw json.RawMessage
+	var res logsTailResult
+	callCtx, cancel := context.WithTimeout(ctx, s.flags.timeout())
+	defer cancel()
+	if err := s.call(callCtx, "logs.tail", params, &raw, false); err != nil {
+		if ctx.Err() != nil {
+			return nil, res, ctx.Err()
+		}
+		return nil, res, err
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, res, fmt.Errorf("decode logs.tail result: %w", err)
+	}
+	return raw, res, nil
+}
+
+// printLogs prints one poll. Notices about rotation and skipped bytes go
+// to stderr so stdout holds only log lines.
+func (a *app) printLogs(raw json.RawMessage, res logsTailResult, asJSON, follow, first bool) error {
+	if asJSON {
+		if follow {
+			return writeJSONLine(a.stdout, raw)
+		}
+		return writeJSON(a.stdout, raw)
+	}
+	if first && follow && res.File != "" {
+		fmt.Fprintf(a.stderr, "Following %s (Ctrl-C to stop)\n", res.File)
+	}
+	if res.Reset && !first {
+		fmt.Fprintln(a.stderr, "-- log file was rotated or truncated --")
+	}
+	if res.SkippedBytes > 0 {
+		fmt.Fprintf(a.stderr, "-- skipped %d bytes --\n", res.SkippedBytes)
+	}
+	for _, line := range res.Lines {
+		if _, err := fmt.Fprintln(a.stdout, line); err != nil {
+			return fmt.Errorf("write log line: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,59 @@
+package gateway
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+// httpHandler multiplexes the gateway port: WebSocket upgrades go to the
+// bus; /healthz (live), /readyz (ready) and /health answer plain HTTP
+// probes without auth and without revealing anything but liveness.
+func (s *System) httpHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "status": "live"})
+	})
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "status": "live"})
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if s.srv == nil {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "status": "starting"})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "status": "ready"})
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if isUpgrade(r) {
+			s.srv.ServeHTTP(w, r)
+			return
+		}
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte("openclaw gateway " + s.version + "\nConnect a client to ws://" + r.Host + "/\n"))
+	})
+	return securityHeaders(mux)
+}
+
+func isUpgrade(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+}
+
+func securityHeaders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("X-Frame-Options", "DENY")
+		w.Header().Set("Referrer-Policy", "no-referrer")
+		h.ServeHTTP(w, r)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,101 @@
+package gateway
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/logtail"
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+)
+
+// registerMethods adds the gateway's own methods. Methods of later parts
+// (agents, channels, nodes, cron) answer "unknown method" until they land.
+func (s *System) registerMethods() {
+	// health answers any authenticated connection, nodes included.
+	s.srv.Handle("health", rpc.Route{Scope: protocol.ScopeNone, Handler: s.handleHealth})
+	s.srv.HandleFunc("status", s.handleStatus)
+	s.srv.HandleFunc("system-presence", func(ctx context.Context, req *rpc.Request) (any, error) {
+		return s.presence(), nil
+	})
+	s.srv.HandleFunc("logs.tail", s.handleLogsTail)
+	s.srv.HandleFunc("gateway.identity.get", func(ctx context.Context, req *rpc.Request) (any, error) {
+		return s.identity, nil
+	})
+	s.srv.HandleFunc("last-heartbeat", func(ctx context.Context, req *rpc.Request) (any, error) {
+		return nil, nil // no heartbeat has run yet; the heartbeat runner arrives with automation
+	})
+	s.registerConfigMethods()
+}
+
+func (s *System) handleLogsTail(ctx context.Context, req *rpc.Request) (any, error) {
+	var p logtail.Params
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, protocol.InvalidParams(req.Method, err)
+	}
+	return logtail.Tail(s.logFile, p)
+}
+
+// handleStatus answers in the shape of OpenClaw's status summary (the
+// real CLI's `status` reads sessions.byAgent, heartbeat, tasks and the
+// cliProjection), plus this gateway's own process figures. Paths are shown
+// to admins only.
+func (s *System) handleStatus(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		IncludeChannelSummary bool `json:"includeChannelSummary"`
+		IncludeCliProjection  bool `json:"includeCliProjection"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	l := s.current()
+	admin := req.Conn.Has(protocol.ScopeAdmin)
+	storePath, paths := "[redacted]", []string{}
+	if admin {
+		storePath, paths = s.storePath, []string{s.storePath}
+	}
+	zeroStatus := map[string]int{"queued": 0, "running": 0, "succeeded": 0, "failed": 0, "timed_out": 0, "cancelled": 0, "lost": 0}
+	zeroRuntime := map[string]int{"subagent": 0, "acp": 0, "cli": 0, "cron": 0}
+	out := map[string]any{
+		"runtimeVersion": s.version,
+		"heartbeat": map[string]any{"defaultAgentId": "main", "agents": []any{
+			map[string]any{"agentId": "main", "enabled": false, "every": "disabled", "everyMs": nil},
+		}},
+		"channelSummary":       []any{},
+		"queuedSystemEvents":   []any{},
+		"degradedSecretOwners": []any{},
+		"degradedPlugins":      []any{},
+		"tasks":                map[string]any{"total": 0, "active": 0, "terminal": 0, "failures": 0, "byStatus": zeroStatus, "byRuntime": zeroRuntime},
+		"taskAudit": map[string]any{"total": 0, "warnings": 0, "errors": 0, "byCode": map[string]int{
+			"stale_queued": 0, "stale_running": 0, "lost": 0, "delivery_failed": 0, "missing_cleanup": 0, "inconsistent_timestamps": 0,
+		}},
+		"sessions": map[string]any{
+			"paths": paths, "count": 0, "recent": []any{},
+			"defaults": map[string]any{"model": nil, "contextTokens": nil},
+			"byAgent":  []any{map[string]any{"agentId": "main", "path": storePath, "count": 0, "recent": []any{}}},
+		},
+		"gateway": map[string]any{
+			"version": s.version, "pid": os.Getpid(), "uptimeMs": time.Since(s.started).Milliseconds(),
+			"bootId": s.srv.BootID(), "authMode": l.auth.Mode, "connections": len(s.srv.Conns()),
+			"runtime": runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH, "process": processVitals(),
+		},
+	}
+	if p.IncludeCliProjection {
+		out["cliProjection"] = map[string]any{
+			"agents": map[string]any{
+				"defaultId": "main", "ownership": "sole", "selectionRequired": false,
+				"rows": []any{map[string]any{"id": "main"}},
+			},
+			"updateChannel": nil,
+		}
+	}
+	if admin {
+		out["configPath"], out["stateDir"], out["logFile"] = l.snap.Path, s.opts.StateDir, s.logFile
+	}
+	return out, nil
+}

@@ -1,0 +1,42 @@
+package gateway
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+)
+
+// presence lists the gateway itself and every connected client.
+func (s *System) presence() []protocol.PresenceEntry {
+	host, _ := os.Hostname()
+	self := protocol.PresenceEntry{
+		Host: host, IP: s.listenHost(), Version: s.version, Platform: runtime.GOOS + " " + runtime.GOARCH,
+		Mode: "gateway", Reason: "self", InstanceID: s.srv.BootID(), Ts: s.started.UnixMilli(),
+	}
+	self.Text = fmt.Sprintf("Gateway: %s (%s) · app %s · mode gateway · reason self", host, self.IP, s.version)
+	out := []protocol.PresenceEntry{self}
+	conns := s.srv.Conns()
+	sort.Slice(conns, func(i, j int) bool { return conns[i].ConnectedAt().Before(conns[j].ConnectedAt()) })
+	for _, c := range conns {
+		out = append(out, connPresence(c))
+	}
+	return out
+}
+
+func connPresence(c *rpc.Conn) protocol.PresenceEntry {
+	ci := c.Client()
+	e := protocol.PresenceEntry{
+		Host: ci.DisplayName, IP: c.RemoteIP().String(), Version: ci.Version, Platform: ci.Platform,
+		DeviceFamily: ci.DeviceFamily, Mode: ci.Mode, Reason: "connect", InstanceID: ci.InstanceID,
+		DeviceID: c.DeviceID(), Roles: []string{string(c.Role())}, Scopes: c.Scopes(), Ts: c.ConnectedAt().UnixMilli(),
+	}
+	if e.Host == "" {
+		e.Host = ci.ID
+	}
+	e.Text = fmt.Sprintf("%s (%s) · %s %s · mode %s", e.Host, e.IP, ci.ID, ci.Version, ci.Mode)
+	return e
+}

@@ -1,0 +1,51 @@
+package gateway
+
+import (
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+)
+
+// applyConfig swaps in a reloaded config. The watcher only calls it with
+// a snapshot that loaded cleanly, so the running config is kept whenever
+// the file is invalid. Fields that need a restart are reported, not
+// applied.
+func (s *System) applyConfig(snap *config.Snapshot) error {
+	old := s.current()
+	if snap.Hash == old.snap.Hash {
+		return nil // our own write, already applied
+	}
+	if err := s.checkStartable(snap); err != nil {
+		s.log.Error("config reload refused; keeping the running config", "err", err)
+		return err
+	}
+	next := s.liveFrom(snap)
+	restart := config.Diff(old.snap.Config, snap.Config)
+	s.state.Store(next)
+	s.logLevel.Set(s.levelFor(snap.Config.Logging.Level))
+	for _, w := range snap.Warnings {
+		s.log.Warn("config: " + w.String())
+	}
+	if len(restart) > 0 {
+		s.log.Warn("config changed fields that apply after a restart (send SIGUSR1 or restart the gateway)", "fields", restart)
+	}
+	secretChanged := old.auth.Mode != next.auth.Mode || old.auth.Token != next.auth.Token || old.auth.Password != next.auth.Password
+	if secretChanged {
+		// Clients that proved the old secret must prove the new one.
+		n := s.srv.DisconnectSharedSecret("gateway credentials changed")
+		s.log.Info("gateway credentials changed; disconnected shared-secret clients", "count", n)
+	}
+	s.log.Info("config reloaded", "path", snap.Path, "hash", snap.Hash)
+	s.srv.Broadcast(protocol.EventConfigChanged, map[string]any{
+		"path": snap.Path, "hash": snap.Hash, "ts": time.Now().UnixMilli(), "restartRequired": nonNilStrings(restart),
+	})
+	return nil
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

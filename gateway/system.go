@@ -1,0 +1,400 @@
+// Package gateway is the one wiring point of the gateway process: System
+// builds every part from the config, serves the WebSocket bus and HTTP on
+// one port, applies config reloads as transactions, and stops in order.
+// Only cmd/openclaw imports it.
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/gateway/devices"
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+	"github.com/openclaw-go/openclaw/gateway/store"
+)
+
+// Options are what the command line decides. Zero values mean "from the
+// config file or the default".
+type Options struct {
+	StateDir     string
+	ConfigPath   string
+	IncludeRoots []string
+	Port         int    // --port or OPENCLAW_GATEWAY_PORT
+	Bind         string // --bind
+	Token        string // --token or OPENCLAW_GATEWAY_TOKEN
+	AuthMode     string // --auth
+	Dev          bool
+	Verbose      bool // log at debug level whatever logging.level says
+	Version      string
+	Getenv       func(string) string
+	Stderr       io.Writer
+	// Restart, when it receives, makes Run stop and return ErrRestart.
+	Restart <-chan struct{}
+	// ShutdownTimeout bounds the graceful stop. Default 10 s.
+	ShutdownTimeout time.Duration
+	// Ready, if set, gets the listening address once serving.
+	Ready func(addr string)
+}
+
+// ErrRestart is returned by Run when a restart was asked for.
+var ErrRestart = errors.New("gateway restart requested")
+
+// DefaultPort is the gateway's port; DevPort is used with --dev.
+const (
+	DefaultPort = 18789
+	DevPort     = 19001
+)
+
+// live is the part of the config that can change while running.
+type live struct {
+	snap         *config.Snapshot
+	auth         rpc.AuthConfig
+	pairing      devices.Policy
+	reloadStatus string
+}
+
+// System is a running gateway.
+type System struct {
+	opts      Options
+	log       *slog.Logger
+	logLevel  *slog.LevelVar
+	logFile   string
+	version   string
+	started   time.Time
+	store     *store.Store
+	storePath string
+	srv       *rpc.Server
+	devices   *devices.Registry
+	identity  Identity
+	health    *healthCache
+	addr      net.Addr
+	state     atomic.Pointer[live]
+	configMu  sync.Mutex    // serialises config writes
+	restartCh chan struct{} // config.apply asks for a restart here
+}
+
+// requestRestart asks Run to stop and return ErrRestart.
+func (s *System) requestRestart() {
+	select {
+	case s.restartCh <- struct{}{}:
+	default:
+	}
+}
+
+func (s *System) current() *live { return s.state.Load() }
+
+// Run starts the gateway and blocks until ctx ends (graceful stop, nil) or
+// a restart is requested (ErrRestart).
+func Run(ctx context.Context, opts Options) error {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
+	if opts.ShutdownTimeout == 0 {
+		opts.ShutdownTimeout = 10 * time.Second
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	s := &System{opts: opts, version: opts.Version, started: time.Now(), logLevel: new(slog.LevelVar), restartCh: make(chan struct{}, 1)}
+	snap, err := s.loadConfig()
+	if err != nil {
+		return err
+	}
+	closeLog, err := s.setupLogging(snap)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	for _, w := range snap.Warnings {
+		s.log.Warn("config: " + w.String())
+	}
+	return s.serve(ctx, snap)
+}
+
+// loadConfig reads the config, writing a fresh one with a random token on
+// first run.
+func (s *System) loadConfig() (*config.Snapshot, error) {
+	if err := os.MkdirAll(s.opts.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create state dir %s: %w", s.opts.StateDir, err)
+	}
+	os.Chmod(s.opts.StateDir, 0o700)
+	if _, err := os.Stat(s.opts.ConfigPath); errors.Is(err, os.ErrNotExist) {
+		token := randomToken()
+		if err := os.MkdirAll(filepath.Dir(s.opts.ConfigPath), 0o700); err != nil {
+			return nil, fmt.Errorf("create config dir: %w", err)
+		}
+		if err := os.WriteFile(s.opts.ConfigPath, config.DefaultFile(token), 0o600); err != nil {
+			return nil, fmt.Errorf("write first config %s: %w", s.opts.ConfigPath, err)
+		}
+		fmt.Fprintf(s.opts.Stderr, "openclaw: wrote a new config to %s with a random gateway token (gateway.auth.token)\n", s.opts.ConfigPath)
+	}
+	snap, err := config.Load(s.opts.ConfigPath, s.loadOptions())
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	if err := s.checkStartable(snap); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+func (s *System) loadOptions() config.LoadOptions {
+	return config.LoadOptions{Getenv: s.opts.Getenv, IncludeRoots: s.opts.IncludeRoots}
+}
+
+// checkStartable refuses configs the gateway cannot start with.
+func (s *System) checkStartable(snap *config.Snapshot) error {
+	g := snap.Config.Gateway
+	if g.Mode == "remote" {
+		return fmt.Errorf("%s: gateway.mode is \"remote\": this machine's CLI talks to a gateway elsewhere; set gateway.mode to \"local\" to run one here", snap.Path)
+	}
+	host, err := s.bindHost(snap)
+	if err != nil {
+		return err
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && !ip.IsLoopback() && g.Auth.Mode == "none" {
+		return fmt.Errorf("%s: gateway.auth.mode \"none\" is refused on a non-loopback bind (%s); use token auth", snap.Path, host)
+	}
+	return nil
+}
+
+func randomToken() string {
+	b := make([]byte, 24)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// port resolves --port > OPENCLAW_GATEWAY_PORT > gateway.port > default.
+func (s *System) port(snap *config.Snapshot) int {
+	if s.opts.Port < 0 {
+		return 0 // any free port (tests)
+	}
+	if s.opts.Port != 0 {
+		return s.opts.Port
+	}
+	if v := s.opts.Getenv("OPENCLAW_GATEWAY_PORT"); v != "" {
+		if p, err := strconv.Atoi(v); err == nil && p > 0 && p < 65536 {
+			return p
+		}
+	}
+	if snap.Config.Gateway.Port != 0 && !(s.opts.Dev && snap.Config.Gateway.Port == DefaultPort) {
+		return snap.Config.Gateway.Port
+	}
+	if s.opts.Dev {
+		return DevPort
+	}
+	return DefaultPort
+}
+
+func (s *System) bindHost(snap *config.Snapshot) (string, error) {
+	mode := snap.Config.Gateway.Bind
+	if s.opts.Bind != "" {
+		mode = s.opts.Bind
+	}
+	switch mode {
+	case "", "loopback", "tailnet":
+		// Without Tailscale on this machine, tailnet falls back to loopback.
+		return "127.0.0.1", nil
+	case "lan", "auto":
+		return "0.0.0.0", nil
+	case "custom":
+		h := snap.Config.Gateway.CustomBindHost
+		if _, err := netip.ParseAddr(h); err != nil {
+			return "", fmt.Errorf("%s: gateway.customBindHost %q is not an IP address", snap.Path, h)
+		}
+		return h, nil
+	default:
+		return "", fmt.Errorf("bind %q is not one of loopback, lan, tailnet, auto, custom", mode)
+	}
+}
+
+func (s *System) listenHost() string {
+	if a, ok := s.addr.(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	return ""
+}
+
+// liveFrom derives the hot settings from a snapshot.
+func (s *System) liveFrom(snap *config.Snapshot) *live {
+	g := snap.Config.Gateway
+	token := g.Auth.Token.Value
+	if v := s.opts.Getenv("OPENCLAW_GATEWAY_TOKEN"); v != "" && token == "" {
+		token = v
+	}
+	if s.opts.Token != "" {
+		token = s.opts.Token
+	}
+	password := g.Auth.Password.Value
+	if v := s.opts.Getenv("OPENCLAW_GATEWAY_PASSWORD"); v != "" && password == "" {
+		password = v
+	}
+	rl := g.Auth.RateLimit
+	a := rpc.AuthConfig{
+		Mode: g.Auth.Mode, Token: token, Password: password, AllowedOrigins: g.ControlUI.AllowedOrigins,
+		TrustedProxies: parsePrefixes(s.log, "gateway.trustedProxies", g.TrustedProxies),
+		RateLimit: rpc.RateLimitConfig{
+			MaxAttempts: rl.MaxAttempts, Window: time.Duration(rl.WindowMs) * time.Millisecond,
+			Lockout: time.Duration(rl.LockoutMs) * time.Millisecond, ExemptLoopback: rl.ExemptLoopback == nil || *rl.ExemptLoopback,
+		},
+	}
+	if s.opts.AuthMode != "" {
+		a.Mode = s.opts.AuthMode
+	}
+	if a.Mode == "" {
+		a.Mode = "token"
+	}
+	np := g.Nodes.Pairing
+	status := "active"
+	if g.Reload.Mode == "off" {
+		status = "off"
+	}
+	return &live{
+		snap: snap, auth: a, reloadStatus: status,
+		pairing: devices.Policy{
+			AutoApproveLocal: np.AutoApproveLocal == nil || *np.AutoApproveLocal,
+			AutoApproveCIDRs: parsePrefixes(s.log, "gateway.nodes.pairing.autoApproveCidrs", np.AutoApproveCidrs),
+		},
+	}
+}
+
+func parsePrefixes(log *slog.Logger, key string, in []string) []netip.Prefix {
+	var out []netip.Prefix
+	for _, v := range in {
+		if p, err := netip.ParsePrefix(v); err == nil {
+			out = append(out, p.Masked())
+		} else if a, err := netip.ParseAddr(v); err == nil {
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+		} else if log != nil {
+			log.Warn("ignoring bad address in config", "key", key, "value", v)
+		}
+	}
+	return out
+}
+
+// serve runs the listener until ctx ends or a restart is asked for.
+func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
+	s.state.Store(s.liveFrom(snap))
+	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), migrations(), devices.Migrations())
+	if err != nil {
+		return err
+	}
+	s.store, s.storePath = st, st.Path
+	defer st.Close()
+	if s.identity, err = loadIdentity(ctx, st.DB); err != nil {
+		return err
+	}
+	s.health = &healthCache{build: s.buildHealth, ttl: healthTTL}
+	s.srv = rpc.NewServer(rpc.Options{
+		Logger: s.log.With("component", "rpc"), Version: s.version,
+		Auth:  func() rpc.AuthConfig { return s.current().auth },
+		Hello: s.helloSnapshot,
+		OnConnect: func(c *rpc.Conn) {
+			s.log.Info("client connected", "conn", c.ID(), "client", c.Client().ID, "mode", c.Client().Mode, "role", c.Role(), "remote", c.RemoteIP())
+			s.srv.Broadcast(protocol.EventPresence, map[string]any{"presence": s.presence()})
+		},
+		OnDisconnect: func(c *rpc.Conn) {
+			s.log.Debug("client disconnected", "conn", c.ID())
+			s.srv.Broadcast(protocol.EventPresence, map[string]any{"presence": s.presence()})
+		},
+	})
+	s.devices = devices.New(st.DB, s.log.With("component", "devices"), func() devices.Policy { return s.current().pairing }, s.srv)
+	s.srv.SetPairing(s.devices, s.devices.RecordAuthFailure)
+	s.devices.Register(s.srv)
+	s.registerMethods()
+
+	host, err := s.bindHost(snap)
+	if err != nil {
+		return err
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(s.port(snap)))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (is another gateway running? pick another port with --port)", addr, err)
+	}
+	s.addr = ln.Addr()
+	httpSrv := &http.Server{
+		Handler:           s.httpHandler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	s.srv.Start()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- httpSrv.Serve(ln) }()
+	s.log.Info("gateway listening", "url", "ws://"+s.addr.String(), "state", s.opts.StateDir, "config", snap.Path, "auth", s.current().auth.Mode)
+	if s.opts.Ready != nil {
+		s.opts.Ready(s.addr.String())
+	}
+
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	if snap.Config.Gateway.Reload.Mode != "off" {
+		w := &config.Watcher{Path: snap.Path, Options: s.loadOptions(), Logger: s.log, Apply: s.applyConfig, Current: snap}
+		go func() {
+			if err := w.Run(watchCtx); err != nil {
+				s.log.Error("config watcher could not start; edits apply after a restart", "err", err)
+			}
+		}()
+	}
+
+	var result error
+	restartMs := int64(0)
+	reason := "gateway stopping"
+	select {
+	case <-ctx.Done():
+	case <-s.opts.Restart:
+		result, restartMs, reason = ErrRestart, 2000, "gateway restarting"
+	case <-s.restartCh:
+		result, restartMs, reason = ErrRestart, 2000, "gateway restarting to apply config"
+	case err := <-serveErr:
+		result = fmt.Errorf("serve: %w", err)
+	}
+	stopWatch()
+	s.log.Info("shutting down", "reason", reason)
+	sctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
+	defer cancel()
+	httpSrv.Shutdown(sctx) // stops accepting; hijacked sockets are the bus's to close
+	s.srv.Shutdown(sctx, reason, restartMs)
+	s.log.Info("gateway stopped")
+	return result
+}
+
+// helloSnapshot is the snapshot part of hello-ok.
+func (s *System) helloSnapshot(c *rpc.Conn) protocol.Snapshot {
+	l := s.current()
+	mc := false
+	return protocol.Snapshot{
+		Presence:          s.presence(),
+		Health:            s.health.get(false),
+		StateVersion:      protocol.StateVersion{Presence: 1, Health: s.health.version.Load()},
+		UptimeMs:          time.Since(s.started).Milliseconds(),
+		AppliedConfigHash: l.snap.Hash,
+		ConfigPath:        l.snap.Path,
+		StateDir:          s.opts.StateDir,
+		AuthMode:          l.auth.Mode,
+		SessionDefaults: &protocol.SessionDefaults{
+			DefaultAgentID: "main", MainKey: "main", MainSessionKey: "agent:main:main", Scope: "per-sender", ModelConfigured: &mc,
+		},
+		Suspension: &protocol.Suspension{Phase: "accepting"},
+	}
+}

@@ -1,0 +1,251 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/client"
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+)
+
+type running struct {
+	dir, config, url string
+	cancel           context.CancelFunc
+	restart          chan struct{}
+	done             chan error
+}
+
+func startGateway(t *testing.T, env map[string]string) *running {
+	t.Helper()
+	dir := t.TempDir()
+	r := &running{dir: dir, config: filepath.Join(dir, "openclaw.json"), restart: make(chan struct{}, 1), done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	ready := make(chan string, 4)
+	opts := Options{
+		StateDir: dir, ConfigPath: r.config, Port: -1, Getenv: func(k string) string { return env[k] },
+		Stderr: io.Discard, Restart: r.restart, Ready: func(addr string) { ready <- addr },
+	}
+	go func() { r.done <- Run(ctx, opts) }()
+	select {
+	case addr := <-ready:
+		r.url = "ws://" + addr
+	case err := <-r.done:
+		t.Fatalf("gateway exited: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("gateway did not start")
+	}
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-r.done:
+		case <-time.After(15 * time.Second):
+			t.Error("gateway did not stop")
+		}
+	})
+	return r
+}
+
+func (r *running) token(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(r.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`token: "([^"]+)"`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("no token in %s", b)
+	}
+	return string(m[1])
+}
+
+func (r *running) dial(t *testing.T, token string, scopes ...string) (*client.Client, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, client.Options{URL: r.url, Token: token, Scopes: scopes})
+	if err == nil {
+		t.Cleanup(func() { c.Close() })
+	}
+	return c, err
+}
+
+func TestFirstRunWritesPrivateConfig(t *testing.T) {
+	r := startGateway(t, nil)
+	fi, err := os.Stat(r.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("config mode %v", fi.Mode().Perm())
+	}
+	di, _ := os.Stat(r.dir)
+	if di.Mode().Perm() != 0o700 {
+		t.Fatalf("state dir mode %v", di.Mode().Perm())
+	}
+	c, err := r.dial(t, r.token(t), "operator.read")
+	if err != nil {
+		t.Fatalf("connect with the generated token: %v", err)
+	}
+	var health map[string]any
+	if err := c.Call(context.Background(), "health", nil, &health); err != nil || health["ok"] != true {
+		t.Fatalf("health = %v, %v", health, err)
+	}
+	// Methods of parts not built yet answer unknown method.
+	err = c.Call(context.Background(), "chat.send", map[string]any{}, nil)
+	var pe *protocol.Error
+	if !errors.As(err, &pe) || pe.Message != "unknown method: chat.send" {
+		t.Fatalf("chat.send = %v", err)
+	}
+}
+
+func TestConfigReloadIsTransactional(t *testing.T) {
+	r := startGateway(t, nil)
+	tok := r.token(t)
+	watcher, err := r.dial(t, tok, "operator.read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := os.ReadFile(r.config)
+
+	// A broken file is refused; the gateway keeps serving with the old one.
+	os.WriteFile(r.config, []byte("{ gateway: { port: 'eighty' } }"), 0o600)
+	if _, err := r.dial(t, tok, "operator.read"); err != nil {
+		t.Fatalf("old token after a bad edit: %v", err)
+	}
+	var health map[string]any
+	if err := watcher.Call(context.Background(), "health", nil, &health); err != nil {
+		t.Fatalf("health after a bad edit: %v", err)
+	}
+
+	// A new token applies without restart and drops clients of the old one.
+	next := strings.Replace(string(orig), tok, "rotated-token-0123456789", 1)
+	if err := os.WriteFile(r.config, []byte(next), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-watcher.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("client of the old token still connected after rotation")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := r.dial(t, "rotated-token-0123456789", "operator.read")
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("new token never accepted: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_, err = r.dial(t, tok, "operator.read")
+	var pe *protocol.Error
+	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "token mismatch") {
+		t.Fatalf("old token after rotation: %v", err)
+	}
+}
+
+func TestConfigRPCs(t *testing.T) {
+	r := startGateway(t, nil)
+	tok := r.token(t)
+	admin, err := r.dial(t, tok, "operator.admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader, err := r.dial(t, tok, "operator.read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := reader.Call(context.Background(), "config.get", nil, &got); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(got)
+	if strings.Contains(string(b), tok) || got["raw"] != nil {
+		t.Fatalf("config.get to a reader leaks: %s", b)
+	}
+	if err := admin.Call(context.Background(), "config.get", nil, &got); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := got["raw"].(string)
+	if raw == "" || strings.Contains(raw, tok) || !strings.Contains(raw, "// ") {
+		t.Fatalf("admin raw = %q", raw)
+	}
+	// Readers may not write.
+	err = reader.Call(context.Background(), "config.patch", map[string]any{"raw": "{logging:{level:'debug'}}"}, nil)
+	var pe *protocol.Error
+	if !errors.As(err, &pe) || pe.Code != protocol.CodeForbidden {
+		t.Fatalf("patch by reader: %v", err)
+	}
+	// A patch keeps the user's comments and says what needs a restart.
+	var res map[string]any
+	if err := admin.Call(context.Background(), "config.patch", map[string]any{"raw": "{logging:{level:'debug'}, gateway:{port: 18790}}"}, &res); err != nil {
+		t.Fatalf("patch: %v", err)
+	}
+	after, _ := os.ReadFile(r.config)
+	if !strings.Contains(string(after), `level: "debug"`) || !strings.Contains(string(after), "// ") {
+		t.Fatalf("patched file:\n%s", after)
+	}
+	if rr, _ := res["restartRequired"].([]any); len(rr) != 1 || rr[0] != "gateway.port" {
+		t.Fatalf("restartRequired = %v", res["restartRequired"])
+	}
+	// An invalid patch is refused with the problem named, and nothing is written.
+	err = admin.Call(context.Background(), "config.patch", map[string]any{"raw": "{gateway:{bind:'0.0.0.0'}}"}, nil)
+	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "gateway.bind") {
+		t.Fatalf("bad patch: %v", err)
+	}
+	if again, _ := os.ReadFile(r.config); string(again) != string(after) {
+		t.Fatal("a refused patch changed the file")
+	}
+}
+
+func TestLogsTailAndShutdownEvent(t *testing.T) {
+	r := startGateway(t, nil)
+	c, err := r.dial(t, r.token(t), "operator.read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tail struct {
+		File  string   `json:"file"`
+		Lines []string `json:"lines"`
+	}
+	if err := c.Call(context.Background(), "logs.tail", map[string]any{"limit": 50}, &tail); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(tail.Lines, "\n"), `"message":"gateway listening"`) {
+		t.Fatalf("log lines: %q", tail.Lines)
+	}
+	r.restart <- struct{}{}
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case ev := <-c.Events():
+			if ev.Event == protocol.EventShutdown {
+				if !strings.Contains(string(ev.Payload), `"restartExpectedMs"`) {
+					t.Fatalf("shutdown payload %s", ev.Payload)
+				}
+				select {
+				case err := <-r.done:
+					if !errors.Is(err, ErrRestart) {
+						t.Fatalf("Run returned %v, want ErrRestart", err)
+					}
+					r.done <- nil // for the cleanup
+				case <-time.After(10 * time.Second):
+					t.Fatal("Run did not return after restart")
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("no shutdown event")
+		}
+	}
+}
