@@ -57,7 +57,7 @@ func TestImportRules(t *testing.T) {
 	}
 	rules := []struct {
 		from, why string
-		allowed  func(from, imp string) bool
+		allowed   func(from, imp string) bool
 	}{
 		{"gateway/protocol", "the wire types are a leaf", func(_, imp string) bool { return false }},
 		{"gateway/config", "config imports nothing of ours", func(_, imp string) bool { return false }},

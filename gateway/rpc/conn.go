@@ -112,6 +112,18 @@ func (c *Conn) sendEvent(event string, payload any, withSeq bool) {
 }
 
 func (c *Conn) sendResponse(r *protocol.Response) {
+	if raw, ok := r.Payload.(json.RawMessage); ok && r.OK {
+		// Cached payloads (health) are already valid JSON: splice them in
+		// rather than have encoding/json re-check every byte.
+		id, _ := json.Marshal(r.ID)
+		b := make([]byte, 0, len(raw)+len(id)+40)
+		b = append(b, `{"type":"res","id":`...)
+		b = append(b, id...)
+		b = append(b, `,"ok":true,"payload":`...)
+		b = append(b, raw...)
+		c.enqueue(append(b, '}'))
+		return
+	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		c.srv.log.Error("encode response", "id", r.ID, "err", err)
