@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -248,4 +249,50 @@ func TestLogsTailAndShutdownEvent(t *testing.T) {
 			t.Fatal("no shutdown event")
 		}
 	}
+}
+
+// TestSecretsNeverLogged connects with right and wrong tokens and checks
+// neither appears in the log file or the console output.
+func TestSecretsNeverLogged(t *testing.T) {
+	var console strings.Builder
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	ready := make(chan string, 1)
+	const good = "the-real-token-5f2b9c"
+	go func() {
+		done <- Run(ctx, Options{StateDir: dir, ConfigPath: filepath.Join(dir, "openclaw.json"), Port: -1, Token: good,
+			Getenv: func(string) string { return "" }, Stderr: &lockedWriter{w: &console}, Verbose: true,
+			Ready: func(a string) { ready <- a }})
+	}()
+	addr := <-ready
+	r := &running{url: "ws://" + addr}
+	if _, err := r.dial(t, good, "operator.admin"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.dial(t, "a-wrong-token-77aa", "operator.admin"); err == nil {
+		t.Fatal("wrong token accepted")
+	}
+	cancel()
+	<-done
+	logFile, _ := os.ReadFile(filepath.Join(dir, "logs", "gateway.log"))
+	for _, secret := range []string{good, "a-wrong-token-77aa"} {
+		if strings.Contains(string(logFile), secret) || strings.Contains(console.String(), secret) {
+			t.Fatalf("secret %q found in logs", secret)
+		}
+	}
+	if !strings.Contains(string(logFile), "connect refused") {
+		t.Fatalf("the refusal was not logged:\n%s", logFile)
+	}
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

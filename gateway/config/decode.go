@@ -102,7 +102,7 @@ func (d *decoder) decodeStruct(n *node, v reflect.Value, k *keyTree, segs []segm
 			}
 			d.checkKnown(m.val, known, childSegs, false)
 		default:
-			d.unknownKey(m.val, childPath, m.key, append(fieldNames(fields), k.names()...), false)
+			d.unknownKey(m.val, childPath, m.key, func() []string { return append(fieldNames(fields), k.names()...) }, false)
 		}
 	}
 }

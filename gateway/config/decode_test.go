@@ -161,3 +161,19 @@ func TestApplyDefaults(t *testing.T) {
 		t.Error("nil *bool fields must read as their default, true")
 	}
 }
+
+func TestTooManyIssues(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{\n")
+	for i := range 150 {
+		b.WriteString("  bad" + strings.Repeat("x", i%3) + string(rune('a'+i%26)) + "_" + strings.Repeat("y", i) + ": 1,\n")
+	}
+	b.WriteString("}\n")
+	_, errs, _ := parseTest(t, b.String(), nil)
+	if len(errs) != maxIssues+1 {
+		t.Fatalf("got %d errors, want %d listed plus a note", len(errs), maxIssues)
+	}
+	if last := errs[len(errs)-1]; last != "openclaw.json: 50 more errors are not listed" {
+		t.Errorf("last issue = %q", last)
+	}
+}

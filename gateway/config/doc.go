@@ -39,6 +39,8 @@
 //
 // Set, Unset and MergePatch edit the original text, changing only the bytes
 // of the values involved so comments, key quoting and layout survive.
+// They edit only the text given: a value that comes from an $include file is
+// overridden by setting it in the including file (sibling keys win).
 // DefaultFile is the commented file written on first run; Schema describes
 // the implemented keys as JSON Schema; Redact hides secrets in a Tree.
 //

@@ -239,3 +239,21 @@ func TestParsePath(t *testing.T) {
 		}
 	}
 }
+
+func TestParseObjectForPatches(t *testing.T) {
+	got, err := ParseObject([]byte(`{gateway: {port: 0x10, auth: null}, // patch
+	}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"gateway": map[string]any{"port": 16.0, "auth": nil}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %#v", got)
+	}
+	if _, err := ParseObject([]byte(`[1]`)); err == nil {
+		t.Error("a non-object patch must fail")
+	}
+	if _, err := ParseObject([]byte("{\n a: }")); err == nil || !strings.Contains(err.Error(), ":2:5:") {
+		t.Errorf("error = %v, want a position", err)
+	}
+}

@@ -93,12 +93,22 @@ func (e *LoadError) Error() string { return e.Issues.String() }
 // there was nothing to remove. Callers that want "remove if present" ignore it.
 var ErrNotFound = errors.New("no such key")
 
+// maxIssues caps the issues of each severity reported for one load; past
+// it, hostile or badly broken input would only make the report unreadable
+// (and slow).
+const maxIssues = 100
+
 // issueList collects issues while a file is processed.
 type issueList struct {
-	list Issues
+	list   Issues
+	counts [2]int // by Severity
+	file   string // for issues that name no file
 }
 
 func (l *issueList) add(sev Severity, f *srcFile, off int, path, format string, args ...any) {
+	if l.counts[sev]++; l.counts[sev] > maxIssues {
+		return
+	}
 	issue := Issue{Path: path, Message: fmt.Sprintf(format, args...), Severity: sev}
 	if f != nil {
 		issue.File = f.name
@@ -108,6 +118,10 @@ func (l *issueList) add(sev Severity, f *srcFile, off int, path, format string, 
 	}
 	l.list = append(l.list, issue)
 }
+
+// room reports whether another issue of sev would still be listed, so
+// callers can skip costly messages that would be dropped.
+func (l *issueList) room(sev Severity) bool { return l.counts[sev] < maxIssues }
 
 func (l *issueList) errorf(f *srcFile, off int, path, format string, args ...any) {
 	l.add(SeverityError, f, off, path, format, args...)
@@ -129,6 +143,11 @@ func (l *issueList) warnAt(n *node, atKey bool, path, format string, args ...any
 // split sorts the issues by position and separates errors from warnings.
 func (l *issueList) split() (errs, warns Issues) {
 	sorted := slices.Clone(l.list)
+	for i := range sorted {
+		if sorted[i].File == "" {
+			sorted[i].File = l.file
+		}
+	}
 	slices.SortStableFunc(sorted, func(a, b Issue) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
@@ -137,6 +156,16 @@ func (l *issueList) split() (errs, warns Issues) {
 			errs = append(errs, issue)
 		} else {
 			warns = append(warns, issue)
+		}
+	}
+	for sev, n := range l.counts {
+		if n > maxIssues {
+			note := Issue{File: l.file, Severity: Severity(sev), Message: fmt.Sprintf("%d more %ss are not listed", n-maxIssues, Severity(sev))}
+			if note.Severity == SeverityError {
+				errs = append(errs, note)
+			} else {
+				warns = append(warns, note)
+			}
 		}
 	}
 	return errs, warns

@@ -296,8 +296,7 @@ func (p *json5Parser) number() error {
 		neg = c == '-'
 		i++
 	}
-	if name, end, ok := p.scanIdentifier(i); ok && (name == "Infinity" || name == "NaN") {
-		_ = end
+	if name, _, ok := p.scanIdentifier(i); ok && (name == "Infinity" || name == "NaN") {
 		return p.errorf(start, "%s is not supported: config numbers must be finite", name)
 	}
 	var text []byte

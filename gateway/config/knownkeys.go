@@ -142,7 +142,7 @@ func (d *decoder) checkKnown(n *node, k *keyTree, segs []segment, lenient bool) 
 			childSegs := append(segs[:len(segs):len(segs)], segment{key: m.key})
 			child := k.child(m.key)
 			if child == nil {
-				d.unknownKey(m.val, joinPath(path, m.key), m.key, k.names(), lenient)
+				d.unknownKey(m.val, joinPath(path, m.key), m.key, k.names, lenient)
 				continue
 			}
 			d.checkKnown(m.val, child, childSegs, lenient)
@@ -157,9 +157,17 @@ func (d *decoder) checkKnown(n *node, k *keyTree, segs []segment, lenient bool) 
 }
 
 // unknownKey reports a key nobody knows, with a hint when one is close.
-func (d *decoder) unknownKey(n *node, path, key string, candidates []string, lenient bool) {
+func (d *decoder) unknownKey(n *node, path, key string, candidates func() []string, lenient bool) {
+	sev := SeverityError
+	if lenient {
+		sev = SeverityWarning
+	}
 	msg := "unknown key"
-	if hint := closest(key, candidates); hint != "" {
+	if !d.issues.room(sev) {
+		d.issues.add(sev, nil, -1, path, "%s", msg) // only counted
+		return
+	}
+	if hint := closest(key, candidates()); hint != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", hint)
 	}
 	if lenient {

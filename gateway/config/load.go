@@ -33,7 +33,8 @@ type Snapshot struct {
 	Exists bool
 	// Raw is the file's text exactly as read (nil when it does not exist).
 	Raw []byte
-	// Hash is the hex SHA-256 of Raw, for detecting concurrent edits.
+	// Hash is the hex SHA-256 of Raw, for detecting concurrent edits; empty
+	// when the file does not exist.
 	Hash string
 	// Config is the decoded config with defaults applied; nil when the file
 	// has errors (Load then also returns a *LoadError).
@@ -99,7 +100,7 @@ func Parse(name string, src []byte, opts LoadOptions) (*Snapshot, error) {
 	}
 	sum := sha256.Sum256(src)
 	snap := &Snapshot{Path: name, Exists: true, Raw: src, Hash: hex.EncodeToString(sum[:])}
-	issues := &issueList{}
+	issues := &issueList{file: name}
 	file := &srcFile{name: name, src: src}
 
 	p, syntaxIssue := parseJSON5(file)
@@ -125,11 +126,6 @@ func Parse(name string, src []byte, opts LoadOptions) (*Snapshot, error) {
 		d.validate(cfg)
 	}
 
-	for i := range issues.list {
-		if issues.list[i].File == "" {
-			issues.list[i].File = name
-		}
-	}
 	errs, warns := issues.split()
 	snap.Warnings = warns
 	if len(errs) > 0 {

@@ -188,6 +188,12 @@ func (c *Conn) pushLocked(b []byte) {
 		c.closing = true
 		c.closeMsg = websocket.FormatCloseMessage(protocol.ClosePolicy, "slow consumer")
 		c.signal()
+		// The writer may be stuck on the client's full socket: say why
+		// out of band (WriteControl may run beside a writer) and drop it.
+		go func(msg []byte) {
+			c.ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second))
+			c.ws.Close()
+		}(c.closeMsg)
 		return
 	}
 	c.queue = append(c.queue, b)
@@ -246,6 +252,9 @@ func (c *Conn) writeLoop() {
 		closing, msg := c.closing, c.closeMsg
 		c.mu.Unlock()
 		for _, b := range batch {
+			if c.condemned() {
+				break // a slow consumer gets its close frame, not the backlog
+			}
 			c.ws.SetWriteDeadline(time.Now().Add(30 * time.Second))
 			if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
 				c.markClosed()
@@ -267,6 +276,13 @@ func (c *Conn) writeLoop() {
 			return
 		}
 	}
+}
+
+// condemned reports whether the connection was cut off as a slow consumer.
+func (c *Conn) condemned() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closing && isSlowConsumer(c.closeMsg)
 }
 
 func isSlowConsumer(msg []byte) bool {
