@@ -92,7 +92,7 @@ func TestLocalDeviceIsPairedAutomatically(t *testing.T) {
 	if err := c.Call(context.Background(), "device.pair.list", nil, &list); err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Paired) != 1 || list.Paired[0].DeviceID != id.ID || len(list.Pending) != 0 {
+	if len(list.Paired) != 1 || list.Paired[0].DeviceID != id.ID || !list.Paired[0].Connected || len(list.Pending) != 0 {
 		t.Fatalf("list = %+v", list)
 	}
 

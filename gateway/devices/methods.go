@@ -98,7 +98,7 @@ func (r *Registry) tokens(ctx context.Context, deviceID string) ([]Token, error)
 }
 
 func (r *Registry) handleList(ctx context.Context, req *rpc.Request) (any, error) {
-	return r.List(ctx, nil)
+	return r.List(ctx, r.notify.DeviceConnected)
 }
 
 // Approve pairs the device of a pending request.

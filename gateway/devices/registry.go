@@ -52,6 +52,7 @@ type Policy struct {
 type Notifier interface {
 	Broadcast(event string, payload any)
 	DisconnectDevice(deviceID, role, reason string) int
+	DeviceConnected(deviceID string) bool
 }
 
 // Registry is the device store.

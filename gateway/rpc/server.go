@@ -241,6 +241,18 @@ func (s *Server) DisconnectDevice(deviceID, role, reason string) int {
 	return n
 }
 
+// DeviceConnected reports whether a device has a live connection.
+func (s *Server) DeviceConnected(deviceID string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for c := range s.conns {
+		if c.deviceID == deviceID {
+			return true
+		}
+	}
+	return false
+}
+
 // DisconnectSharedSecret closes connections that authenticated with the
 // shared secret. Called when the token or password changes on reload.
 func (s *Server) DisconnectSharedSecret(reason string) int {
