@@ -17,6 +17,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -345,6 +346,9 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	if s.opts.Ready != nil {
 		s.opts.Ready(s.addr.String())
 	}
+	// Start-up (config schema tables, migrations) leaves freed heap behind;
+	// give it back so an idle gateway stays small.
+	go debug.FreeOSMemory()
 
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
