@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/client"
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+)
+
+// report is the JSON result. Durations are in milliseconds.
+type report struct {
+	URL             string  `json:"url"`
+	Method          string  `json:"method"`
+	Conns           int     `json:"conns"`
+	RequestsPerConn int     `json:"requestsPerConn"`
+	Handshake       stats   `json:"handshake"`
+	Requests        int     `json:"requests"`
+	Errors          int     `json:"errors"`
+	FirstError      string  `json:"firstError,omitempty"`
+	ElapsedMs       float64 `json:"elapsedMs"`
+	ReqPerSec       float64 `json:"reqPerSec"`
+	Latency         stats   `json:"latency"`
+}
+
+// stats summarise a set of durations.
+type stats struct {
+	N      int     `json:"n"`
+	MeanMs float64 `json:"meanMs"`
+	P50Ms  float64 `json:"p50Ms"`
+	P99Ms  float64 `json:"p99Ms"`
+	MaxMs  float64 `json:"maxMs"`
+}
+
+func (r *report) human() string {
+	return fmt.Sprintf("%s: %d conns x %d = %d requests in %.0f ms: %.0f req/s, p50 %.3f ms, p99 %.3f ms, %d errors; handshake p50 %.2f ms, p99 %.2f ms (n=%d)",
+		r.Method, r.Conns, r.RequestsPerConn, r.Requests, r.ElapsedMs, r.ReqPerSec,
+		r.Latency.P50Ms, r.Latency.P99Ms, r.Errors, r.Handshake.P50Ms, r.Handshake.P99Ms, r.Handshake.N)
+}
+
+// summary is the report as space-separated key=value pairs.
+func (r *report) summary() string {
+	return fmt.Sprintf("reqPerSec=%g p50Ms=%g p99Ms=%g meanMs=%g handshakeP50Ms=%g handshakeP99Ms=%g requests=%d errors=%d",
+		r.ReqPerSec, r.Latency.P50Ms, r.Latency.P99Ms, r.Latency.MeanMs,
+		r.Handshake.P50Ms, r.Handshake.P99Ms, r.Requests, r.Errors)
+}
+
+// dial connects once with the CLI's identity and returns the time from
+// opening the socket to hello-ok.
+func dial(ctx context.Context, cfg config) (*client.Client, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	start := time.Now()
+	c, err := client.Dial(ctx, client.Options{
+		URL:        cfg.URL,
+		Token:      cfg.Token,
+		Role:       protocol.RoleOperator,
+		Scopes:     []string{string(protocol.ScopeRead)},
+		ClientID:   "cli",
+		ClientMode: "cli",
+	})
+	return c, time.Since(start), err
+}
+
+// measure runs the handshakes, then the load, and reports both.
+func measure(ctx context.Context, cfg config) (*report, error) {
+	rep := &report{URL: cfg.URL, Method: cfg.Method, Conns: cfg.Conns, RequestsPerConn: cfg.Requests}
+	var handshakes []time.Duration
+
+	// Handshakes on their own, one at a time, so load does not skew them.
+	for range cfg.Handshakes {
+		c, d, err := dial(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("connect: %w", err)
+		}
+		handshakes = append(handshakes, d)
+		c.Close()
+	}
+
+	conns := make([]*client.Client, cfg.Conns)
+	defer func() {
+		for _, c := range conns {
+			if c != nil {
+				c.Close()
+			}
+		}
+	}()
+	for i := range conns {
+		c, d, err := dial(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("connect %d of %d: %w", i+1, cfg.Conns, err)
+		}
+		conns[i] = c
+		if cfg.Handshakes == 0 {
+			handshakes = append(handshakes, d)
+		}
+	}
+	rep.Handshake = summarise(handshakes)
+
+	call := func(c *client.Client) (time.Duration, error) {
+		ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+		start := time.Now()
+		var params any
+		if cfg.Params != nil {
+			params = cfg.Params
+		}
+		err := c.Call(ctx, cfg.Method, params, nil)
+		return time.Since(start), err
+	}
+
+	for _, c := range conns {
+		for range cfg.Warmup {
+			if _, err := call(c); err != nil {
+				return nil, fmt.Errorf("warm-up %s: %w", cfg.Method, err)
+			}
+		}
+	}
+
+	type connResult struct {
+		lat      []time.Duration
+		errors   int
+		firstErr error
+	}
+	results := make([]connResult, len(conns))
+	var wg sync.WaitGroup
+	startGate := make(chan struct{})
+	for i, c := range conns {
+		wg.Go(func() {
+			r := &results[i]
+			r.lat = make([]time.Duration, 0, cfg.Requests)
+			<-startGate
+			for range cfg.Requests {
+				d, err := call(c)
+				if err != nil {
+					r.errors++
+					if r.firstErr == nil {
+						r.firstErr = err
+					}
+					if ctx.Err() != nil {
+						return
+					}
+					continue
+				}
+				r.lat = append(r.lat, d)
+			}
+		})
+	}
+	start := time.Now()
+	close(startGate)
+	wg.Wait()
+	elapsed := time.Since(start)
+
+	var all []time.Duration
+	for _, r := range results {
+		all = append(all, r.lat...)
+		rep.Errors += r.errors
+		if r.firstErr != nil && rep.FirstError == "" {
+			rep.FirstError = r.firstErr.Error()
+		}
+	}
+	rep.Requests = cfg.Conns * cfg.Requests
+	rep.ElapsedMs = ms(elapsed)
+	rep.ReqPerSec = round(float64(len(all))/elapsed.Seconds(), 1)
+	rep.Latency = summarise(all)
+	return rep, ctx.Err()
+}
+
+// summarise computes mean, nearest-rank p50/p99 and max.
+func summarise(ds []time.Duration) stats {
+	if len(ds) == 0 {
+		return stats{}
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	var sum time.Duration
+	for _, d := range s {
+		sum += d
+	}
+	return stats{
+		N:      len(s),
+		MeanMs: ms(sum / time.Duration(len(s))),
+		P50Ms:  ms(percentile(s, 50)),
+		P99Ms:  ms(percentile(s, 99)),
+		MaxMs:  ms(s[len(s)-1]),
+	}
+}
+
+// percentile is the nearest-rank percentile of sorted durations.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	return sorted[min(max(rank, 1), len(sorted))-1]
+}
+
+func ms(d time.Duration) float64 { return round(float64(d)/float64(time.Millisecond), 3) }
+
+func round(v float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
+}

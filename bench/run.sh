@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# Measures our gateway and the real OpenClaw gateway side by side on
+# loopback, one after the other in one run, and prints a markdown table.
+# See bench/README.md for what each figure means.
+#
+# Environment:
+#   GATEWAYS      which to measure, in order (default: "ours real")
+#   IDLE_SECONDS  wait before reading idle memory (default: 10)
+#   RESULTS_DIR   where raw results and logs go (default: .cache/bench/last)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+GATEWAYS=${GATEWAYS:-ours real}
+IDLE_SECONDS=${IDLE_SECONDS:-10}
+RESULTS_DIR=${RESULTS_DIR:-$root/.cache/bench/last}
+REAL_VERSION=2026.9.6
+
+# Nothing from the caller's environment may point a gateway at real state.
+while read -r v; do unset "$v"; done < <(compgen -e | grep -E '^(OPENCLAW_|CLAWDBOT_)' || true)
+
+log() { printf 'bench: %s\n' "$*" >&2; }
+
+rm -rf "$RESULTS_DIR"
+mkdir -p "$RESULTS_DIR"
+work=$(mktemp -d "${TMPDIR:-/tmp}/openclaw-bench.XXXXXX")
+running=() # process group ids to end on exit
+cleanup() {
+	local p
+	for p in "${running[@]}"; do kill -KILL -- "-$p" 2>/dev/null || true; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+log "building our binary and the load client"
+go build -o "$work/openclaw" ./cmd/openclaw
+go build -o "$work/loadclient" ./bench/loadclient
+if [[ " $GATEWAYS " == *" real "* ]]; then
+	log "installing the real OpenClaw $REAL_VERSION (skipped when present)"
+	real_cli=$(bash scripts/install-openclaw-real.sh)
+fi
+
+now_ns() { date +%s%N; }
+
+# port_open PORT: whether something accepts TCP on 127.0.0.1:PORT.
+port_open() { (: <>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 40000))
+		port_open "$p" || { echo "$p"; return; }
+	done
+}
+
+# tree_pids PID: PID and all its descendants.
+tree_pids() {
+	local all=("$1") i=0 kids
+	while ((i < ${#all[@]})); do
+		kids=$(ps -o pid= --ppid "${all[$i]}" 2>/dev/null || true)
+		for k in $kids; do all+=("$k"); done
+		i=$((i + 1))
+	done
+	echo "${all[@]}"
+}
+
+# tree_status PID: summed VmRSS in kB, thread count and process count of
+# the process tree.
+tree_status() {
+	local rss=0 threads=0 n=0 p v
+	for p in $(tree_pids "$1"); do
+		[[ -r /proc/$p/status ]] || continue
+		v=$(awk '/^VmRSS:/{print $2}' "/proc/$p/status")
+		rss=$((rss + ${v:-0}))
+		v=$(awk '/^Threads:/{print $2}' "/proc/$p/status")
+		threads=$((threads + ${v:-0}))
+		n=$((n + 1))
+	done
+	echo "$rss $threads $n"
+}
+
+declare -A R # results: R[gateway.figure]
+
+# measure NAME: start one gateway, take every figure, stop it.
+measure() {
+	local name=$1 dir port token pid t0 t1 t2 deadline
+	dir=$work/$name
+	mkdir -p "$dir/home" "$dir/state" "$dir/tmp"
+	port=$(free_port)
+	token=bench-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+	local -a cmd env=(
+		"HOME=$dir/home" "OPENCLAW_HOME=$dir/home" "OPENCLAW_STATE_DIR=$dir/state"
+		"OPENCLAW_CONFIG_PATH=$dir/state/openclaw.json" "TMPDIR=$dir/tmp"
+	)
+	case $name in
+	ours)
+		env+=("OPENCLAW_GATEWAY_TOKEN=$token")
+		cmd=("$work/openclaw" gateway --port "$port")
+		;;
+	real)
+		cat >"$dir/state/openclaw.json" <<-EOF
+			{
+			  gateway: { mode: "local", tailscale: { mode: "off" } },
+			  update: { checkOnStart: false },
+			  telemetry: { enabled: false },
+			  discovery: { mdns: { mode: "off" } },
+			  agents: { defaults: { heartbeat: { every: "0m" } } },
+			  logging: { file: "$dir/gateway.log" },
+			}
+		EOF
+		env "${env[@]}" "$real_cli" config validate --json >"$dir/validate.json" 2>&1 ||
+			{ log "the real gateway rejects its config:"; cat "$dir/validate.json" >&2; exit 1; }
+		cmd=("$real_cli" gateway run --port "$port" --bind loopback --auth token --token "$token" --allow-unconfigured)
+		;;
+	esac
+
+	log "$name: starting on port $port"
+	t0=$(now_ns)
+	env "${env[@]}" setsid "${cmd[@]}" >"$RESULTS_DIR/$name-gateway.out" 2>"$RESULTS_DIR/$name-gateway.err" &
+	pid=$!
+	running+=("$pid")
+	# Tight polling for the first second (our gateway is expected well
+	# inside it), then every 10 ms so the loop leaves the CPU to a slow
+	# starter.
+	deadline=$((t0 + 180 * 1000000000))
+	until port_open "$port"; do
+		kill -0 "$pid" 2>/dev/null || { log "$name gateway exited while starting; see $RESULTS_DIR/$name-gateway.err"; exit 1; }
+		t1=$(now_ns)
+		((t1 < deadline)) || { log "$name gateway not listening after 180 s"; exit 1; }
+		((t1 - t0 < 1000000000)) || sleep 0.01
+	done
+	t1=$(now_ns)
+	R[$name.listen_ms]=$(((t1 - t0) / 1000000))
+
+	# Ready: /readyz answers 200 without "ready":false (the real gateway's
+	# methods fail with "gateway starting" until then).
+	local body code
+	until
+		body=$(curl -s -m 2 -w '\n%{http_code}' "http://127.0.0.1:$port/readyz" 2>/dev/null || true)
+		code=${body##*$'\n'}
+		[[ $code == 404 || ($code == 200 && $body != *'"ready":false'*) ]]
+	do
+		kill -0 "$pid" 2>/dev/null || { log "$name gateway exited while starting"; exit 1; }
+		(($(now_ns) < deadline)) || { log "$name gateway not ready after 180 s"; exit 1; }
+		sleep 0.02
+	done
+	t2=$(now_ns)
+	R[$name.ready_ms]=$(((t2 - t0) / 1000000))
+	log "$name: listening after ${R[$name.listen_ms]} ms, ready after ${R[$name.ready_ms]} ms"
+
+	# Idle memory, IDLE_SECONDS after it began listening.
+	local wait_ns=$((t1 + IDLE_SECONDS * 1000000000 - $(now_ns)))
+	((wait_ns <= 0)) || sleep "$(awk -v n="$wait_ns" 'BEGIN{printf "%.3f", n/1e9}')"
+	read -r R[$name.idle_rss_kb] R[$name.threads] R[$name.procs] < <(tree_status "$pid")
+	log "$name: idle RSS ${R[$name.idle_rss_kb]} kB in ${R[$name.procs]} processes, ${R[$name.threads]} threads"
+
+	# Load: handshakes and health on 1, 8 and 32 connections.
+	local run conns reqs hs line kv
+	for run in 1:1000:20 8:1000:0 32:300:0; do
+		IFS=: read -r conns reqs hs <<<"$run"
+		line=$("$work/loadclient" -url "ws://127.0.0.1:$port" -token "$token" -method health \
+			-conns "$conns" -requests "$reqs" -handshakes "$hs" -summary \
+			-json "$RESULTS_DIR/$name-health-c$conns.json" 2>>"$RESULTS_DIR/loadclient.log") ||
+			{ log "$name: load client failed (c=$conns):"; tail -n 3 "$RESULTS_DIR/loadclient.log" >&2; exit 1; }
+		for kv in $line; do R[$name.c$conns.${kv%%=*}]=${kv#*=}; done
+		log "$name: c=$conns ${R[$name.c$conns.reqPerSec]} req/s, p50 ${R[$name.c$conns.p50Ms]} ms, p99 ${R[$name.c$conns.p99Ms]} ms"
+	done
+	read -r R[$name.load_rss_kb] _ _ < <(tree_status "$pid")
+
+	# Stop: SIGTERM, then SIGKILL after 30 s.
+	kill -TERM "$pid" 2>/dev/null || true
+	local i
+	for ((i = 0; i < 3000; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.01; done
+	kill -KILL -- "-$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+for g in $GATEWAYS; do
+	measure "$g"
+done
+
+# get KEY: a result, or empty.
+get() { echo "${R[$1]:-}"; }
+
+# row LABEL KEY UNIT-SCALE BETTER: one table row. BETTER is "low",
+# "high" or "none"; the ratio says how many times better ours is.
+row() {
+	local label=$1 key=$2 scale=$3 better=$4 o r
+	o=$(get "ours.$key")
+	r=$(get "real.$key")
+	awk -v label="$label" -v o="$o" -v r="$r" -v s="$scale" -v better="$better" 'BEGIN {
+		fo = (o == "") ? "–" : sprintf(fmt(o / s), o / s)
+		fr = (r == "") ? "–" : sprintf(fmt(r / s), r / s)
+		ratio = "–"
+		if (better != "none" && o != "" && r != "" && o > 0 && r > 0)
+			ratio = sprintf("%.1fx", better == "low" ? r / o : o / r)
+		printf "| %s | %s | %s | %s |\n", label, fo, fr, ratio
+	}
+	function fmt(v) {
+		if (v == int(v)) return "%d"
+		return v >= 100 ? "%.0f" : (v >= 10 ? "%.1f" : (v >= 1 ? "%.2f" : "%.3f"))
+	}'
+}
+
+cat <<EOF
+
+Side by side on $(nproc) cores, $(date -u +%Y-%m-%d); ours $("$work/openclaw" --version 2>/dev/null | head -n1), real OpenClaw $REAL_VERSION.
+The load client shares the cores with the gateway under test; compare ratios, not absolute numbers.
+
+| figure | ours | real OpenClaw | ours better by |
+| --- | --- | --- | --- |
+EOF
+row "launch to listening (ms)" listen_ms 1 low
+row "launch to ready (ms)" ready_ms 1 low
+row "idle RSS after ${IDLE_SECONDS} s (MB)" idle_rss_kb 1024 low
+row "RSS after the load runs (MB)" load_rss_kb 1024 low
+row "processes when idle" procs 1 none
+row "threads when idle" threads 1 none
+row "connect handshake p50 (ms)" c1.handshakeP50Ms 1 low
+row "connect handshake p99 (ms)" c1.handshakeP99Ms 1 low
+for c in 1 8 32; do
+	row "health, $c conn: p50 (ms)" "c$c.p50Ms" 1 low
+	row "health, $c conn: p99 (ms)" "c$c.p99Ms" 1 low
+	row "health, $c conn: req/s" "c$c.reqPerSec" 1 high
+done
+echo
+log "raw results in $RESULTS_DIR"
