@@ -14,19 +14,23 @@ import (
 // registerMethods adds the gateway's own methods. Methods of later parts
 // (agents, channels, nodes, cron) answer "unknown method" until they land.
 func (s *System) registerMethods() {
-	// health answers any authenticated connection, nodes included.
-	s.srv.Handle("health", rpc.Route{Scope: protocol.ScopeNone, Handler: s.handleHealth})
-	s.srv.HandleFunc("status", s.handleStatus)
-	s.srv.HandleFunc("system-presence", func(ctx context.Context, req *rpc.Request) (any, error) {
+	// health answers any authenticated connection, nodes included. These
+	// reads never block, so they run inline on the connection's reader.
+	s.srv.Handle("health", rpc.Route{Scope: protocol.ScopeNone, Inline: true, Handler: s.handleHealth})
+	read := func(method string, h rpc.Handler) {
+		s.srv.Handle(method, rpc.Route{Scope: protocol.ScopeRead, Inline: true, Handler: h})
+	}
+	read("status", s.handleStatus)
+	read("system-presence", func(ctx context.Context, req *rpc.Request) (any, error) {
 		return s.presence(), nil
 	})
-	s.srv.HandleFunc("logs.tail", s.handleLogsTail)
-	s.srv.HandleFunc("gateway.identity.get", func(ctx context.Context, req *rpc.Request) (any, error) {
+	read("gateway.identity.get", func(ctx context.Context, req *rpc.Request) (any, error) {
 		return s.identity, nil
 	})
-	s.srv.HandleFunc("last-heartbeat", func(ctx context.Context, req *rpc.Request) (any, error) {
+	read("last-heartbeat", func(ctx context.Context, req *rpc.Request) (any, error) {
 		return nil, nil // no heartbeat has run yet; the heartbeat runner arrives with automation
 	})
+	s.srv.HandleFunc("logs.tail", s.handleLogsTail)
 	s.registerConfigMethods()
 }
 

@@ -36,6 +36,10 @@ type Conn struct {
 	deviceToken string
 	authMethod  string
 
+	// writeMu is held by whoever writes data frames: the writer goroutine
+	// for a batch, or a sender taking the direct path.
+	writeMu sync.Mutex
+
 	mu         sync.Mutex
 	queue      [][]byte
 	queued     int
@@ -121,7 +125,7 @@ func (c *Conn) sendResponse(r *protocol.Response) {
 		b = append(b, id...)
 		b = append(b, `,"ok":true,"payload":`...)
 		b = append(b, raw...)
-		c.enqueue(append(b, '}'))
+		c.sendDirect(append(b, '}'))
 		return
 	}
 	b, err := json.Marshal(r)
@@ -129,7 +133,7 @@ func (c *Conn) sendResponse(r *protocol.Response) {
 		c.srv.log.Error("encode response", "id", r.ID, "err", err)
 		b, _ = json.Marshal(protocol.ErrResponse(r.ID, protocol.Errorf(protocol.CodeUnavailable, "response could not be encoded")))
 	}
-	c.enqueue(b)
+	c.sendDirect(b)
 }
 
 // eventFrame is an event encoded once for many connections; only the
@@ -168,6 +172,33 @@ func (c *Conn) enqueueEvent(f eventFrame) {
 	b = append(b, '}')
 	c.pushLocked(b)
 	c.mu.Unlock()
+}
+
+// writeTimeout bounds one frame write to a client that stopped reading.
+const writeTimeout = 30 * time.Second
+
+// sendDirect writes a response at once, from the caller's goroutine, when
+// nothing is queued before it and no write is under way; otherwise it
+// queues it. It saves the hand-off to the writer goroutine on the common
+// path (one call in flight) without reordering anything queued earlier:
+// the writer takes a batch only while holding writeMu.
+func (c *Conn) sendDirect(b []byte) {
+	if c.writeMu.TryLock() {
+		c.mu.Lock()
+		direct := len(c.queue) == 0 && !c.closed && !c.closing
+		c.mu.Unlock()
+		if direct {
+			c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+			err := c.ws.WriteMessage(websocket.TextMessage, b)
+			c.writeMu.Unlock()
+			if err != nil {
+				c.markClosed()
+			}
+			return
+		}
+		c.writeMu.Unlock()
+	}
+	c.enqueue(b)
 }
 
 func (c *Conn) enqueue(b []byte) {
@@ -246,6 +277,7 @@ func (c *Conn) writeLoop() {
 				return
 			}
 		}
+		c.writeMu.Lock()
 		c.mu.Lock()
 		batch := c.queue
 		c.queue, c.queued = nil, 0
@@ -255,12 +287,14 @@ func (c *Conn) writeLoop() {
 			if c.condemned() {
 				break // a slow consumer gets its close frame, not the backlog
 			}
-			c.ws.SetWriteDeadline(time.Now().Add(30 * time.Second))
+			c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
 			if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
+				c.writeMu.Unlock()
 				c.markClosed()
 				return
 			}
 		}
+		c.writeMu.Unlock()
 		if closing {
 			c.mu.Lock()
 			rest := len(c.queue)

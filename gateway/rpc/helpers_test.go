@@ -23,7 +23,7 @@ type testGateway struct {
 	auth AuthConfig
 }
 
-func startTestServer(t *testing.T, mutate func(*Options, *AuthConfig)) *testGateway {
+func startTestServer(t testing.TB, mutate func(*Options, *AuthConfig)) *testGateway {
 	t.Helper()
 	g := &testGateway{auth: AuthConfig{Mode: "token", Token: testToken, RateLimit: RateLimitConfig{ExemptLoopback: true}}}
 	opts := Options{Auth: func() AuthConfig { return g.auth }, TickInterval: time.Hour}
@@ -31,7 +31,7 @@ func startTestServer(t *testing.T, mutate func(*Options, *AuthConfig)) *testGate
 		mutate(&opts, &g.auth)
 	}
 	g.srv = NewServer(opts)
-	g.srv.Handle("health", Route{Scope: protocol.ScopeNone, Handler: func(ctx context.Context, r *Request) (any, error) { return map[string]any{"ok": true}, nil }})
+	g.srv.Handle("health", Route{Scope: protocol.ScopeNone, Inline: true, Handler: func(ctx context.Context, r *Request) (any, error) { return map[string]any{"ok": true}, nil }})
 	g.srv.HandleFunc("status", func(ctx context.Context, r *Request) (any, error) { return map[string]any{"ok": true}, nil })
 	g.srv.Start()
 	g.http = httptest.NewServer(g.srv)
@@ -46,7 +46,7 @@ func startTestServer(t *testing.T, mutate func(*Options, *AuthConfig)) *testGate
 }
 
 // dial opens a socket and returns it with the challenge it got.
-func (g *testGateway) dial(t *testing.T, hdr http.Header) (*websocket.Conn, protocol.ChallengePayload) {
+func (g *testGateway) dial(t testing.TB, hdr http.Header) (*websocket.Conn, protocol.ChallengePayload) {
 	t.Helper()
 	ws, resp, err := websocket.DefaultDialer.Dial(g.url, hdr)
 	if err != nil {
@@ -69,7 +69,7 @@ func (g *testGateway) dial(t *testing.T, hdr http.Header) (*websocket.Conn, prot
 	return ws, ev.Payload
 }
 
-func readInto(t *testing.T, ws *websocket.Conn, v any) {
+func readInto(t testing.TB, ws *websocket.Conn, v any) {
 	t.Helper()
 	ws.SetReadDeadline(time.Now().Add(5 * time.Second))
 	_, data, err := ws.ReadMessage()
@@ -81,7 +81,7 @@ func readInto(t *testing.T, ws *websocket.Conn, v any) {
 	}
 }
 
-func send(t *testing.T, ws *websocket.Conn, v any) {
+func send(t testing.TB, ws *websocket.Conn, v any) {
 	t.Helper()
 	if err := ws.WriteJSON(v); err != nil {
 		t.Fatalf("write: %v", err)
@@ -105,7 +105,7 @@ type response struct {
 	Error   *protocol.Error `json:"error"`
 }
 
-func (g *testGateway) connected(t *testing.T, scopes ...string) *websocket.Conn {
+func (g *testGateway) connected(t testing.TB, scopes ...string) *websocket.Conn {
 	t.Helper()
 	ws, _ := g.dial(t, nil)
 	send(t, ws, cliConnect(scopes...))

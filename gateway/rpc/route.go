@@ -20,7 +20,10 @@ type Route struct {
 	// methods; ScopeNone lets any authenticated connection call it.
 	Scope protocol.Scope
 	// Hidden methods are callable but not listed in hello-ok.
-	Hidden  bool
+	Hidden bool
+	// Inline handlers never block: they run on the connection's reader
+	// goroutine, which saves a goroutine (and its stack growth) per call.
+	Inline  bool
 	Handler Handler
 }
 

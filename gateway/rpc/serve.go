@@ -131,6 +131,10 @@ func (c *Conn) readLoop() {
 			c.sendResponse(protocol.ErrResponse(req.ID, protocol.Errorf(protocol.CodeInvalidRequest, "already connected")))
 			continue
 		}
+		if rt, ok := c.srv.route(req.Method); ok && rt.Inline {
+			c.dispatch(req)
+			continue
+		}
 		select {
 		case c.inflight <- struct{}{}:
 		case <-c.ctx.Done():

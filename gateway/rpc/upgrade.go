@@ -25,7 +25,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "origin not allowed", http.StatusForbidden)
 		return
 	}
+	// Count the connection before upgrading, and not at all once
+	// Shutdown has begun waiting.
+	s.mu.RLock()
+	if s.closing {
+		s.mu.RUnlock()
+		http.Error(w, "gateway shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	s.wg.Add(1)
+	s.mu.RUnlock()
 	if s.preauth.Add(1) > int64(s.opts.MaxPreauth) {
+		s.wg.Done()
 		s.preauth.Add(-1)
 		http.Error(w, "too many unauthenticated connections", http.StatusServiceUnavailable)
 		return
@@ -33,10 +44,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ws, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		s.preauth.Add(-1)
+		s.wg.Done()
 		return // Upgrade already wrote the HTTP error
 	}
 	c := newConn(s, ws, ip, origin, forwarded)
-	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		c.serve()
