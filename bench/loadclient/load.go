@@ -7,9 +7,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/openclaw-go/openclaw/gateway/client"
-	"github.com/openclaw-go/openclaw/gateway/protocol"
 )
 
 // report is the JSON result. Durations are in milliseconds.
@@ -49,23 +46,6 @@ func (r *report) summary() string {
 		r.Handshake.P50Ms, r.Handshake.P99Ms, r.Requests, r.Errors)
 }
 
-// dial connects once with the CLI's identity and returns the time from
-// opening the socket to hello-ok.
-func dial(ctx context.Context, cfg config) (*client.Client, time.Duration, error) {
-	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-	defer cancel()
-	start := time.Now()
-	c, err := client.Dial(ctx, client.Options{
-		URL:        cfg.URL,
-		Token:      cfg.Token,
-		Role:       protocol.RoleOperator,
-		Scopes:     []string{string(protocol.ScopeRead)},
-		ClientID:   "cli",
-		ClientMode: "cli",
-	})
-	return c, time.Since(start), err
-}
-
 // measure runs the handshakes, then the load, and reports both.
 func measure(ctx context.Context, cfg config) (*report, error) {
 	rep := &report{URL: cfg.URL, Method: cfg.Method, Conns: cfg.Conns, RequestsPerConn: cfg.Requests}
@@ -81,7 +61,7 @@ func measure(ctx context.Context, cfg config) (*report, error) {
 		c.Close()
 	}
 
-	conns := make([]*client.Client, cfg.Conns)
+	conns := make([]*conn, cfg.Conns)
 	defer func() {
 		for _, c := range conns {
 			if c != nil {
@@ -101,16 +81,16 @@ func measure(ctx context.Context, cfg config) (*report, error) {
 	}
 	rep.Handshake = summarise(handshakes)
 
-	call := func(c *client.Client) (time.Duration, error) {
-		ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-		defer cancel()
-		start := time.Now()
-		var params any
-		if cfg.Params != nil {
-			params = cfg.Params
+	var params any
+	if cfg.Params != nil {
+		params = cfg.Params
+	}
+	call := func(c *conn) (time.Duration, error) {
+		if err := ctx.Err(); err != nil {
+			return 0, err
 		}
-		err := c.Call(ctx, cfg.Method, params, nil)
-		return time.Since(start), err
+		c.ws.SetReadDeadline(time.Now().Add(cfg.Timeout))
+		return c.do(cfg.Method, params)
 	}
 
 	for _, c := range conns {

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/gorilla/websocket"
+
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+)
+
+// conn is one load connection: a bare socket with one call in flight, so
+// the client spends as little CPU as it can and leaves the cores to the
+// gateway under test (it runs on the same machine). The same client
+// measures every gateway, so the ratios stay fair.
+type conn struct {
+	ws   *websocket.Conn
+	next int
+}
+
+// dial opens a socket and performs the handshake as the real CLI does:
+// wait for connect.challenge, send connect (client cli/cli, operator,
+// operator.read, token, protocol 4), read hello-ok. It returns the time
+// from opening the socket to hello-ok.
+func dial(ctx context.Context, cfg config) (*conn, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	start := time.Now()
+	ws, _, err := websocket.DefaultDialer.DialContext(ctx, cfg.URL, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		ws.SetReadDeadline(dl)
+	}
+	c := &conn{ws: ws, next: 1}
+	var ev protocol.Inbound
+	if err := ws.ReadJSON(&ev); err != nil || ev.Event != protocol.EventConnectChallenge {
+		ws.Close()
+		return nil, 0, fmt.Errorf("no connect.challenge: %v", err)
+	}
+	params := protocol.ConnectParams{
+		MinProtocol: protocol.Version, MaxProtocol: protocol.Version,
+		Client: protocol.ClientInfo{ID: "cli", Version: "bench", Platform: "linux", DeviceFamily: "Linux", Mode: "cli", InstanceID: uuid.NewString()},
+		Caps:   []string{}, Role: string(protocol.RoleOperator), Scopes: []string{string(protocol.ScopeRead)},
+		Auth: &protocol.ConnectAuth{Token: cfg.Token},
+	}
+	res, err := c.call("connect", params)
+	if err != nil {
+		ws.Close()
+		return nil, 0, err
+	}
+	if !res.OK {
+		ws.Close()
+		return nil, 0, res.Error
+	}
+	ws.SetReadDeadline(time.Time{})
+	return c, time.Since(start), nil
+}
+
+// call sends one request and reads until its response, skipping events.
+func (c *conn) call(method string, params any) (*protocol.Inbound, error) {
+	id := strconv.Itoa(c.next) + ":bench"
+	c.next++
+	p, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	req := protocol.Request{Type: protocol.KindReq, ID: id, Method: method, Params: p}
+	if params == nil {
+		req.Params = nil
+	}
+	if err := c.ws.WriteJSON(req); err != nil {
+		return nil, err
+	}
+	for {
+		var in protocol.Inbound
+		if err := c.ws.ReadJSON(&in); err != nil {
+			return nil, err
+		}
+		if in.Type == protocol.KindRes && in.ID == id {
+			return &in, nil
+		}
+	}
+}
+
+// do performs one load request and returns its latency.
+func (c *conn) do(method string, params any) (time.Duration, error) {
+	start := time.Now()
+	res, err := c.call(method, params)
+	d := time.Since(start)
+	if err != nil {
+		return d, err
+	}
+	if !res.OK {
+		if res.Error == nil {
+			return d, errors.New("error response without error")
+		}
+		return d, res.Error
+	}
+	return d, nil
+}
+
+func (c *conn) Close() error { return c.ws.Close() }
