@@ -143,7 +143,15 @@ func (s *System) loadConfig() (*config.Snapshot, error) {
 		if err := os.MkdirAll(filepath.Dir(s.opts.ConfigPath), 0o700); err != nil {
 			return nil, fmt.Errorf("create config dir: %w", err)
 		}
-		if err := os.WriteFile(s.opts.ConfigPath, config.DefaultFile(token), 0o600); err != nil {
+		content := config.DefaultFile(token)
+		if s.opts.Dev {
+			// The dev profile lives on its own port so it can run beside
+			// the main gateway; the CLI's --dev reads it from this file.
+			if c, err := config.Set(content, "gateway.port", DevPort); err == nil {
+				content = c
+			}
+		}
+		if err := os.WriteFile(s.opts.ConfigPath, content, 0o600); err != nil {
 			return nil, fmt.Errorf("write first config %s: %w", s.opts.ConfigPath, err)
 		}
 		fmt.Fprintf(s.opts.Stderr, "openclaw: wrote a new config to %s with a random gateway token (gateway.auth.token)\n", s.opts.ConfigPath)
@@ -197,7 +205,7 @@ func (s *System) port(snap *config.Snapshot) int {
 			return p
 		}
 	}
-	if snap.Config.Gateway.Port != 0 && !(s.opts.Dev && snap.Config.Gateway.Port == DefaultPort) {
+	if _, set := lookup(snap.Tree, "gateway", "port"); set && snap.Config.Gateway.Port != 0 {
 		return snap.Config.Gateway.Port
 	}
 	if s.opts.Dev {
@@ -401,4 +409,19 @@ func (s *System) helloSnapshot(c *rpc.Conn) protocol.Snapshot {
 		},
 		Suspension: &protocol.Suspension{Phase: "accepting"},
 	}
+}
+
+// lookup finds a value in the config tree by key path.
+func lookup(tree map[string]any, path ...string) (any, bool) {
+	var v any = tree
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[k]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
 }
