@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -138,7 +137,7 @@ func (s *System) writeConfig(method string, raw []byte, baseHash string, apply b
 	if err := s.checkStartable(snap); err != nil {
 		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "%v", err)
 	}
-	if err := writeFileAtomic(path, raw); err != nil {
+	if err := config.WriteFile(path, raw); err != nil {
 		return nil, err
 	}
 	restart := config.Diff(s.current().snap.Config, snap.Config)
@@ -155,30 +154,6 @@ func (s *System) writeConfig(method string, raw []byte, baseHash string, apply b
 	return out, nil
 }
 
-// writeFileAtomic replaces path so a reader (or the watcher) never sees a
-// half-written file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".openclaw.json.*")
-	if err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write config: %w", err)
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write config: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	return nil
-}
 
 // redactRaw replaces every secret value in the config text, keeping the
 // rest as the user wrote it. Secrets that came from an $include or an

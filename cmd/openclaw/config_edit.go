@@ -79,7 +79,6 @@ func parseErrors(path string, src []byte, opts config.LoadOptions) config.Issues
 // mode (0600 for a new file: it may hold secrets). It fails if the file no
 // longer holds old, i.e. someone else wrote it since it was read.
 func writeConfigFile(path string, old, data []byte) error {
-	mode := os.FileMode(0o600)
 	cur, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -90,37 +89,6 @@ func writeConfigFile(path string, old, data []byte) error {
 		return fmt.Errorf("write config: %w", err)
 	case !bytes.Equal(cur, old):
 		return fmt.Errorf("write config %s: the file changed while editing; try again", path)
-	default:
-		if fi, err := os.Stat(path); err == nil {
-			mode = fi.Mode().Perm()
-		}
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, ".openclaw-*.json.tmp")
-	if err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write config: %w", err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write config: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write config: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write config: %w", err)
-	}
-	return nil
+	return config.WriteFile(path, data)
 }
