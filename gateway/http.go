@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // httpHandler multiplexes the gateway port: WebSocket upgrades go to the
@@ -17,12 +18,10 @@ func (s *System) httpHandler() http.Handler {
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "status": "live"})
 	})
+	// The mux is served only once every part is built, so ready means
+	// ready; the shape is OpenClaw's.
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		if s.srv == nil {
-			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "status": "starting"})
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "status": "ready"})
+		writeJSON(w, http.StatusOK, map[string]any{"ready": true, "failing": []string{}, "uptimeMs": time.Since(s.started).Milliseconds()})
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if isUpgrade(r) {

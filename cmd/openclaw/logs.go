@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -95,14 +98,29 @@ func (s *session) tail(ctx context.Context, params map[string]any) (json.RawMess
 	return raw, res, nil
 }
 
-// printLogs prints one poll. Notices about rotation and skipped bytes go
-// to stderr so stdout holds only log lines.
+// printLogs prints one poll. Text mode shows each JSON log line as
+// "time level subsystem: message attrs"; other lines as they are. JSON
+// mode writes JSON lines as OpenClaw's CLI does: a meta line, one line per
+// log entry, and a notice when the tail was cut. Notices about rotation
+// and skipped bytes go to stderr so stdout holds only log lines.
 func (a *app) printLogs(raw json.RawMessage, res logsTailResult, asJSON, follow, first bool) error {
 	if asJSON {
-		if follow {
-			return writeJSONLine(a.stdout, raw)
+		if first || res.Reset {
+			if err := writeJSONLine(a.stdout, map[string]any{"type": "meta", "file": res.File, "sourceKind": "file", "cursor": res.Cursor, "size": res.Size}); err != nil {
+				return err
+			}
 		}
-		return writeJSON(a.stdout, raw)
+		for _, line := range res.Lines {
+			entry := parseLogLine(line)
+			entry["type"] = "log"
+			if err := writeJSONLine(a.stdout, entry); err != nil {
+				return err
+			}
+		}
+		if res.Truncated && !follow {
+			return writeJSONLine(a.stdout, map[string]any{"type": "notice", "message": "Log tail truncated (increase --limit or --max-bytes)."})
+		}
+		return nil
 	}
 	if first && follow && res.File != "" {
 		fmt.Fprintf(a.stderr, "Following %s (Ctrl-C to stop)\n", res.File)
@@ -114,9 +132,68 @@ func (a *app) printLogs(raw json.RawMessage, res logsTailResult, asJSON, follow,
 		fmt.Fprintf(a.stderr, "-- skipped %d bytes --\n", res.SkippedBytes)
 	}
 	for _, line := range res.Lines {
-		if _, err := fmt.Fprintln(a.stdout, line); err != nil {
+		if _, err := fmt.Fprintln(a.stdout, formatLogLine(line)); err != nil {
 			return fmt.Errorf("write log line: %w", err)
 		}
 	}
 	return nil
+}
+
+// logFields are the keys of a gateway log line shown in the prefix.
+var logFields = []string{"time", "level", "subsystem", "message"}
+
+// parseLogLine reads a JSON log line into time, level, subsystem,
+// message and raw; a line that is not a JSON object keeps only raw.
+func parseLogLine(line string) map[string]any {
+	out := map[string]any{"raw": line}
+	var m map[string]any
+	if json.Unmarshal([]byte(line), &m) != nil {
+		out["message"] = line
+		return out
+	}
+	for _, k := range logFields {
+		if v, ok := m[k].(string); ok {
+			out[k] = v
+		}
+	}
+	if lvl, ok := out["level"].(string); ok {
+		out["level"] = strings.ToLower(lvl)
+	}
+	return out
+}
+
+// formatLogLine renders a JSON log line for people; other lines pass
+// through unchanged.
+func formatLogLine(line string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(line), &m) != nil {
+		return line
+	}
+	str := func(k string) string { v, _ := m[k].(string); return v }
+	var b strings.Builder
+	if t, err := time.Parse(time.RFC3339Nano, str("time")); err == nil {
+		b.WriteString(t.Local().Format("15:04:05.000"))
+	} else {
+		b.WriteString(str("time"))
+	}
+	fmt.Fprintf(&b, " %-5s ", strings.ToLower(str("level")))
+	if sub := str("subsystem"); sub != "" {
+		b.WriteString(sub + ": ")
+	}
+	b.WriteString(str("message"))
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if !slices.Contains(logFields, k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v, err := json.Marshal(m[k])
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(&b, " %s=%s", k, v)
+	}
+	return b.String()
 }

@@ -68,9 +68,26 @@ func TestLogs(t *testing.T) {
 	}
 
 	stdout, _, err = runCLI(t, "logs", "--json", "--url", srv.URL(), "--token", testToken)
-	var res logsTailResult
-	if err != nil || json.Unmarshal([]byte(stdout), &res) != nil || len(res.Lines) != 3 || res.Cursor != 3 {
-		t.Errorf("--json: %q %v", stdout, err)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var meta, first map[string]any
+	if err != nil || len(lines) != 4 || json.Unmarshal([]byte(lines[0]), &meta) != nil || json.Unmarshal([]byte(lines[1]), &first) != nil {
+		t.Fatalf("--json: %q %v", stdout, err)
+	}
+	if meta["type"] != "meta" || meta["cursor"] != float64(3) || first["type"] != "log" || first["message"] != "one" {
+		t.Errorf("--json lines: %v %v", meta, first)
+	}
+}
+
+func TestFormatLogLine(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain text", "plain text"},
+		{`{"time":"bad","level":"info","subsystem":"rpc","message":"client connected","conn":"c1"}`, `bad info  rpc: client connected conn="c1"`},
+		{`{"time":"x","level":"warn","message":"m","n":2,"a":true}`, `x warn  m a=true n=2`},
+	}
+	for _, tt := range tests {
+		if got := formatLogLine(tt.in); got != tt.want {
+			t.Errorf("formatLogLine(%s) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
 
