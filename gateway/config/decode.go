@@ -142,7 +142,24 @@ func (d *decoder) decodeField(n *node, v reflect.Value, f fieldInfo, k *keyTree,
 		}
 		b := n.boolean
 		v.Set(reflect.ValueOf(&b))
-	case reflect.Slice: // []string
+	case reflect.Map: // map[string]T: an object whose keys the user names
+		if n.kind != kindObject {
+			d.typeError(n, path, "an object")
+			return
+		}
+		m := reflect.MakeMapWithSize(v.Type(), len(n.members))
+		elemInfo := fieldInfo{name: f.name, goName: f.goName, enum: f.enum, min: f.min, max: f.max}
+		for _, mem := range n.members {
+			elem := reflect.New(v.Type().Elem()).Elem()
+			d.decodeField(mem.val, elem, elemInfo, k.child(mem.key), append(segs[:len(segs):len(segs)], segment{key: mem.key}))
+			m.SetMapIndex(reflect.ValueOf(mem.key), elem)
+		}
+		v.Set(m)
+	case reflect.Slice:
+		if v.Type().Elem().Kind() != reflect.String {
+			d.decodeList(n, v, f, k, segs)
+			return
+		}
 		if n.kind != kindArray {
 			d.typeError(n, path, "an array of strings")
 			return
@@ -162,6 +179,20 @@ func (d *decoder) decodeField(n *node, v reflect.Value, f fieldInfo, k *keyTree,
 	default:
 		panic(fmt.Sprintf("config: field %s has unsupported kind %s", f.goName, v.Kind()))
 	}
+}
+
+// decodeList decodes an array of objects (or other non-string elements).
+func (d *decoder) decodeList(n *node, v reflect.Value, f fieldInfo, k *keyTree, segs []segment) {
+	path := formatPath(segs)
+	if n.kind != kindArray {
+		d.typeError(n, path, "an array")
+		return
+	}
+	out := reflect.MakeSlice(v.Type(), len(n.elems), len(n.elems))
+	for i, e := range n.elems {
+		d.decodeField(e, out.Index(i), f, k.items(), append(segs[:len(segs):len(segs)], segment{index: i, isIndex: true}))
+	}
+	v.Set(out)
 }
 
 // integer checks that n is a whole number within the field's bounds.

@@ -33,6 +33,23 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
     trustedProxies: ["127.0.0.1", "10.0.0.0/8"],
   },
   logging: { level: "debug", file: "/var/log/oc.log", consoleStyle: "json" },
+  models: { providers: {
+    local: { api: "openai-completions", baseUrl: "http://127.0.0.1:11434/v1", apiKey: "k", headers: { "X-A": "1" },
+      timeoutSeconds: 30, maxTokens: 1000, models: [{ id: "llama3", name: "Llama", contextWindow: 8192, maxTokens: 512 }] },
+  } },
+  agents: {
+    defaults: {
+      model: { primary: "local/llama3", fallbacks: ["local/other"] }, workspace: "/w", timeoutSeconds: 60,
+      subagents: { maxConcurrent: 2, maxSpawnDepth: 2, maxChildrenPerAgent: 3, allowAgents: ["*"], announceTimeoutMs: 5,
+        archiveAfterMinutes: 6, runTimeoutSeconds: 7, model: "local/small" },
+    },
+    entries: { main: { name: "Main", description: "d", workspace: "/m", model: "local/llama3",
+      identity: { name: "M", emoji: "m", avatar: "a.png", theme: "t" }, default: true,
+      subagents: { allowAgents: ["helper"], model: "local/small" } } },
+    ownership: "explicit",
+  },
+  session: { scope: "global", dmScope: "per-peer", groupScope: "main", mainKey: "home",
+    reset: { mode: "idle", atHour: 5, idleMinutes: 30 }, resetTriggers: ["/fresh"], identityLinks: { alice: ["telegram:1"] } },
 }`
 	snap, errs, warns := parseTest(t, src, nil)
 	if len(errs) > 0 || len(warns) > 0 {
@@ -53,6 +70,25 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
 			TrustedProxies: []string{"127.0.0.1", "10.0.0.0/8"},
 		},
 		Logging: Logging{Level: "debug", File: "/var/log/oc.log", ConsoleStyle: "json"},
+		Models: Models{Providers: map[string]ModelProvider{"local": {
+			API: "openai-completions", BaseURL: "http://127.0.0.1:11434/v1", APIKey: SecretInput{Value: "k"},
+			Headers: map[string]string{"X-A": "1"}, TimeoutSeconds: 30, MaxTokens: 1000,
+			Models: []ModelDefinition{{ID: "llama3", Name: "Llama", ContextWindow: 8192, MaxTokens: 512}},
+		}}},
+		Agents: Agents{
+			Defaults: AgentDefaults{
+				Model: ModelRef{Primary: "local/llama3", Fallbacks: []string{"local/other"}}, Workspace: "/w", TimeoutSeconds: 60,
+				Subagents: SubagentDefaults{MaxConcurrent: 2, MaxSpawnDepth: 2, MaxChildrenPerAgent: 3, AllowAgents: []string{"*"},
+					AnnounceTimeoutMs: 5, ArchiveAfterMinutes: 6, RunTimeoutSeconds: 7, Model: ModelRef{Primary: "local/small"}},
+			},
+			Entries: map[string]AgentEntry{"main": {Name: "Main", Description: "d", Workspace: "/m", Model: ModelRef{Primary: "local/llama3"},
+				Identity: AgentIdentity{Name: "M", Emoji: "m", Avatar: "a.png", Theme: "t"}, Default: true,
+				Subagents: AgentSubagents{AllowAgents: []string{"helper"}, Model: ModelRef{Primary: "local/small"}}}},
+			Ownership: "explicit",
+		},
+		Session: Session{Scope: "global", DmScope: "per-peer", GroupScope: "main", MainKey: "home",
+			Reset: SessionReset{Mode: "idle", AtHour: 5, IdleMinutes: 30}, ResetTriggers: []string{"/fresh"},
+			IdentityLinks: map[string][]string{"alice": {"telegram:1"}}},
 	}
 	if !reflect.DeepEqual(snap.Config, want) {
 		t.Errorf("config =\n%+v\nwant\n%+v", snap.Config, want)

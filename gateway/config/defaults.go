@@ -39,6 +39,18 @@ func Defaults() *Config {
 			Reload:    Reload{Mode: "hybrid"},
 		},
 		Logging: Logging{Level: "info", ConsoleStyle: "pretty"},
+		Agents: Agents{Defaults: AgentDefaults{
+			TimeoutSeconds: 48 * 60 * 60,
+			Subagents: SubagentDefaults{
+				MaxConcurrent: 8, MaxSpawnDepth: 1, MaxChildrenPerAgent: 5,
+				AnnounceTimeoutMs: 120_000, ArchiveAfterMinutes: 60,
+			},
+		}},
+		Session: Session{
+			Scope: "per-sender", DmScope: "main", GroupScope: "per-group", MainKey: "main",
+			Reset:         SessionReset{Mode: "none", AtHour: 4},
+			ResetTriggers: []string{"/new", "/reset"},
+		},
 	}
 }
 
@@ -51,7 +63,7 @@ func (c *Config) ApplyDefaults() {
 }
 
 func fillZero(dst, def reflect.Value) {
-	if dst.Kind() == reflect.Struct && dst.Type() != reflect.TypeFor[SecretInput]() {
+	if dst.Kind() == reflect.Struct && !isLeafType(dst.Type()) {
 		for i := range dst.NumField() {
 			if dst.Type().Field(i).IsExported() {
 				fillZero(dst.Field(i), def.Field(i))

@@ -52,7 +52,7 @@ func Changes(old, new *Config) []string {
 }
 
 func diffValue(a, b reflect.Value, path string, out *[]string) {
-	if a.Kind() == reflect.Struct && a.Type() != reflect.TypeFor[SecretInput]() {
+	if a.Kind() == reflect.Struct && !isLeafType(a.Type()) {
 		for _, f := range fieldsOf(a.Type()) {
 			diffValue(a.Field(f.index), b.Field(f.index), joinPath(path, f.name), out)
 		}
@@ -65,12 +65,22 @@ func diffValue(a, b reflect.Value, path string, out *[]string) {
 
 func leafEqual(a, b reflect.Value) bool {
 	switch a.Kind() {
-	case reflect.Slice:
-		return slices.Equal(a.Interface().([]string), b.Interface().([]string)) || (a.Len() == 0 && b.Len() == 0)
+	case reflect.Slice, reflect.Map:
+		return (a.Len() == 0 && b.Len() == 0) || reflect.DeepEqual(a.Interface(), b.Interface())
 	case reflect.Struct:
-		return a.Interface().(SecretInput).Equal(b.Interface().(SecretInput))
+		if sa, ok := a.Interface().(SecretInput); ok {
+			return sa.Equal(b.Interface().(SecretInput))
+		}
+		return reflect.DeepEqual(a.Interface(), b.Interface())
 	case reflect.Pointer: // every *bool field defaults to true
 		return boolOr(a.Interface().(*bool), true) == boolOr(b.Interface().(*bool), true)
 	}
 	return reflect.DeepEqual(a.Interface(), b.Interface())
+}
+
+// isLeafType reports struct types that are one config value with their
+// own JSON shape (SecretInput, ModelRef), compared whole.
+func isLeafType(t reflect.Type) bool {
+	_, ok := reflect.New(t).Interface().(nodeDecoder)
+	return ok
 }

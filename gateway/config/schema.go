@@ -70,7 +70,9 @@ func fieldSchema(t reflect.Type, f fieldInfo, def reflect.Value, known *keyTree)
 	case reflect.Pointer, reflect.Bool:
 		s = map[string]any{"type": "boolean"}
 	case reflect.Slice:
-		s = map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
+		s = map[string]any{"type": "array", "items": elemSchema(t.Elem(), f, known.items())}
+	case reflect.Map:
+		s = map[string]any{"type": "object", "additionalProperties": elemSchema(t.Elem(), f, known.child("*"))}
 	case reflect.Struct:
 		return objectSchema(t, def, known)
 	default:
@@ -103,4 +105,12 @@ func fieldAt(v reflect.Value, path string) (doc string, val reflect.Value, ok bo
 		}
 	}
 	return doc, v, true
+}
+
+// elemSchema is the schema of a list element or map value.
+func elemSchema(t reflect.Type, f fieldInfo, known *keyTree) map[string]any {
+	if t.Kind() == reflect.String {
+		return map[string]any{"type": "string"}
+	}
+	return fieldSchema(t, fieldInfo{name: f.name, goName: f.goName}, reflect.Zero(t), known)
 }

@@ -15,6 +15,12 @@ type Config struct {
 	Gateway Gateway `json:"gateway"`
 	// Logging configures log output. Default: each key at its own default.
 	Logging Logging `json:"logging"`
+	// Models configures the model providers agents call. Default: no providers.
+	Models Models `json:"models"`
+	// Agents configures the agents and what they inherit. Default: one agent, "main".
+	Agents Agents `json:"agents"`
+	// Session configures how conversations map to sessions and when they reset. Default: each key at its own default.
+	Session Session `json:"session"`
 }
 
 // Gateway is the gateway.* section.
@@ -117,4 +123,166 @@ type Logging struct {
 	File string `json:"file"`
 	// Console output style: "pretty" (text for people) or "json" (one object a line). Default "pretty".
 	ConsoleStyle string `json:"consoleStyle" enum:"pretty,json"`
+}
+
+// Models is the models.* section.
+type Models struct {
+	// Model providers by name; agents refer to a model as "<provider>/<model id>". Default {} (none).
+	Providers map[string]ModelProvider `json:"providers"`
+}
+
+// ModelProvider is models.providers.<name>.
+type ModelProvider struct {
+	// Wire protocol: "openai-completions" (OpenAI and compatible servers such as Ollama, vLLM, llama.cpp, LM Studio, OpenRouter) or "anthropic-messages"; OpenClaw's other adapters are accepted but refused when used. Default "openai-completions".
+	API string `json:"api" enum:"openai-completions,openai-responses,openai-chatgpt-responses,anthropic-messages,google-generative-ai,google-vertex,github-copilot,bedrock-converse-stream,ollama,pi-messages,azure-openai-responses"`
+	// Base URL of the API, e.g. "http://127.0.0.1:11434/v1". Default: the vendor's public endpoint.
+	BaseURL string `json:"baseUrl"`
+	// API key: a string, "${ENV_VAR}" or a SecretRef. Default "" (none, for local servers).
+	APIKey SecretInput `json:"apiKey"`
+	// Extra HTTP headers sent with every request. Default {} (none).
+	Headers map[string]string `json:"headers"`
+	// Seconds one model call may take. Default 120.
+	TimeoutSeconds int `json:"timeoutSeconds" min:"1"`
+	// Most tokens a reply may use, unless the model entry says otherwise. Default 0 (the provider's default).
+	MaxTokens int `json:"maxTokens" min:"1"`
+	// The models this provider serves. Default [] (any model id is passed through).
+	Models []ModelDefinition `json:"models"`
+}
+
+// ModelDefinition is one entry of models.providers.<name>.models.
+type ModelDefinition struct {
+	// Model id as the provider knows it. Default "" (required).
+	ID string `json:"id"`
+	// Display name. Default "" (the id).
+	Name string `json:"name"`
+	// Context window in tokens, used to decide when to compact. Default 0 (128000).
+	ContextWindow int `json:"contextWindow" min:"1"`
+	// Most tokens a reply may use. Default 0 (the provider's setting).
+	MaxTokens int `json:"maxTokens" min:"1"`
+}
+
+// Agents is the agents.* section.
+type Agents struct {
+	// Settings every agent inherits unless its entry overrides them. Default: see each key.
+	Defaults AgentDefaults `json:"defaults"`
+	// The agents by id (letters, digits, _ and -; compared in lower case). Default {} (one implicit agent, "main").
+	Entries map[string]AgentEntry `json:"entries"`
+	// "explicit" marks a multi-agent setup whose operations must name their agent. Default "" (a sole agent).
+	Ownership string `json:"ownership" enum:"explicit"`
+	// The older list form of agents, read as if written under entries, with a warning. Default [] (none).
+	List []LegacyAgent `json:"list"`
+}
+
+// AgentDefaults is agents.defaults.
+type AgentDefaults struct {
+	// Model as "provider/model", or {primary, fallbacks}. Default: none (a message then says which key to set).
+	Model ModelRef `json:"model"`
+	// Workspace holding the agent's AGENTS.md, SOUL.md, USER.md, MEMORY.md and TOOLS.md. Default "" (<state dir>/workspace).
+	Workspace string `json:"workspace"`
+	// Seconds one agent run may take in all. Default 172800 (48 hours).
+	TimeoutSeconds int `json:"timeoutSeconds" min:"1"`
+	// Limits on sub-agents. Default: see each key.
+	Subagents SubagentDefaults `json:"subagents"`
+}
+
+// SubagentDefaults is agents.defaults.subagents.
+type SubagentDefaults struct {
+	// Sub-agent runs at once across the gateway. Default 8.
+	MaxConcurrent int `json:"maxConcurrent" min:"1"`
+	// How deep sub-agents may spawn sub-agents. Default 1.
+	MaxSpawnDepth int `json:"maxSpawnDepth" min:"0"`
+	// Live children one agent may have. Default 5.
+	MaxChildrenPerAgent int `json:"maxChildrenPerAgent" min:"1"`
+	// Agents a sub-agent may be spawned as; ["*"] allows any. Default [] (only the requester's own agent).
+	AllowAgents []string `json:"allowAgents"`
+	// Milliseconds to wait for a child's announcement. Default 120000.
+	AnnounceTimeoutMs int `json:"announceTimeoutMs" min:"0"`
+	// Minutes after which finished child sessions are archived. Default 60.
+	ArchiveAfterMinutes int `json:"archiveAfterMinutes" min:"0"`
+	// Seconds one sub-agent run may take. Default 0 (the agent timeout).
+	RunTimeoutSeconds int `json:"runTimeoutSeconds" min:"0"`
+	// Model for sub-agents. Default: none (the parent agent's model).
+	Model ModelRef `json:"model"`
+}
+
+// AgentEntry is agents.entries.<id>.
+type AgentEntry struct {
+	// Display name. Default "" (the id).
+	Name string `json:"name"`
+	// What the agent is for, shown to other agents. Default "".
+	Description string `json:"description"`
+	// Workspace directory. Default "" (agents.defaults.workspace; other agents get <state dir>/workspace-<id>).
+	Workspace string `json:"workspace"`
+	// Model as "provider/model", or {primary, fallbacks}. Default: none (agents.defaults.model).
+	Model ModelRef `json:"model"`
+	// How the agent presents itself. Default: none.
+	Identity AgentIdentity `json:"identity"`
+	// Which agent answers when none is named. Default false (the first agent, or "main").
+	Default bool `json:"default"`
+	// Sub-agent settings for this agent. Default: agents.defaults.subagents.
+	Subagents AgentSubagents `json:"subagents"`
+}
+
+// AgentIdentity is agents.entries.<id>.identity.
+type AgentIdentity struct {
+	// Name the agent uses for itself. Default "".
+	Name string `json:"name"`
+	// Emoji shown beside the agent. Default "".
+	Emoji string `json:"emoji"`
+	// Avatar: a workspace-relative path, an http(s) URL or a data URI. Default "".
+	Avatar string `json:"avatar"`
+	// Free-text persona theme. Default "".
+	Theme string `json:"theme"`
+}
+
+// AgentSubagents is agents.entries.<id>.subagents.
+type AgentSubagents struct {
+	// Agents this agent may spawn as sub-agents; ["*"] allows any. Default [] (agents.defaults.subagents.allowAgents).
+	AllowAgents []string `json:"allowAgents"`
+	// Model for this agent's sub-agents. Default: none.
+	Model ModelRef `json:"model"`
+}
+
+// LegacyAgent is one element of the older agents.list form.
+type LegacyAgent struct {
+	// Agent id. Default "" (required).
+	ID string `json:"id"`
+	// Display name. Default "".
+	Name string `json:"name"`
+	// Workspace directory. Default "".
+	Workspace string `json:"workspace"`
+	// Model as "provider/model", or {primary, fallbacks}. Default: none.
+	Model ModelRef `json:"model"`
+	// How the agent presents itself. Default: none.
+	Identity AgentIdentity `json:"identity"`
+	// Which agent answers when none is named. Default false.
+	Default bool `json:"default"`
+}
+
+// Session is the session.* section.
+type Session struct {
+	// "per-sender" keeps a session per sender; "global" shares one per channel context. Default "per-sender".
+	Scope string `json:"scope" enum:"per-sender,global"`
+	// How direct messages map to sessions: main, per-peer, per-channel-peer or per-account-channel-peer. Default "main".
+	DmScope string `json:"dmScope" enum:"main,per-peer,per-channel-peer,per-account-channel-peer"`
+	// How group chats map to sessions: per-group or main. Default "per-group".
+	GroupScope string `json:"groupScope" enum:"main,per-group"`
+	// Name of each agent's main session (agent:<id>:<mainKey>). Default "main".
+	MainKey string `json:"mainKey"`
+	// When sessions start afresh on their own. Default: never (mode "none").
+	Reset SessionReset `json:"reset"`
+	// Messages that start a new session when they begin a message. Default ["/new", "/reset"].
+	ResetTriggers []string `json:"resetTriggers"`
+	// Canonical identities and the channel peer ids that are the same person, e.g. {"alice": ["telegram:123"]}. Default {} (none).
+	IdentityLinks map[string][]string `json:"identityLinks"`
+}
+
+// SessionReset is session.reset.
+type SessionReset struct {
+	// none, daily (at atHour) or idle (after idleMinutes). Default "none".
+	Mode string `json:"mode" enum:"none,daily,idle"`
+	// Local hour (0-23) at which daily resets happen. Default 4.
+	AtHour int `json:"atHour" min:"0" max:"23"`
+	// Minutes of silence after which an idle reset happens. Default 0 (unset).
+	IdleMinutes int `json:"idleMinutes" min:"1"`
 }

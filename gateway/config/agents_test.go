@@ -1,0 +1,53 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestAgentsConfig(t *testing.T) {
+	tests := []struct {
+		name       string
+		src        string
+		wantIDs    []string
+		wantDef    string
+		errs       []string
+		warnSubstr string
+	}{
+		{"none configured", `{}`, []string{"main"}, "main", nil, ""},
+		{"entries, main preferred", `{agents:{entries:{zed:{}, main:{}, alpha:{}}}}`, []string{"main", "alpha", "zed"}, "main", nil, ""},
+		{"explicit default", `{agents:{entries:{zed:{default:true}, main:{}}}}`, []string{"zed", "main"}, "zed", nil, ""},
+		{"first id without main", `{agents:{entries:{zed:{}, bob:{}}}}`, []string{"bob", "zed"}, "bob", nil, ""},
+		{"legacy list migrated", `{agents:{list:[{id:"Work", default:true}, {id:"home"}]}}`, []string{"work", "home"}, "work", nil, "agents.list is the older form"},
+		{"bad id", `{agents:{entries:{"-bad":{}}}}`, nil, "", []string{`agent id "-bad"`}, ""},
+		{"two defaults", `{agents:{entries:{a:{default:true}, b:{default:true}}}}`, nil, "", []string{"only one agent may be the default"}, ""},
+		{"bad model ref", `{agents:{defaults:{model:"gpt-4o"}}}`, nil, "", []string{`agents.defaults.model: "gpt-4o" is not a model reference`}, ""},
+		{"bad fallback ref", `{agents:{defaults:{model:{primary:"a/b", fallbacks:["c"]}}}}`, nil, "", []string{`agents.defaults.model.fallbacks[0]: "c" is not a model reference`}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap, errs, warns := parseTest(t, tt.src, nil)
+			if len(tt.errs) > 0 {
+				for _, want := range tt.errs {
+					if !strings.Contains(strings.Join(errs, "\n"), want) {
+						t.Fatalf("errors %q, want one containing %q", errs, want)
+					}
+				}
+				return
+			}
+			if len(errs) > 0 {
+				t.Fatalf("errors: %q", errs)
+			}
+			if tt.warnSubstr != "" && !strings.Contains(strings.Join(warns, "\n"), tt.warnSubstr) {
+				t.Fatalf("warnings %q, want %q", warns, tt.warnSubstr)
+			}
+			if got := snap.Config.AgentIDs(); !reflect.DeepEqual(got, tt.wantIDs) {
+				t.Fatalf("AgentIDs = %v, want %v", got, tt.wantIDs)
+			}
+			if got := snap.Config.DefaultAgentID(); got != tt.wantDef {
+				t.Fatalf("DefaultAgentID = %q, want %q", got, tt.wantDef)
+			}
+		})
+	}
+}
