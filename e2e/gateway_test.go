@@ -43,6 +43,9 @@ type gateway struct {
 	// is how a user on the same machine runs it.
 	Env  []string
 	proc *proc
+	// argv and timeout start it again in restart.
+	argv    []string
+	timeout time.Duration
 }
 
 // realGatewayConfig is the real gateway's config: local mode and every
@@ -92,12 +95,22 @@ func startGateway(t *testing.T, o gatewayOpts) *gateway {
 	if o.Config != "" {
 		writeFile(t, configPath, o.Config)
 	}
+	g.argv, g.timeout = argv, timeout
 	g.proc = startProc(t, peer+" gateway", env, dir, argv...)
 	if !o.NoWait {
 		g.waitListening(t, timeout)
 		g.waitReady(t, timeout)
 	}
 	return g
+}
+
+// restart stops the gateway and starts it again on the same state.
+func (g *gateway) restart(t *testing.T) {
+	t.Helper()
+	g.proc.stop()
+	g.proc = startProc(t, peer+" gateway", g.Env, g.Dir, g.argv...)
+	g.waitListening(t, g.timeout)
+	g.waitReady(t, g.timeout)
 }
 
 // waitListening polls the port until it accepts a TCP connection, failing

@@ -23,6 +23,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/openclaw-go/openclaw/agents"
+	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/devices"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
@@ -82,6 +84,7 @@ type System struct {
 	storePath string
 	srv       *rpc.Server
 	devices   *devices.Registry
+	agents    *agents.Service
 	identity  Identity
 	health    *healthCache
 	addr      net.Addr
@@ -303,7 +306,7 @@ func parsePrefixes(log *slog.Logger, key string, in []string) []netip.Prefix {
 // serve runs the listener until ctx ends or a restart is asked for.
 func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.state.Store(s.liveFrom(snap))
-	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), migrations(), devices.Migrations())
+	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), migrations(), devices.Migrations(), sessions.Migrations())
 	if err != nil {
 		return err
 	}
@@ -329,6 +332,11 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.devices = devices.New(st.DB, s.log.With("component", "devices"), func() devices.Policy { return s.current().pairing }, s.srv)
 	s.srv.SetPairing(s.devices, s.devices.RecordAuthFailure)
 	s.devices.Register(s.srv)
+	s.agents = agents.New(snap.Config, agents.Options{
+		Store: sessions.New(st.DB, s.log), Emit: s.srv, Log: s.log.With("component", "agents"), StateDir: s.opts.StateDir,
+	})
+	defer s.agents.Close()
+	s.agents.Register(s.srv)
 	s.registerMethods()
 
 	host, err := s.bindHost(snap)

@@ -101,10 +101,10 @@ func TestFirstRunWritesPrivateConfig(t *testing.T) {
 		t.Fatalf("health = %v, %v", health, err)
 	}
 	// Methods of parts not built yet answer unknown method.
-	err = c.Call(context.Background(), "chat.send", map[string]any{}, nil)
+	err = c.Call(context.Background(), "cron.list", map[string]any{}, nil)
 	var pe *protocol.Error
-	if !errors.As(err, &pe) || pe.Message != "unknown method: chat.send" {
-		t.Fatalf("chat.send = %v", err)
+	if !errors.As(err, &pe) || pe.Message != "unknown method: cron.list" {
+		t.Fatalf("cron.list = %v", err)
 	}
 }
 

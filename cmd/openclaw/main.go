@@ -54,6 +54,8 @@ func init() {
 	commands = map[string]command{
 		"gateway": {"run the gateway, or call one of its methods", runGatewayGroup},
 		"health":  {"show the gateway's health snapshot", runHealth},
+		"agent":   {"send one message to an agent and print its answer", runAgent},
+		"chat":    {"chat with an agent in the terminal", runChat},
 		"status":  {"show gateway status", runStatus},
 		"logs":    {"print (and follow) the gateway log", runLogs},
 		"system":  {"system presence", runSystem},

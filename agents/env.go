@@ -1,0 +1,6 @@
+package agents
+
+import "os"
+
+// lookupEnv is os.Getenv behind a variable so tests can fake it.
+var lookupEnv = os.Getenv

@@ -1,0 +1,195 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/openclaw-go/openclaw/agents/providers"
+	"github.com/openclaw-go/openclaw/agents/sessions"
+)
+
+// maxObservationChars bounds one tool result in the conversation; the
+// rest is cut with a note so the model knows.
+const maxObservationChars = 16_000
+
+// execute runs the turn loop of one run: model, then tool calls, then
+// the model again with their results, until a final answer.
+func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, models []string, req StartRequest) (res RunResult) {
+	ev := &runEvents{emit: s.opts.Emit, runID: run.ID, sessionKey: run.SessionKey, sessionID: run.SessionID, agentID: agent.ID, spawnedBy: req.SpawnedBy}
+	res.StartedAt = time.Now()
+	ev.lifecycle("start", nil)
+	defer func() {
+		res.EndedAt = time.Now()
+		s.report(ev, &res)
+	}()
+	// Writes after an abort must still land: the transcript keeps what
+	// happened.
+	save := context.WithoutCancel(ctx)
+	turn := &Turn{RunID: run.ID, AgentID: agent.ID, SessionKey: run.SessionKey, SessionID: run.SessionID, SpawnedBy: req.SpawnedBy, Depth: req.Depth}
+
+	chain, err := s.chain(models)
+	if err == nil && len(chain.Steps) == 0 {
+		err = &providers.Error{Kind: providers.KindNotConfigured, Message: "no model configured for agent " + agent.ID +
+			": set agents.defaults.model (or agents.entries." + agent.ID + ".model) to \"provider/model\" and configure models.providers.<provider> {baseUrl, apiKey}"}
+	}
+	if err != nil {
+		return failed(res, err)
+	}
+	tools := s.opts.Tools.Tools(ctx, turn)
+	system := buildSystemPrompt(agent, tools, req.ExtraSystemPrompt)
+	history, err := s.opts.Store.Context(ctx, run.SessionID)
+	if err != nil {
+		return failed(res, fmt.Errorf("load transcript: %w", err))
+	}
+	msgs := toProviderMessages(history)
+
+	for step := 0; step < s.opts.MaxSteps; step++ {
+		ev.newStep()
+		resp, _, err := chain.Complete(ctx, providers.Request{System: system, Messages: msgs, Tools: tools}, providers.Hooks{
+			OnDelta:   ev.delta,
+			OnRestart: func(error) { ev.restart() },
+		})
+		if err != nil {
+			return failedCtx(ctx, res, err)
+		}
+		res.Provider, res.Model, res.StopReason = resp.Provider, resp.Model, resp.StopReason
+		res.Usage.InputTokens += resp.Usage.InputTokens
+		res.Usage.OutputTokens += resp.Usage.OutputTokens
+		turn.Model = resp.Provider + "/" + resp.Model
+		if err := s.opts.Store.Append(save, run.SessionID, sessions.Message{
+			Role: "assistant", Text: resp.Text, ToolCalls: toSessionCalls(resp.ToolCalls), Provider: resp.Provider, Model: resp.Model,
+			Usage: sessions.Usage{Input: resp.Usage.InputTokens, Output: resp.Usage.OutputTokens}, StopReason: resp.StopReason,
+			RunID: run.ID, Ts: time.Now(),
+		}); err != nil {
+			return failed(res, fmt.Errorf("save answer: %w", err))
+		}
+		msgs = append(msgs, providers.Message{Role: providers.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
+		if len(resp.ToolCalls) == 0 {
+			res.Status, res.Text = "ok", resp.Text
+			return res
+		}
+		results := s.runTools(ctx, turn, ev, resp.ToolCalls)
+		for i, call := range resp.ToolCalls {
+			r := results[i]
+			if err := s.opts.Store.Append(save, run.SessionID, sessions.Message{
+				Role: "tool", Text: r.Text, ToolCallID: call.ID, ToolName: call.Name, IsError: r.IsError, RunID: run.ID, Ts: time.Now(),
+			}); err != nil {
+				return failed(res, fmt.Errorf("save tool result: %w", err))
+			}
+			msgs = append(msgs, providers.Message{Role: providers.RoleTool, Text: r.Text, ToolCallID: call.ID, ToolName: call.Name, IsError: r.IsError})
+		}
+		if ctx.Err() != nil {
+			return failedCtx(ctx, res, ctx.Err())
+		}
+	}
+	return failed(res, fmt.Errorf("stopped after %d model calls without a final answer", s.opts.MaxSteps))
+}
+
+// runTools runs one step's calls concurrently; results keep the calls'
+// order. A failing or panicking tool gives an error result, never a
+// failed turn.
+func (s *Service) runTools(ctx context.Context, turn *Turn, ev *runEvents, calls []providers.ToolCall) []ToolResult {
+	out := make([]ToolResult, len(calls))
+	var wg sync.WaitGroup
+	for i, call := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					s.log.Error("tool panicked", "tool", call.Name, "panic", fmt.Sprint(p))
+					out[i] = ToolResult{Text: fmt.Sprintf("tool %s failed: internal error", call.Name), IsError: true}
+				}
+			}()
+			ev.agent("tool", map[string]any{"phase": "start", "name": call.Name, "toolCallId": call.ID, "args": call.Arguments})
+			r := s.opts.Tools.Run(ctx, turn, call)
+			if len(r.Text) > maxObservationChars {
+				r.Text = r.Text[:maxObservationChars] + fmt.Sprintf("\n[output truncated: %d of %d characters shown]", maxObservationChars, len(r.Text))
+			}
+			out[i] = r
+			ev.agent("tool", map[string]any{"phase": "result", "name": call.Name, "toolCallId": call.ID, "isError": r.IsError, "result": r.Text})
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func failed(res RunResult, err error) RunResult {
+	res.Status, res.Error = "error", err.Error()
+	res.ErrorKind = string(providers.KindOf(err))
+	var ce *providers.ChainError
+	if errors.As(err, &ce) && len(ce.Attempts) > 0 {
+		res.ErrorKind = string(providers.KindOf(ce.Attempts[len(ce.Attempts)-1].Err))
+	}
+	return res
+}
+
+// failedCtx tells an abort or a timeout from a model failure.
+func failedCtx(ctx context.Context, res RunResult, err error) RunResult {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		res.Status, res.Error, res.ErrorKind = "timeout", "the run took longer than its timeout", "timeout"
+	case errors.Is(ctx.Err(), context.Canceled):
+		res.Status, res.Error = "aborted", "aborted"
+	default:
+		return failed(res, err)
+	}
+	return res
+}
+
+// report sends the run's closing events.
+func (s *Service) report(ev *runEvents, res *RunResult) {
+	usage := map[string]any{"input": res.Usage.InputTokens, "output": res.Usage.OutputTokens, "total": res.Usage.Total()}
+	switch res.Status {
+	case "ok":
+		ev.agent("usage", usage)
+		ev.chat("final", map[string]any{"stopReason": res.StopReason, "message": assistantMessage(res.Text), "usage": usage})
+		ev.lifecycle("end", nil)
+	case "aborted":
+		ev.chat("aborted", nil)
+		ev.lifecycle("end", map[string]any{"aborted": true})
+	default:
+		kind := res.ErrorKind
+		switch kind {
+		case "refusal", "timeout", "rate_limit", "context_length":
+		default:
+			kind = "unknown"
+		}
+		ev.chat("error", map[string]any{"errorMessage": res.Error, "errorKind": kind})
+		ev.lifecycle("error", map[string]any{"error": res.Error})
+	}
+}
+
+func toSessionCalls(calls []providers.ToolCall) []sessions.ToolCall {
+	out := make([]sessions.ToolCall, len(calls))
+	for i, c := range calls {
+		out[i] = sessions.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+	}
+	return out
+}
+
+// toProviderMessages turns the stored context into model messages;
+// summaries and other system notes become user-visible context.
+func toProviderMessages(history []sessions.Message) []providers.Message {
+	out := make([]providers.Message, 0, len(history))
+	for _, m := range history {
+		switch m.Role {
+		case "user":
+			out = append(out, providers.Message{Role: providers.RoleUser, Text: m.Text})
+		case "assistant":
+			calls := make([]providers.ToolCall, len(m.ToolCalls))
+			for i, c := range m.ToolCalls {
+				calls[i] = providers.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+			}
+			out = append(out, providers.Message{Role: providers.RoleAssistant, Text: m.Text, ToolCalls: calls})
+		case "tool":
+			out = append(out, providers.Message{Role: providers.RoleTool, Text: m.Text, ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError})
+		case "system":
+			out = append(out, providers.Message{Role: providers.RoleUser, Text: "[Summary of the earlier conversation]\n" + m.Text})
+		}
+	}
+	return out
+}

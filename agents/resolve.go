@@ -1,0 +1,77 @@
+package agents
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/openclaw-go/openclaw/gateway/config"
+)
+
+// resolvedAgent is one agent with its defaults applied.
+type resolvedAgent struct {
+	ID          string
+	Name        string
+	Description string
+	Workspace   string
+	Identity    config.AgentIdentity
+	// Models is the model chain, primary first, as "provider/model".
+	Models []string
+	// AllowAgents are the agents it may spawn as sub-agents.
+	AllowAgents    []string
+	SubagentModels []string
+	IsDefault      bool
+}
+
+// resolveAgent applies agents.defaults to an entry. ok is false for an
+// agent that is not configured.
+func resolveAgent(cfg *config.Config, stateDir, id string) (resolvedAgent, bool) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if id == "" {
+		id = cfg.DefaultAgentID()
+	}
+	e, ok := cfg.Agent(id)
+	if !ok {
+		return resolvedAgent{}, false
+	}
+	d := cfg.Agents.Defaults
+	a := resolvedAgent{
+		ID: id, Name: e.Name, Description: e.Description, Identity: e.Identity,
+		IsDefault: id == cfg.DefaultAgentID(),
+	}
+	if a.Name == "" {
+		a.Name = id
+	}
+	switch {
+	case e.Workspace != "":
+		a.Workspace = expandHome(e.Workspace)
+	case a.IsDefault && d.Workspace != "":
+		a.Workspace = expandHome(d.Workspace)
+	case a.IsDefault:
+		a.Workspace = filepath.Join(stateDir, "workspace")
+	default:
+		a.Workspace = filepath.Join(stateDir, "workspace-"+id)
+	}
+	a.Models = e.Model.Chain()
+	if len(a.Models) == 0 {
+		a.Models = d.Model.Chain()
+	}
+	a.AllowAgents = e.Subagents.AllowAgents
+	if len(a.AllowAgents) == 0 {
+		a.AllowAgents = d.Subagents.AllowAgents
+	}
+	a.SubagentModels = e.Subagents.Model.Chain()
+	if len(a.SubagentModels) == 0 {
+		a.SubagentModels = d.Subagents.Model.Chain()
+	}
+	return a, true
+}
+
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, strings.TrimPrefix(p, "~"))
+		}
+	}
+	return p
+}

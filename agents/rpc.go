@@ -1,0 +1,358 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/openclaw-go/openclaw/agents/sessions"
+	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+)
+
+// Register adds the agent, chat and sessions methods to the bus.
+func (s *Service) Register(srv *rpc.Server) {
+	srv.Handle("agent", rpc.Route{Scope: protocol.ScopeDynamic, Handler: s.handleAgent})
+	srv.HandleFunc("agent.wait", s.handleAgentWait)
+	srv.HandleFunc("chat.send", s.handleChatSend)
+	srv.HandleFunc("chat.history", s.handleChatHistory)
+	srv.HandleFunc("chat.abort", s.handleChatAbort)
+	srv.HandleFunc("agents.list", s.handleAgentsList)
+	srv.HandleFunc("agent.identity.get", s.handleIdentity)
+	srv.HandleFunc("models.list", s.handleModelsList)
+	s.registerSessions(srv)
+}
+
+// invalid maps this package's input errors to INVALID_REQUEST.
+func invalid(method string, err error) error {
+	if errors.Is(err, ErrUnknownAgent) || errors.Is(err, ErrEmptyMessage) || errors.Is(err, sessions.ErrInvalidKey) {
+		return protocol.Errorf(protocol.CodeInvalidRequest, "%s: %v", method, err)
+	}
+	return err
+}
+
+type agentParams struct {
+	Message           string `json:"message"`
+	AgentID           string `json:"agentId"`
+	SessionKey        string `json:"sessionKey"`
+	Timeout           int    `json:"timeout"` // seconds
+	IdempotencyKey    string `json:"idempotencyKey"`
+	ExtraSystemPrompt string `json:"extraSystemPrompt"`
+	Label             string `json:"label"`
+}
+
+// handleAgent runs a turn and answers twice: {status:"accepted"} at once,
+// then the outcome. Asking for /new or /reset needs admin.
+func (s *Service) handleAgent(ctx context.Context, req *rpc.Request) (any, error) {
+	var p agentParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.IdempotencyKey == "" {
+		return nil, protocol.InvalidParams(req.Method, errors.New("idempotencyKey is required"))
+	}
+	need := protocol.ScopeWrite
+	if _, _, ok := sessions.IsResetTrigger(p.Message, s.config().Session.ResetTriggers); ok {
+		need = protocol.ScopeAdmin
+	}
+	if !req.Conn.Has(need) {
+		return nil, protocol.MissingScope(need)
+	}
+	run, _, err := s.Start(ctx, StartRequest{
+		AgentID: p.AgentID, SessionKey: p.SessionKey, Message: p.Message, RunID: p.IdempotencyKey,
+		Timeout: time.Duration(p.Timeout) * time.Second, ExtraSystemPrompt: p.ExtraSystemPrompt, Label: p.Label,
+	})
+	if err != nil {
+		return nil, invalid(req.Method, err)
+	}
+	req.Accept(map[string]any{"runId": run.ID, "sessionKey": run.SessionKey, "agentId": run.AgentID, "status": "accepted", "acceptedAt": run.AcceptedAt.UnixMilli()})
+	select {
+	case <-run.Done():
+	case <-ctx.Done():
+		// The client went away; the run goes on and agent.wait finds it.
+		return nil, ctx.Err()
+	}
+	return agentOutcome(run), nil
+}
+
+// agentOutcome is the final answer of the agent method.
+func agentOutcome(run *Run) map[string]any {
+	r := run.Result()
+	out := map[string]any{"runId": run.ID, "status": r.Status}
+	meta := map[string]any{
+		"durationMs": r.EndedAt.Sub(r.StartedAt).Milliseconds(),
+		"agentMeta": map[string]any{
+			"provider": r.Provider, "model": r.Model, "sessionKey": run.SessionKey, "sessionId": run.SessionID,
+			"usage": map[string]any{"input": r.Usage.InputTokens, "output": r.Usage.OutputTokens, "total": r.Usage.Total()},
+		},
+	}
+	switch r.Status {
+	case "ok":
+		out["summary"] = "completed"
+		out["result"] = map[string]any{"payloads": []any{map[string]any{"text": r.Text, "mediaUrl": nil}}, "meta": meta}
+	default:
+		out["summary"] = r.Error
+		out["error"] = map[string]any{"message": r.Error, "kind": r.ErrorKind}
+		out["result"] = map[string]any{"payloads": []any{}, "meta": meta}
+	}
+	return out
+}
+
+func (s *Service) handleAgentWait(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		RunID     string `json:"runId"`
+		TimeoutMs *int64 `json:"timeoutMs"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	run, ok := s.Lookup(p.RunID)
+	if !ok {
+		return nil, protocol.Errorf(protocol.CodeAgentResultNotFound, "no run %q (runs are kept %s after they end)", p.RunID, runRetention)
+	}
+	wait := 30 * time.Second
+	if p.TimeoutMs != nil {
+		wait = time.Duration(*p.TimeoutMs) * time.Millisecond
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-run.Done():
+	case <-t.C:
+		return map[string]any{"runId": run.ID, "status": "timeout"}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	r := run.Result()
+	out := map[string]any{"runId": run.ID, "status": r.Status, "startedAt": r.StartedAt.UnixMilli(), "endedAt": r.EndedAt.UnixMilli()}
+	if r.Error != "" {
+		out["error"] = r.Error
+	}
+	return out, nil
+}
+
+type chatSendParams struct {
+	SessionKey     string `json:"sessionKey"`
+	Message        string `json:"message"`
+	AgentID        string `json:"agentId"`
+	IdempotencyKey string `json:"idempotencyKey"`
+	TimeoutMs      int64  `json:"timeoutMs"`
+}
+
+// handleChatSend accepts a chat message; the answer streams as chat
+// events with the returned runId.
+func (s *Service) handleChatSend(ctx context.Context, req *rpc.Request) (any, error) {
+	var p chatSendParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.SessionKey == "" || p.IdempotencyKey == "" {
+		return nil, protocol.InvalidParams(req.Method, errors.New("sessionKey and idempotencyKey are required"))
+	}
+	agentID, err := s.agentOfKey(p.SessionKey, p.AgentID)
+	if err != nil {
+		return nil, invalid(req.Method, err)
+	}
+	run, dup, err := s.Start(ctx, StartRequest{AgentID: agentID, SessionKey: p.SessionKey, Message: p.Message, RunID: p.IdempotencyKey,
+		Timeout: time.Duration(p.TimeoutMs) * time.Millisecond})
+	if err != nil {
+		return nil, invalid(req.Method, err)
+	}
+	status := "started"
+	if dup {
+		status = "in_flight"
+		select {
+		case <-run.Done():
+			status = "ok"
+		default:
+		}
+	}
+	return map[string]any{"runId": run.ID, "status": status}, nil
+}
+
+// agentOfKey finds the agent a session key belongs to.
+func (s *Service) agentOfKey(key, agentID string) (string, error) {
+	k, err := sessions.Parse(key)
+	if err != nil {
+		return "", err
+	}
+	if k.AgentID != "" {
+		if agentID != "" && !strings.EqualFold(agentID, k.AgentID) {
+			return "", fmt.Errorf("%w: session %s belongs to agent %s, not %s", ErrUnknownAgent, key, k.AgentID, agentID)
+		}
+		return k.AgentID, nil
+	}
+	return agentID, nil
+}
+
+func (s *Service) handleChatHistory(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		SessionKey string `json:"sessionKey"`
+		SessionID  string `json:"sessionId"`
+		Limit      int    `json:"limit"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.Limit < 0 || p.Limit > 1000 {
+		return nil, protocol.InvalidParams(req.Method, errors.New("limit must be between 1 and 1000"))
+	}
+	if p.Limit == 0 {
+		p.Limit = 200
+	}
+	out := map[string]any{"sessionKey": p.SessionKey, "messages": []any{}, "pendingInputs": []any{}}
+	sess, err := s.opts.Store.Get(ctx, p.SessionKey)
+	if errors.Is(err, sessions.ErrNotFound) {
+		return out, nil // a session with no messages yet
+	}
+	if err != nil {
+		return nil, err
+	}
+	id := sess.SessionID
+	if p.SessionID != "" {
+		id = p.SessionID
+	}
+	msgs, err := s.opts.Store.History(ctx, id, sessions.HistoryQuery{Limit: p.Limit})
+	if err != nil {
+		return nil, err
+	}
+	out["sessionId"] = id
+	out["messages"] = historyMessages(msgs)
+	return out, nil
+}
+
+// historyMessages renders transcript entries in OpenClaw's message shape.
+func historyMessages(msgs []sessions.Message) []any {
+	out := make([]any, 0, len(msgs))
+	for _, m := range msgs {
+		switch m.Role {
+		case "tool":
+			out = append(out, map[string]any{
+				"role": "toolResult", "toolCallId": m.ToolCallID, "toolName": m.ToolName, "isError": m.IsError,
+				"content": []any{map[string]any{"type": "text", "text": m.Text}}, "timestamp": m.Ts.UnixMilli(),
+			})
+		default:
+			content := []any{}
+			if m.Text != "" || len(m.ToolCalls) == 0 {
+				content = append(content, map[string]any{"type": "text", "text": m.Text})
+			}
+			for _, c := range m.ToolCalls {
+				content = append(content, map[string]any{"type": "toolCall", "id": c.ID, "name": c.Name, "arguments": c.Arguments})
+			}
+			msg := map[string]any{"role": m.Role, "content": content, "timestamp": m.Ts.UnixMilli()}
+			if m.Role == "assistant" {
+				msg["provider"], msg["model"], msg["stopReason"] = m.Provider, m.Model, m.StopReason
+				msg["usage"] = map[string]any{"input": m.Usage.Input, "output": m.Usage.Output}
+			}
+			out = append(out, msg)
+		}
+	}
+	return out
+}
+
+func (s *Service) handleChatAbort(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		SessionKey string `json:"sessionKey"`
+		RunID      string `json:"runId"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.SessionKey == "" {
+		return nil, protocol.InvalidParams(req.Method, errors.New("sessionKey is required"))
+	}
+	return map[string]any{"ok": true, "aborted": s.Abort(p.SessionKey, p.RunID)}, nil
+}
+
+func (s *Service) handleAgentsList(ctx context.Context, req *rpc.Request) (any, error) {
+	cfg := s.config()
+	ownership := "sole"
+	if cfg.Agents.Ownership == "explicit" {
+		ownership = "explicit"
+	}
+	var rows []any
+	for _, id := range cfg.AgentIDs() {
+		a, _ := resolveAgent(cfg, s.opts.StateDir, id)
+		row := map[string]any{"id": a.ID, "name": a.Name, "kind": "agent", "workspace": a.Workspace}
+		if a.Identity != (config.AgentIdentity{}) {
+			row["identity"] = nonEmpty(map[string]any{"name": a.Identity.Name, "emoji": a.Identity.Emoji, "avatar": a.Identity.Avatar, "theme": a.Identity.Theme})
+		}
+		if len(a.Models) > 0 {
+			row["model"] = map[string]any{"primary": a.Models[0], "fallbacks": a.Models[1:]}
+		}
+		rows = append(rows, row)
+	}
+	return map[string]any{
+		"defaultId": cfg.DefaultAgentID(), "mainKey": mainKeyOf(cfg.Session.MainKey), "scope": cfg.Session.Scope,
+		"ownership": ownership, "selectionRequired": false, "agents": rows,
+	}, nil
+}
+
+func mainKeyOf(k string) string {
+	if k == "" {
+		return "main"
+	}
+	return k
+}
+
+func nonEmpty(m map[string]any) map[string]any {
+	for k, v := range m {
+		if v == "" {
+			delete(m, k)
+		}
+	}
+	return m
+}
+
+func (s *Service) handleIdentity(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		AgentID string `json:"agentId"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	a, ok := resolveAgent(s.config(), s.opts.StateDir, p.AgentID)
+	if !ok {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "unknown agent %q", p.AgentID)
+	}
+	out := map[string]any{"agentId": a.ID, "name": a.Name, "nameSource": "default"}
+	if a.Identity.Name != "" {
+		out["name"], out["nameSource"] = a.Identity.Name, "config"
+	}
+	if a.Identity.Emoji != "" {
+		out["emoji"] = a.Identity.Emoji
+	}
+	if a.Identity.Avatar != "" {
+		out["avatar"] = a.Identity.Avatar
+	}
+	return out, nil
+}
+
+func (s *Service) handleModelsList(ctx context.Context, req *rpc.Request) (any, error) {
+	cfg := s.config()
+	models := []any{}
+	for name, pc := range cfg.Models.Providers {
+		for _, m := range pc.Models {
+			row := map[string]any{"id": m.ID, "name": m.ID, "provider": name, "available": true, "supportsTools": true}
+			if m.Name != "" {
+				row["name"] = m.Name
+			}
+			if m.ContextWindow > 0 {
+				row["contextWindow"] = m.ContextWindow
+			}
+			if pc.APIKey.Value == "" && !isLocalURL(pc.BaseURL) {
+				row["available"], row["unavailableReason"] = false, "missing-auth"
+			}
+			models = append(models, row)
+		}
+	}
+	return map[string]any{"models": models}, nil
+}
+
+func isLocalURL(u string) bool {
+	return strings.Contains(u, "://127.") || strings.Contains(u, "://localhost") || strings.Contains(u, "://[::1]")
+}
+

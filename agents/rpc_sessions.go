@@ -1,0 +1,327 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/openclaw-go/openclaw/agents/sessions"
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+)
+
+func (s *Service) registerSessions(srv *rpc.Server) {
+	srv.HandleFunc("sessions.list", s.handleSessionsList)
+	srv.HandleFunc("sessions.describe", s.handleSessionsDescribe)
+	srv.HandleFunc("sessions.resolve", s.handleSessionsResolve)
+	srv.Handle("sessions.create", rpc.Route{Scope: protocol.ScopeWrite, Handler: s.handleSessionsCreate})
+	srv.HandleFunc("sessions.patch", s.handleSessionsPatch)
+	srv.HandleFunc("sessions.reset", s.handleSessionsReset)
+	srv.HandleFunc("sessions.delete", s.handleSessionsDelete)
+	srv.HandleFunc("sessions.preview", s.handleSessionsPreview)
+	srv.HandleFunc("sessions.subscribe", func(ctx context.Context, req *rpc.Request) (any, error) {
+		// Session events go to every reader already; subscribing is a no-op.
+		return map[string]any{"subscribed": true}, nil
+	})
+}
+
+// sessionRow renders a session in the SessionRow shape. defaultModel is
+// the agent's model ("provider/model"), shown when the session has no
+// override of its own.
+func sessionRow(s *sessions.Session, defaultModel string) map[string]any {
+	row := map[string]any{
+		"key": s.Key, "sessionId": s.SessionID, "kind": rowKind(s), "agentId": s.AgentID,
+		"updatedAt": s.UpdatedAt.UnixMilli(), "createdAt": s.CreatedAt.UnixMilli(),
+		"inputTokens": s.InputTokens, "outputTokens": s.OutputTokens, "totalTokens": s.InputTokens + s.OutputTokens,
+		"archived": s.Archived, "pinned": s.Pinned, "isMain": s.Kind == sessions.KindMain,
+	}
+	set := func(k, v string) {
+		if v != "" {
+			row[k] = v
+		}
+	}
+	set("label", s.Label)
+	set("displayName", s.DisplayName)
+	model, source := s.Model, "session"
+	if model == "" {
+		model, source = defaultModel, "agent"
+	}
+	if provider, id, ok := strings.Cut(model, "/"); ok {
+		row["modelProvider"], row["model"], row["modelOverrideSource"] = provider, id, source
+	}
+	set("spawnedBy", s.SpawnedBy)
+	set("parentSessionKey", s.SpawnedBy)
+	set("previousSessionId", s.PreviousID)
+	set("channel", s.Origin.Channel)
+	set("accountId", s.Origin.AccountID)
+	set("chatType", s.Origin.ChatType)
+	if !s.LastMessageAt.IsZero() {
+		row["lastInteractionAt"] = s.LastMessageAt.UnixMilli()
+		row["lastActivityAt"] = s.LastMessageAt.UnixMilli()
+	}
+	if s.Depth > 0 {
+		row["spawnDepth"] = s.Depth
+	}
+	return row
+}
+
+// rowKind is SessionRow.kind: direct for one-to-one conversations, group
+// for rooms, global and unknown for the special keys.
+func rowKind(s *sessions.Session) string {
+	if k, err := sessions.Parse(s.Key); err == nil {
+		return k.RowKind()
+	}
+	return "unknown"
+}
+
+func (s *Service) handleSessionsList(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		Limit          int    `json:"limit"`
+		Offset         int    `json:"offset"`
+		ActiveMinutes  int    `json:"activeMinutes"`
+		AgentID        string `json:"agentId"`
+		Search         string `json:"search"`
+		Label          string `json:"label"`
+		Archived       *bool  `json:"archived"`
+		SpawnedBy      string `json:"spawnedBy"`
+		IncludeGlobal  bool   `json:"includeGlobal"`
+		IncludeUnknown bool   `json:"includeUnknown"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.Limit < 0 || p.Offset < 0 {
+		return nil, protocol.InvalidParams(req.Method, errors.New("limit and offset must not be negative"))
+	}
+	list, total, err := s.opts.Store.List(ctx, sessions.ListFilter{
+		AgentID: p.AgentID, Limit: p.Limit, Offset: p.Offset, ActiveMinutes: p.ActiveMinutes, Search: p.Search,
+		Label: p.Label, Archived: p.Archived, SpawnedBy: p.SpawnedBy, IncludeGlobal: p.IncludeGlobal, IncludeUnknown: p.IncludeUnknown,
+	})
+	if err != nil {
+		return nil, err
+	}
+	cfg := s.config()
+	rows := make([]any, 0, len(list))
+	for i := range list {
+		rows = append(rows, sessionRow(&list[i], s.defaultModel(list[i].AgentID)))
+	}
+	next := p.Offset + len(rows)
+	out := map[string]any{
+		"ts": time.Now().UnixMilli(), "count": len(rows), "totalCount": total, "limitApplied": p.Limit > 0,
+		"hasMore": next < total, "sessions": rows,
+		"defaults": map[string]any{"agentId": cfg.DefaultAgentID(), "mainKey": mainKeyOf(cfg.Session.MainKey)},
+	}
+	if next < total {
+		out["nextOffset"] = next
+	}
+	return out, nil
+}
+
+type keyParams struct {
+	Key              string `json:"key"`
+	AgentID          string `json:"agentId"`
+	Reason           string `json:"reason"`
+	DeleteTranscript *bool  `json:"deleteTranscript"`
+	Label            string `json:"label"`
+}
+
+func (s *Service) session(ctx context.Context, method, key string) (*sessions.Session, error) {
+	if key == "" {
+		return nil, protocol.InvalidParams(method, errors.New("key is required"))
+	}
+	sess, err := s.opts.Store.Get(ctx, key)
+	if errors.Is(err, sessions.ErrNotFound) {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "no session %q", key)
+	}
+	return sess, err
+}
+
+func (s *Service) handleSessionsDescribe(ctx context.Context, req *rpc.Request) (any, error) {
+	var p keyParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	sess, err := s.session(ctx, req.Method, p.Key)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"session": sessionRow(sess, s.defaultModel(sess.AgentID))}, nil
+}
+
+func (s *Service) handleSessionsResolve(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		Key          string `json:"key"`
+		SessionID    string `json:"sessionId"`
+		Label        string `json:"label"`
+		AgentID      string `json:"agentId"`
+		AllowMissing bool   `json:"allowMissing"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	var sess *sessions.Session
+	var err error
+	switch {
+	case p.Key != "":
+		sess, err = s.opts.Store.Get(ctx, p.Key)
+		if errors.Is(err, sessions.ErrNotFound) && p.AllowMissing {
+			k, perr := sessions.Parse(p.Key)
+			if perr != nil {
+				return nil, protocol.InvalidParams(req.Method, perr)
+			}
+			return map[string]any{"ok": true, "key": p.Key, "agentId": k.AgentID}, nil
+		}
+	case p.SessionID != "":
+		sess, err = s.opts.Store.GetByID(ctx, p.SessionID)
+	case p.Label != "":
+		var list []sessions.Session
+		list, _, err = s.opts.Store.List(ctx, sessions.ListFilter{Label: p.Label, AgentID: p.AgentID, Limit: 2})
+		if err == nil && len(list) == 1 {
+			sess = &list[0]
+		} else if err == nil {
+			err = sessions.ErrNotFound
+		}
+	default:
+		return nil, protocol.InvalidParams(req.Method, errors.New("one of key, sessionId or label is required"))
+	}
+	if errors.Is(err, sessions.ErrNotFound) {
+		return map[string]any{"ok": false, "candidates": []any{}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"ok": true, "key": sess.Key, "agentId": sess.AgentID}, nil
+}
+
+func (s *Service) handleSessionsCreate(ctx context.Context, req *rpc.Request) (any, error) {
+	var p keyParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	cfg := s.config()
+	agent, ok := resolveAgent(cfg, s.opts.StateDir, p.AgentID)
+	if !ok {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "unknown agent %q", p.AgentID)
+	}
+	key := p.Key
+	if key == "" {
+		key = sessions.MainKey(agent.ID, cfg.Session.MainKey)
+	}
+	sess, created, err := s.opts.Store.Ensure(ctx, key, sessions.Init{AgentID: agent.ID, Label: p.Label})
+	if err != nil {
+		return nil, invalid(req.Method, err)
+	}
+	return map[string]any{"ok": true, "key": sess.Key, "sessionId": sess.SessionID, "created": created, "session": sessionRow(sess, s.defaultModel(sess.AgentID))}, nil
+}
+
+func (s *Service) handleSessionsPatch(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		Key        string  `json:"key"`
+		Label      *string `json:"label"`
+		Model      *string `json:"model"`
+		Thinking   *string `json:"thinkingLevel"`
+		SendPolicy *string `json:"sendPolicy"`
+		Archived   *bool   `json:"archived"`
+		Pinned     *bool   `json:"pinned"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if _, err := s.session(ctx, req.Method, p.Key); err != nil {
+		return nil, err
+	}
+	sess, err := s.opts.Store.Patch(ctx, p.Key, sessions.Patch{Label: p.Label, Model: p.Model, Thinking: p.Thinking, SendPolicy: p.SendPolicy, Archived: p.Archived, Pinned: p.Pinned})
+	if err != nil {
+		if errors.Is(err, sessions.ErrInvalid) || errors.Is(err, sessions.ErrLabelInUse) {
+			return nil, protocol.InvalidParams(req.Method, err)
+		}
+		return nil, err
+	}
+	return map[string]any{"ok": true, "key": sess.Key, "session": sessionRow(sess, s.defaultModel(sess.AgentID))}, nil
+}
+
+func (s *Service) handleSessionsReset(ctx context.Context, req *rpc.Request) (any, error) {
+	var p keyParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if _, err := s.session(ctx, req.Method, p.Key); err != nil {
+		return nil, err
+	}
+	s.Abort(p.Key, "")
+	reason := p.Reason
+	if reason == "" {
+		reason = "reset"
+	}
+	sess, err := s.opts.Store.Reset(ctx, p.Key, reason)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"ok": true, "key": sess.Key, "sessionId": sess.SessionID, "previousSessionId": sess.PreviousID}, nil
+}
+
+func (s *Service) handleSessionsDelete(ctx context.Context, req *rpc.Request) (any, error) {
+	var p keyParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.Key == "" {
+		return nil, protocol.InvalidParams(req.Method, errors.New("key is required"))
+	}
+	s.Abort(p.Key, "")
+	deleteTranscript := p.DeleteTranscript != nil && *p.DeleteTranscript
+	deleted, err := s.opts.Store.Delete(ctx, p.Key, deleteTranscript)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"ok": true, "key": p.Key, "deleted": deleted}, nil
+}
+
+func (s *Service) handleSessionsPreview(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		Keys     []string `json:"keys"`
+		Limit    int      `json:"limit"`
+		MaxChars int      `json:"maxChars"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.Limit <= 0 {
+		p.Limit = 5
+	}
+	if p.MaxChars <= 0 {
+		p.MaxChars = 240
+	}
+	previews := []any{}
+	for _, key := range p.Keys {
+		sess, err := s.opts.Store.Get(ctx, key)
+		if err != nil {
+			previews = append(previews, map[string]any{"key": key, "status": "missing", "items": []any{}})
+			continue
+		}
+		msgs, err := s.opts.Store.History(ctx, sess.SessionID, sessions.HistoryQuery{Limit: p.Limit})
+		if err != nil {
+			return nil, err
+		}
+		items := []any{}
+		for _, m := range msgs {
+			text := m.Text
+			if len(text) > p.MaxChars {
+				text = text[:p.MaxChars] + "…"
+			}
+			items = append(items, map[string]any{"role": m.Role, "text": text})
+		}
+		previews = append(previews, map[string]any{"key": key, "status": "ok", "items": items})
+	}
+	return map[string]any{"ts": time.Now().UnixMilli(), "previews": previews}, nil
+}
+
+// defaultModel is an agent's primary model, or "".
+func (s *Service) defaultModel(agentID string) string {
+	a, ok := resolveAgent(s.config(), s.opts.StateDir, agentID)
+	if !ok || len(a.Models) == 0 {
+		return ""
+	}
+	return a.Models[0]
+}

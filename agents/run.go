@@ -1,0 +1,207 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/openclaw-go/openclaw/agents/providers"
+	"github.com/openclaw-go/openclaw/agents/sessions"
+	"github.com/openclaw-go/openclaw/gateway/config"
+)
+
+// StartRequest asks for one agent run.
+type StartRequest struct {
+	AgentID    string
+	SessionKey string // "" = the agent's main session
+	Message    string
+	// RunID is the caller's idempotency key; a repeat returns the run it
+	// started. Generated when empty.
+	RunID             string
+	Timeout           time.Duration // 0: agents.defaults.timeoutSeconds
+	ExtraSystemPrompt string
+	// SpawnedBy is the parent session key of a sub-agent run.
+	SpawnedBy string
+	Depth     int
+	Label     string
+	// Models overrides the agent's model chain (sub-agents).
+	Models []string
+}
+
+// Run is one accepted run.
+type Run struct {
+	ID         string
+	AgentID    string
+	SessionKey string
+	SessionID  string
+	AcceptedAt time.Time
+
+	done   chan struct{}
+	once   sync.Once
+	result RunResult
+}
+
+// RunResult is how a run ended.
+type RunResult struct {
+	Status     string // ok | error | timeout | aborted
+	Text       string // the final answer
+	Error      string
+	ErrorKind  string
+	Provider   string
+	Model      string
+	Usage      providers.Usage
+	StopReason string
+	StartedAt  time.Time
+	EndedAt    time.Time
+}
+
+// Done is closed when the run has ended.
+func (r *Run) Done() <-chan struct{} { return r.done }
+
+// Result is valid once Done is closed.
+func (r *Run) Result() RunResult { return r.result }
+
+// Errors a caller maps to INVALID_REQUEST.
+var (
+	ErrUnknownAgent = errors.New("unknown agent")
+	ErrEmptyMessage = errors.New("message is empty")
+)
+
+// runRetention is how long ended runs stay known to agent.wait and to
+// idempotent repeats.
+const runRetention = 10 * time.Minute
+
+// Start accepts a message for an agent: it persists the message in the
+// session's transcript, queues the run behind any other run of that
+// session and returns at once. dup is true when req.RunID named a run
+// already accepted, which is returned instead of starting another.
+func (s *Service) Start(ctx context.Context, req StartRequest) (run *Run, dup bool, err error) {
+	cfg := s.config()
+	agent, ok := resolveAgent(cfg, s.opts.StateDir, req.AgentID)
+	if !ok {
+		return nil, false, fmt.Errorf("%w %q: configured agents are %s", ErrUnknownAgent, req.AgentID, strings.Join(cfg.AgentIDs(), ", "))
+	}
+	if req.RunID == "" {
+		req.RunID = uuid.NewString()
+	}
+	s.mu.Lock()
+	if r, ok := s.runs[req.RunID]; ok {
+		s.mu.Unlock()
+		return r, true, nil
+	}
+	s.mu.Unlock()
+
+	key := req.SessionKey
+	if key == "" {
+		key = sessions.MainKey(agent.ID, cfg.Session.MainKey)
+	}
+	text := strings.TrimSpace(req.Message)
+	sess, _, err := s.opts.Store.Ensure(ctx, key, sessions.Init{AgentID: agent.ID, SpawnedBy: req.SpawnedBy, Depth: req.Depth, Label: req.Label})
+	if err != nil {
+		return nil, false, fmt.Errorf("open session %s: %w", key, err)
+	}
+	resetOnly := false
+	if _, rest, ok := sessions.IsResetTrigger(text, cfg.Session.ResetTriggers); ok {
+		if sess, err = s.opts.Store.Reset(ctx, key, "reset"); err != nil {
+			return nil, false, fmt.Errorf("reset session %s: %w", key, err)
+		}
+		text, resetOnly = rest, rest == ""
+	} else if sessions.ShouldReset(sess, resetPolicy(cfg), time.Now(), time.Local) {
+		if sess, err = s.opts.Store.Reset(ctx, key, cfg.Session.Reset.Mode); err != nil {
+			return nil, false, fmt.Errorf("reset session %s: %w", key, err)
+		}
+	}
+	if text == "" && !resetOnly {
+		return nil, false, ErrEmptyMessage
+	}
+	run = &Run{ID: req.RunID, AgentID: agent.ID, SessionKey: key, SessionID: sess.SessionID, AcceptedAt: time.Now(), done: make(chan struct{})}
+	if !resetOnly {
+		// Persist before acknowledging: an accepted message is never lost.
+		if err := s.opts.Store.Append(ctx, sess.SessionID, sessions.Message{Role: "user", Text: text, RunID: run.ID, Ts: time.Now()}); err != nil {
+			return nil, false, fmt.Errorf("save message: %w", err)
+		}
+	}
+	s.mu.Lock()
+	s.runs[run.ID] = run
+	s.mu.Unlock()
+
+	timeout := req.Timeout
+	if timeout <= 0 {
+		timeout = time.Duration(cfg.Agents.Defaults.TimeoutSeconds) * time.Second
+	}
+	models := req.Models
+	if len(models) == 0 {
+		models = agent.Models
+	}
+	job := func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		var res RunResult
+		if resetOnly {
+			res = RunResult{Status: "ok", Text: "Started a new session.", StartedAt: time.Now(), EndedAt: time.Now(), StopReason: providers.StopEnd}
+			s.finishReset(run, req.SpawnedBy)
+		} else {
+			res = s.execute(ctx, run, agent, models, req)
+		}
+		s.finish(run, res)
+	}
+	s.queue.Enqueue(key, sessions.Job{ID: run.ID, Run: job})
+	// A run aborted while still queued never starts; end it anyway so
+	// waiters hear of it.
+	go func() {
+		if err := s.queue.Wait(context.Background(), run.ID); err != nil {
+			now := time.Now()
+			s.finish(run, RunResult{Status: "aborted", Error: "aborted before it started", StartedAt: now, EndedAt: now})
+		}
+	}()
+	return run, false, nil
+}
+
+func resetPolicy(cfg *config.Config) sessions.ResetPolicy {
+	r := cfg.Session.Reset
+	return sessions.ResetPolicy{Mode: r.Mode, AtHour: r.AtHour, IdleMinutes: r.IdleMinutes}
+}
+
+// finish records the result, wakes waiters and forgets the run later.
+func (s *Service) finish(run *Run, res RunResult) {
+	first := false
+	run.once.Do(func() {
+		first = true
+		run.result = res
+		close(run.done)
+	})
+	if !first {
+		return
+	}
+	time.AfterFunc(runRetention, func() {
+		s.mu.Lock()
+		delete(s.runs, run.ID)
+		s.mu.Unlock()
+	})
+}
+
+func (s *Service) finishReset(run *Run, spawnedBy string) {
+	ev := &runEvents{emit: s.opts.Emit, runID: run.ID, sessionKey: run.SessionKey, sessionID: run.SessionID, agentID: run.AgentID, spawnedBy: spawnedBy}
+	ev.lifecycle("start", nil)
+	ev.chat("final", map[string]any{"stopReason": providers.StopEnd, "message": assistantMessage("Started a new session.")})
+	ev.lifecycle("end", nil)
+}
+
+// Lookup finds a run accepted in the last minutes.
+func (s *Service) Lookup(runID string) (*Run, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.runs[runID]
+	return r, ok
+}
+
+// Abort cancels the running (or queued) run of a session; runID "" means
+// whatever runs now. It reports whether anything was cancelled.
+func (s *Service) Abort(sessionKey, runID string) bool {
+	return s.queue.Abort(sessionKey, runID)
+}

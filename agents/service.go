@@ -1,0 +1,184 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/openclaw-go/openclaw/agents/providers"
+	"github.com/openclaw-go/openclaw/agents/sessions"
+	"github.com/openclaw-go/openclaw/gateway/config"
+)
+
+// ToolRunner lists and runs the tools of a turn. The tools part of the
+// gateway provides the policy-aware runner; until then only the session
+// tools of this package exist. Run must return a result for every call,
+// turning its own failures into an error result.
+type ToolRunner interface {
+	Tools(ctx context.Context, t *Turn) []providers.Tool
+	Run(ctx context.Context, t *Turn, call providers.ToolCall) ToolResult
+}
+
+// ToolResult is what one tool call gave back.
+type ToolResult struct {
+	Text    string
+	IsError bool
+}
+
+// Turn identifies the run a tool call belongs to.
+type Turn struct {
+	RunID      string
+	AgentID    string
+	SessionKey string
+	SessionID  string
+	SpawnedBy  string
+	Depth      int
+	Model      string // "provider/model" answering this step
+}
+
+// Options configure a Service.
+type Options struct {
+	Store    *sessions.Store
+	Emit     Emitter
+	Tools    ToolRunner // nil: the session tools only
+	Log      *slog.Logger
+	StateDir string
+	HTTP     *http.Client // for model calls; nil: a default client
+	// MaxSteps bounds model calls in one run. Default 24.
+	MaxSteps int
+}
+
+// Service runs agents.
+type Service struct {
+	opts  Options
+	log   *slog.Logger
+	cfg   atomic.Pointer[config.Config]
+	queue *sessions.Queue
+
+	mu        sync.Mutex
+	runs      map[string]*Run // by run id, kept a while after they end
+	providers map[string]providerEntry
+}
+
+type providerEntry struct {
+	cfg config.ModelProvider
+	p   providers.Provider
+}
+
+// New makes a service over cfg; call SetConfig on reloads.
+func New(cfg *config.Config, opts Options) *Service {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.HTTP == nil {
+		opts.HTTP = &http.Client{}
+	}
+	if opts.MaxSteps == 0 {
+		opts.MaxSteps = 24
+	}
+	s := &Service{
+		opts: opts, log: opts.Log, queue: &sessions.Queue{Log: opts.Log},
+		runs: map[string]*Run{}, providers: map[string]providerEntry{},
+	}
+	s.cfg.Store(cfg)
+	if s.opts.Tools == nil {
+		s.opts.Tools = &sessionTools{svc: s}
+	}
+	return s
+}
+
+// SetConfig swaps in a reloaded config; runs in flight keep theirs.
+func (s *Service) SetConfig(cfg *config.Config) { s.cfg.Store(cfg) }
+
+// Close aborts every run and waits for them.
+func (s *Service) Close() { s.queue.Close() }
+
+func (s *Service) config() *config.Config { return s.cfg.Load() }
+
+// chain builds the fallback chain for a list of "provider/model" refs.
+func (s *Service) chain(refs []string) (*providers.Chain, error) {
+	cfg := s.config()
+	ch := &providers.Chain{Log: s.log}
+	for _, ref := range refs {
+		name, model, err := providers.ParseModelRef(ref)
+		if err != nil {
+			return nil, err
+		}
+		p, err := s.provider(cfg, name)
+		if err != nil {
+			return nil, err
+		}
+		ch.Steps = append(ch.Steps, providers.Step{Provider: p, Model: model})
+	}
+	return ch, nil
+}
+
+// builtinProviders are used when a model names a provider that
+// models.providers does not configure; their keys come from the
+// environment, as OpenClaw does.
+var builtinProviders = map[string]config.ModelProvider{
+	"openai":    {API: "openai-completions", BaseURL: "https://api.openai.com/v1", APIKey: config.SecretInput{Value: "${OPENAI_API_KEY}"}},
+	"anthropic": {API: "anthropic-messages", BaseURL: "https://api.anthropic.com", APIKey: config.SecretInput{Value: "${ANTHROPIC_API_KEY}"}},
+	"ollama":    {API: "openai-completions", BaseURL: "http://127.0.0.1:11434/v1"},
+}
+
+// provider returns the client for a provider name, built once per
+// configuration of it.
+func (s *Service) provider(cfg *config.Config, name string) (providers.Provider, error) {
+	pc, ok := cfg.Models.Providers[name]
+	if !ok {
+		b, builtin := builtinProviders[name]
+		if !builtin {
+			return nil, &providers.Error{Kind: providers.KindNotConfigured, Provider: name,
+				Message: fmt.Sprintf("no provider %q: add models.providers.%s {baseUrl, apiKey, api} to the config", name, name)}
+		}
+		pc = b
+		if env := strings.TrimSuffix(strings.TrimPrefix(pc.APIKey.Value, "${"), "}"); env != pc.APIKey.Value {
+			pc.APIKey = config.SecretInput{Value: lookupEnv(env)}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.providers[name]; ok && sameProvider(e.cfg, pc) {
+		return e.p, nil
+	}
+	timeout := time.Duration(pc.TimeoutSeconds) * time.Second
+	if timeout == 0 {
+		timeout = 120 * time.Second
+	}
+	var models []providers.ModelInfo
+	for _, m := range pc.Models {
+		models = append(models, providers.ModelInfo{ID: m.ID, Name: m.Name, ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens})
+	}
+	p, err := providers.New(providers.ProviderConfig{
+		Name: name, API: pc.API, BaseURL: pc.BaseURL, APIKey: pc.APIKey.Value, Headers: pc.Headers,
+		Timeout: timeout, Models: models,
+	}, s.opts.HTTP, s.log.With("provider", name))
+	if err != nil {
+		return nil, &providers.Error{Kind: providers.KindNotConfigured, Provider: name, Message: err.Error()}
+	}
+	s.providers[name] = providerEntry{cfg: pc, p: p}
+	return p, nil
+}
+
+func sameProvider(a, b config.ModelProvider) bool {
+	return fmt.Sprint(a) == fmt.Sprint(b) && a.APIKey.Value == b.APIKey.Value
+}
+
+// contextWindow is the model's window in tokens (128000 when unknown).
+func (s *Service) contextWindow(ref string) int {
+	name, model, err := providers.ParseModelRef(ref)
+	if err == nil {
+		for _, m := range s.config().Models.Providers[name].Models {
+			if m.ID == model && m.ContextWindow > 0 {
+				return m.ContextWindow
+			}
+		}
+	}
+	return 128_000
+}
