@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -137,6 +138,10 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (run *Run, dup bo
 	models := req.Models
 	if len(models) == 0 {
 		models = agent.Models
+		if sess.Model != "" {
+			// A session's own model goes first; the agent's stay as fallbacks.
+			models = append([]string{sess.Model}, slices.DeleteFunc(slices.Clone(models), func(m string) bool { return m == sess.Model })...)
+		}
 	}
 	job := func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)

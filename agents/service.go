@@ -63,6 +63,7 @@ type Service struct {
 	mu        sync.Mutex
 	runs      map[string]*Run // by run id, kept a while after they end
 	providers map[string]providerEntry
+	sub       subagentLimits
 }
 
 type providerEntry struct {
