@@ -355,4 +355,3 @@ func (s *Service) handleModelsList(ctx context.Context, req *rpc.Request) (any, 
 func isLocalURL(u string) bool {
 	return strings.Contains(u, "://127.") || strings.Contains(u, "://localhost") || strings.Contains(u, "://[::1]")
 }
-

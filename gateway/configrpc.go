@@ -154,7 +154,6 @@ func (s *System) writeConfig(method string, raw []byte, baseHash string, apply b
 	return out, nil
 }
 
-
 // redactRaw replaces every secret value in the config text, keeping the
 // rest as the user wrote it. Secrets that came from an $include or an
 // environment variable are not in the text and need no change. It fails,
