@@ -44,6 +44,7 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 	if err != nil {
 		return failed(res, fmt.Errorf("load transcript: %w", err))
 	}
+	history = s.maybeCompact(ctx, ev, chain, run.SessionID, chain.Steps[0].Ref(), history)
 	msgs := toProviderMessages(history)
 
 	for step := 0; step < s.opts.MaxSteps; step++ {

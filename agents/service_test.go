@@ -265,3 +265,34 @@ func TestResetTriggerKeepsOldTranscript(t *testing.T) {
 		t.Fatalf("old %d messages, fresh %+v", len(old), fresh)
 	}
 }
+
+func TestCompactionNearTheWindow(t *testing.T) {
+	// A 2,000-token window fills after a few long messages.
+	f := newFixture(t, `{models:{providers:{fake:{baseUrl:"%s/v1", models:[{id:"small", contextWindow:2000}]}}}, agents:{defaults:{model:"fake/small"}}}`, nil)
+	long := strings.Repeat("lorem ipsum dolor sit amet ", 60) // ~400 tokens
+	for i := 0; i < 4; i++ {
+		f.run(t, StartRequest{Message: fmt.Sprintf("message %d: %s", i, long)})
+	}
+	f.model.Script(fakemodel.Reply{Text: "SUMMARY: four long messages about lorem ipsum"}, fakemodel.Reply{Text: "answer"})
+	res := f.run(t, StartRequest{Message: "and now?"})
+	if res.Status != "ok" || res.Text != "answer" {
+		t.Fatalf("result = %+v", res)
+	}
+	reqs := f.model.Requests()
+	last := reqs[len(reqs)-1]
+	if !strings.Contains(last.Messages[0].Text, "SUMMARY: four long messages") || len(last.Messages) >= 9 {
+		t.Fatalf("the model was not given the summary in place of old turns: %d messages, first %q", len(last.Messages), clip(last.Messages[0].Text, 80))
+	}
+	// The transcript keeps everything.
+	sess, _ := f.store.Get(context.Background(), "agent:main:main")
+	all, _ := f.store.History(context.Background(), sess.SessionID, sessions.HistoryQuery{Limit: 1000})
+	users := 0
+	for _, m := range all {
+		if m.Role == "user" {
+			users++
+		}
+	}
+	if users != 5 {
+		t.Fatalf("transcript has %d user messages, want 5", users)
+	}
+}

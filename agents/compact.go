@@ -1,0 +1,63 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/openclaw-go/openclaw/agents/providers"
+	"github.com/openclaw-go/openclaw/agents/sessions"
+)
+
+// compactPrompt asks the model for the summary that replaces older turns
+// in the context. The transcript itself keeps every message.
+const compactPrompt = `Summarise the conversation below for your own later use. Keep facts, decisions, names, numbers, open tasks and anything the user asked you to remember; drop small talk. Write plain prose, at most a few paragraphs.`
+
+// maybeCompact summarises the older part of a session's context when it
+// nears the model's window, records the summary, and returns the context
+// to use. On any failure it returns the context unchanged: a long prompt
+// beats a lost turn.
+func (s *Service) maybeCompact(ctx context.Context, ev *runEvents, chain *providers.Chain, sessionID, modelRef string, history []sessions.Message) []sessions.Message {
+	window := s.contextWindow(modelRef)
+	older, recent, need := sessions.SplitForCompaction(history, window, window/4)
+	if !need || len(older) == 0 {
+		return history
+	}
+	var b strings.Builder
+	for _, m := range older {
+		switch m.Role {
+		case "tool":
+			fmt.Fprintf(&b, "[tool %s result] %s\n", m.ToolName, clip(m.Text, 2000))
+		default:
+			fmt.Fprintf(&b, "[%s] %s\n", m.Role, m.Text)
+			for _, c := range m.ToolCalls {
+				fmt.Fprintf(&b, "[%s called %s %s]\n", m.Role, c.Name, clip(string(c.Arguments), 500))
+			}
+		}
+	}
+	ev.agent("compaction", map[string]any{"phase": "start", "messages": len(older)})
+	resp, _, err := chain.Complete(ctx, providers.Request{
+		System:   compactPrompt,
+		Messages: []providers.Message{{Role: providers.RoleUser, Text: b.String()}},
+	}, providers.Hooks{})
+	if err != nil || strings.TrimSpace(resp.Text) == "" {
+		s.log.Warn("compaction failed; sending the full context", "session", sessionID, "err", err)
+		ev.agent("compaction", map[string]any{"phase": "error"})
+		return history
+	}
+	through := older[len(older)-1].Seq
+	if err := s.opts.Store.AppendSummary(context.WithoutCancel(ctx), sessionID, resp.Text, through); err != nil {
+		s.log.Warn("save compaction summary", "session", sessionID, "err", err)
+		return history
+	}
+	ev.agent("compaction", map[string]any{"phase": "end", "messages": len(older), "throughSeq": through})
+	out := append([]sessions.Message{{Role: "system", Text: resp.Text, Summary: true, SummaryThrough: through}}, recent...)
+	return out
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
