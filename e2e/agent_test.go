@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openclaw-go/openclaw/agents/providers/fakemodel"
 )
@@ -62,5 +63,36 @@ func TestAgentWithoutModelSaysWhatToSet(t *testing.T) {
 	r := ourClient(t, g).run(t, "agent", "--message", "hi")
 	if r.Code == 0 || !strings.Contains(r.Stdout+r.Stderr, "agents.defaults.model") {
 		t.Fatalf("agent without a model:\n%s", r)
+	}
+}
+
+// TestSubagentSpawnAnnouncesEndToEnd: through the built binary, a model's
+// sessions_spawn starts a sub-agent whose result is announced back into
+// the main session.
+func TestSubagentSpawnAnnouncesEndToEnd(t *testing.T) {
+	needOurGateway(t)
+	t.Parallel()
+	model := fakemodel.New(t)
+	model.Script(fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "s1", Name: "sessions_spawn", Arguments: `{"task":"measure the moon","label":"moon"}`}}})
+	g := startGateway(t, gatewayOpts{Config: agentConfig(model.URL())})
+	c := ourClient(t, g)
+	c.run(t, "agent", "--message", "please spawn a helper").mustSucceed(t)
+	history := func() string {
+		r := c.run(t, "gateway", "call", "chat.history", "--params", `{"sessionKey":"agent:main:main"}`)
+		if r.Code != 0 {
+			return ""
+		}
+		return r.Stdout
+	}
+	if !poll(30*time.Second, func() bool {
+		h := history()
+		return strings.Contains(h, "[Sub-agent moon finished") && strings.Contains(h, "echo: measure the moon")
+	}) {
+		t.Fatalf("no announcement in the main session:\n%s", history())
+	}
+	list := c.run(t, "gateway", "call", "sessions.list", "--params", `{}`)
+	list.mustSucceed(t)
+	if !strings.Contains(list.Stdout, `"agent:main:subagent:`) || !strings.Contains(list.Stdout, `"spawnedBy": "agent:main:main"`) {
+		t.Fatalf("sessions.list lacks the sub-agent session:\n%s", list.Stdout)
 	}
 }
