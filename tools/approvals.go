@@ -1,0 +1,194 @@
+package tools
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/openclaw-go/openclaw/gateway/store"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations are the tools component's tables.
+func Migrations() store.Migrations {
+	sub, _ := fs.Sub(migrationFiles, "migrations")
+	return store.Migrations{Component: "tools", FS: sub}
+}
+
+// Emitter publishes approval events on the bus.
+type Emitter interface {
+	Broadcast(event string, payload any)
+}
+
+// Approval events, as OpenClaw's clients know them.
+const (
+	EventApprovalRequested = "exec.approval.requested"
+	EventApprovalResolved  = "exec.approval.resolved"
+)
+
+// Approval decisions a person may give.
+const (
+	DecisionAllowOnce   = "allow-once"
+	DecisionAllowAlways = "allow-always"
+	DecisionDeny        = "deny"
+)
+
+// Approvals persists approval requests, announces them and wakes the
+// waiting call when someone decides. Safe for concurrent use.
+type Approvals struct {
+	db      *sql.DB
+	emit    Emitter
+	log     *slog.Logger
+	timeout time.Duration
+
+	mu      sync.Mutex
+	waiters map[string]chan string
+}
+
+var _ Approver = (*Approvals)(nil)
+
+// NewApprovals makes the approval store; requests not decided within
+// timeout are denied. Requests left pending by an earlier process are
+// marked expired: nothing waits for them any more.
+func NewApprovals(ctx context.Context, db *sql.DB, emit Emitter, log *slog.Logger, timeout time.Duration) (*Approvals, error) {
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE tool_approvals SET status='expired', decided_at=? WHERE status='pending'`, time.Now().UnixMilli()); err != nil {
+		return nil, fmt.Errorf("expire stale approvals: %w", err)
+	}
+	return &Approvals{db: db, emit: emit, log: log, timeout: timeout, waiters: map[string]chan string{}}, nil
+}
+
+// Pending is one request waiting for a person.
+type Pending struct {
+	ID         string `json:"id"`
+	Tool       string `json:"tool"`
+	Args       string `json:"args"`
+	AgentID    string `json:"agentId,omitempty"`
+	SessionKey string `json:"sessionKey,omitempty"`
+	RunID      string `json:"runId,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	CreatedAt  int64  `json:"createdAtMs"`
+	ExpiresAt  int64  `json:"expiresAtMs"`
+}
+
+// Approve persists the request, announces it and waits for a decision,
+// the timeout (deny) or ctx (deny).
+func (a *Approvals) Approve(ctx context.Context, req ApprovalRequest) (bool, string, error) {
+	id := uuid.NewString()
+	now := time.Now()
+	p := Pending{ID: id, Tool: req.Tool, Args: string(req.Args), AgentID: req.Who.AgentID, SessionKey: req.Who.SessionKey,
+		RunID: req.Who.RunID, Reason: req.Reason, CreatedAt: now.UnixMilli(), ExpiresAt: now.Add(a.timeout).UnixMilli()}
+	ch := make(chan string, 1)
+	a.mu.Lock()
+	a.waiters[id] = ch
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.waiters, id)
+		a.mu.Unlock()
+	}()
+	_, err := a.db.ExecContext(ctx, `INSERT INTO tool_approvals(id, created_at, expires_at, tool, args, agent_id, session_key, run_id, reason)
+		VALUES (?,?,?,?,?,?,?,?,?)`, p.ID, p.CreatedAt, p.ExpiresAt, p.Tool, p.Args, p.AgentID, p.SessionKey, p.RunID, p.Reason)
+	if err != nil {
+		return false, id, fmt.Errorf("save approval request: %w", err)
+	}
+	a.emit.Broadcast(EventApprovalRequested, map[string]any{
+		"approvalKind": "exec", "id": id, "createdAtMs": p.CreatedAt, "expiresAtMs": p.ExpiresAt,
+		"request": map[string]any{"command": p.Tool + " " + p.Args, "tool": p.Tool, "args": p.Args, "agentId": p.AgentID,
+			"sessionKey": p.SessionKey, "reason": p.Reason, "host": "gateway"},
+	})
+	t := time.NewTimer(a.timeout)
+	defer t.Stop()
+	var decision string
+	select {
+	case decision = <-ch:
+	case <-t.C:
+		a.settle(id, "expired", "")
+		return false, id, nil
+	case <-ctx.Done():
+		a.settle(id, "expired", "")
+		return false, id, nil
+	}
+	return decision == DecisionAllowOnce || decision == DecisionAllowAlways, id, nil
+}
+
+// ErrUnknownApproval is returned for an id that is not pending.
+var ErrUnknownApproval = errors.New("no pending approval with that id")
+
+// Resolve records a person's decision and wakes the waiting call.
+func (a *Approvals) Resolve(ctx context.Context, id, decision string) error {
+	switch decision {
+	case DecisionAllowOnce, DecisionAllowAlways, DecisionDeny:
+	default:
+		return fmt.Errorf("decision %q is not allow-once, allow-always or deny", decision)
+	}
+	status := "approved"
+	if decision == DecisionDeny {
+		status = "denied"
+	}
+	if !a.settle(id, status, decision) {
+		return ErrUnknownApproval
+	}
+	a.mu.Lock()
+	ch := a.waiters[id]
+	a.mu.Unlock()
+	if ch != nil {
+		ch <- decision
+	}
+	return nil
+}
+
+// settle moves a pending request to its end state once.
+func (a *Approvals) settle(id, status, decision string) bool {
+	res, err := a.db.Exec(`UPDATE tool_approvals SET status=?, decision=?, decided_at=? WHERE id=? AND status='pending'`,
+		status, decision, time.Now().UnixMilli(), id)
+	if err != nil {
+		a.log.Error("settle approval", "id", id, "err", err)
+		return false
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false
+	}
+	a.emit.Broadcast(EventApprovalResolved, map[string]any{"id": id, "decision": decision, "status": status, "ts": time.Now().UnixMilli()})
+	return true
+}
+
+// List returns the pending requests, oldest first.
+func (a *Approvals) List(ctx context.Context) ([]Pending, error) {
+	rows, err := a.db.QueryContext(ctx, `SELECT id, tool, args, agent_id, session_key, run_id, reason, created_at, expires_at
+		FROM tool_approvals WHERE status='pending' ORDER BY created_at`)
+	if err != nil {
+		return nil, fmt.Errorf("list approvals: %w", err)
+	}
+	defer rows.Close()
+	out := []Pending{}
+	for rows.Next() {
+		var p Pending
+		if err := rows.Scan(&p.ID, &p.Tool, &p.Args, &p.AgentID, &p.SessionKey, &p.RunID, &p.Reason, &p.CreatedAt, &p.ExpiresAt); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// Status reports how a request ended ("" while pending) and its decision.
+func (a *Approvals) Status(ctx context.Context, id string) (status, decision string, err error) {
+	err = a.db.QueryRowContext(ctx, `SELECT status, decision FROM tool_approvals WHERE id=?`, id).Scan(&status, &decision)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", ErrUnknownApproval
+	}
+	return status, decision, err
+}

@@ -1,0 +1,210 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+)
+
+// Guard actions.
+const (
+	ActionAllow           = "allow"
+	ActionDeny            = "deny"
+	ActionRequireApproval = "require_approval"
+)
+
+// GuardDecision is what the Tool Guard says about one call.
+type GuardDecision struct {
+	Action string
+	Rule   int // index of the deciding rule; -1 for the default policy
+	Reason string
+}
+
+// Guard checks a call before it runs. Nil allows everything.
+type Guard interface {
+	Check(tool string, args json.RawMessage) GuardDecision
+}
+
+// Policy decides whether a caller may use a tool at all (the tool policy
+// chain); the model is only ever shown allowed tools, and a call to any
+// other is refused here too. Nil allows everything.
+type Policy interface {
+	Allowed(ctx context.Context, who Who, tool Spec) (ok bool, reason string)
+}
+
+// ApprovalRequest asks a person to allow one call.
+type ApprovalRequest struct {
+	Tool   string
+	Args   json.RawMessage
+	Who    Who
+	Reason string
+}
+
+// Approver waits for a person's decision. It must persist the request
+// before waiting and return false (deny) when the wait times out or ctx
+// ends.
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) (approved bool, id string, err error)
+}
+
+// Hooks run around every call. BeforeTool may rewrite the arguments or
+// block the call with an error; AfterTool may rewrite the result.
+type Hooks interface {
+	BeforeTool(ctx context.Context, call Call) (json.RawMessage, error)
+	AfterTool(ctx context.Context, call Call, res Result) Result
+}
+
+// AuditEntry records one guarded call. Arguments are kept as a digest.
+type AuditEntry struct {
+	At         time.Time
+	Who        Who
+	Tool       string
+	ArgsDigest string
+	Decision   string // allowed | denied | approved | refused (policy) | error
+	Rule       int
+	Reason     string
+	ApprovalID string
+	Duration   time.Duration
+	IsError    bool
+}
+
+// Auditor stores audit entries; it must not block for long.
+type Auditor interface {
+	Audit(ctx context.Context, e AuditEntry)
+}
+
+// Runner runs tool calls through the whole chain.
+type Runner struct {
+	Registry *Registry
+	Policy   Policy
+	Guard    Guard
+	Approver Approver
+	Hooks    Hooks
+	Auditor  Auditor
+	Log      *slog.Logger
+	// MaxResultChars truncates long results, with a note. Default 16000.
+	MaxResultChars int
+}
+
+// Run runs one call and always returns a result for the model.
+func (r *Runner) Run(ctx context.Context, call Call) (res Result) {
+	start := time.Now()
+	entry := AuditEntry{At: start, Who: call.Who, Tool: call.Name, ArgsDigest: digest(call.Args), Rule: -1}
+	defer func() {
+		entry.Duration = time.Since(start)
+		entry.IsError = res.IsError
+		if r.Auditor != nil {
+			r.Auditor.Audit(context.WithoutCancel(ctx), entry)
+		}
+	}()
+	tool, ok := r.Registry.Get(call.Name)
+	if !ok {
+		entry.Decision, entry.Reason = "refused", "unknown tool"
+		return Result{Text: fmt.Sprintf("unknown tool %q", call.Name), IsError: true}
+	}
+	spec := tool.Spec()
+	if r.Policy != nil {
+		if ok, why := r.Policy.Allowed(ctx, call.Who, spec); !ok {
+			entry.Decision, entry.Reason = "refused", why
+			return Result{Text: fmt.Sprintf("tool %s is not allowed here: %s", spec.Name, why), IsError: true}
+		}
+	}
+	if v, ok := tool.(interface{ Validate(json.RawMessage) error }); ok {
+		if err := v.Validate(call.Args); err != nil {
+			entry.Decision, entry.Reason = "error", err.Error()
+			return Result{Text: fmt.Sprintf("invalid arguments for %s: %v", spec.Name, err), IsError: true}
+		}
+	}
+	d := GuardDecision{Action: ActionAllow, Rule: -1}
+	if r.Guard != nil {
+		d = r.Guard.Check(spec.Name, call.Args)
+	}
+	entry.Rule, entry.Reason = d.Rule, d.Reason
+	switch d.Action {
+	case ActionDeny:
+		entry.Decision = "denied"
+		return Result{Text: fmt.Sprintf("tool %s was blocked by the tool guard: %s", spec.Name, d.Reason), IsError: true}
+	case ActionRequireApproval:
+		if r.Approver == nil {
+			entry.Decision = "denied"
+			return Result{Text: fmt.Sprintf("tool %s needs approval and nobody can approve it here", spec.Name), IsError: true}
+		}
+		approved, id, err := r.Approver.Approve(ctx, ApprovalRequest{Tool: spec.Name, Args: call.Args, Who: call.Who, Reason: d.Reason})
+		entry.ApprovalID = id
+		if err != nil || !approved {
+			entry.Decision = "denied"
+			why := "the request was denied or timed out"
+			if err != nil {
+				why = err.Error()
+			}
+			return Result{Text: fmt.Sprintf("tool %s was not approved: %s", spec.Name, why), IsError: true}
+		}
+		entry.Decision = "approved"
+	default:
+		entry.Decision = "allowed"
+	}
+	if r.Hooks != nil {
+		args, err := r.Hooks.BeforeTool(ctx, call)
+		if err != nil {
+			entry.Decision, entry.Reason = "denied", "before_tool hook: "+err.Error()
+			return Result{Text: fmt.Sprintf("tool %s was blocked: %v", spec.Name, err), IsError: true}
+		}
+		if args != nil {
+			call.Args = args
+		}
+	}
+	res = r.execute(ctx, tool, spec, call)
+	if r.Hooks != nil {
+		res = r.Hooks.AfterTool(ctx, call, res)
+	}
+	return r.truncate(res)
+}
+
+// execute runs the tool under its timeout, turning errors and panics
+// into error results.
+func (r *Runner) execute(ctx context.Context, tool Tool, spec Spec, call Call) (res Result) {
+	timeout := spec.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			if r.Log != nil {
+				r.Log.Error("tool panicked", "tool", spec.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			}
+			res = Result{Text: fmt.Sprintf("tool %s failed: internal error", spec.Name), IsError: true}
+		}
+	}()
+	out, err := tool.Call(ctx, call)
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return Result{Text: fmt.Sprintf("tool %s timed out after %s", spec.Name, timeout), IsError: true}
+	case err != nil:
+		return Result{Text: fmt.Sprintf("tool %s failed: %v", spec.Name, err), IsError: true}
+	}
+	return out
+}
+
+func (r *Runner) truncate(res Result) Result {
+	max := r.MaxResultChars
+	if max <= 0 {
+		max = 16_000
+	}
+	if len(res.Text) > max {
+		res.Text = res.Text[:max] + fmt.Sprintf("\n[output truncated: %d of %d characters shown]", max, len(res.Text))
+	}
+	return res
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}

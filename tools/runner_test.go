@@ -1,0 +1,203 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/store"
+)
+
+// funcTool is a tool made of a function.
+type funcTool struct {
+	spec  Spec
+	calls atomic.Int32
+	fn    func(ctx context.Context, c Call) (Result, error)
+}
+
+func (f *funcTool) Spec() Spec { return f.spec }
+func (f *funcTool) Call(ctx context.Context, c Call) (Result, error) {
+	f.calls.Add(1)
+	return f.fn(ctx, c)
+}
+
+type fixedGuard map[string]GuardDecision
+
+func (g fixedGuard) Check(tool string, args json.RawMessage) GuardDecision {
+	if d, ok := g[tool]; ok {
+		return d
+	}
+	return GuardDecision{Action: ActionAllow, Rule: -1}
+}
+
+type denyPolicy map[string]string
+
+func (p denyPolicy) Allowed(ctx context.Context, who Who, s Spec) (bool, string) {
+	why, denied := p[s.Name]
+	return !denied, why
+}
+
+type events struct {
+	mu   sync.Mutex
+	list []map[string]any
+	seen chan string
+}
+
+func (e *events) Broadcast(event string, payload any) {
+	e.mu.Lock()
+	e.list = append(e.list, map[string]any{"event": event, "payload": payload})
+	e.mu.Unlock()
+	if event == EventApprovalRequested && e.seen != nil {
+		e.seen <- payload.(map[string]any)["id"].(string)
+	}
+}
+
+func newRunner(t *testing.T, tools ...Tool) (*Runner, *Approvals, *events, *store.Store) {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName), Migrations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ev := &events{seen: make(chan string, 4)}
+	ap, err := NewApprovals(context.Background(), st.DB, ev, nil, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := NewRegistry()
+	if err := reg.Register(tools...); err != nil {
+		t.Fatal(err)
+	}
+	return &Runner{Registry: reg, Approver: ap, Auditor: &SQLAudit{DB: st.DB}, MaxResultChars: 50}, ap, ev, st
+}
+
+func echoTool(name string) *funcTool {
+	return &funcTool{spec: Spec{Name: name, Source: SourceCore}, fn: func(ctx context.Context, c Call) (Result, error) {
+		return Result{Text: "ran " + string(c.Args)}, nil
+	}}
+}
+
+func TestRunnerChain(t *testing.T) {
+	slow := &funcTool{spec: Spec{Name: "slow", Timeout: 20 * time.Millisecond}, fn: func(ctx context.Context, c Call) (Result, error) {
+		<-ctx.Done()
+		return Result{}, ctx.Err()
+	}}
+	boom := &funcTool{spec: Spec{Name: "boom"}, fn: func(ctx context.Context, c Call) (Result, error) { panic("kaboom") }}
+	chatty := &funcTool{spec: Spec{Name: "chatty"}, fn: func(ctx context.Context, c Call) (Result, error) {
+		return Result{Text: strings.Repeat("x", 200)}, nil
+	}}
+	blocked, refused, plain := echoTool("blocked"), echoTool("secret"), echoTool("plain")
+	r, _, _, st := newRunner(t, slow, boom, chatty, blocked, refused, plain)
+	r.Guard = fixedGuard{"blocked": {Action: ActionDeny, Rule: 2, Reason: "rule 2 says no"}}
+	r.Policy = denyPolicy{"secret": "removed by tools.deny"}
+	tests := []struct {
+		tool      string
+		wantText  string
+		wantError bool
+		ran       *funcTool
+		wantRuns  int32
+	}{
+		{"plain", `ran {"a":1}`, false, plain, 1},
+		{"blocked", "blocked by the tool guard: rule 2 says no", true, blocked, 0},
+		{"secret", "not allowed here: removed by tools.deny", true, refused, 0},
+		{"slow", "timed out after 20ms", true, slow, 1},
+		{"boom", "failed: internal error", true, boom, 1},
+		{"chatty", "[output truncated: 50 of 200 characters shown]", false, chatty, 1},
+		{"nope", `unknown tool "nope"`, true, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			res := r.Run(context.Background(), Call{Name: tt.tool, Args: json.RawMessage(`{"a":1}`), Who: Who{AgentID: "main"}})
+			if res.IsError != tt.wantError || !strings.Contains(res.Text, tt.wantText) {
+				t.Fatalf("result = %+v, want error=%v containing %q", res, tt.wantError, tt.wantText)
+			}
+			if tt.ran != nil && tt.ran.calls.Load() != tt.wantRuns {
+				t.Fatalf("tool ran %d times, want %d", tt.ran.calls.Load(), tt.wantRuns)
+			}
+		})
+	}
+	var n int
+	st.DB.QueryRow(`SELECT COUNT(*) FROM tool_audit`).Scan(&n)
+	if n != len(tests) {
+		t.Fatalf("audit rows = %d, want %d", n, len(tests))
+	}
+	var decision string
+	st.DB.QueryRow(`SELECT decision FROM tool_audit WHERE tool='blocked'`).Scan(&decision)
+	if decision != "denied" {
+		t.Fatalf("audit decision for the blocked call = %q", decision)
+	}
+}
+
+func TestApprovalSuspendsAndResumes(t *testing.T) {
+	shell := echoTool("exec")
+	r, ap, ev, _ := newRunner(t, shell)
+	r.Guard = fixedGuard{"exec": {Action: ActionRequireApproval, Rule: 0, Reason: "shell needs a person"}}
+	for _, tc := range []struct {
+		decision string
+		wantRun  bool
+	}{{DecisionAllowOnce, true}, {DecisionDeny, false}} {
+		t.Run(tc.decision, func(t *testing.T) {
+			before := shell.calls.Load()
+			done := make(chan Result, 1)
+			go func() { done <- r.Run(context.Background(), Call{Name: "exec", Args: json.RawMessage(`{"command":"ls"}`)}) }()
+			id := <-ev.seen
+			pending, err := ap.List(context.Background())
+			if err != nil || len(pending) != 1 || pending[0].ID != id || pending[0].Reason != "shell needs a person" {
+				t.Fatalf("pending = %+v, %v", pending, err)
+			}
+			select {
+			case res := <-done:
+				t.Fatalf("call finished before a decision: %+v", res)
+			default:
+			}
+			if err := ap.Resolve(context.Background(), id, tc.decision); err != nil {
+				t.Fatal(err)
+			}
+			res := <-done
+			ran := shell.calls.Load() > before
+			if ran != tc.wantRun || res.IsError == tc.wantRun {
+				t.Fatalf("decision %s: ran=%v result %+v", tc.decision, ran, res)
+			}
+			if err := ap.Resolve(context.Background(), id, DecisionAllowOnce); err != ErrUnknownApproval {
+				t.Fatalf("second resolve: %v", err)
+			}
+		})
+	}
+}
+
+func TestApprovalTimeoutDenies(t *testing.T) {
+	shell := echoTool("exec")
+	r, _, _, st := newRunner(t, shell)
+	ap, _ := NewApprovals(context.Background(), st.DB, &events{}, nil, 30*time.Millisecond)
+	r.Approver = ap
+	r.Guard = fixedGuard{"exec": {Action: ActionRequireApproval}}
+	res := r.Run(context.Background(), Call{Name: "exec"})
+	if !res.IsError || shell.calls.Load() != 0 {
+		t.Fatalf("timed-out approval ran the tool: %+v", res)
+	}
+	var status string
+	st.DB.QueryRow(`SELECT status FROM tool_approvals`).Scan(&status)
+	if status != "expired" {
+		t.Fatalf("status = %q", status)
+	}
+}
+
+func TestRegistryRejectsDuplicates(t *testing.T) {
+	reg := NewRegistry()
+	if err := reg.Register(echoTool("a"), echoTool("A")); err == nil {
+		t.Fatal("duplicate names (case-insensitive) accepted")
+	}
+	if len(reg.Specs()) != 0 {
+		t.Fatal("a failed Register added tools")
+	}
+	reg.Register(echoTool("a"), echoTool("b"))
+	reg.Exclude("b")
+	if _, ok := reg.Get("B"); ok || len(reg.Specs()) != 1 {
+		t.Fatal("excluded tool still listed")
+	}
+}

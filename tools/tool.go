@@ -1,0 +1,88 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Tier says how a tool is disclosed to the model: core tools with their
+// full schema, extension tools as a one-line directory entry until
+// activated.
+type Tier string
+
+const (
+	TierCore      Tier = "core"
+	TierExtension Tier = "extension"
+)
+
+// Source says where a tool comes from.
+type Source string
+
+const (
+	SourceCore    Source = "core"
+	SourcePlugin  Source = "plugin"
+	SourceChannel Source = "channel"
+	SourceMCP     Source = "mcp"
+)
+
+// Spec describes a tool.
+type Spec struct {
+	Name        string
+	Label       string
+	Description string
+	// Parameters is a JSON Schema object.
+	Parameters json.RawMessage
+	Tier       Tier
+	// Dangerous tools get guard rules and approvals by default.
+	Dangerous bool
+	// Timeout bounds one call; 0 means DefaultTimeout.
+	Timeout time.Duration
+	Source  Source
+	// Groups are policy groups the tool belongs to besides its own name,
+	// e.g. "group:sessions".
+	Groups []string
+}
+
+// DefaultTimeout bounds calls of tools that set none.
+const DefaultTimeout = 30 * time.Second
+
+// Who is the caller of a tool: enough for policy, guard, approvals and
+// audit to decide and record, without knowing the agent loop.
+type Who struct {
+	AgentID    string
+	SessionKey string
+	SessionID  string
+	RunID      string
+	SpawnedBy  string
+	Depth      int
+	// Provider and Model answer this step ("openai", "gpt-4o").
+	Provider string
+	Model    string
+	// SenderID and Channel are set for channel conversations.
+	SenderID string
+	Channel  string
+	Sandbox  bool
+}
+
+// Call is one tool call.
+type Call struct {
+	ID   string
+	Name string
+	Args json.RawMessage
+	Who  Who
+}
+
+// Result is what a call gave back. Text is what the model reads.
+type Result struct {
+	Text    string
+	IsError bool
+}
+
+// Tool is one callable tool. Call must honour ctx (the Runner cancels it
+// at the tool's timeout) and may be called concurrently. An error it
+// returns becomes an error result with the error's text.
+type Tool interface {
+	Spec() Spec
+	Call(ctx context.Context, call Call) (Result, error)
+}
