@@ -93,6 +93,9 @@ func New(cfg *config.Config, opts Options) *Service {
 	return s
 }
 
+// UseTools replaces the tool runner; call it before the first run.
+func (s *Service) UseTools(r ToolRunner) { s.opts.Tools = r }
+
 // SetConfig swaps in a reloaded config; runs in flight keep theirs.
 func (s *Service) SetConfig(cfg *config.Config) { s.cfg.Store(cfg) }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/tools"
 )
 
 // Options are what the command line decides. Zero values mean "from the
@@ -85,6 +86,8 @@ type System struct {
 	srv       *rpc.Server
 	devices   *devices.Registry
 	agents    *agents.Service
+	tools     *tools.Runner
+	approvals *tools.Approvals
 	identity  Identity
 	health    *healthCache
 	addr      net.Addr
@@ -306,7 +309,7 @@ func parsePrefixes(log *slog.Logger, key string, in []string) []netip.Prefix {
 // serve runs the listener until ctx ends or a restart is asked for.
 func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.state.Store(s.liveFrom(snap))
-	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), migrations(), devices.Migrations(), sessions.Migrations())
+	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations())
 	if err != nil {
 		return err
 	}
@@ -336,6 +339,9 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		Store: sessions.New(st.DB, s.log), Emit: s.srv, Log: s.log.With("component", "agents"), StateDir: s.opts.StateDir,
 	})
 	defer s.agents.Close()
+	if err := s.wireTools(ctx, st); err != nil {
+		return err
+	}
 	s.agents.Register(s.srv)
 	s.registerMethods()
 

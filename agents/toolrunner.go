@@ -1,0 +1,89 @@
+package agents
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/openclaw-go/openclaw/agents/providers"
+	"github.com/openclaw-go/openclaw/tools"
+)
+
+// RegistryTools is the ToolRunner backed by the tools runtime: the model
+// sees the registry's tools that the runner's policy allows for this
+// turn, and every call goes through the runner's chain (policy, guard,
+// approval, hooks, timeout, truncation, audit).
+type RegistryTools struct {
+	Runner *tools.Runner
+}
+
+var _ ToolRunner = (*RegistryTools)(nil)
+
+func whoOf(t *Turn) tools.Who {
+	provider, model, _ := strings.Cut(t.Model, "/")
+	return tools.Who{
+		AgentID: t.AgentID, SessionKey: t.SessionKey, SessionID: t.SessionID, RunID: t.RunID,
+		SpawnedBy: t.SpawnedBy, Depth: t.Depth, Provider: provider, Model: model,
+	}
+}
+
+// Tools lists the allowed tools with their schemas.
+func (r *RegistryTools) Tools(ctx context.Context, t *Turn) []providers.Tool {
+	who := whoOf(t)
+	var out []providers.Tool
+	for _, s := range r.Runner.Registry.Specs() {
+		if r.Runner.Policy != nil {
+			if ok, _ := r.Runner.Policy.Allowed(ctx, who, s); !ok {
+				continue
+			}
+		}
+		out = append(out, providers.Tool{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
+	}
+	return out
+}
+
+// Run sends one call through the runner.
+func (r *RegistryTools) Run(ctx context.Context, t *Turn, call providers.ToolCall) ToolResult {
+	res := r.Runner.Run(ctx, tools.Call{ID: call.ID, Name: call.Name, Args: call.Arguments, Who: whoOf(t)})
+	return ToolResult{Text: res.Text, IsError: res.IsError}
+}
+
+// SessionTools returns the agent-to-agent tools as registry tools, for
+// the gateway to register beside the others.
+func (s *Service) SessionTools() []tools.Tool {
+	st := &sessionTools{svc: s}
+	var out []tools.Tool
+	for _, spec := range st.Tools(context.Background(), &Turn{}) {
+		timeout := 30 * time.Second
+		if spec.Name == "sessions_send" || spec.Name == "delegateToAgent" {
+			timeout = 15 * time.Minute // they wait for another agent's whole run
+		}
+		out = append(out, &sessionTool{st: st, spec: tools.Spec{
+			Name: spec.Name, Description: spec.Description, Parameters: spec.Parameters, Timeout: timeout,
+			Tier: tools.TierCore, Source: tools.SourceCore, Groups: []string{sessionToolGroup(spec.Name)},
+		}})
+	}
+	return out
+}
+
+func sessionToolGroup(name string) string {
+	if name == "delegateToAgent" || name == "listAvailableAgents" || name == "agents_list" {
+		return "group:agents"
+	}
+	return "group:sessions"
+}
+
+// sessionTool adapts one session tool to the tools contract.
+type sessionTool struct {
+	st   *sessionTools
+	spec tools.Spec
+}
+
+func (t *sessionTool) Spec() tools.Spec { return t.spec }
+
+func (t *sessionTool) Call(ctx context.Context, c tools.Call) (tools.Result, error) {
+	turn := &Turn{RunID: c.Who.RunID, AgentID: c.Who.AgentID, SessionKey: c.Who.SessionKey, SessionID: c.Who.SessionID,
+		SpawnedBy: c.Who.SpawnedBy, Depth: c.Who.Depth}
+	r := t.st.Run(ctx, turn, providers.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Args})
+	return tools.Result{Text: r.Text, IsError: r.IsError}, nil
+}

@@ -1,0 +1,104 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/openclaw-go/openclaw/agents"
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/tools"
+)
+
+// wireTools builds the tool registry and runner, hands them to the
+// agents, and serves the approval methods.
+func (s *System) wireTools(ctx context.Context, st *store.Store) error {
+	reg := tools.NewRegistry()
+	if err := reg.Register(s.agents.SessionTools()...); err != nil {
+		return fmt.Errorf("register tools: %w", err)
+	}
+	ap, err := tools.NewApprovals(ctx, st.DB, s.srv, s.log.With("component", "approvals"), 0)
+	if err != nil {
+		return err
+	}
+	s.approvals = ap
+	s.tools = &tools.Runner{Registry: reg, Approver: ap, Auditor: &tools.SQLAudit{DB: st.DB, Log: s.log}, Log: s.log.With("component", "tools")}
+	s.agents.UseTools(&agents.RegistryTools{Runner: s.tools})
+
+	resolve := func(ctx context.Context, req *rpc.Request) (any, error) {
+		var p struct {
+			ID       string `json:"id"`
+			Decision string `json:"decision"`
+		}
+		if err := req.Decode(&p); err != nil {
+			return nil, err
+		}
+		if err := s.approvals.Resolve(ctx, p.ID, p.Decision); err != nil {
+			if errors.Is(err, tools.ErrUnknownApproval) {
+				return nil, protocol.Errorf(protocol.CodeApprovalNotFound, "no pending approval %q", p.ID)
+			}
+			return nil, protocol.InvalidParams(req.Method, err)
+		}
+		return map[string]any{"ok": true, "id": p.ID, "decision": p.Decision}, nil
+	}
+	s.srv.HandleFunc("exec.approval.resolve", resolve)
+	s.srv.HandleFunc("approval.resolve", resolve)
+	s.srv.HandleFunc("exec.approval.list", func(ctx context.Context, req *rpc.Request) (any, error) {
+		list, err := s.approvals.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"approvals": list}, nil
+	})
+	status := func(ctx context.Context, req *rpc.Request) (any, error) {
+		var p struct {
+			ID string `json:"id"`
+		}
+		if err := req.Decode(&p); err != nil {
+			return nil, err
+		}
+		st, decision, err := s.approvals.Status(ctx, p.ID)
+		if errors.Is(err, tools.ErrUnknownApproval) {
+			return nil, protocol.Errorf(protocol.CodeApprovalNotFound, "no approval %q", p.ID)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out := map[string]any{"id": p.ID, "status": st, "decision": nil}
+		if decision != "" {
+			out["decision"] = decision
+		}
+		return out, nil
+	}
+	s.srv.HandleFunc("exec.approval.waitDecision", func(ctx context.Context, req *rpc.Request) (any, error) {
+		var p struct {
+			ID        string `json:"id"`
+			TimeoutMs int64  `json:"timeoutMs"`
+		}
+		if err := req.Decode(&p); err != nil {
+			return nil, err
+		}
+		wait := 30 * time.Second
+		if p.TimeoutMs > 0 {
+			wait = time.Duration(p.TimeoutMs) * time.Millisecond
+		}
+		ctx, cancel := context.WithTimeout(ctx, wait)
+		defer cancel()
+		for {
+			res, err := status(ctx, req)
+			if err != nil || res.(map[string]any)["status"] != "pending" {
+				return res, err
+			}
+			select {
+			case <-ctx.Done():
+				return res, nil // still pending: decision null
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	})
+	s.srv.Handle("approval.get", rpc.Route{Scope: protocol.ScopeApprovals, Handler: status})
+	return nil
+}
