@@ -8,7 +8,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/protocol"
@@ -19,8 +18,7 @@ import (
 var migrationFiles embed.FS
 
 func migrations() store.Migrations {
-	sub, _ := fs.Sub(migrationFiles, "migrations")
-	return store.Migrations{Component: "gateway", FS: sub}
+	return store.FromDir("gateway", migrationFiles, "migrations")
 }
 
 // Identity is the gateway's own device identity.

@@ -6,7 +6,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"sync"
 	"time"
@@ -21,8 +20,7 @@ var migrationFiles embed.FS
 
 // Migrations are the tools component's tables.
 func Migrations() store.Migrations {
-	sub, _ := fs.Sub(migrationFiles, "migrations")
-	return store.Migrations{Component: "tools", FS: sub}
+	return store.FromDir("tools", migrationFiles, "migrations")
 }
 
 // Emitter publishes approval events on the bus.

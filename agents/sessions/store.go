@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"sync"
 	"time"
@@ -23,8 +22,7 @@ var migrationFiles embed.FS
 
 // Migrations are this package's tables (component "sessions").
 func Migrations() store.Migrations {
-	sub, _ := fs.Sub(migrationFiles, "migrations")
-	return store.Migrations{Component: "sessions", FS: sub}
+	return store.FromDir("sessions", migrationFiles, "migrations")
 }
 
 // Store keeps session rows and transcripts. It is safe for concurrent use.

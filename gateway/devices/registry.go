@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net/netip"
 	"slices"
@@ -35,8 +34,7 @@ var migrationFiles embed.FS
 
 // Migrations are this package's tables.
 func Migrations() store.Migrations {
-	sub, _ := fs.Sub(migrationFiles, "migrations")
-	return store.Migrations{Component: "devices", FS: sub}
+	return store.FromDir("devices", migrationFiles, "migrations")
 }
 
 // PendingTTL is how long a pairing request lives after its last retry.

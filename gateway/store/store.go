@@ -165,3 +165,13 @@ func (s *Store) Version(ctx context.Context, component string) (int, error) {
 	err := s.DB.QueryRowContext(ctx, `SELECT COALESCE(MAX(version),0) FROM schema_versions WHERE component=?`, component).Scan(&v)
 	return v, err
 }
+
+// FromDir is a component's migrations kept in a folder of an embedded
+// file system, such as `//go:embed migrations/*.sql`.
+func FromDir(component string, fsys fs.FS, dir string) Migrations {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(fmt.Sprintf("store: migrations of %s: %v", component, err)) // a wiring bug, found by any test
+	}
+	return Migrations{Component: component, FS: sub}
+}
