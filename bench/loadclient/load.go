@@ -22,6 +22,9 @@ type report struct {
 	ElapsedMs       float64 `json:"elapsedMs"`
 	ReqPerSec       float64 `json:"reqPerSec"`
 	Latency         stats   `json:"latency"`
+	// Accepted is, for a two-stage method (agent), the time from sending
+	// to the interim {status:"accepted"}; Latency runs to the final answer.
+	Accepted *stats `json:"accepted,omitempty"`
 }
 
 // stats summarise a set of durations.
@@ -34,16 +37,24 @@ type stats struct {
 }
 
 func (r *report) human() string {
-	return fmt.Sprintf("%s: %d conns x %d = %d requests in %.0f ms: %.0f req/s, p50 %.3f ms, p99 %.3f ms, %d errors; handshake p50 %.2f ms, p99 %.2f ms (n=%d)",
+	s := fmt.Sprintf("%s: %d conns x %d = %d requests in %.0f ms: %.0f req/s, p50 %.3f ms, p99 %.3f ms, %d errors; handshake p50 %.2f ms, p99 %.2f ms (n=%d)",
 		r.Method, r.Conns, r.RequestsPerConn, r.Requests, r.ElapsedMs, r.ReqPerSec,
 		r.Latency.P50Ms, r.Latency.P99Ms, r.Errors, r.Handshake.P50Ms, r.Handshake.P99Ms, r.Handshake.N)
+	if r.Accepted != nil {
+		s += fmt.Sprintf("; accepted after p50 %.3f ms, p99 %.3f ms", r.Accepted.P50Ms, r.Accepted.P99Ms)
+	}
+	return s
 }
 
 // summary is the report as space-separated key=value pairs.
 func (r *report) summary() string {
-	return fmt.Sprintf("reqPerSec=%g p50Ms=%g p99Ms=%g meanMs=%g handshakeP50Ms=%g handshakeP99Ms=%g requests=%d errors=%d",
-		r.ReqPerSec, r.Latency.P50Ms, r.Latency.P99Ms, r.Latency.MeanMs,
+	s := fmt.Sprintf("reqPerSec=%g p50Ms=%g p99Ms=%g meanMs=%g maxMs=%g handshakeP50Ms=%g handshakeP99Ms=%g requests=%d errors=%d",
+		r.ReqPerSec, r.Latency.P50Ms, r.Latency.P99Ms, r.Latency.MeanMs, r.Latency.MaxMs,
 		r.Handshake.P50Ms, r.Handshake.P99Ms, r.Requests, r.Errors)
+	if r.Accepted != nil {
+		s += fmt.Sprintf(" acceptedP50Ms=%g acceptedP99Ms=%g", r.Accepted.P50Ms, r.Accepted.P99Ms)
+	}
+	return s
 }
 
 // measure runs the handshakes, then the load, and reports both.
@@ -74,6 +85,7 @@ func measure(ctx context.Context, cfg config) (*report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("connect %d of %d: %w", i+1, cfg.Conns, err)
 		}
+		c.index = i
 		conns[i] = c
 		if cfg.Handshakes == 0 {
 			handshakes = append(handshakes, d)
@@ -81,16 +93,12 @@ func measure(ctx context.Context, cfg config) (*report, error) {
 	}
 	rep.Handshake = summarise(handshakes)
 
-	var params any
-	if cfg.Params != nil {
-		params = cfg.Params
-	}
 	call := func(c *conn) (time.Duration, error) {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
 		c.ws.SetReadDeadline(time.Now().Add(cfg.Timeout))
-		return c.do(cfg.Method, params)
+		return c.do(cfg.Method, cfg.requestParams(c))
 	}
 
 	for _, c := range conns {
@@ -103,6 +111,7 @@ func measure(ctx context.Context, cfg config) (*report, error) {
 
 	type connResult struct {
 		lat      []time.Duration
+		acks     []time.Duration
 		errors   int
 		firstErr error
 	}
@@ -127,6 +136,9 @@ func measure(ctx context.Context, cfg config) (*report, error) {
 					continue
 				}
 				r.lat = append(r.lat, d)
+				if twoStage(cfg.Method) {
+					r.acks = append(r.acks, c.ack)
+				}
 			}
 		})
 	}
@@ -135,9 +147,10 @@ func measure(ctx context.Context, cfg config) (*report, error) {
 	wg.Wait()
 	elapsed := time.Since(start)
 
-	var all []time.Duration
+	var all, acks []time.Duration
 	for _, r := range results {
 		all = append(all, r.lat...)
+		acks = append(acks, r.acks...)
 		rep.Errors += r.errors
 		if r.firstErr != nil && rep.FirstError == "" {
 			rep.FirstError = r.firstErr.Error()
@@ -147,6 +160,10 @@ func measure(ctx context.Context, cfg config) (*report, error) {
 	rep.ElapsedMs = ms(elapsed)
 	rep.ReqPerSec = round(float64(len(all))/elapsed.Seconds(), 1)
 	rep.Latency = summarise(all)
+	if twoStage(cfg.Method) {
+		a := summarise(acks)
+		rep.Accepted = &a
+	}
 	return rep, ctx.Err()
 }
 

@@ -11,6 +11,15 @@
 //
 //	loadclient -url ws://127.0.0.1:18789 -token T -conns 8 -requests 1000 -method health
 //
+// With -method agent every request is one agent turn, as the CLI's
+// `openclaw agent` sends it (scope operator.write, a fresh idempotencyKey,
+// agentId main, a session key per connection from -session), and its
+// latency runs from sending the request to the second, final response;
+// the first, {status:"accepted"}, is reported apart. A run that ends other
+// than "ok" counts as a failed request.
+//
+//	loadclient -method agent -conns 4 -requests 250 -session agent:main:bench -session-turns 10
+//
 // The result is one JSON object on stdout (or, with -summary, one line of
 // key=value pairs for scripts) and one human line on stderr.
 // The exit status is 1 when any request or handshake failed.
@@ -42,6 +51,12 @@ type config struct {
 	Timeout    time.Duration
 	Summary    bool   // print key=value pairs instead of JSON
 	JSONFile   string // also write the JSON report here
+	Scope      string // the one operator scope asked for at connect
+
+	// -method agent only.
+	Message      string // text of each turn, numbered
+	Session      string // session key prefix: <Session>-<conn>[-<n>]
+	SessionTurns int    // turns per session; 0: one session per connection
 }
 
 func main() {
@@ -73,6 +88,10 @@ func parseFlags(args []string) (config, error) {
 	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Second, "timeout of one handshake or request")
 	fs.BoolVar(&cfg.Summary, "summary", false, "print one line of key=value pairs on stdout instead of JSON (for scripts)")
 	fs.StringVar(&cfg.JSONFile, "json", "", "also write the JSON report to this file")
+	fs.StringVar(&cfg.Scope, "scope", "", "operator scope to ask for (default operator.write for agent, operator.read otherwise)")
+	fs.StringVar(&cfg.Message, "message", "hello from the bench", "agent: text of each turn (numbered)")
+	fs.StringVar(&cfg.Session, "session", "agent:main:bench", "agent: session key prefix; connection i uses <prefix>-i")
+	fs.IntVar(&cfg.SessionTurns, "session-turns", 0, "agent: start a new session (<prefix>-i-n) every this many turns; 0: one per connection")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -85,8 +104,17 @@ func parseFlags(args []string) (config, error) {
 		}
 		cfg.Params = json.RawMessage(params)
 	}
-	if cfg.Conns < 1 || cfg.Requests < 1 || cfg.Warmup < 0 || cfg.Handshakes < 0 {
-		return cfg, errors.New("-conns and -requests must be at least 1; -warmup and -handshakes at least 0")
+	if cfg.Conns < 1 || cfg.Requests < 1 || cfg.Warmup < 0 || cfg.Handshakes < 0 || cfg.SessionTurns < 0 {
+		return cfg, errors.New("-conns and -requests must be at least 1; -warmup, -handshakes and -session-turns at least 0")
+	}
+	if cfg.Scope == "" {
+		cfg.Scope = "operator.read"
+		if cfg.Method == "agent" {
+			cfg.Scope = "operator.write"
+		}
+	}
+	if cfg.Method == "agent" && params != "" {
+		return cfg, errors.New("-params does not go with -method agent, which builds each turn's params")
 	}
 	return cfg, nil
 }

@@ -19,13 +19,16 @@ import (
 // gateway under test (it runs on the same machine). The same client
 // measures every gateway, so the ratios stay fair.
 type conn struct {
-	ws   *websocket.Conn
-	next int
+	ws    *websocket.Conn
+	next  int
+	index int // which load connection, from 0
+	sent  int // load requests sent (warm-up included)
+	ack   time.Duration
 }
 
 // dial opens a socket and performs the handshake as the real CLI does:
 // wait for connect.challenge, send connect (client cli/cli, operator,
-// operator.read, token, protocol 4), read hello-ok. It returns the time
+// the -scope scope, token, protocol 4), read hello-ok. It returns the time
 // from opening the socket to hello-ok.
 func dial(ctx context.Context, cfg config) (*conn, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
@@ -47,7 +50,7 @@ func dial(ctx context.Context, cfg config) (*conn, time.Duration, error) {
 	params := protocol.ConnectParams{
 		MinProtocol: protocol.Version, MaxProtocol: protocol.Version,
 		Client: protocol.ClientInfo{ID: "cli", Version: "bench", Platform: "linux", DeviceFamily: "Linux", Mode: "cli", InstanceID: uuid.NewString()},
-		Caps:   []string{}, Role: string(protocol.RoleOperator), Scopes: []string{string(protocol.ScopeRead)},
+		Caps:   []string{}, Role: string(protocol.RoleOperator), Scopes: []string{cfg.Scope},
 		Auth: &protocol.ConnectAuth{Token: cfg.Token},
 	}
 	res, err := c.call("connect", params)
@@ -64,7 +67,11 @@ func dial(ctx context.Context, cfg config) (*conn, time.Duration, error) {
 }
 
 // call sends one request and reads until its response, skipping events.
+// For a two-stage method it reads past the {status:"accepted"} answer to
+// the final one and keeps in c.ack how long the first took.
 func (c *conn) call(method string, params any) (*protocol.Inbound, error) {
+	start, acked := time.Now(), false
+	c.ack = 0
 	id := strconv.Itoa(c.next) + ":bench"
 	c.next++
 	p, err := json.Marshal(params)
@@ -83,9 +90,14 @@ func (c *conn) call(method string, params any) (*protocol.Inbound, error) {
 		if err := c.ws.ReadJSON(&in); err != nil {
 			return nil, err
 		}
-		if in.Type == protocol.KindRes && in.ID == id {
-			return &in, nil
+		if in.Type != protocol.KindRes || in.ID != id {
+			continue
 		}
+		if twoStage(method) && in.OK && !acked && accepted(in.Payload) {
+			acked, c.ack = true, time.Since(start)
+			continue
+		}
+		return &in, nil
 	}
 }
 
@@ -102,6 +114,9 @@ func (c *conn) do(method string, params any) (time.Duration, error) {
 			return d, errors.New("error response without error")
 		}
 		return d, res.Error
+	}
+	if method == "agent" {
+		return d, agentOutcome(res.Payload)
 	}
 	return d, nil
 }
