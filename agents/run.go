@@ -183,12 +183,23 @@ func (s *Service) finish(run *Run, res RunResult) {
 	if !first {
 		return
 	}
+	s.mu.Lock()
+	s.ended = append(s.ended, run.ID)
+	for len(s.ended) > maxEndedRuns {
+		delete(s.runs, s.ended[0])
+		s.ended = s.ended[1:]
+	}
+	s.mu.Unlock()
 	time.AfterFunc(runRetention, func() {
 		s.mu.Lock()
 		delete(s.runs, run.ID)
 		s.mu.Unlock()
 	})
 }
+
+// maxEndedRuns caps how many ended runs stay known, so a busy gateway's
+// memory does not grow with its turn rate.
+const maxEndedRuns = 4096
 
 func (s *Service) finishReset(run *Run, spawnedBy string) {
 	ev := &runEvents{emit: s.opts.Emit, runID: run.ID, sessionKey: run.SessionKey, sessionID: run.SessionID, agentID: run.AgentID, spawnedBy: spawnedBy}

@@ -62,6 +62,7 @@ type Service struct {
 
 	mu        sync.Mutex
 	runs      map[string]*Run // by run id, kept a while after they end
+	ended     []string        // ended run ids, oldest first, to cap runs
 	providers map[string]providerEntry
 	sub       subagentLimits
 }
@@ -77,7 +78,11 @@ func New(cfg *config.Config, opts Options) *Service {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	if opts.HTTP == nil {
-		opts.HTTP = &http.Client{}
+		// Several sessions talk to one provider at once: keep enough idle
+		// connections that each turn does not pay a new TLS handshake.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 32
+		opts.HTTP = &http.Client{Transport: tr}
 	}
 	if opts.MaxSteps == 0 {
 		opts.MaxSteps = 24
