@@ -20,7 +20,11 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 		s.log.Error("config reload refused; keeping the running config", "err", err)
 		return err
 	}
-	next := s.liveFrom(snap)
+	next, err := s.liveFrom(snap)
+	if err != nil {
+		s.log.Error("config reload refused; keeping the running config", "err", err)
+		return err
+	}
 	restart := config.Diff(old.snap.Config, snap.Config)
 	s.state.Store(next)
 	s.agents.SetConfig(snap.Config)

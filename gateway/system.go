@@ -30,6 +30,7 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/policy"
 	"github.com/openclaw-go/openclaw/tools"
 )
 
@@ -68,6 +69,8 @@ const (
 // live is the part of the config that can change while running.
 type live struct {
 	snap         *config.Snapshot
+	toolPolicy   policy.Config
+	guard        *policy.Guard
 	auth         rpc.AuthConfig
 	pairing      devices.Policy
 	reloadStatus string
@@ -87,6 +90,7 @@ type System struct {
 	devices   *devices.Registry
 	agents    *agents.Service
 	tools     *tools.Runner
+	policy    *policyAdapter
 	approvals *tools.Approvals
 	identity  Identity
 	health    *healthCache
@@ -249,8 +253,17 @@ func (s *System) listenHost() string {
 	return ""
 }
 
-// liveFrom derives the hot settings from a snapshot.
-func (s *System) liveFrom(snap *config.Snapshot) *live {
+// liveFrom derives the hot settings from a snapshot. It fails for tool
+// policy or guard rules the policy package refuses.
+func (s *System) liveFrom(snap *config.Snapshot) (*live, error) {
+	tp, err := policyConfig(snap.Config)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", snap.Path, err)
+	}
+	guard, err := newGuard(snap.Config)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", snap.Path, err)
+	}
 	g := snap.Config.Gateway
 	token := g.Auth.Token.Value
 	if v := s.opts.Getenv("OPENCLAW_GATEWAY_TOKEN"); v != "" && token == "" {
@@ -284,12 +297,12 @@ func (s *System) liveFrom(snap *config.Snapshot) *live {
 		status = "off"
 	}
 	return &live{
-		snap: snap, auth: a, reloadStatus: status,
+		snap: snap, auth: a, reloadStatus: status, toolPolicy: tp, guard: guard,
 		pairing: devices.Policy{
 			AutoApproveLocal: np.AutoApproveLocal == nil || *np.AutoApproveLocal,
 			AutoApproveCIDRs: parsePrefixes(s.log, "gateway.nodes.pairing.autoApproveCidrs", np.AutoApproveCidrs),
 		},
-	}
+	}, nil
 }
 
 func parsePrefixes(log *slog.Logger, key string, in []string) []netip.Prefix {
@@ -308,7 +321,11 @@ func parsePrefixes(log *slog.Logger, key string, in []string) []netip.Prefix {
 
 // serve runs the listener until ctx ends or a restart is asked for.
 func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
-	s.state.Store(s.liveFrom(snap))
+	first, err := s.liveFrom(snap)
+	if err != nil {
+		return err
+	}
+	s.state.Store(first)
 	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations())
 	if err != nil {
 		return err

@@ -20,12 +20,16 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	if err := reg.Register(s.agents.SessionTools()...); err != nil {
 		return fmt.Errorf("register tools: %w", err)
 	}
-	ap, err := tools.NewApprovals(ctx, st.DB, s.srv, s.log.With("component", "approvals"), 0)
+	timeout := time.Duration(s.current().snap.Config.Tools.Guard.ApprovalTimeoutSeconds) * time.Second
+	ap, err := tools.NewApprovals(ctx, st.DB, s.srv, s.log.With("component", "approvals"), timeout)
 	if err != nil {
 		return err
 	}
 	s.approvals = ap
-	s.tools = &tools.Runner{Registry: reg, Approver: ap, Auditor: &tools.SQLAudit{DB: st.DB, Log: s.log}, Log: s.log.With("component", "tools")}
+	s.tools = &tools.Runner{Registry: reg, Approver: ap, Auditor: &tools.SQLAudit{DB: st.DB, Log: s.log}, Log: s.log.With("component", "tools"),
+		Guard: guardAdapter{s}}
+	s.policy = &policyAdapter{s: s}
+	s.tools.Policy = s.policy
 	s.agents.UseTools(&agents.RegistryTools{Runner: s.tools})
 
 	resolve := func(ctx context.Context, req *rpc.Request) (any, error) {

@@ -48,6 +48,8 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
       subagents: { allowAgents: ["helper"], model: "local/small" } } },
     ownership: "explicit",
   },
+  tools: { profile: "coding", deny: ["exec"], byProvider: { openai: { allow: ["read"] } },
+    guard: { defaultPolicy: "require_approval", rules: [{ tool: "exec", argPattern: "^ls", action: "allow" }], approvalTimeoutSeconds: 30 } },
   session: { scope: "global", dmScope: "per-peer", groupScope: "main", mainKey: "home",
     reset: { mode: "idle", atHour: 5, idleMinutes: 30 }, resetTriggers: ["/fresh"], identityLinks: { alice: ["telegram:1"] } },
 }`
@@ -86,6 +88,8 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
 				Subagents: AgentSubagents{AllowAgents: []string{"helper"}, Model: ModelRef{Primary: "local/small"}}}},
 			Ownership: "explicit",
 		},
+		Tools: Tools{Profile: "coding", Deny: []string{"exec"}, ByProvider: map[string]ToolProviderRules{"openai": {Allow: []string{"read"}}},
+			Guard: ToolGuard{DefaultPolicy: "require_approval", Rules: []GuardRule{{Tool: "exec", ArgPattern: "^ls", Action: "allow"}}, ApprovalTimeoutSeconds: 30}},
 		Session: Session{Scope: "global", DmScope: "per-peer", GroupScope: "main", MainKey: "home",
 			Reset: SessionReset{Mode: "idle", AtHour: 5, IdleMinutes: 30}, ResetTriggers: []string{"/fresh"},
 			IdentityLinks: map[string][]string{"alice": {"telegram:1"}}},

@@ -135,7 +135,11 @@ func TestUnimplementedKeysStayInTree(t *testing.T) {
 // break its CLI.
 // legacyKeys are implemented for old configs although current OpenClaw
 // has dropped them (its doctor migrates them).
-var legacyKeys = map[string]bool{"agents.list": true}
+var legacyKeys = map[string]bool{
+	"agents.list": true,
+	// Our own extension, documented on the field; OpenClaw's CLI rejects it.
+	"tools.guard": true,
+}
 
 func TestImplementedKeysExistInOpenClaw(t *testing.T) {
 	known, version := loadKnownKeys()

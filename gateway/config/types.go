@@ -21,6 +21,8 @@ type Config struct {
 	Agents Agents `json:"agents"`
 	// Session configures how conversations map to sessions and when they reset. Default: each key at its own default.
 	Session Session `json:"session"`
+	// Tools decides which tools models see and which calls need a person. Default: every tool, no guard rules.
+	Tools Tools `json:"tools"`
 }
 
 // Gateway is the gateway.* section.
@@ -221,6 +223,8 @@ type AgentEntry struct {
 	Default bool `json:"default"`
 	// Sub-agent settings for this agent. Default: agents.defaults.subagents.
 	Subagents AgentSubagents `json:"subagents"`
+	// Tool policy for this agent, applied after the global one; its profile replaces the global profile. Default: none.
+	Tools ToolPolicy `json:"tools"`
 }
 
 // AgentIdentity is agents.entries.<id>.identity.
@@ -285,4 +289,100 @@ type SessionReset struct {
 	AtHour int `json:"atHour" min:"0" max:"23"`
 	// Minutes of silence after which an idle reset happens. Default 0 (unset).
 	IdleMinutes int `json:"idleMinutes" min:"1"`
+}
+
+// Tools is the tools.* section.
+type Tools struct {
+	// Base tool set: minimal, coding, messaging or full. Default "" (full).
+	Profile string `json:"profile" enum:"minimal,coding,messaging,full"`
+	// Only tools matching these names, globs or groups stay. Default: not set.
+	Allow []string `json:"allow"`
+	// Tools added to the profile without restricting others; not with allow. Default: not set.
+	AlsoAllow []string `json:"alsoAllow"`
+	// Tools removed whatever else allows them. Default: not set.
+	Deny []string `json:"deny"`
+	// Narrower policies for a provider ("openai") or one model ("openai/gpt-5.2"). Default {} (none).
+	ByProvider map[string]ToolProviderRules `json:"byProvider"`
+	// Narrower policies per sender, keyed channel:<ch>:<id>, id:<id>, e164:<phone>, username:<name>, name:<display> or "*". Default {} (none).
+	ToolsBySender map[string]ToolRules `json:"toolsBySender"`
+	// Tool policy inside a sandbox. Default: the sandbox defaults.
+	Sandbox ToolSandbox `json:"sandbox"`
+	// Tool policy for spawned sub-agents. Default: the sub-agent defaults.
+	Subagents ToolSubagents `json:"subagents"`
+	// The Tool Guard: rules deciding, per call, allow, deny or ask a person (this gateway's key; OpenClaw's own CLI does not know it). Default: allow, with dangerous shell commands raised to approval.
+	Guard ToolGuard `json:"guard"`
+}
+
+// ToolPolicy is agents.entries.<id>.tools.
+type ToolPolicy struct {
+	// Base tool set: minimal, coding, messaging or full. Default "" (the global profile).
+	Profile string `json:"profile" enum:"minimal,coding,messaging,full"`
+	// Only tools matching these stay. Default: not set.
+	Allow []string `json:"allow"`
+	// Tools added to the profile. Default: not set.
+	AlsoAllow []string `json:"alsoAllow"`
+	// Tools removed. Default: not set.
+	Deny []string `json:"deny"`
+	// Narrower policies per provider or model. Default {} (none).
+	ByProvider map[string]ToolProviderRules `json:"byProvider"`
+	// Narrower policies per sender. Default {} (none).
+	ToolsBySender map[string]ToolRules `json:"toolsBySender"`
+	// Tool policy inside a sandbox for this agent. Default: the global one.
+	Sandbox ToolSandbox `json:"sandbox"`
+}
+
+// ToolProviderRules is one tools.byProvider entry.
+type ToolProviderRules struct {
+	// Profile applied after the main one; it can only narrow. Default "".
+	Profile string `json:"profile" enum:"minimal,coding,messaging,full"`
+	// Only tools matching these stay. Default: not set.
+	Allow []string `json:"allow"`
+	// Tools added. Default: not set.
+	AlsoAllow []string `json:"alsoAllow"`
+	// Tools removed. Default: not set.
+	Deny []string `json:"deny"`
+}
+
+// ToolRules is an allow/alsoAllow/deny triple.
+type ToolRules struct {
+	// Only tools matching these stay. Default: not set.
+	Allow []string `json:"allow"`
+	// Tools added. Default: not set.
+	AlsoAllow []string `json:"alsoAllow"`
+	// Tools removed. Default: not set.
+	Deny []string `json:"deny"`
+}
+
+// ToolSandbox is tools.sandbox.
+type ToolSandbox struct {
+	// The rules inside a sandbox. Default: the sandbox defaults.
+	Tools ToolRules `json:"tools"`
+}
+
+// ToolSubagents is tools.subagents.
+type ToolSubagents struct {
+	// The rules for sub-agents. Default: the sub-agent defaults.
+	Tools ToolRules `json:"tools"`
+}
+
+// ToolGuard is tools.guard.
+type ToolGuard struct {
+	// What happens when no rule matches: allow, deny or require_approval. Default "allow".
+	DefaultPolicy string `json:"defaultPolicy" enum:"allow,deny,require_approval"`
+	// Rules checked in order; the first match decides. Default [] (none).
+	Rules []GuardRule `json:"rules"`
+	// Tools besides exec whose "command" argument is a shell command to check for dangerous patterns. Default [] (none).
+	ShellTools []string `json:"shellTools"`
+	// Seconds to wait for a person before an approval counts as denied. Default 600.
+	ApprovalTimeoutSeconds int `json:"approvalTimeoutSeconds" min:"1"`
+}
+
+// GuardRule is one tools.guard.rules entry.
+type GuardRule struct {
+	// Tool name, glob or group the rule is for. Default "" (required).
+	Tool string `json:"tool"`
+	// Regular expression over the call's arguments as compact JSON. Default "" (any arguments).
+	ArgPattern string `json:"argPattern"`
+	// allow, deny or require_approval. Default "" (required).
+	Action string `json:"action" enum:"allow,deny,require_approval"`
 }

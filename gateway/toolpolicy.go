@@ -1,0 +1,131 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/policy"
+	"github.com/openclaw-go/openclaw/tools"
+)
+
+// policyConfig turns the tools sections of the config into the policy
+// package's input. The JSON keys are the same on both sides.
+func policyConfig(cfg *config.Config) (policy.Config, error) {
+	var pc policy.Config
+	raw, err := json.Marshal(map[string]any{"tools": cfg.Tools, "agents": map[string]any{
+		"defaults": map[string]any{"subagents": map[string]any{"maxSpawnDepth": cfg.Agents.Defaults.Subagents.MaxSpawnDepth}},
+		"entries":  agentTools(cfg),
+	}})
+	if err == nil {
+		err = json.Unmarshal(raw, &pc)
+	}
+	if err != nil {
+		return pc, fmt.Errorf("tool policy config: %w", err)
+	}
+	// tools.guard is ours, not the policy chain's: policy.Config has no
+	// field for it, so it is left out here.
+	return pc, pc.Validate()
+}
+
+func agentTools(cfg *config.Config) map[string]any {
+	out := map[string]any{}
+	for id, e := range cfg.Agents.Entries {
+		out[id] = map[string]any{"tools": e.Tools}
+	}
+	return out
+}
+
+// newGuard builds the Tool Guard from tools.guard.
+func newGuard(cfg *config.Config) (*policy.Guard, error) {
+	g := cfg.Tools.Guard
+	gc := policy.GuardConfig{DefaultPolicy: policy.Action(g.DefaultPolicy), ShellTools: g.ShellTools}
+	for _, r := range g.Rules {
+		gc.Rules = append(gc.Rules, policy.Rule{Tool: r.Tool, ArgPattern: r.ArgPattern, Action: policy.Action(r.Action)})
+	}
+	guard, err := policy.NewGuard(gc)
+	if err != nil {
+		return nil, fmt.Errorf("tools.guard: %w", err)
+	}
+	return guard, nil
+}
+
+// guardAdapter lets the runner ask the live guard.
+type guardAdapter struct{ s *System }
+
+func (g guardAdapter) Check(tool string, args json.RawMessage) tools.GuardDecision {
+	d := g.s.current().guard.Check(tool, args)
+	return tools.GuardDecision{Action: string(d.Action), Rule: d.Rule, Reason: d.Reason}
+}
+
+// policyAdapter answers the runner's "may this caller use this tool" from
+// the policy chain, resolving once per caller shape and config.
+type policyAdapter struct {
+	s *System
+
+	mu    sync.Mutex
+	cache map[policyKey]policy.Decision
+}
+
+type policyKey struct {
+	live               *live
+	agent, prov, model string
+	depth, tools       int
+}
+
+// decide resolves the policy for a caller over the registered tools.
+func (p *policyAdapter) decide(who tools.Who) (policy.Decision, error) {
+	l := p.s.current()
+	specs := p.s.tools.Registry.Specs()
+	key := policyKey{l, who.AgentID, who.Provider, who.Model, who.Depth, len(specs)}
+	p.mu.Lock()
+	if d, ok := p.cache[key]; ok {
+		p.mu.Unlock()
+		return d, nil
+	}
+	p.mu.Unlock()
+	in := policy.Input{Provider: who.Provider, Model: who.Model, Agent: who.AgentID, Sandboxed: who.Sandbox,
+		SubagentDepth: who.Depth, Config: l.toolPolicy}
+	for _, s := range specs {
+		in.Tools = append(in.Tools, policyTool(s))
+	}
+	d, err := policy.Resolve(in)
+	if err != nil {
+		return d, err
+	}
+	p.mu.Lock()
+	if p.cache == nil || len(p.cache) > 256 {
+		p.cache = map[policyKey]policy.Decision{}
+	}
+	p.cache[key] = d
+	p.mu.Unlock()
+	return d, nil
+}
+
+func policyTool(s tools.Spec) policy.Tool {
+	t := policy.Tool{Name: s.Name, Source: policy.Source(s.Source), Groups: s.Groups}
+	if s.Source == tools.SourceCore && !policy.IsCoreTool(s.Name) {
+		// Our own core tools that OpenClaw's catalog lacks (MateClaw's
+		// delegation tools) are policed like a plugin named "agents".
+		t.Source, t.Owner = policy.Source(tools.SourcePlugin), "agents"
+	}
+	return t
+}
+
+// Allowed implements tools.Policy.
+func (p *policyAdapter) Allowed(ctx context.Context, who tools.Who, s tools.Spec) (bool, string) {
+	d, err := p.decide(who)
+	if err != nil {
+		return false, err.Error()
+	}
+	td, ok := d.Tools[s.Name]
+	if !ok {
+		return false, "not in the tool policy's view"
+	}
+	if !td.Allowed {
+		return false, fmt.Sprintf("%s (%s)", td.Reason, td.Layer)
+	}
+	return true, ""
+}
