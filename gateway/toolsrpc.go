@@ -31,6 +31,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	s.policy = &policyAdapter{s: s}
 	s.tools.Policy = s.policy
 	s.agents.UseTools(&agents.RegistryTools{Runner: s.tools})
+	s.registerToolMethods()
 
 	resolve := func(ctx context.Context, req *rpc.Request) (any, error) {
 		var p struct {

@@ -56,6 +56,7 @@ func init() {
 		"health":  {"show the gateway's health snapshot", runHealth},
 		"agent":   {"send one message to an agent and print its answer", runAgent},
 		"chat":    {"chat with an agent in the terminal", runChat},
+		"tools":   {"list the tools an agent may use and explain why", runTools},
 		"status":  {"show gateway status", runStatus},
 		"logs":    {"print (and follow) the gateway log", runLogs},
 		"system":  {"system presence", runSystem},

@@ -1,0 +1,117 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openclaw-go/openclaw/agents/providers/fakemodel"
+)
+
+func toolsConfig(modelURL, tools string) string {
+	return fmt.Sprintf(`{
+  gateway: { mode: "local" },
+  models: { providers: { fake: { baseUrl: %q, models: [{ id: "echo-1" }] } } },
+  agents: { defaults: { model: "fake/echo-1" }, entries: { main: { tools: { deny: ["sessions_send"] } } } },
+  tools: %s,
+}
+`, modelURL+"/v1", tools)
+}
+
+// TestRealCLIToolsEffective: the real CLI reads our effective tool set for
+// a profile, a byProvider deny and an agent deny.
+func TestRealCLIToolsEffective(t *testing.T) {
+	needRealCLI(t)
+	needOurGateway(t)
+	t.Parallel()
+	g := startGateway(t, gatewayOpts{Config: toolsConfig("http://127.0.0.1:9", `{ profile: "messaging", byProvider: { "fake/echo-1": { deny: ["sessions_spawn"] } } }`)})
+	r := realClient(t, g).run(t, append([]string{"gateway", "call", "tools.effective", "--json", "--params", `{"sessionKey":"agent:main:main"}`}, g.remote(g.Token)...)...)
+	r.mustSucceed(t)
+	var out struct {
+		Profile string `json:"profile"`
+		Groups  []struct {
+			Tools []struct {
+				ID string `json:"id"`
+			} `json:"tools"`
+		} `json:"groups"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
+		t.Fatalf("decode: %v\n%s", err, r)
+	}
+	var got []string
+	for _, g := range out.Groups {
+		for _, tl := range g.Tools {
+			got = append(got, tl.ID)
+		}
+	}
+	slices.Sort(got)
+	want := []string{"session_status", "sessions_history", "sessions_list"}
+	if out.Profile != "messaging" || !slices.Equal(got, want) {
+		t.Fatalf("effective tools = %v (profile %s), want %v", got, out.Profile, want)
+	}
+	// Our CLI names the deciding layer.
+	ex := ourClient(t, g).run(t, "tools", "explain", "sessions_spawn")
+	ex.mustSucceed(t)
+	if !strings.Contains(ex.Stdout, `tools.byProvider[fake/echo-1].deny`) {
+		t.Fatalf("explain output:\n%s", ex.Stdout)
+	}
+}
+
+// TestGuardApprovalAndDeny: a require_approval call suspends the turn
+// until it is approved over the bus, then resumes; a denied call never
+// runs.
+func TestGuardApprovalAndDeny(t *testing.T) {
+	needOurGateway(t)
+	t.Parallel()
+	model := fakemodel.New(t)
+	model.Script(
+		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "a1", Name: "sessions_list", Arguments: `{}`}}},
+		fakemodel.Reply{Text: "listed"},
+		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "d1", Name: "session_status", Arguments: `{}`}}},
+		fakemodel.Reply{Text: "blocked as expected"},
+	)
+	g := startGateway(t, gatewayOpts{Config: toolsConfig(model.URL(), `{ guard: { rules: [
+      { tool: "sessions_list", action: "require_approval" },
+      { tool: "session_status", action: "deny" } ] } }`)})
+	c := ourClient(t, g)
+
+	var wg sync.WaitGroup
+	var agentRun result
+	wg.Add(1)
+	go func() { defer wg.Done(); agentRun = c.run(t, "agent", "--message", "list the sessions") }()
+	var id string
+	if !poll(30*time.Second, func() bool {
+		r := c.run(t, "gateway", "call", "exec.approval.list", "--params", "{}")
+		var out struct {
+			Approvals []struct {
+				ID   string `json:"id"`
+				Tool string `json:"tool"`
+			} `json:"approvals"`
+		}
+		if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &out) != nil || len(out.Approvals) != 1 || out.Approvals[0].Tool != "sessions_list" {
+			return false
+		}
+		id = out.Approvals[0].ID
+		return true
+	}) {
+		t.Fatal("no pending approval appeared")
+	}
+	c.run(t, "gateway", "call", "exec.approval.resolve", "--params", fmt.Sprintf(`{"id":%q,"decision":"allow-once"}`, id)).mustSucceed(t)
+	wg.Wait()
+	agentRun.mustSucceed(t)
+	if strings.TrimSpace(agentRun.Stdout) != "listed" {
+		t.Fatalf("approved run answered %q", agentRun.Stdout)
+	}
+
+	denied := c.run(t, "agent", "--message", "status please")
+	denied.mustSucceed(t)
+	h := c.run(t, "gateway", "call", "chat.history", "--params", `{"sessionKey":"agent:main:main"}`)
+	h.mustSucceed(t)
+	if !strings.Contains(h.Stdout, "blocked by the tool guard") || !strings.Contains(h.Stdout, `"toolName": "sessions_list"`) {
+		t.Fatalf("history lacks the guarded results:\n%s", h.Stdout)
+	}
+}

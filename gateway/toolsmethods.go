@@ -1,0 +1,214 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/openclaw-go/openclaw/agents/sessions"
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+	"github.com/openclaw-go/openclaw/policy"
+	"github.com/openclaw-go/openclaw/tools"
+)
+
+// registerToolMethods serves tools.catalog, tools.effective, tools.invoke
+// and tools.explain (ours: which layer decided each tool, and why).
+func (s *System) registerToolMethods() {
+	s.srv.HandleFunc("tools.catalog", s.handleToolsCatalog)
+	s.srv.HandleFunc("tools.effective", s.handleToolsEffective)
+	s.srv.HandleFunc("tools.invoke", s.handleToolsInvoke)
+	s.srv.Handle("tools.explain", rpc.Route{Scope: protocol.ScopeRead, Handler: s.handleToolsExplain})
+}
+
+// callerParams select whose view of the tools to show.
+type callerParams struct {
+	AgentID    string `json:"agentId"`
+	SessionKey string `json:"sessionKey"`
+	Provider   string `json:"provider"` // "openai" or "openai/gpt-5.2"
+	Depth      int    `json:"depth"`
+	Tool       string `json:"tool"`
+}
+
+// who builds the caller a view is for: the session's agent (or the named
+// one) with its primary model unless a provider is given.
+func (s *System) who(p callerParams) (tools.Who, error) {
+	cfg := s.current().snap.Config
+	agent := strings.ToLower(p.AgentID)
+	if p.SessionKey != "" {
+		k, err := sessions.Parse(p.SessionKey)
+		if err != nil {
+			return tools.Who{}, protocol.Errorf(protocol.CodeInvalidRequest, "sessionKey: %v", err)
+		}
+		if agent == "" {
+			agent = k.AgentID
+		}
+		if p.Depth == 0 {
+			p.Depth = k.Depth
+		}
+	}
+	if agent == "" {
+		agent = cfg.DefaultAgentID()
+	}
+	if _, ok := cfg.Agent(agent); !ok {
+		return tools.Who{}, protocol.Errorf(protocol.CodeInvalidRequest, "unknown agent %q", agent)
+	}
+	w := tools.Who{AgentID: agent, SessionKey: p.SessionKey, Depth: p.Depth}
+	ref := p.Provider
+	if ref == "" {
+		if e, _ := cfg.Agent(agent); e.Model.IsSet() {
+			ref = e.Model.Primary
+		} else {
+			ref = cfg.Agents.Defaults.Model.Primary
+		}
+	}
+	w.Provider, w.Model, _ = strings.Cut(ref, "/")
+	return w, nil
+}
+
+func (s *System) handleToolsCatalog(ctx context.Context, req *rpc.Request) (any, error) {
+	var p callerParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	who, err := s.who(p)
+	if err != nil {
+		return nil, err
+	}
+	profiles := []any{}
+	for _, name := range policy.Profiles() {
+		profiles = append(profiles, map[string]any{"id": name, "label": strings.ToUpper(name[:1]) + name[1:]})
+	}
+	groups := map[string][]any{}
+	for _, spec := range s.tools.Registry.Specs() {
+		g := "core"
+		if len(spec.Groups) > 0 {
+			g = spec.Groups[0]
+		}
+		var defaults []string
+		for _, prof := range policy.Profiles() {
+			list, _ := policy.ProfileTools(prof)
+			if prof == "full" || slices.ContainsFunc(list, func(e string) bool { return policy.Match(e, spec.Name) }) {
+				defaults = append(defaults, prof)
+			}
+		}
+		groups[g] = append(groups[g], map[string]any{"id": spec.Name, "label": spec.Name, "description": spec.Description,
+			"source": catalogSource(spec.Source), "defaultProfiles": defaults})
+	}
+	out := []any{}
+	ids := make([]string, 0, len(groups))
+	for id := range groups {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		out = append(out, map[string]any{"id": id, "label": id, "source": "core", "tools": groups[id]})
+	}
+	return map[string]any{"agentId": who.AgentID, "profiles": profiles, "groups": out}, nil
+}
+
+func catalogSource(src tools.Source) string {
+	if src == tools.SourceCore {
+		return "core"
+	}
+	return "plugin"
+}
+
+func (s *System) handleToolsEffective(ctx context.Context, req *rpc.Request) (any, error) {
+	var p callerParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	who, err := s.who(p)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.policy.decide(who)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "tool policy: %v", err)
+	}
+	bySource := map[string][]any{}
+	for _, spec := range s.tools.Registry.Specs() {
+		if td := d.Tools[spec.Name]; td.Allowed {
+			src := string(spec.Source)
+			bySource[src] = append(bySource[src], map[string]any{"id": spec.Name, "label": spec.Name,
+				"description": spec.Description, "rawDescription": spec.Description, "source": src})
+		}
+	}
+	groups := []any{}
+	for _, src := range []string{"core", "plugin", "channel", "mcp"} {
+		if list := bySource[src]; len(list) > 0 {
+			groups = append(groups, map[string]any{"id": src, "label": src, "source": src, "tools": list})
+		}
+	}
+	profile := s.current().toolPolicy.Tools.Profile
+	if e, ok := s.current().toolPolicy.Agents.Entries[who.AgentID]; ok && e.Tools.Profile != "" {
+		profile = e.Tools.Profile
+	}
+	if profile == "" {
+		profile = "full"
+	}
+	return map[string]any{"agentId": who.AgentID, "profile": profile, "groups": groups}, nil
+}
+
+// handleToolsExplain says, for every registered tool (or one), whether
+// the caller may use it, which layer decided and why.
+func (s *System) handleToolsExplain(ctx context.Context, req *rpc.Request) (any, error) {
+	var p callerParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	who, err := s.who(p)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.policy.decide(who)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "tool policy: %v", err)
+	}
+	rows := []any{}
+	for _, spec := range s.tools.Registry.Specs() {
+		if p.Tool != "" && !strings.EqualFold(spec.Name, policy.NormalizeName(p.Tool)) && !strings.EqualFold(spec.Name, p.Tool) {
+			continue
+		}
+		td := d.Tools[spec.Name]
+		rows = append(rows, map[string]any{"tool": spec.Name, "allowed": td.Allowed, "layer": td.Layer, "reason": td.Reason, "source": spec.Source})
+	}
+	if p.Tool != "" && len(rows) == 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "no tool %q is registered", p.Tool)
+	}
+	return map[string]any{"agentId": who.AgentID, "provider": who.Provider, "model": who.Model, "depth": who.Depth,
+		"layers": d.Layers, "warnings": d.Warnings, "empty": d.Empty, "tools": rows}, nil
+}
+
+// handleToolsInvoke runs one tool for an operator, through the same
+// chain as an agent's call.
+func (s *System) handleToolsInvoke(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		Name       string          `json:"name"`
+		Args       json.RawMessage `json:"args"`
+		SessionKey string          `json:"sessionKey"`
+		AgentID    string          `json:"agentId"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.Name == "" {
+		return nil, protocol.InvalidParams(req.Method, errors.New("name is required"))
+	}
+	who, err := s.who(callerParams{AgentID: p.AgentID, SessionKey: p.SessionKey})
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Args) == 0 {
+		p.Args = json.RawMessage("{}")
+	}
+	res := s.tools.Run(ctx, tools.Call{ID: "invoke", Name: p.Name, Args: p.Args, Who: who})
+	out := map[string]any{"ok": !res.IsError, "toolName": p.Name, "output": res.Text}
+	if res.IsError {
+		out["error"] = map[string]any{"code": "TOOL_ERROR", "message": res.Text}
+	}
+	return out, nil
+}
