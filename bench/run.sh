@@ -16,11 +16,12 @@ GATEWAYS=${GATEWAYS:-ours real}
 IDLE_SECONDS=${IDLE_SECONDS:-10}
 RESULTS_DIR=${RESULTS_DIR:-$root/.cache/bench/last}
 REAL_VERSION=2026.9.6
+# shellcheck source=bench/lib.sh
+source "$root/bench/lib.sh"
 
 # Nothing from the caller's environment may point a gateway at real state.
 while read -r v; do unset "$v"; done < <(compgen -e | grep -E '^(OPENCLAW_|CLAWDBOT_)' || true)
 
-log() { printf 'bench: %s\n' "$*" >&2; }
 
 rm -rf "$RESULTS_DIR"
 mkdir -p "$RESULTS_DIR"
@@ -41,44 +42,10 @@ if [[ " $GATEWAYS " == *" real "* ]]; then
 	real_cli=$(bash scripts/install-openclaw-real.sh)
 fi
 
-now_ns() { date +%s%N; }
 
-# port_open PORT: whether something accepts TCP on 127.0.0.1:PORT.
-port_open() { (: <>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
-free_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 40000))
-		port_open "$p" || { echo "$p"; return; }
-	done
-}
 
-# tree_pids PID: PID and all its descendants.
-tree_pids() {
-	local all=("$1") i=0 kids
-	while ((i < ${#all[@]})); do
-		kids=$(ps -o pid= --ppid "${all[$i]}" 2>/dev/null || true)
-		for k in $kids; do all+=("$k"); done
-		i=$((i + 1))
-	done
-	echo "${all[@]}"
-}
 
-# tree_status PID: summed VmRSS in kB, thread count and process count of
-# the process tree.
-tree_status() {
-	local rss=0 threads=0 n=0 p v
-	for p in $(tree_pids "$1"); do
-		[[ -r /proc/$p/status ]] || continue
-		v=$(awk '/^VmRSS:/{print $2}' "/proc/$p/status")
-		rss=$((rss + ${v:-0}))
-		v=$(awk '/^Threads:/{print $2}' "/proc/$p/status")
-		threads=$((threads + ${v:-0}))
-		n=$((n + 1))
-	done
-	echo "$rss $threads $n"
-}
 
 declare -A R # results: R[gateway.figure]
 
@@ -180,28 +147,7 @@ for g in $GATEWAYS; do
 	measure "$g"
 done
 
-# get KEY: a result, or empty.
-get() { echo "${R[$1]:-}"; }
 
-# row LABEL KEY UNIT-SCALE BETTER: one table row. BETTER is "low",
-# "high" or "none"; the ratio says how many times better ours is.
-row() {
-	local label=$1 key=$2 scale=$3 better=$4 o r
-	o=$(get "ours.$key")
-	r=$(get "real.$key")
-	awk -v label="$label" -v o="$o" -v r="$r" -v s="$scale" -v better="$better" 'BEGIN {
-		fo = (o == "") ? "–" : sprintf(fmt(o / s), o / s)
-		fr = (r == "") ? "–" : sprintf(fmt(r / s), r / s)
-		ratio = "–"
-		if (better != "none" && o != "" && r != "" && o > 0 && r > 0)
-			ratio = sprintf("%.1fx", better == "low" ? r / o : o / r)
-		printf "| %s | %s | %s | %s |\n", label, fo, fr, ratio
-	}
-	function fmt(v) {
-		if (v == int(v)) return "%d"
-		return v >= 100 ? "%.0f" : (v >= 10 ? "%.1f" : (v >= 1 ? "%.2f" : "%.3f"))
-	}'
-}
 
 cat <<EOF
 

@@ -116,18 +116,27 @@ func catalogSource(src tools.Source) string {
 	return "plugin"
 }
 
-func (s *System) handleToolsEffective(ctx context.Context, req *rpc.Request) (any, error) {
+// callerDecision decodes whose view is asked for and resolves its policy.
+func (s *System) callerDecision(req *rpc.Request) (callerParams, tools.Who, policy.Decision, error) {
 	var p callerParams
 	if err := req.Decode(&p); err != nil {
-		return nil, err
+		return p, tools.Who{}, policy.Decision{}, err
 	}
 	who, err := s.who(p)
 	if err != nil {
-		return nil, err
+		return p, who, policy.Decision{}, err
 	}
 	d, err := s.policy.decide(who)
 	if err != nil {
-		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "tool policy: %v", err)
+		return p, who, d, protocol.Errorf(protocol.CodeInvalidRequest, "tool policy: %v", err)
+	}
+	return p, who, d, nil
+}
+
+func (s *System) handleToolsEffective(ctx context.Context, req *rpc.Request) (any, error) {
+	_, who, d, err := s.callerDecision(req)
+	if err != nil {
+		return nil, err
 	}
 	bySource := map[string][]any{}
 	for _, spec := range s.tools.Registry.Specs() {
@@ -156,17 +165,9 @@ func (s *System) handleToolsEffective(ctx context.Context, req *rpc.Request) (an
 // handleToolsExplain says, for every registered tool (or one), whether
 // the caller may use it, which layer decided and why.
 func (s *System) handleToolsExplain(ctx context.Context, req *rpc.Request) (any, error) {
-	var p callerParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
-	who, err := s.who(p)
+	p, who, d, err := s.callerDecision(req)
 	if err != nil {
 		return nil, err
-	}
-	d, err := s.policy.decide(who)
-	if err != nil {
-		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "tool policy: %v", err)
 	}
 	rows := []any{}
 	for _, spec := range s.tools.Registry.Specs() {

@@ -144,7 +144,9 @@ func TestApprovalSuspendsAndResumes(t *testing.T) {
 		t.Run(tc.decision, func(t *testing.T) {
 			before := shell.calls.Load()
 			done := make(chan Result, 1)
-			go func() { done <- r.Run(context.Background(), Call{Name: "exec", Args: json.RawMessage(`{"command":"ls"}`)}) }()
+			go func() {
+				done <- r.Run(context.Background(), Call{Name: "exec", Args: json.RawMessage(`{"command":"ls"}`)})
+			}()
 			id := <-ev.seen
 			pending, err := ap.List(context.Background())
 			if err != nil || len(pending) != 1 || pending[0].ID != id || pending[0].Reason != "shell needs a person" {
