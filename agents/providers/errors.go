@@ -38,6 +38,9 @@ func (e *Error) Error() string {
 	if e.Model != "" {
 		where += "/" + e.Model
 	}
+	if where == "" {
+		return fmt.Sprintf("%s: %s", e.Kind, e.Message)
+	}
 	if e.Status != 0 {
 		return fmt.Sprintf("%s: %s (HTTP %d): %s", where, e.Kind, e.Status, e.Message)
 	}
