@@ -49,6 +49,10 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 
 	for step := 0; step < s.opts.MaxSteps; step++ {
 		ev.newStep()
+		if step > 0 {
+			// enable_tool may have activated a tool for this step on.
+			tools = s.opts.Tools.Tools(ctx, turn)
+		}
 		resp, _, err := chain.Complete(ctx, providers.Request{System: system, Messages: msgs, Tools: tools}, providers.Hooks{
 			OnDelta:   ev.delta,
 			OnRestart: func(error) { ev.restart() },

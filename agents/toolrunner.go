@@ -2,6 +2,8 @@ package agents
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +17,11 @@ import (
 // approval, hooks, timeout, truncation, audit).
 type RegistryTools struct {
 	Runner *tools.Runner
+	// Legacy advertises every allowed tool in full (tools.disclosure.mode
+	// "legacy"); otherwise extension-tier tools wait behind enable_tool.
+	Legacy bool
+
+	disc disclosure
 }
 
 var _ ToolRunner = (*RegistryTools)(nil)
@@ -27,23 +34,30 @@ func whoOf(t *Turn) tools.Who {
 	}
 }
 
-// Tools lists the allowed tools with their schemas.
+// Tools lists the allowed tools: core ones (and extension ones activated
+// in this conversation) with their schemas, plus enable_tool carrying a
+// one-line directory of the dormant extension tools.
 func (r *RegistryTools) Tools(ctx context.Context, t *Turn) []providers.Tool {
-	who := whoOf(t)
+	full, dormant := r.visible(ctx, t)
 	var out []providers.Tool
-	for _, s := range r.Runner.Registry.Specs() {
-		if r.Runner.Policy != nil {
-			if ok, _ := r.Runner.Policy.Allowed(ctx, who, s); !ok {
-				continue
-			}
-		}
+	for _, s := range full {
 		out = append(out, providers.Tool{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
+	}
+	if len(dormant) > 0 {
+		out = append(out, enableToolSpec(dormant))
 	}
 	return out
 }
 
-// Run sends one call through the runner.
+// Run sends one call through the runner. A dormant extension tool must
+// be activated first.
 func (r *RegistryTools) Run(ctx context.Context, t *Turn, call providers.ToolCall) ToolResult {
+	if call.Name == EnableToolName {
+		return r.enable(ctx, t, call.Arguments)
+	}
+	if _, dormant := r.visible(ctx, t); slices.ContainsFunc(dormant, func(s tools.Spec) bool { return strings.EqualFold(s.Name, call.Name) }) {
+		return ToolResult{Text: fmt.Sprintf("%s is an extension tool: call enable_tool with {\"toolName\": %q} first", call.Name, call.Name), IsError: true}
+	}
 	res := r.Runner.Run(ctx, tools.Call{ID: call.ID, Name: call.Name, Args: call.Arguments, Who: whoOf(t)})
 	return ToolResult{Text: res.Text, IsError: res.IsError}
 }

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"crypto/subtle"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -23,6 +24,7 @@ func (s *System) httpHandler() http.Handler {
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"ready": true, "failing": []string{}, "uptimeMs": time.Since(s.started).Milliseconds()})
 	})
+	s.registerToolAdmin(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if isUpgrade(r) {
 			s.srv.ServeHTTP(w, r)
@@ -55,4 +57,8 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	json.NewEncoder(w).Encode(v)
+}
+
+func constantTimeEqual(a, b string) bool {
+	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -295,4 +296,68 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+func TestToolAdminREST(t *testing.T) {
+	r := startGateway(t, nil)
+	tok := r.token(t)
+	base := "http" + strings.TrimPrefix(r.url, "ws")
+	do := func(method, path, bearer, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if code, _ := do("GET", "/api/v1/tools", "", ""); code != http.StatusUnauthorized {
+		t.Fatalf("no bearer: %d", code)
+	}
+	if code, _ := do("GET", "/api/v1/tools", "wrong", ""); code != http.StatusUnauthorized {
+		t.Fatalf("wrong bearer: %d", code)
+	}
+	code, body := do("GET", "/api/v1/tools", tok, "")
+	if code != 200 || !strings.Contains(body, `"name":"sessions_spawn"`) {
+		t.Fatalf("list: %d %s", code, body)
+	}
+	if code, body := do("PUT", "/api/v1/tools/sessions_spawn/toggle?enabled=false", tok, ""); code != 200 || !strings.Contains(body, `"enabled":false`) {
+		t.Fatalf("toggle: %d %s", code, body)
+	}
+	if code, body := do("PUT", "/api/v1/tools/sessions_spawn/disclosure-tier", tok, `{"tier":"extension"}`); code != 200 || !strings.Contains(body, `"tier":"extension"`) {
+		t.Fatalf("tier: %d %s", code, body)
+	}
+	if code, _ := do("PUT", "/api/v1/tools/sessions_spawn/disclosure-tier", tok, `{"tier":"gold"}`); code != 400 {
+		t.Fatalf("bad tier accepted: %d", code)
+	}
+	c, err := r.dial(t, tok, "operator.read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Tools []struct {
+			Name    string `json:"name"`
+			Enabled bool   `json:"enabled"`
+			Tier    string `json:"tier"`
+		} `json:"tools"`
+	}
+	if err := c.Call(context.Background(), "tools.list", nil, &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range list.Tools {
+		if tl.Name == "sessions_spawn" && (tl.Enabled || tl.Tier != "extension") {
+			t.Fatalf("tools.list after REST edits: %+v", tl)
+		}
+	}
+	// Readers may not change tools over the bus.
+	err = c.Call(context.Background(), "tools.setEnabled", map[string]any{"name": "sessions_spawn", "enabled": true}, nil)
+	var pe *protocol.Error
+	if !errors.As(err, &pe) || pe.Code != protocol.CodeForbidden {
+		t.Fatalf("setEnabled by a reader: %v", err)
+	}
 }

@@ -26,11 +26,15 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		return err
 	}
 	s.approvals = ap
+	settings, err := tools.LoadSettings(ctx, st.DB)
+	if err != nil {
+		return err
+	}
 	s.tools = &tools.Runner{Registry: reg, Approver: ap, Auditor: &tools.SQLAudit{DB: st.DB, Log: s.log}, Log: s.log.With("component", "tools"),
-		Guard: guardAdapter{s}}
+		Guard: guardAdapter{s}, Settings: settings}
 	s.policy = &policyAdapter{s: s}
 	s.tools.Policy = s.policy
-	s.agents.UseTools(&agents.RegistryTools{Runner: s.tools})
+	s.agents.UseTools(&agents.RegistryTools{Runner: s.tools, Legacy: s.current().snap.Config.Tools.Disclosure.Mode == "legacy"})
 	s.registerToolMethods()
 
 	resolve := func(ctx context.Context, req *rpc.Request) (any, error) {

@@ -87,6 +87,8 @@ type Runner struct {
 	Approver Approver
 	Hooks    Hooks
 	Auditor  Auditor
+	// Settings hold the operator's per-tool overrides; nil: all enabled.
+	Settings *Settings
 	Log      *slog.Logger
 	// MaxResultChars truncates long results, with a note. Default 16000.
 	MaxResultChars int
@@ -109,6 +111,10 @@ func (r *Runner) Run(ctx context.Context, call Call) (res Result) {
 		return Result{Text: fmt.Sprintf("unknown tool %q", call.Name), IsError: true}
 	}
 	spec := tool.Spec()
+	if !r.Settings.Enabled(spec.Name) {
+		entry.Decision, entry.Reason = "refused", "disabled by the operator"
+		return Result{Text: fmt.Sprintf("tool %s is disabled", spec.Name), IsError: true}
+	}
 	if r.Policy != nil {
 		if ok, why := r.Policy.Allowed(ctx, call.Who, spec); !ok {
 			entry.Decision, entry.Reason = "refused", why

@@ -46,7 +46,7 @@ func Defaults() *Config {
 				AnnounceTimeoutMs: 120_000, ArchiveAfterMinutes: 60,
 			},
 		}},
-		Tools: Tools{Guard: ToolGuard{DefaultPolicy: "allow", ApprovalTimeoutSeconds: 600}},
+		Tools: Tools{Guard: ToolGuard{DefaultPolicy: "allow", ApprovalTimeoutSeconds: 600}, Disclosure: ToolDisclosure{Mode: "progressive"}},
 		Session: Session{
 			Scope: "per-sender", DmScope: "main", GroupScope: "per-group", MainKey: "main",
 			Reset:         SessionReset{Mode: "none", AtHour: 4},

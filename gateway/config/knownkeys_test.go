@@ -138,7 +138,8 @@ func TestUnimplementedKeysStayInTree(t *testing.T) {
 var legacyKeys = map[string]bool{
 	"agents.list": true,
 	// Our own extension, documented on the field; OpenClaw's CLI rejects it.
-	"tools.guard": true,
+	"tools.guard":      true,
+	"tools.disclosure": true,
 }
 
 func TestImplementedKeysExistInOpenClaw(t *testing.T) {

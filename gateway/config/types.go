@@ -311,6 +311,14 @@ type Tools struct {
 	Subagents ToolSubagents `json:"subagents"`
 	// The Tool Guard: rules deciding, per call, allow, deny or ask a person (this gateway's key; OpenClaw's own CLI does not know it). Default: allow, with dangerous shell commands raised to approval.
 	Guard ToolGuard `json:"guard"`
+	// How tools are shown to models (this gateway's key; OpenClaw's own CLI does not know it). Default: progressive.
+	Disclosure ToolDisclosure `json:"disclosure"`
+}
+
+// ToolDisclosure is tools.disclosure.
+type ToolDisclosure struct {
+	// "progressive" shows extension-tier tools only as a directory behind enable_tool; "legacy" shows every tool in full. Default "progressive".
+	Mode string `json:"mode" enum:"progressive,legacy"`
 }
 
 // ToolPolicy is agents.entries.<id>.tools.

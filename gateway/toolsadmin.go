@@ -1,0 +1,139 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+	"github.com/openclaw-go/openclaw/tools"
+)
+
+// toolRow is one tool as the admin surfaces list it.
+func (s *System) toolRow(spec tools.Spec) map[string]any {
+	return map[string]any{
+		"id": spec.Name, "name": spec.Name, "description": spec.Description, "source": spec.Source,
+		"tier": s.tools.Settings.Tier(spec), "enabled": s.tools.Settings.Enabled(spec.Name), "dangerous": spec.Dangerous,
+	}
+}
+
+// registerToolAdmin serves the per-tool enabled state and tier over the
+// bus (tools.list, tools.setEnabled, tools.setTier; admin) and in
+// MateClaw's REST shape on the HTTP port (bearer = the gateway token).
+func (s *System) registerToolAdmin(mux *http.ServeMux) {
+	s.srv.Handle("tools.list", rpc.Route{Scope: protocol.ScopeRead, Handler: func(ctx context.Context, req *rpc.Request) (any, error) {
+		return map[string]any{"tools": s.toolRows()}, nil
+	}})
+	s.srv.Handle("tools.setEnabled", rpc.Route{Scope: protocol.ScopeAdmin, Handler: func(ctx context.Context, req *rpc.Request) (any, error) {
+		var p struct {
+			Name    string `json:"name"`
+			Enabled *bool  `json:"enabled"`
+		}
+		if err := req.Decode(&p); err != nil {
+			return nil, err
+		}
+		if p.Enabled == nil {
+			return nil, protocol.InvalidParams(req.Method, errors.New("enabled is required"))
+		}
+		return s.setToolEnabled(ctx, p.Name, *p.Enabled)
+	}})
+	s.srv.Handle("tools.setTier", rpc.Route{Scope: protocol.ScopeAdmin, Handler: func(ctx context.Context, req *rpc.Request) (any, error) {
+		var p struct {
+			Name string `json:"name"`
+			Tier string `json:"tier"`
+		}
+		if err := req.Decode(&p); err != nil {
+			return nil, err
+		}
+		return s.setToolTier(ctx, p.Name, p.Tier)
+	}})
+
+	mux.HandleFunc("GET /api/v1/tools", s.bearer(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, s.toolRows())
+	}))
+	mux.HandleFunc("PUT /api/v1/tools/{id}/toggle", s.bearer(func(w http.ResponseWriter, r *http.Request) {
+		enabled := r.URL.Query().Get("enabled")
+		if enabled != "true" && enabled != "false" {
+			writeJSON(w, http.StatusBadRequest, map[string]any{"error": "query parameter enabled must be true or false"})
+			return
+		}
+		s.restAnswer(w)(s.setToolEnabled(r.Context(), r.PathValue("id"), enabled == "true"))
+	}))
+	mux.HandleFunc("PUT /api/v1/tools/{id}/disclosure-tier", s.bearer(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Tier string `json:"tier"`
+		}
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&body); err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]any{"error": "body must be {\"tier\": \"core\"|\"extension\"}"})
+			return
+		}
+		s.restAnswer(w)(s.setToolTier(r.Context(), r.PathValue("id"), body.Tier))
+	}))
+}
+
+func (s *System) toolRows() []any {
+	rows := []any{}
+	for _, spec := range s.tools.Registry.Specs() {
+		rows = append(rows, s.toolRow(spec))
+	}
+	return rows
+}
+
+func (s *System) setToolEnabled(ctx context.Context, name string, enabled bool) (any, error) {
+	t, ok := s.tools.Registry.Get(name)
+	if !ok {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "no tool %q", name)
+	}
+	if err := s.tools.Settings.SetEnabled(ctx, name, enabled); err != nil {
+		return nil, err
+	}
+	return s.toolRow(t.Spec()), nil
+}
+
+func (s *System) setToolTier(ctx context.Context, name, tier string) (any, error) {
+	t, ok := s.tools.Registry.Get(name)
+	if !ok {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "no tool %q", name)
+	}
+	if err := s.tools.Settings.SetTier(ctx, name, tools.Tier(tier)); err != nil {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "%v", err)
+	}
+	return s.toolRow(t.Spec()), nil
+}
+
+// restAnswer writes a method's outcome as REST JSON.
+func (s *System) restAnswer(w http.ResponseWriter) func(any, error) {
+	return func(out any, err error) {
+		var pe *protocol.Error
+		switch {
+		case errors.As(err, &pe):
+			writeJSON(w, http.StatusBadRequest, map[string]any{"error": pe.Message})
+		case err != nil:
+			writeJSON(w, http.StatusInternalServerError, map[string]any{"error": "internal error"})
+		default:
+			writeJSON(w, http.StatusOK, out)
+		}
+	}
+}
+
+// bearer admits requests carrying the gateway's token (or password) as
+// a bearer token. Never in the URL.
+func (s *System) bearer(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		a := s.current().auth
+		secret := a.Token
+		if a.Mode == "password" {
+			secret = a.Password
+		}
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if a.Mode != "none" && (!ok || secret == "" || !constantTimeEqual(got, secret)) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="openclaw"`)
+			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthorized"})
+			return
+		}
+		h(w, r)
+	}
+}
