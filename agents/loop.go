@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,7 +40,11 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 		return failed(res, err)
 	}
 	tools := s.opts.Tools.Tools(ctx, turn)
-	system := buildSystemPrompt(agent, tools, req.ExtraSystemPrompt)
+	extra := req.ExtraSystemPrompt
+	if s.opts.PromptInjections != nil {
+		extra = strings.Join(append([]string{extra}, s.opts.PromptInjections()...), "\n\n")
+	}
+	system := buildSystemPrompt(agent, tools, extra)
 	history, err := s.opts.Store.Context(ctx, run.SessionID)
 	if err != nil {
 		return failed(res, fmt.Errorf("load transcript: %w", err))

@@ -51,6 +51,9 @@ type Options struct {
 	HTTP     *http.Client // for model calls; nil: a default client
 	// MaxSteps bounds model calls in one run. Default 24.
 	MaxSteps int
+	// PromptInjections, if set, returns texts to add to every system
+	// prompt (before_llm hooks).
+	PromptInjections func() []string
 }
 
 // Service runs agents.

@@ -296,3 +296,12 @@ func TestCompactionNearTheWindow(t *testing.T) {
 		t.Fatalf("transcript has %d user messages, want 5", users)
 	}
 }
+
+func TestPromptInjections(t *testing.T) {
+	f := newFixture(t, "", nil)
+	f.svc.opts.PromptInjections = func() []string { return []string{"Never reveal keys."} }
+	f.run(t, StartRequest{Message: "hi"})
+	if sys := f.model.Requests()[0].System; !strings.Contains(sys, "Never reveal keys.") {
+		t.Fatalf("system prompt lacks the injection:\n%s", sys)
+	}
+}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -40,5 +41,23 @@ func TestPortResolution(t *testing.T) {
 				t.Fatalf("port = %d, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestToolConfigErrorsNameTheKey(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{`{tools:{hooks:[{on:"before_tool", action:"redact"}]}}`, "tools.hooks: hooks[0]: redact needs a pattern"},
+		{`{tools:{guard:{rules:[{tool:"exec", argPattern:"(", action:"deny"}]}}}`, "tools.guard"},
+		{`{tools:{profile:"coding", allow:["read"], alsoAllow:["write"]}}`, "alsoAllow"},
+	}
+	for _, tt := range tests {
+		snap, err := config.Parse("openclaw.json", []byte(tt.src), config.LoadOptions{Getenv: func(string) string { return "" }})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.src, err)
+		}
+		s := &System{opts: Options{Getenv: func(string) string { return "" }}}
+		if _, err := s.liveFrom(snap); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want %q", tt.src, err, tt.want)
+		}
 	}
 }

@@ -71,6 +71,7 @@ type live struct {
 	snap         *config.Snapshot
 	toolPolicy   policy.Config
 	guard        *policy.Guard
+	hooks        *tools.ConfigHooks
 	auth         rpc.AuthConfig
 	pairing      devices.Policy
 	reloadStatus string
@@ -264,6 +265,10 @@ func (s *System) liveFrom(snap *config.Snapshot) (*live, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", snap.Path, err)
 	}
+	hooks, err := newHooks(snap.Config)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", snap.Path, err)
+	}
 	g := snap.Config.Gateway
 	token := g.Auth.Token.Value
 	if v := s.opts.Getenv("OPENCLAW_GATEWAY_TOKEN"); v != "" && token == "" {
@@ -297,7 +302,7 @@ func (s *System) liveFrom(snap *config.Snapshot) (*live, error) {
 		status = "off"
 	}
 	return &live{
-		snap: snap, auth: a, reloadStatus: status, toolPolicy: tp, guard: guard,
+		snap: snap, auth: a, reloadStatus: status, toolPolicy: tp, guard: guard, hooks: hooks,
 		pairing: devices.Policy{
 			AutoApproveLocal: np.AutoApproveLocal == nil || *np.AutoApproveLocal,
 			AutoApproveCIDRs: parsePrefixes(s.log, "gateway.nodes.pairing.autoApproveCidrs", np.AutoApproveCidrs),
@@ -354,6 +359,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.devices.Register(s.srv)
 	s.agents = agents.New(snap.Config, agents.Options{
 		Store: sessions.New(st.DB, s.log), Emit: s.srv, Log: s.log.With("component", "agents"), StateDir: s.opts.StateDir,
+		PromptInjections: func() []string { return s.current().hooks.Injections() },
 	})
 	defer s.agents.Close()
 	if err := s.wireTools(ctx, st); err != nil {

@@ -129,3 +129,28 @@ func (p *policyAdapter) Allowed(ctx context.Context, who tools.Who, s tools.Spec
 	}
 	return true, ""
 }
+
+// newHooks compiles tools.hooks.
+func newHooks(cfg *config.Config) (*tools.ConfigHooks, error) {
+	var rules []tools.HookRule
+	for _, h := range cfg.Tools.Hooks {
+		rules = append(rules, tools.HookRule{On: h.On, Tool: h.Tool, Pattern: h.Pattern, Action: h.Action,
+			Replacement: h.Replacement, Message: h.Message, Text: h.Text})
+	}
+	hooks, err := tools.NewConfigHooks(rules)
+	if err != nil {
+		return nil, fmt.Errorf("tools.hooks: %w", err)
+	}
+	return hooks, nil
+}
+
+// hooksAdapter lets the runner use the live hooks.
+type hooksAdapter struct{ s *System }
+
+func (h hooksAdapter) BeforeTool(ctx context.Context, call tools.Call) (json.RawMessage, error) {
+	return h.s.current().hooks.BeforeTool(ctx, call)
+}
+
+func (h hooksAdapter) AfterTool(ctx context.Context, call tools.Call, res tools.Result) tools.Result {
+	return h.s.current().hooks.AfterTool(ctx, call, res)
+}

@@ -140,6 +140,7 @@ var legacyKeys = map[string]bool{
 	// Our own extension, documented on the field; OpenClaw's CLI rejects it.
 	"tools.guard":      true,
 	"tools.disclosure": true,
+	"tools.hooks":      true,
 }
 
 func TestImplementedKeysExistInOpenClaw(t *testing.T) {

@@ -313,6 +313,26 @@ type Tools struct {
 	Guard ToolGuard `json:"guard"`
 	// How tools are shown to models (this gateway's key; OpenClaw's own CLI does not know it). Default: progressive.
 	Disclosure ToolDisclosure `json:"disclosure"`
+	// Declarative hooks around tool calls and model calls (this gateway's key; OpenClaw's own CLI does not know it). Default [] (none).
+	Hooks []ToolHook `json:"hooks"`
+}
+
+// ToolHook is one tools.hooks entry.
+type ToolHook struct {
+	// When it runs: before_tool, after_tool, on_error or before_llm. Default "" (required).
+	On string `json:"on" enum:"before_tool,after_tool,on_error,before_llm"`
+	// Tool name or glob it applies to. Default "" (every tool).
+	Tool string `json:"tool"`
+	// Regular expression over the arguments (before_tool) or the result (after_tool, on_error). Default "" (always).
+	Pattern string `json:"pattern"`
+	// redact (replace what the pattern matches), block (stop the call or withhold the result), or inject (before_llm). Default "" (required).
+	Action string `json:"action" enum:"redact,block,inject"`
+	// Text that replaces redacted matches. Default "[REDACTED]".
+	Replacement string `json:"replacement"`
+	// What the model reads when a call is blocked. Default: a short notice.
+	Message string `json:"message"`
+	// Text added to the system prompt by before_llm. Default "".
+	Text string `json:"text"`
 }
 
 // ToolDisclosure is tools.disclosure.
