@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/openclaw-go/openclaw/agents"
@@ -11,6 +12,7 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/gateway/store"
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/execapprovals"
 )
 
 // wireTools builds the tool registry and runner, hands them to the
@@ -36,6 +38,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	s.tools.Policy = s.policy
 	s.agents.UseTools(&agents.RegistryTools{Runner: s.tools, Legacy: s.current().snap.Config.Tools.Disclosure.Mode == "legacy"})
 	s.registerToolMethods()
+	s.registerExecApprovals()
 
 	resolve := func(ctx context.Context, req *rpc.Request) (any, error) {
 		var p struct {
@@ -110,4 +113,33 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	})
 	s.srv.Handle("approval.get", rpc.Route{Scope: protocol.ScopeApprovals, Handler: status})
 	return nil
+}
+
+// registerExecApprovals serves exec.approvals.get|set over the exec
+// approvals file in the state folder.
+func (s *System) registerExecApprovals() {
+	store := execapprovals.New(filepath.Join(s.opts.StateDir, "exec-approvals.json"))
+	s.srv.HandleFunc("exec.approvals.get", func(ctx context.Context, req *rpc.Request) (any, error) {
+		return store.Get()
+	})
+	s.srv.HandleFunc("exec.approvals.set", func(ctx context.Context, req *rpc.Request) (any, error) {
+		var p struct {
+			File     *execapprovals.File `json:"file"`
+			BaseHash string              `json:"baseHash"`
+		}
+		if err := req.Decode(&p); err != nil {
+			return nil, err
+		}
+		if p.File == nil {
+			return nil, protocol.InvalidParams(req.Method, errors.New("file is required"))
+		}
+		snap, err := store.Set(*p.File, p.BaseHash)
+		if errors.Is(err, execapprovals.ErrStale) {
+			return nil, protocol.Errorf(protocol.CodeInvalidRequest, "%v", err).WithDetails(map[string]any{"code": "BASE_HASH_MISMATCH", "hash": snap.Hash})
+		}
+		if err != nil {
+			return nil, protocol.InvalidParams(req.Method, err)
+		}
+		return snap, nil
+	})
 }
