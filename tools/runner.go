@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -92,6 +94,32 @@ type Runner struct {
 	Log      *slog.Logger
 	// MaxResultChars truncates long results, with a note. Default 16000.
 	MaxResultChars int
+
+	gates sync.Map // run id -> *runGate
+}
+
+// runGate serialises the guard phase of one run's calls.
+type runGate struct {
+	mu    sync.Mutex
+	users atomic.Int32
+}
+
+// gate locks the run's guard phase and returns its unlock, which forgets
+// the gate when no call of the run holds or waits for it.
+func (r *Runner) gate(runID string) func() {
+	v, _ := r.gates.LoadOrStore(runID, &runGate{})
+	g := v.(*runGate)
+	g.users.Add(1)
+	g.mu.Lock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.mu.Unlock()
+			if g.users.Add(-1) == 0 {
+				r.gates.CompareAndDelete(runID, g)
+			}
+		})
+	}
 }
 
 // Run runs one call and always returns a result for the model.
@@ -127,6 +155,10 @@ func (r *Runner) Run(ctx context.Context, call Call) (res Result) {
 			return Result{Text: fmt.Sprintf("invalid arguments for %s: %v", spec.Name, err), IsError: true}
 		}
 	}
+	// Guard checks and approvals of one run go one at a time, in the order
+	// the calls were made, so a person sees one request at a time; the
+	// tools themselves still run concurrently.
+	unlock := r.gate(call.Who.RunID)
 	d := GuardDecision{Action: ActionAllow, Rule: -1}
 	if r.Guard != nil {
 		d = r.Guard.Check(spec.Name, call.Args)
@@ -134,14 +166,17 @@ func (r *Runner) Run(ctx context.Context, call Call) (res Result) {
 	entry.Rule, entry.Reason = d.Rule, d.Reason
 	switch d.Action {
 	case ActionDeny:
+		unlock()
 		entry.Decision = "denied"
 		return Result{Text: fmt.Sprintf("tool %s was blocked by the tool guard: %s", spec.Name, d.Reason), IsError: true}
 	case ActionRequireApproval:
 		if r.Approver == nil {
+			unlock()
 			entry.Decision = "denied"
 			return Result{Text: fmt.Sprintf("tool %s needs approval and nobody can approve it here", spec.Name), IsError: true}
 		}
 		approved, id, err := r.Approver.Approve(ctx, ApprovalRequest{Tool: spec.Name, Args: call.Args, Who: call.Who, Reason: d.Reason})
+		unlock()
 		entry.ApprovalID = id
 		if err != nil || !approved {
 			entry.Decision = "denied"
@@ -153,6 +188,7 @@ func (r *Runner) Run(ctx context.Context, call Call) (res Result) {
 		}
 		entry.Decision = "approved"
 	default:
+		unlock()
 		entry.Decision = "allowed"
 	}
 	if r.Hooks != nil {

@@ -203,3 +203,26 @@ func TestRegistryRejectsDuplicates(t *testing.T) {
 		t.Fatal("excluded tool still listed")
 	}
 }
+
+func TestApprovalsOfOneRunComeOneAtATime(t *testing.T) {
+	shell := echoTool("exec")
+	r, ap, ev, _ := newRunner(t, shell)
+	r.Guard = fixedGuard{"exec": {Action: ActionRequireApproval}}
+	done := make(chan Result, 2)
+	for i := 0; i < 2; i++ {
+		go func() { done <- r.Run(context.Background(), Call{Name: "exec", Who: Who{RunID: "run-1"}}) }()
+	}
+	first := <-ev.seen
+	select {
+	case id := <-ev.seen:
+		t.Fatalf("a second approval (%s) was asked before the first was answered", id)
+	case <-time.After(100 * time.Millisecond):
+	}
+	ap.Resolve(context.Background(), first, DecisionAllowOnce)
+	second := <-ev.seen
+	ap.Resolve(context.Background(), second, DecisionDeny)
+	a, b := <-done, <-done
+	if a.IsError == b.IsError {
+		t.Fatalf("one call should run and one be denied: %+v %+v", a, b)
+	}
+}
