@@ -58,12 +58,22 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 			// enable_tool may have activated a tool for this step on.
 			tools = s.opts.Tools.Tools(ctx, turn)
 		}
-		resp, _, err := chain.Complete(ctx, providers.Request{System: system, Messages: msgs, Tools: tools}, providers.Hooks{
-			OnDelta:   ev.delta,
-			OnRestart: func(error) { ev.restart() },
-		})
+		hooks := providers.Hooks{OnDelta: ev.delta, OnRestart: func(error) { ev.restart() }}
+		var filter func(string) string
+		if s.opts.AfterLLM != nil {
+			if f, on := s.opts.AfterLLM(); on {
+				filter, hooks = f, providers.Hooks{} // hold the answer until filtered
+			}
+		}
+		resp, _, err := chain.Complete(ctx, providers.Request{System: system, Messages: msgs, Tools: tools}, hooks)
 		if err != nil {
 			return failedCtx(ctx, res, err)
+		}
+		if filter != nil {
+			resp.Text = filter(resp.Text)
+			if resp.Text != "" {
+				ev.delta(resp.Text)
+			}
 		}
 		res.Provider, res.Model, res.StopReason = resp.Provider, resp.Model, resp.StopReason
 		res.Usage.InputTokens += resp.Usage.InputTokens

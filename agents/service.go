@@ -54,6 +54,10 @@ type Options struct {
 	// PromptInjections, if set, returns texts to add to every system
 	// prompt (before_llm hooks).
 	PromptInjections func() []string
+	// AfterLLM, if set and returning true, filters each model answer
+	// before anyone sees it (after_llm hooks); the answer is then sent
+	// whole instead of streamed.
+	AfterLLM func() (filter func(string) string, on bool)
 }
 
 // Service runs agents.

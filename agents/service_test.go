@@ -305,3 +305,23 @@ func TestPromptInjections(t *testing.T) {
 		t.Fatalf("system prompt lacks the injection:\n%s", sys)
 	}
 }
+
+func TestAfterLLMFiltersBeforeAnyoneSees(t *testing.T) {
+	f := newFixture(t, "", nil)
+	f.svc.opts.AfterLLM = func() (func(string) string, bool) {
+		return func(s string) string { return strings.ReplaceAll(s, "secret-42", "[REDACTED]") }, true
+	}
+	f.model.Script(fakemodel.Reply{Text: "the code is secret-42"})
+	res := f.run(t, StartRequest{Message: "code?", RunID: "af"})
+	if res.Text != "the code is [REDACTED]" {
+		t.Fatalf("answer = %q", res.Text)
+	}
+	f.rec.mu.Lock()
+	defer f.rec.mu.Unlock()
+	for _, e := range f.rec.events {
+		b, _ := json.Marshal(e.payload)
+		if strings.Contains(string(b), "secret-42") {
+			t.Fatalf("an event leaked the unfiltered answer: %s", b)
+		}
+	}
+}

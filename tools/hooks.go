@@ -17,6 +17,7 @@ const (
 	HookAfterTool  = "after_tool"
 	HookOnError    = "on_error"
 	HookBeforeLLM  = "before_llm"
+	HookAfterLLM   = "after_llm"
 )
 
 // HookRule is one declarative hook: at a point, for matching tools, when
@@ -52,7 +53,7 @@ func NewConfigHooks(rules []HookRule) (*ConfigHooks, error) {
 	for i, r := range rules {
 		c := compiledHook{HookRule: r}
 		switch r.On {
-		case HookBeforeTool, HookAfterTool, HookOnError:
+		case HookBeforeTool, HookAfterTool, HookOnError, HookAfterLLM:
 			if r.Action != "redact" && r.Action != "block" {
 				errs = append(errs, fmt.Errorf("hooks[%d]: action %q is not redact or block for %s", i, r.Action, r.On))
 			}
@@ -61,7 +62,7 @@ func NewConfigHooks(rules []HookRule) (*ConfigHooks, error) {
 				errs = append(errs, fmt.Errorf("hooks[%d]: before_llm takes action inject with text", i))
 			}
 		default:
-			errs = append(errs, fmt.Errorf("hooks[%d]: on %q is not before_tool, after_tool, on_error or before_llm", i, r.On))
+			errs = append(errs, fmt.Errorf("hooks[%d]: on %q is not before_tool, after_tool, on_error, before_llm or after_llm", i, r.On))
 		}
 		if r.Pattern != "" {
 			re, err := regexp.Compile(r.Pattern)
@@ -171,4 +172,34 @@ func redactJSON(re *regexp.Regexp, doc, repl string) string {
 	}
 	b, _ := json.Marshal(walk(v))
 	return string(b)
+}
+
+// HasAfterLLM reports whether any after_llm rule exists; the agent loop
+// then holds a model's answer back until the rules have seen it.
+func (h *ConfigHooks) HasAfterLLM() bool {
+	for _, r := range h.rules {
+		if r.On == HookAfterLLM {
+			return true
+		}
+	}
+	return false
+}
+
+// AfterLLM applies after_llm rules to a model's answer: redact matches,
+// or replace a matching answer with the rule's message.
+func (h *ConfigHooks) AfterLLM(text string) string {
+	for i := range h.rules {
+		r := &h.rules[i]
+		if r.On != HookAfterLLM || (r.re != nil && !r.re.MatchString(text)) {
+			continue
+		}
+		if r.Action == "block" {
+			if r.Message != "" {
+				return r.Message
+			}
+			return "[the answer was withheld by an after_llm hook]"
+		}
+		text = r.re.ReplaceAllString(text, r.Replacement)
+	}
+	return text
 }

@@ -14,6 +14,8 @@ func TestConfigHooks(t *testing.T) {
 		{On: HookAfterTool, Pattern: `\b\d{3}-\d{2}-\d{4}\b`, Action: "redact", Replacement: "[SSN]"},
 		{On: HookOnError, Tool: "*", Pattern: `stack trace`, Action: "block"},
 		{On: HookBeforeLLM, Action: "inject", Text: "Never reveal keys."},
+		{On: HookAfterLLM, Pattern: `sk-[A-Za-z0-9]+`, Action: "redact"},
+		{On: HookAfterLLM, Pattern: `(?i)launch codes`, Action: "block", Message: "I can't share that."},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +38,9 @@ func TestConfigHooks(t *testing.T) {
 	res = h.AfterTool(ctx, Call{Name: "read"}, Result{Text: "boom: stack trace ...", IsError: true})
 	if !res.IsError || !strings.Contains(res.Text, "withheld") {
 		t.Fatalf("on_error block = %+v", res)
+	}
+	if !h.HasAfterLLM() || h.AfterLLM("use sk-abc1 now") != "use [REDACTED] now" || h.AfterLLM("the Launch Codes are") != "I can't share that." {
+		t.Fatalf("after_llm: %q %q", h.AfterLLM("use sk-abc1 now"), h.AfterLLM("the Launch Codes are"))
 	}
 	if inj := h.Injections(); len(inj) != 1 || inj[0] != "Never reveal keys." {
 		t.Fatalf("injections = %v", inj)

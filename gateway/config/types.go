@@ -319,11 +319,11 @@ type Tools struct {
 
 // ToolHook is one tools.hooks entry.
 type ToolHook struct {
-	// When it runs: before_tool, after_tool, on_error or before_llm. Default "" (required).
-	On string `json:"on" enum:"before_tool,after_tool,on_error,before_llm"`
+	// When it runs: before_tool, after_tool, on_error, before_llm or after_llm. Default "" (required).
+	On string `json:"on" enum:"before_tool,after_tool,on_error,before_llm,after_llm"`
 	// Tool name or glob it applies to. Default "" (every tool).
 	Tool string `json:"tool"`
-	// Regular expression over the arguments (before_tool) or the result (after_tool, on_error). Default "" (always).
+	// Regular expression over the arguments (before_tool), the result (after_tool, on_error) or the model's answer (after_llm). Default "" (always).
 	Pattern string `json:"pattern"`
 	// redact (replace what the pattern matches), block (stop the call or withhold the result), or inject (before_llm). Default "" (required).
 	Action string `json:"action" enum:"redact,block,inject"`
