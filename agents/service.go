@@ -105,6 +105,15 @@ func New(cfg *config.Config, opts Options) *Service {
 	return s
 }
 
+// Workspace is an agent's workspace directory.
+func (s *Service) Workspace(agentID string) (string, error) {
+	a, ok := resolveAgent(s.config(), s.opts.StateDir, agentID)
+	if !ok {
+		return "", fmt.Errorf("%w %q", ErrUnknownAgent, agentID)
+	}
+	return a.Workspace, nil
+}
+
 // UseTools replaces the tool runner; call it before the first run.
 func (s *Service) UseTools(r ToolRunner) { s.opts.Tools = r }
 

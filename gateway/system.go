@@ -32,6 +32,7 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/store"
 	"github.com/openclaw-go/openclaw/policy"
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/shell"
 )
 
 // Options are what the command line decides. Zero values mean "from the
@@ -91,6 +92,7 @@ type System struct {
 	devices   *devices.Registry
 	agents    *agents.Service
 	tools     *tools.Runner
+	procs     *shell.Processes
 	policy    *policyAdapter
 	approvals *tools.Approvals
 	identity  Identity
@@ -369,6 +371,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	if err := s.wireTools(ctx, st); err != nil {
 		return err
 	}
+	defer s.procs.Close()
 	s.agents.Register(s.srv)
 	s.registerMethods()
 

@@ -11,15 +11,30 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/policy/execpolicy"
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/execapprovals"
+	"github.com/openclaw-go/openclaw/tools/shell"
 )
 
 // wireTools builds the tool registry and runner, hands them to the
 // agents, and serves the approval methods.
 func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	reg := tools.NewRegistry()
-	if err := reg.Register(s.agents.SessionTools()...); err != nil {
+	s.procs = shell.NewProcesses()
+	approvalsFile := execapprovals.New(filepath.Join(s.opts.StateDir, "exec-approvals.json"))
+	builtins := shell.Tools(shell.Config{
+		Workspace: func(who tools.Who) (string, error) { return s.agents.Workspace(who.AgentID) },
+		Policy: func(agentID string) execpolicy.Policy {
+			snap, err := approvalsFile.Get()
+			if err != nil {
+				s.log.Error("read exec approvals; using the defaults", "err", err)
+			}
+			return snap.File.PolicyFor(agentID)
+		},
+		Approver: approverLater{s},
+	}, s.procs)
+	if err := reg.Register(append(s.agents.SessionTools(), builtins...)...); err != nil {
 		return fmt.Errorf("register tools: %w", err)
 	}
 	timeout := time.Duration(s.current().snap.Config.Tools.Guard.ApprovalTimeoutSeconds) * time.Second
@@ -142,4 +157,12 @@ func (s *System) registerExecApprovals() {
 		}
 		return snap, nil
 	})
+}
+
+// approverLater reaches the approvals store, which is built after the
+// tools that need it.
+type approverLater struct{ s *System }
+
+func (a approverLater) Approve(ctx context.Context, req tools.ApprovalRequest) (bool, string, error) {
+	return a.s.approvals.Approve(ctx, req)
 }

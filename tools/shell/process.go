@@ -1,0 +1,282 @@
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	osexec "os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/openclaw-go/openclaw/tools"
+)
+
+// Processes is the table of commands exec started, scoped per agent. It
+// lives as long as the gateway; Close kills what still runs.
+type Processes struct {
+	mu    sync.Mutex
+	procs map[string]*proc
+}
+
+// NewProcesses makes an empty table.
+func NewProcesses() *Processes { return &Processes{procs: map[string]*proc{}} }
+
+type proc struct {
+	id, agent, command string
+	started            time.Time
+	cmd                *osexec.Cmd
+	stdin              io.WriteCloser
+	stdout, stderr     *os.File
+	done               chan struct{}
+	exitCode           int
+	timedOut           atomic.Bool
+	readOut            int64 // poll cursor into stdout
+}
+
+// start runs command with sh -c in dir, writing output to temporary
+// files (not pipes, so a chatty command never blocks on a full pipe).
+func (t *Processes) start(agent, command, dir string, env map[string]string, timeout time.Duration) (*proc, error) {
+	out, err := os.CreateTemp("", "openclaw-exec-out-*")
+	if err != nil {
+		return nil, fmt.Errorf("exec: %w", err)
+	}
+	errf, err := os.CreateTemp("", "openclaw-exec-err-*")
+	if err != nil {
+		out.Close()
+		return nil, fmt.Errorf("exec: %w", err)
+	}
+	cmd := osexec.Command("/bin/sh", "-c", command)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = out, errf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = os.Environ()
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("exec: %w", err)
+	}
+	p := &proc{id: uuid.NewString()[:8], agent: agent, command: command, started: time.Now(), cmd: cmd, stdin: stdin,
+		stdout: out, stderr: errf, done: make(chan struct{})}
+	if err := cmd.Start(); err != nil {
+		out.Close()
+		errf.Close()
+		return nil, fmt.Errorf("exec: start: %w", err)
+	}
+	timer := time.AfterFunc(timeout, func() {
+		p.timedOut.Store(true)
+		p.kill()
+	})
+	go func() {
+		err := cmd.Wait()
+		timer.Stop()
+		p.exitCode = 0
+		var ee *osexec.ExitError
+		if errors.As(err, &ee) {
+			p.exitCode = ee.ExitCode()
+		} else if err != nil {
+			p.exitCode = -1
+		}
+		close(p.done)
+	}()
+	t.mu.Lock()
+	t.procs[p.id] = p
+	t.mu.Unlock()
+	return p, nil
+}
+
+// kill ends the command's whole process group.
+func (p *proc) kill() {
+	if p.cmd.Process != nil {
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+func (p *proc) running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// result reads the capped output of a finished command.
+func (p *proc) result(limit int) Result {
+	code := p.exitCode
+	return Result{Status: "completed", ExitCode: &code, TimedOut: p.timedOut.Load(),
+		Stdout: capped(p.stdout, 0, limit), Stderr: capped(p.stderr, 0, limit)}
+}
+
+// capped reads f from offset, at most limit bytes, saying so when cut.
+func capped(f *os.File, offset int64, limit int) string {
+	fi, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	size := fi.Size() - offset
+	n := min(size, int64(limit))
+	if n <= 0 {
+		return ""
+	}
+	buf := make([]byte, n)
+	f.ReadAt(buf, offset)
+	s := string(buf)
+	if size > int64(limit) {
+		s += fmt.Sprintf("\n[output capped at %d of %d bytes]", limit, size)
+	}
+	return s
+}
+
+func (t *Processes) get(agent, id string) (*proc, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p, ok := t.procs[id]
+	if !ok || p.agent != agent {
+		return nil, fmt.Errorf("no process session %q", id)
+	}
+	return p, nil
+}
+
+func (t *Processes) remove(id string) {
+	t.mu.Lock()
+	p := t.procs[id]
+	delete(t.procs, id)
+	t.mu.Unlock()
+	if p != nil {
+		p.stdout.Close()
+		os.Remove(p.stdout.Name())
+		p.stderr.Close()
+		os.Remove(p.stderr.Name())
+	}
+}
+
+// Close kills every running command and forgets them.
+func (t *Processes) Close() {
+	t.mu.Lock()
+	ids := make([]string, 0, len(t.procs))
+	for id, p := range t.procs {
+		p.kill()
+		ids = append(ids, id)
+	}
+	t.mu.Unlock()
+	for _, id := range ids {
+		t.remove(id)
+	}
+}
+
+// ProcessArgs are the process tool's arguments.
+type ProcessArgs struct {
+	Action    string `json:"action" jsonschema:"enum=list,enum=poll,enum=log,enum=write,enum=kill,enum=clear,enum=remove"`
+	SessionID string `json:"sessionId,omitempty"`
+	Data      string `json:"data,omitempty" jsonschema:"description=Text to write to stdin (write)"`
+	Offset    *int   `json:"offset,omitempty" jsonschema:"description=First line (log); no offset = the last lines"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"description=Lines to return (log, default 200)"`
+}
+
+func processTool(t *Processes, limit int) tools.Tool {
+	return tools.NewTyped(tools.Spec{
+		Name: "process", Description: "Manage commands exec moved to the background: list, poll (new output and exit status), log, write (stdin), kill, clear, remove.",
+		Source: tools.SourceCore, Groups: []string{"group:runtime"}, Timeout: tools.TimeoutFast,
+	}, func(ctx context.Context, c tools.Call, a ProcessArgs) (tools.Result, error) {
+		text, err := t.act(c.Who.AgentID, a, limit)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		return tools.Result{Text: text}, nil
+	})
+}
+
+func (t *Processes) act(agent string, a ProcessArgs, limit int) (string, error) {
+	switch a.Action {
+	case "list":
+		t.mu.Lock()
+		var lines []string
+		for _, p := range t.procs {
+			if p.agent == agent {
+				state := "running"
+				if !p.running() {
+					state = fmt.Sprintf("exited %d", p.exitCode)
+				}
+				lines = append(lines, fmt.Sprintf("%s  %s  %s  %s", p.id, state, p.started.Format(time.TimeOnly), p.command))
+			}
+		}
+		t.mu.Unlock()
+		slices.Sort(lines)
+		if len(lines) == 0 {
+			return "no process sessions", nil
+		}
+		return strings.Join(lines, "\n"), nil
+	case "clear":
+		t.mu.Lock()
+		var done []string
+		for id, p := range t.procs {
+			if p.agent == agent && !p.running() {
+				done = append(done, id)
+			}
+		}
+		t.mu.Unlock()
+		for _, id := range done {
+			t.remove(id)
+		}
+		return fmt.Sprintf("cleared %d finished sessions", len(done)), nil
+	}
+	p, err := t.get(agent, a.SessionID)
+	if err != nil {
+		return "", err
+	}
+	switch a.Action {
+	case "poll":
+		out := capped(p.stdout, p.readOut, limit)
+		if fi, err := p.stdout.Stat(); err == nil {
+			p.readOut = min(fi.Size(), p.readOut+int64(limit))
+		}
+		state := "running"
+		if !p.running() {
+			state = fmt.Sprintf("exited with code %d", p.exitCode)
+		}
+		return fmt.Sprintf("[%s]\n%s", state, out), nil
+	case "log":
+		data, _ := os.ReadFile(p.stdout.Name())
+		lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+		n := a.Limit
+		if n <= 0 {
+			n = 200
+		}
+		start := max(len(lines)-n, 0)
+		if a.Offset != nil {
+			start = min(max(*a.Offset, 0), len(lines))
+		}
+		end := min(start+n, len(lines))
+		return strings.Join(lines[start:end], "\n"), nil
+	case "write":
+		if !p.running() {
+			return "", errors.New("the process has exited")
+		}
+		if _, err := io.WriteString(p.stdin, a.Data); err != nil {
+			return "", fmt.Errorf("write stdin: %w", err)
+		}
+		return fmt.Sprintf("wrote %d bytes", len(a.Data)), nil
+	case "kill":
+		p.kill()
+		<-p.done
+		return "killed", nil
+	case "remove":
+		if p.running() {
+			p.kill()
+			<-p.done
+		}
+		t.remove(p.id)
+		return "removed", nil
+	}
+	return "", fmt.Errorf("unknown action %q", a.Action)
+}
