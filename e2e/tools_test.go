@@ -115,3 +115,23 @@ func TestGuardApprovalAndDeny(t *testing.T) {
 		t.Fatalf("history lacks the guarded results:\n%s", h.Stdout)
 	}
 }
+
+// TestExecThroughAnAgentTurn: the model's exec call runs in the agent's
+// workspace and its output comes back as the observation.
+func TestExecThroughAnAgentTurn(t *testing.T) {
+	needOurGateway(t)
+	t.Parallel()
+	model := fakemodel.New(t)
+	model.Script(
+		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "e1", Name: "exec", Arguments: `{"command":"echo e2e-exec-output"}`}}},
+		fakemodel.Reply{Text: "ran it"},
+	)
+	g := startGateway(t, gatewayOpts{Config: toolsConfig(model.URL(), `{}`)})
+	c := ourClient(t, g)
+	c.run(t, "agent", "--message", "run echo").mustSucceed(t)
+	h := c.run(t, "gateway", "call", "chat.history", "--params", `{"sessionKey":"agent:main:main"}`)
+	h.mustSucceed(t)
+	if !strings.Contains(h.Stdout, `e2e-exec-output\\n`) || !strings.Contains(h.Stdout, `\"exitCode\":0`) {
+		t.Fatalf("history lacks the exec result:\n%s", h.Stdout)
+	}
+}
