@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -359,5 +360,33 @@ func TestToolAdminREST(t *testing.T) {
 	var pe *protocol.Error
 	if !errors.As(err, &pe) || pe.Code != protocol.CodeForbidden {
 		t.Fatalf("setEnabled by a reader: %v", err)
+	}
+}
+
+func TestGatewayTool(t *testing.T) {
+	r := startGateway(t, nil)
+	c, err := r.dial(t, r.token(t), "operator.admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	invoke := func(args string) map[string]any {
+		var out map[string]any
+		if err := c.Call(context.Background(), "tools.invoke", map[string]any{"name": "gateway", "args": json.RawMessage(args)}, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if out := invoke(`{"action":"restart"}`); out["ok"] != false || !strings.Contains(fmt.Sprint(out["output"]), "commands.restart") {
+		t.Fatalf("restart without commands.restart: %v", out)
+	}
+	if out := invoke(`{"action":"config.patch","raw":"{logging:{level:'debug'}}"}`); out["ok"] != true {
+		t.Fatalf("patch: %v", out)
+	}
+	b, _ := os.ReadFile(r.config)
+	if !strings.Contains(string(b), `level: "debug"`) {
+		t.Fatalf("config after the tool's patch:\n%s", b)
+	}
+	if out := invoke(`{"action":"config.get"}`); strings.Contains(fmt.Sprint(out["output"]), r.token(t)) {
+		t.Fatal("config.get through the tool shows the token")
 	}
 }

@@ -34,6 +34,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		},
 		Approver: approverLater{s},
 	}, s.procs)
+	builtins = append(builtins, s.gatewayTool())
 	if err := reg.Register(append(s.agents.SessionTools(), builtins...)...); err != nil {
 		return fmt.Errorf("register tools: %w", err)
 	}

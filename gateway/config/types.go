@@ -23,6 +23,14 @@ type Config struct {
 	Session Session `json:"session"`
 	// Tools decides which tools models see and which calls need a person. Default: every tool, no guard rules.
 	Tools Tools `json:"tools"`
+	// Commands configures what agents may do to the gateway itself. Default: each key at its own default.
+	Commands Commands `json:"commands"`
+}
+
+// Commands is the commands.* section.
+type Commands struct {
+	// Whether the gateway tool may restart the gateway. Default false.
+	Restart bool `json:"restart"`
 }
 
 // Gateway is the gateway.* section.
