@@ -14,6 +14,7 @@ import (
 	"github.com/openclaw-go/openclaw/policy/execpolicy"
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/execapprovals"
+	"github.com/openclaw-go/openclaw/tools/mateclaw"
 	"github.com/openclaw-go/openclaw/tools/shell"
 )
 
@@ -35,8 +36,12 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		Approver: approverLater{s},
 	}, s.procs)
 	builtins = append(builtins, s.gatewayTool())
+	builtins = append(builtins, mateclaw.Tools(time.Now, func(who tools.Who) (string, error) { return s.agents.Workspace(who.AgentID) })...)
 	if err := reg.Register(append(s.agents.SessionTools(), builtins...)...); err != nil {
 		return fmt.Errorf("register tools: %w", err)
+	}
+	for alias, canonical := range mateclaw.Aliases {
+		reg.Alias(alias, canonical)
 	}
 	timeout := time.Duration(s.current().snap.Config.Tools.Guard.ApprovalTimeoutSeconds) * time.Second
 	ap, err := tools.NewApprovals(ctx, st.DB, s.srv, s.log.With("component", "approvals"), timeout)

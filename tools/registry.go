@@ -13,11 +13,12 @@ type Registry struct {
 	mu       sync.RWMutex
 	tools    map[string]Tool
 	excluded map[string]bool
+	aliases  map[string]string // lower-case alias -> canonical name
 }
 
 // NewRegistry makes an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{tools: map[string]Tool{}, excluded: map[string]bool{}}
+	return &Registry{tools: map[string]Tool{}, excluded: map[string]bool{}, aliases: map[string]string{}}
 }
 
 // Register adds tools; a name registered twice is an error naming both
@@ -65,11 +66,24 @@ func (r *Registry) Exclude(names ...string) {
 	}
 }
 
-// Get finds a tool by name, case-insensitively; excluded tools are not found.
+// Alias lets a tool be called by another name (MateClaw's names for
+// OpenClaw's tools). Lookups resolve it; specs, policy and audit use the
+// canonical name.
+func (r *Registry) Alias(alias, canonical string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.aliases[strings.ToLower(alias)] = strings.ToLower(canonical)
+}
+
+// Get finds a tool by name or alias, case-insensitively; excluded tools
+// are not found.
 func (r *Registry) Get(name string) (Tool, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	n := strings.ToLower(name)
+	if c, ok := r.aliases[n]; ok {
+		n = c
+	}
 	t, ok := r.tools[n]
 	if !ok || r.excluded[n] {
 		return nil, false

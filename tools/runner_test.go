@@ -226,3 +226,16 @@ func TestApprovalsOfOneRunComeOneAtATime(t *testing.T) {
 		t.Fatalf("one call should run and one be denied: %+v %+v", a, b)
 	}
 }
+
+func TestRegistryAliases(t *testing.T) {
+	reg := NewRegistry()
+	reg.Register(echoTool("exec"))
+	reg.Alias("ShellExecuteTool", "exec")
+	tool, ok := reg.Get("shellexecutetool")
+	if !ok || tool.Spec().Name != "exec" {
+		t.Fatalf("alias lookup = %v %v", tool, ok)
+	}
+	if len(reg.Specs()) != 1 {
+		t.Fatal("an alias must not list as a second tool")
+	}
+}
