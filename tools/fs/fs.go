@@ -1,0 +1,172 @@
+package fs
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/openclaw-go/openclaw/tools"
+)
+
+// Tools returns read, write, edit and apply_patch. workspace maps the
+// caller to its workspace directory, which is created (0700) if missing.
+func Tools(workspace func(who tools.Who) (string, error)) []tools.Tool {
+	w := workspaceFunc(workspace)
+	return []tools.Tool{newRead(w), newWrite(w), newEdit(w), newApplyPatch(w)}
+}
+
+func spec(name, label, desc string, dangerous bool) tools.Spec {
+	return tools.Spec{
+		Name:        name,
+		Label:       label,
+		Description: desc,
+		Tier:        tools.TierCore,
+		Dangerous:   dangerous,
+		Timeout:     tools.TimeoutFast,
+		Source:      tools.SourceCore,
+		Groups:      []string{"group:fs"},
+	}
+}
+
+type workspaceFunc func(who tools.Who) (string, error)
+
+// workspace is one call's view of the caller's workspace.
+type workspace struct {
+	dir  string
+	root *os.Root
+}
+
+// open resolves and opens the caller's workspace. The caller closes it.
+func (f workspaceFunc) open(who tools.Who) (*workspace, error) {
+	dir, err := f(who)
+	if err != nil {
+		return nil, fmt.Errorf("resolve workspace: %w", err)
+	}
+	if dir == "" {
+		return nil, errors.New("resolve workspace: no workspace directory for this agent")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create workspace: %w", err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	return &workspace{dir: dir, root: root}, nil
+}
+
+func (w *workspace) Close() error { return w.root.Close() }
+
+// Limits on paths, checked before the kernel sees them.
+const (
+	maxPathBytes = 4096
+	maxNameBytes = 255
+)
+
+// rel turns a path named by the model into a clean path relative to the
+// workspace, or refuses it with an error naming it. It is a lexical
+// check only; the os.Root does the symlink-safe part.
+func (w *workspace) rel(p string) (string, error) {
+	switch {
+	case p == "":
+		return "", errors.New("path is empty")
+	case strings.IndexByte(p, 0) >= 0:
+		return "", fmt.Errorf("path %q contains a NUL byte", p)
+	case len(p) > maxPathBytes:
+		return "", fmt.Errorf("path %q… is too long (%d bytes; the limit is %d)", p[:40], len(p), maxPathBytes)
+	case strings.IndexByte(p, '\\') >= 0:
+		return "", fmt.Errorf("path %q contains a backslash; use forward slashes relative to the workspace", p)
+	}
+	orig := p
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") {
+		r, ok := w.inside(p)
+		if !ok {
+			return "", fmt.Errorf("path %q is outside the workspace", orig)
+		}
+		p = r
+	}
+	c := filepath.Clean(filepath.FromSlash(p))
+	if !filepath.IsLocal(c) {
+		return "", fmt.Errorf("path %q is outside the workspace", orig)
+	}
+	for _, part := range strings.Split(filepath.ToSlash(c), "/") {
+		if len(part) > maxNameBytes {
+			return "", fmt.Errorf("path %q has a name longer than %d bytes", orig[:min(len(orig), 40)]+"…", maxNameBytes)
+		}
+	}
+	return c, nil
+}
+
+// inside reports whether the absolute path abs lies lexically in the
+// workspace, as named or with its symlinks resolved, and returns it
+// relative to the workspace.
+func (w *workspace) inside(abs string) (string, bool) {
+	bases := []string{w.dir}
+	if a, err := filepath.Abs(w.dir); err == nil {
+		bases = append(bases, a)
+	}
+	if r, err := filepath.EvalSymlinks(w.dir); err == nil {
+		bases = append(bases, r)
+	}
+	for _, b := range bases {
+		r, err := filepath.Rel(b, filepath.Clean(abs))
+		if err == nil && filepath.IsLocal(r) {
+			return r, true
+		}
+	}
+	return "", false
+}
+
+// writeAtomic replaces rel with data through a temporary file in the same
+// directory. A new file gets mode 0600; a replaced regular file keeps its
+// mode. With mkdirs, missing parents are created 0700.
+func writeAtomic(root *os.Root, rel string, data []byte, mkdirs bool) error {
+	dir := filepath.Dir(rel)
+	if mkdirs && dir != "." {
+		if err := root.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create directory %s: %w", filepath.ToSlash(dir), err)
+		}
+	}
+	perm := iofs.FileMode(0o600)
+	if fi, err := root.Stat(rel); err == nil {
+		if fi.IsDir() {
+			return fmt.Errorf("%s is a directory", filepath.ToSlash(rel))
+		}
+		if fi.Mode().IsRegular() {
+			perm = fi.Mode().Perm()
+		}
+	}
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	tmp := filepath.Join(dir, ".openclaw-"+hex.EncodeToString(rnd[:])+".tmp")
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm) // the umask may have narrowed it
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Rename(tmp, rel)
+	}
+	if err != nil {
+		root.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// displayPath is how a workspace-relative path appears in results.
+func displayPath(rel string) string { return filepath.ToSlash(rel) }
