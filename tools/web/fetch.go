@@ -1,0 +1,302 @@
+// Package web holds the web tools: web_fetch reads a URL as markdown or
+// text through the SSRF guard in tools/netguard.
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/netguard"
+)
+
+// FetchConfig configures web_fetch (tools.web.fetch).
+type FetchConfig struct {
+	// MaxCharsCap is the most characters one call returns, whatever
+	// maxChars asks for. Default: 50000.
+	MaxCharsCap int
+	// Timeout bounds one fetch, redirects included. Default: 30s.
+	Timeout time.Duration
+	// MaxBodyBytes is how much of a response body is read; the rest is
+	// dropped with a note. Default: 5 MiB.
+	MaxBodyBytes int64
+	// CacheTTL is how long a page is reused for the same URL and mode.
+	// Default: 15m; negative turns the cache off.
+	CacheTTL time.Duration
+	// UserAgent is sent with each request. Default: "openclaw-go web_fetch".
+	UserAgent string
+	// Network says which internal addresses may be fetched. Default:
+	// none (loopback, private, link-local, metadata etc. are refused).
+	Network netguard.Policy
+}
+
+// Defaults of FetchConfig.
+const (
+	DefaultMaxCharsCap  = 50000
+	DefaultFetchTimeout = 30 * time.Second
+	DefaultMaxBodyBytes = 5 << 20
+	DefaultCacheTTL     = 15 * time.Minute
+	DefaultUserAgent    = "openclaw-go web_fetch"
+	maxCacheEntries     = 128
+)
+
+func (c FetchConfig) withDefaults() FetchConfig {
+	if c.MaxCharsCap <= 0 {
+		c.MaxCharsCap = DefaultMaxCharsCap
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultFetchTimeout
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.CacheTTL == 0 {
+		c.CacheTTL = DefaultCacheTTL
+	}
+	if c.UserAgent == "" {
+		c.UserAgent = DefaultUserAgent
+	}
+	return c
+}
+
+type fetchArgs struct {
+	URL         string `json:"url" jsonschema:"description=The http or https URL to read."`
+	ExtractMode string `json:"extractMode,omitempty" jsonschema:"enum=markdown,enum=text,description=How to render HTML: markdown (default) keeps headings and links; text keeps only the words."`
+	MaxChars    int    `json:"maxChars,omitempty" jsonschema:"minimum=1,description=Most characters to return; capped by the configured limit."`
+}
+
+// FetchTool returns the web_fetch tool. It may be called concurrently;
+// its cache is shared by all calls of the returned tool.
+func FetchTool(cfg FetchConfig) tools.Tool {
+	t, _ := newFetchTool(cfg)
+	return t
+}
+
+func newFetchTool(cfg FetchConfig) (tools.Tool, *fetcher) {
+	cfg = cfg.withDefaults()
+	f := &fetcher{
+		cfg:    cfg,
+		client: netguard.NewClient(netguard.Options{Policy: cfg.Network, Timeout: cfg.Timeout}),
+		cache:  map[string]cacheEntry{},
+		now:    time.Now,
+	}
+	return tools.NewTyped(tools.Spec{
+		Name:  "web_fetch",
+		Label: "Web Fetch",
+		Description: fmt.Sprintf("Fetch a web page or document by URL and return its readable content as markdown or plain text "+
+			"(HTML is reduced to its main text; plain text and JSON pass through). At most %d characters; "+
+			"results are cached for %s. Internal and private network addresses are refused.", cfg.MaxCharsCap, cfg.CacheTTL),
+		Tier:    tools.TierCore,
+		Source:  tools.SourceCore,
+		Groups:  []string{"group:web"},
+		Timeout: tools.TimeoutFast,
+	}, f.call), f
+}
+
+type page struct {
+	url, contentType, title, text string
+	bodyCut                       bool
+}
+
+type cacheEntry struct {
+	page    page
+	expires time.Time
+}
+
+type fetcher struct {
+	cfg    FetchConfig
+	client *http.Client
+	now    func() time.Time
+
+	mu    sync.Mutex
+	cache map[string]cacheEntry
+}
+
+func (f *fetcher) call(ctx context.Context, _ tools.Call, a fetchArgs) (tools.Result, error) {
+	mode := a.ExtractMode
+	switch mode {
+	case "":
+		mode = ModeMarkdown
+	case ModeMarkdown, ModeText:
+	default:
+		return tools.Result{}, fmt.Errorf("extractMode %q: want markdown or text", a.ExtractMode)
+	}
+	if a.MaxChars < 0 {
+		return tools.Result{}, fmt.Errorf("maxChars %d: must be positive", a.MaxChars)
+	}
+	maxChars := f.cfg.MaxCharsCap
+	if a.MaxChars > 0 && a.MaxChars < maxChars {
+		maxChars = a.MaxChars
+	}
+	u, err := url.Parse(strings.TrimSpace(a.URL))
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("parse url: %w", err)
+	}
+	if err := f.cfg.Network.CheckURL(u); err != nil {
+		return tools.Result{}, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
+	}
+	if u.User != nil {
+		return tools.Result{}, fmt.Errorf("fetch %s: credentials in URLs are not sent", u.Redacted())
+	}
+	u.Fragment = ""
+
+	key := u.String() + "\x00" + mode
+	p, cached := f.lookup(key)
+	if !cached {
+		p, err = f.fetch(ctx, u, mode)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		f.store(key, p)
+	}
+	return tools.Result{Text: render(p, maxChars, f.cfg, cached)}, nil
+}
+
+func (f *fetcher) fetch(ctx context.Context, u *url.URL, mode string) (page, error) {
+	ctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return page{}, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
+	}
+	req.Header.Set("User-Agent", f.cfg.UserAgent)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5")
+	resp, err := f.client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return page{}, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
+	}
+	defer resp.Body.Close()
+	final := resp.Request.URL
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return page{}, fmt.Errorf("fetch %s: HTTP %s", final.Redacted(), resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, f.cfg.MaxBodyBytes+1))
+	if err != nil {
+		return page{}, fmt.Errorf("fetch %s: read body: %w", final.Redacted(), err)
+	}
+	p := page{url: final.Redacted()}
+	if int64(len(body)) > f.cfg.MaxBodyBytes {
+		body, p.bodyCut = body[:f.cfg.MaxBodyBytes], true
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt == "" {
+		mt, _, _ = mime.ParseMediaType(http.DetectContentType(body))
+	}
+	p.contentType = mt
+	switch {
+	case mt == "text/html" || mt == "application/xhtml+xml":
+		title, text, err := extractHTML(bytes.NewReader(body), final, mode)
+		if err != nil {
+			return page{}, fmt.Errorf("fetch %s: read HTML: %w", final.Redacted(), err)
+		}
+		p.title, p.text = title, text
+	case isText(mt):
+		p.text = strings.TrimSpace(stripControl(strings.ToValidUTF8(string(body), "\uFFFD")))
+	default:
+		return page{}, fmt.Errorf("fetch %s: content type %s is binary (%d bytes read); web_fetch reads HTML, text and JSON only",
+			final.Redacted(), mt, len(body))
+	}
+	return p, nil
+}
+
+func isText(mt string) bool {
+	switch {
+	case strings.HasPrefix(mt, "text/"),
+		mt == "application/json", strings.HasSuffix(mt, "+json"),
+		mt == "application/xml", strings.HasSuffix(mt, "+xml"),
+		mt == "application/x-ndjson", mt == "application/javascript",
+		mt == "application/yaml", mt == "application/x-yaml", mt == "application/toml":
+		return true
+	}
+	return false
+}
+
+// render states where the page came from, truncates it to maxChars and
+// wraps it as untrusted content.
+func render(p page, maxChars int, cfg FetchConfig, cached bool) string {
+	text := p.text
+	total := utf8.RuneCountInString(text)
+	truncated := total > maxChars
+	if truncated {
+		text = truncateRunes(text, maxChars)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "URL: %s\nContent-Type: %s\n", defuse(p.url), p.contentType)
+	if cached {
+		b.WriteString("Cached: yes\n")
+	}
+	if p.title != "" { // the title is the page's words too: inside the frame
+		text = "Title: " + collapse(p.title) + "\n\n" + text
+	}
+	b.WriteString(wrapUntrusted(p.url, text))
+	if truncated {
+		fmt.Fprintf(&b, "\n[Truncated: showing the first %d of %d characters; maxChars can go up to %d.]", maxChars, total, cfg.MaxCharsCap)
+	}
+	if p.bodyCut {
+		fmt.Fprintf(&b, "\n[The response was larger than %d bytes; only the first %d bytes were read.]", cfg.MaxBodyBytes, cfg.MaxBodyBytes)
+	}
+	return b.String()
+}
+
+func truncateRunes(s string, n int) string {
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
+}
+
+func (f *fetcher) lookup(key string) (page, bool) {
+	if f.cfg.CacheTTL < 0 {
+		return page{}, false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	e, ok := f.cache[key]
+	if !ok || !f.now().Before(e.expires) {
+		return page{}, false
+	}
+	return e.page, true
+}
+
+func (f *fetcher) store(key string, p page) {
+	if f.cfg.CacheTTL < 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.now()
+	if len(f.cache) >= maxCacheEntries {
+		var oldest string
+		for k, e := range f.cache {
+			if !now.Before(e.expires) {
+				delete(f.cache, k)
+				continue
+			}
+			if oldest == "" || e.expires.Before(f.cache[oldest].expires) {
+				oldest = k
+			}
+		}
+		if len(f.cache) >= maxCacheEntries {
+			delete(f.cache, oldest)
+		}
+	}
+	f.cache[key] = cacheEntry{page: p, expires: now.Add(f.cfg.CacheTTL)}
+}
