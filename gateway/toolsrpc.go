@@ -14,8 +14,10 @@ import (
 	"github.com/openclaw-go/openclaw/policy/execpolicy"
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/execapprovals"
+	"github.com/openclaw-go/openclaw/tools/fs"
 	"github.com/openclaw-go/openclaw/tools/mateclaw"
 	"github.com/openclaw-go/openclaw/tools/shell"
+	"github.com/openclaw-go/openclaw/tools/web"
 )
 
 // wireTools builds the tool registry and runner, hands them to the
@@ -35,8 +37,11 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		},
 		Approver: approverLater{s},
 	}, s.procs)
+	workspace := func(who tools.Who) (string, error) { return s.agents.Workspace(who.AgentID) }
+	builtins = append(builtins, fs.Tools(workspace)...)
+	builtins = append(builtins, web.FetchTool(web.FetchConfig{}))
 	builtins = append(builtins, s.gatewayTool())
-	builtins = append(builtins, mateclaw.Tools(time.Now, func(who tools.Who) (string, error) { return s.agents.Workspace(who.AgentID) })...)
+	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
 	if err := reg.Register(append(s.agents.SessionTools(), builtins...)...); err != nil {
 		return fmt.Errorf("register tools: %w", err)
 	}
