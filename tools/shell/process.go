@@ -38,6 +38,7 @@ type proc struct {
 	done               chan struct{}
 	exitCode           int
 	timedOut           atomic.Bool
+	pollMu             sync.Mutex
 	readOut            int64 // poll cursor into stdout
 }
 
@@ -119,22 +120,28 @@ func (p *proc) result(limit int) Result {
 
 // capped reads f from offset, at most limit bytes, saying so when cut.
 func capped(f *os.File, offset int64, limit int) string {
+	s, rest := readRange(f, offset, limit)
+	if rest > 0 {
+		s += fmt.Sprintf("\n[output capped at %d of %d bytes]", limit, int64(len(s))+rest)
+	}
+	return s
+}
+
+// readRange reads at most limit bytes of f from offset and says how many
+// bytes remain after them.
+func readRange(f *os.File, offset int64, limit int) (string, int64) {
 	fi, err := f.Stat()
 	if err != nil {
-		return ""
+		return "", 0
 	}
 	size := fi.Size() - offset
 	n := min(size, int64(limit))
 	if n <= 0 {
-		return ""
+		return "", 0
 	}
 	buf := make([]byte, n)
-	f.ReadAt(buf, offset)
-	s := string(buf)
-	if size > int64(limit) {
-		s += fmt.Sprintf("\n[output capped at %d of %d bytes]", limit, size)
-	}
-	return s
+	m, _ := f.ReadAt(buf, offset)
+	return string(buf[:m]), size - int64(m)
 }
 
 func (t *Processes) get(agent, id string) (*proc, error) {
@@ -236,13 +243,18 @@ func (t *Processes) act(agent string, a ProcessArgs, limit int) (string, error) 
 	}
 	switch a.Action {
 	case "poll":
-		out := capped(p.stdout, p.readOut, limit)
-		if fi, err := p.stdout.Stat(); err == nil {
-			p.readOut = min(fi.Size(), p.readOut+int64(limit))
-		}
+		// Read the state before the output: output written before an exit
+		// is then never missed, it only shows on the next poll.
 		state := "running"
 		if !p.running() {
 			state = fmt.Sprintf("exited with code %d", p.exitCode)
+		}
+		p.pollMu.Lock()
+		out, rest := readRange(p.stdout, p.readOut, limit)
+		p.readOut += int64(len(out))
+		p.pollMu.Unlock()
+		if rest > 0 {
+			state += fmt.Sprintf(", %d more bytes to poll", rest)
 		}
 		return fmt.Sprintf("[%s]\n%s", state, out), nil
 	case "log":
