@@ -1,5 +1,6 @@
 // Package web holds the web tools: web_fetch reads a URL as markdown or
-// text through the SSRF guard in tools/netguard.
+// text through the SSRF guard in tools/netguard, and web_search asks a
+// chain of search providers, falling through to the next on failure.
 package web
 
 import (

@@ -1,0 +1,363 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/netguard"
+)
+
+// SearchConfig configures web_search (tools.web.search).
+type SearchConfig struct {
+	// Providers is the order in which providers are tried; the next one
+	// is used when one fails, is rate limited or finds nothing. Names:
+	// brave, tavily, serper, searxng, duckduckgo. Default: all of them
+	// in that order.
+	Providers []string
+	// Keys holds API keys by provider name (brave, tavily, serper).
+	// A provider that needs a key and has none is skipped. Default (nil):
+	// read from BRAVE_API_KEY, TAVILY_API_KEY and SERPER_API_KEY.
+	Keys map[string]string
+	// SearXNGURL is the base URL of a SearXNG instance, e.g.
+	// "https://searx.example.org". Default: none (searxng is skipped).
+	SearXNGURL string
+	// BaseURLs overrides a provider's endpoint by name, the full URL of
+	// its search API (for duckduckgo, of its HTML search page; for
+	// searxng, the instance's base URL when SearXNGURL is empty). Default:
+	// each provider's public endpoint.
+	BaseURLs map[string]string
+	// HTTPClient sends all provider requests. Default: a netguard client
+	// that reaches only public addresses, or those Network allows.
+	HTTPClient *http.Client
+	// Network says which internal addresses the default client may reach,
+	// e.g. a SearXNG instance on the LAN. Unused when HTTPClient is set.
+	// Default: none.
+	Network netguard.Policy
+	// ProviderTimeout bounds one provider's attempt, so that a slow one
+	// leaves time for the next. Default: 10s.
+	ProviderTimeout time.Duration
+	// CacheTTL is how long results are reused for the same query, count,
+	// freshness and language. Default: 15m; negative turns the cache off.
+	CacheTTL time.Duration
+}
+
+// Provider names.
+const (
+	ProviderBrave      = "brave"
+	ProviderTavily     = "tavily"
+	ProviderSerper     = "serper"
+	ProviderSearXNG    = "searxng"
+	ProviderDuckDuckGo = "duckduckgo"
+)
+
+// DefaultProviders is the provider order unless SearchConfig.Providers
+// says otherwise: keyed APIs first, then the keyless ones.
+var DefaultProviders = []string{ProviderBrave, ProviderTavily, ProviderSerper, ProviderSearXNG, ProviderDuckDuckGo}
+
+// keyEnv names the environment variable each keyed provider reads by
+// default.
+var keyEnv = map[string]string{
+	ProviderBrave:  "BRAVE_API_KEY",
+	ProviderTavily: "TAVILY_API_KEY",
+	ProviderSerper: "SERPER_API_KEY",
+}
+
+// Defaults of SearchConfig and the tool's arguments.
+const (
+	DefaultProviderTimeout = 10 * time.Second
+	DefaultSearchCount     = 5
+	MaxSearchCount         = 10
+	maxSearchBodyBytes     = 2 << 20
+	searchUserAgent        = "openclaw-go web_search"
+)
+
+// Query is one search as a provider sees it: Count is 1 to
+// MaxSearchCount, Freshness is "" or day, week, month or year, Language
+// is "" or a code such as "en" or "de-de".
+type Query struct {
+	Text      string
+	Count     int
+	Freshness string
+	Language  string
+}
+
+// Hit is one search result. Source names the provider that found it.
+type Hit struct {
+	Title   string
+	URL     string
+	Snippet string
+	Source  string
+}
+
+// searchProvider is one search backend. Search may be called
+// concurrently; it returns at most q.Count hits, and an error for
+// anything but a successful answer, so that the chain moves on.
+type searchProvider interface {
+	Name() string
+	Search(ctx context.Context, q Query) ([]Hit, error)
+}
+
+// errRateLimited is wrapped when a provider answers 429; the chain
+// moves on to the next provider.
+var errRateLimited = errors.New("rate limited")
+
+type searchArgs struct {
+	Query     string `json:"query" jsonschema:"description=What to search the web for."`
+	Count     int    `json:"count,omitempty" jsonschema:"minimum=1,maximum=10,description=How many results to return (1-10; default 5)."`
+	Freshness string `json:"freshness,omitempty" jsonschema:"enum=day,enum=week,enum=month,enum=year,description=Only results published within this period."`
+	Language  string `json:"language,omitempty" jsonschema:"description=Language of results as a code such as en or de (a region form like de-de also works)."`
+}
+
+// SearchTool returns the web_search tool. It may be called concurrently;
+// its cache is shared by all calls of the returned tool.
+func SearchTool(cfg SearchConfig) tools.Tool {
+	t, _ := newSearchTool(cfg)
+	return t
+}
+
+// link is one place in the provider chain: a provider, or the reason
+// the configured name cannot be used.
+type link struct {
+	name    string
+	p       searchProvider // nil when skipped
+	skipped string
+}
+
+type searcher struct {
+	cfg   SearchConfig
+	chain []link
+	now   func() time.Time
+
+	mu    sync.Mutex
+	cache map[string]searchEntry
+}
+
+type searchEntry struct {
+	hits    []Hit
+	expires time.Time
+}
+
+func newSearchTool(cfg SearchConfig) (tools.Tool, *searcher) {
+	if cfg.CacheTTL == 0 {
+		cfg.CacheTTL = DefaultCacheTTL
+	}
+	if cfg.ProviderTimeout <= 0 {
+		cfg.ProviderTimeout = DefaultProviderTimeout
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = netguard.NewClient(netguard.Options{Policy: cfg.Network})
+	}
+	keys := map[string]string{}
+	for name, env := range keyEnv {
+		v, ok := cfg.Keys[name]
+		if cfg.Keys == nil {
+			v, ok = os.Getenv(env), true
+		}
+		if v = strings.TrimSpace(v); ok && v != "" {
+			keys[name] = v
+		}
+	}
+	cfg.Keys = keys
+	s := &searcher{cfg: cfg, chain: buildChain(cfg), now: time.Now, cache: map[string]searchEntry{}}
+	return tools.NewTyped(tools.Spec{
+		Name:  "web_search",
+		Label: "Web Search",
+		Description: fmt.Sprintf("Search the web and return titles, URLs and snippets of the top results "+
+			"(%d by default, at most %d). Results are cached for %s. Use web_fetch to read a result in full.",
+			DefaultSearchCount, MaxSearchCount, cfg.CacheTTL),
+		Tier:    tools.TierCore,
+		Source:  tools.SourceCore,
+		Groups:  []string{"group:web"},
+		Timeout: tools.TimeoutFast,
+	}, s.call), s
+}
+
+// buildChain turns the configured names into providers, keeping the
+// skipped ones with their reason so that a failed search can say why.
+func buildChain(cfg SearchConfig) []link {
+	names := cfg.Providers
+	if len(names) == 0 {
+		names = DefaultProviders
+	}
+	h := httpDoer{client: cfg.HTTPClient}
+	endpoint := func(name, def string) string {
+		if u := cfg.BaseURLs[name]; u != "" {
+			return u
+		}
+		return def
+	}
+	var chain []link
+	for _, raw := range names {
+		name := strings.ToLower(strings.TrimSpace(raw))
+		l := link{name: name}
+		key := cfg.Keys[name]
+		if env, keyed := keyEnv[name]; keyed && key == "" {
+			l.skipped = "no API key (" + env + ")"
+			chain = append(chain, l)
+			continue
+		}
+		switch name {
+		case ProviderBrave:
+			l.p = &braveProvider{h: h, key: key, endpoint: endpoint(name, braveEndpoint)}
+		case ProviderTavily:
+			l.p = &tavilyProvider{h: h, key: key, endpoint: endpoint(name, tavilyEndpoint)}
+		case ProviderSerper:
+			l.p = &serperProvider{h: h, key: key, endpoint: endpoint(name, serperEndpoint)}
+		case ProviderSearXNG:
+			base := cfg.SearXNGURL
+			if base == "" {
+				base = cfg.BaseURLs[name]
+			}
+			if base == "" {
+				l.skipped = "no SearXNG URL configured"
+			} else {
+				l.p = &searxngProvider{h: h, base: base}
+			}
+		case ProviderDuckDuckGo:
+			l.p = &ddgProvider{h: h, endpoint: endpoint(name, ddgEndpoint)}
+		default:
+			l.skipped = "unknown provider"
+		}
+		chain = append(chain, l)
+	}
+	return chain
+}
+
+func (s *searcher) call(ctx context.Context, _ tools.Call, a searchArgs) (tools.Result, error) {
+	q := Query{
+		Text:      strings.Join(strings.Fields(a.Query), " "),
+		Count:     a.Count,
+		Freshness: strings.ToLower(strings.TrimSpace(a.Freshness)),
+		Language:  strings.ToLower(strings.TrimSpace(a.Language)),
+	}
+	if q.Text == "" {
+		return tools.Result{}, errors.New("query is empty")
+	}
+	if q.Count == 0 {
+		q.Count = DefaultSearchCount
+	}
+	if q.Count < 1 || q.Count > MaxSearchCount {
+		return tools.Result{}, fmt.Errorf("count %d: must be 1 to %d", a.Count, MaxSearchCount)
+	}
+	switch q.Freshness {
+	case "", "day", "week", "month", "year":
+	default:
+		return tools.Result{}, fmt.Errorf("freshness %q: want day, week, month or year", a.Freshness)
+	}
+	key := strings.Join([]string{q.Text, fmt.Sprint(q.Count), q.Freshness, q.Language}, "\x00")
+	hits, cached := s.lookup(key)
+	if !cached {
+		var err error
+		hits, err = s.search(ctx, q)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		s.store(key, hits)
+	}
+	return tools.Result{Text: renderHits(q, hits, cached)}, nil
+}
+
+// search tries each provider in turn. It returns the first non-empty
+// answer, no hits (and no error) when every provider that answered found
+// nothing, and an error naming each provider's trouble when none did.
+func (s *searcher) search(ctx context.Context, q Query) ([]Hit, error) {
+	var why []string
+	answered := false
+	for _, l := range s.chain {
+		if l.p == nil {
+			why = append(why, l.name+": skipped, "+l.skipped)
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("search %q: %w", q.Text, err)
+		}
+		pctx, cancel := context.WithTimeout(ctx, s.cfg.ProviderTimeout)
+		hits, err := l.p.Search(pctx, q)
+		cancel()
+		switch {
+		case err != nil:
+			why = append(why, l.name+": "+err.Error())
+		case len(hits) == 0:
+			answered = true
+			why = append(why, l.name+": no results")
+		default:
+			return hits, nil
+		}
+	}
+	if answered {
+		return nil, nil
+	}
+	return nil, fmt.Errorf("search %q: no provider answered (%s)", q.Text, strings.Join(why, "; "))
+}
+
+// renderHits lists the results, wrapped as untrusted content: titles
+// and snippets are the words of remote pages.
+func renderHits(q Query, hits []Hit, cached bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Query: %s\n", defuse(q.Text))
+	if len(hits) == 0 {
+		b.WriteString("No results found.")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "Provider: %s\nResults: %d\n", hits[0].Source, len(hits))
+	if cached {
+		b.WriteString("Cached: yes\n")
+	}
+	var body strings.Builder
+	for i, h := range hits {
+		fmt.Fprintf(&body, "%d. %s\n   URL: %s\n", i+1, h.Title, h.URL)
+		if h.Snippet != "" {
+			fmt.Fprintf(&body, "   %s\n", h.Snippet)
+		}
+	}
+	b.WriteString(wrapUntrusted(hits[0].Source+" web search", body.String()))
+	return b.String()
+}
+
+func (s *searcher) lookup(key string) ([]Hit, bool) {
+	if s.cfg.CacheTTL < 0 {
+		return nil, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.cache[key]
+	if !ok || !s.now().Before(e.expires) {
+		return nil, false
+	}
+	return e.hits, true
+}
+
+// store keeps hits, dropping expired entries and then the oldest when
+// the cache is full. Empty answers are not kept: the next call tries
+// again.
+func (s *searcher) store(key string, hits []Hit) {
+	if s.cfg.CacheTTL < 0 || len(hits) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	if len(s.cache) >= maxCacheEntries {
+		var oldest string
+		for k, e := range s.cache {
+			if !now.Before(e.expires) {
+				delete(s.cache, k)
+				continue
+			}
+			if oldest == "" || e.expires.Before(s.cache[oldest].expires) {
+				oldest = k
+			}
+		}
+		if len(s.cache) >= maxCacheEntries {
+			delete(s.cache, oldest)
+		}
+	}
+	s.cache[key] = searchEntry{hits: hits, expires: now.Add(s.cfg.CacheTTL)}
+}
