@@ -56,6 +56,11 @@ func TestBuiltinToolsThroughInvoke(t *testing.T) {
 		{"web_fetch private", "web_fetch", `{"url":"http://127.0.0.1:1/"}`, false, "blocked by network guard"},
 		{"gateway config.get", "gateway", `{"action":"config.get"}`, true, `"hash"`},
 		{"gateway restart off", "gateway", `{"action":"restart"}`, false, "commands.restart"},
+		{"memory write", "WorkspaceMemoryTool", `{"action":"write","path":"memory/2026-11-30.md","content":"# Trip\nThe zephyr flight leaves at nine.\n"}`, true, ""},
+		{"memory_search", "memory_search", `{"query":"zephyr flight"}`, true, `"path":"memory/2026-11-30.md"`},
+		{"memory_get", "memory_get", `{"path":"memory/2026-11-30.md","startLine":2,"lines":1}`, true, "leaves at nine"},
+		{"memory non-md", "WorkspaceMemoryTool", `{"action":"write","path":"notes.txt","content":"x"}`, false, ".md"},
+		{"web_search empty", "web_search", `{"query":"  "}`, false, "query"},
 		{"DateTimeTool", "DateTimeTool", `{"timezone":"Asia/Tokyo"}`, true, "Asia/Tokyo"},
 		{"bad arguments", "write", `{"path":"x.md"}`, false, "missing required content"},
 	}

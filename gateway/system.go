@@ -32,6 +32,7 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/store"
 	"github.com/openclaw-go/openclaw/policy"
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/memory"
 	"github.com/openclaw-go/openclaw/tools/shell"
 )
 
@@ -333,7 +334,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		return err
 	}
 	s.state.Store(first)
-	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations())
+	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations(), memory.Migrations())
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/openclaw-go/openclaw/tools/execapprovals"
 	"github.com/openclaw-go/openclaw/tools/fs"
 	"github.com/openclaw-go/openclaw/tools/mateclaw"
+	"github.com/openclaw-go/openclaw/tools/memory"
 	"github.com/openclaw-go/openclaw/tools/shell"
 	"github.com/openclaw-go/openclaw/tools/web"
 )
@@ -39,7 +40,8 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	}, s.procs)
 	workspace := func(who tools.Who) (string, error) { return s.agents.Workspace(who.AgentID) }
 	builtins = append(builtins, fs.Tools(workspace)...)
-	builtins = append(builtins, web.FetchTool(web.FetchConfig{}))
+	builtins = append(builtins, web.FetchTool(web.FetchConfig{}), web.SearchTool(web.SearchConfig{}))
+	builtins = append(builtins, memory.Tools(workspace, st.DB)...)
 	builtins = append(builtins, s.gatewayTool())
 	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
 	if err := reg.Register(append(s.agents.SessionTools(), builtins...)...); err != nil {
