@@ -54,7 +54,7 @@ type original struct {
 
 // applyPatch validates every operation against the current files, then
 // writes; if a write fails it restores what it already changed.
-func (ws *workspace) applyPatch(ops []fileOp) (string, error) {
+func (ws *Workspace) applyPatch(ops []fileOp) (string, error) {
 	var (
 		changes []change
 		origs   []original
@@ -140,7 +140,7 @@ func (ws *workspace) applyPatch(ops []fileOp) (string, error) {
 		if c.remove {
 			err = ws.root.Remove(c.path)
 		} else {
-			err = writeAtomic(ws.root, c.path, c.data, true)
+			err = WriteAtomic(ws.root, c.path, c.data, true)
 		}
 		if err != nil {
 			rerr := ws.restore(origs)
@@ -155,12 +155,12 @@ func (ws *workspace) applyPatch(ops []fileOp) (string, error) {
 }
 
 // restore puts every touched file back as it was.
-func (ws *workspace) restore(origs []original) error {
+func (ws *Workspace) restore(origs []original) error {
 	var errs []error
 	for i := len(origs) - 1; i >= 0; i-- {
 		o := origs[i]
 		if o.exists {
-			if err := writeAtomic(ws.root, o.path, o.data, true); err != nil {
+			if err := WriteAtomic(ws.root, o.path, o.data, true); err != nil {
 				errs = append(errs, err)
 				continue
 			}

@@ -35,18 +35,26 @@ func spec(name, label, desc string, dangerous bool) tools.Spec {
 
 type workspaceFunc func(who tools.Who) (string, error)
 
-// workspace is one call's view of the caller's workspace.
-type workspace struct {
+// Workspace is one call's handle on an agent's workspace: the directory
+// and an os.Root that keeps every open inside it, symlinks included. The
+// memory tools share it so that both confine paths the same way.
+type Workspace struct {
 	dir  string
 	root *os.Root
 }
 
 // open resolves and opens the caller's workspace. The caller closes it.
-func (f workspaceFunc) open(who tools.Who) (*workspace, error) {
+func (f workspaceFunc) open(who tools.Who) (*Workspace, error) {
 	dir, err := f(who)
 	if err != nil {
 		return nil, fmt.Errorf("resolve workspace: %w", err)
 	}
+	return OpenWorkspace(dir)
+}
+
+// OpenWorkspace creates dir if missing (0700) and opens it as a
+// Workspace. The caller closes it.
+func OpenWorkspace(dir string) (*Workspace, error) {
 	if dir == "" {
 		return nil, errors.New("resolve workspace: no workspace directory for this agent")
 	}
@@ -57,10 +65,20 @@ func (f workspaceFunc) open(who tools.Who) (*workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace: %w", err)
 	}
-	return &workspace{dir: dir, root: root}, nil
+	return &Workspace{dir: dir, root: root}, nil
 }
 
-func (w *workspace) Close() error { return w.root.Close() }
+// Root is the os.Root every file operation must go through.
+func (w *Workspace) Root() *os.Root { return w.root }
+
+// Rel is rel for other tool packages: a path named by the model, made
+// relative to the workspace (slash-separated) or refused with a reason.
+func (w *Workspace) Rel(p string) (string, error) {
+	r, err := w.rel(p)
+	return filepath.ToSlash(r), err
+}
+
+func (w *Workspace) Close() error { return w.root.Close() }
 
 // Limits on paths, checked before the kernel sees them.
 const (
@@ -71,7 +89,7 @@ const (
 // rel turns a path named by the model into a clean path relative to the
 // workspace, or refuses it with an error naming it. It is a lexical
 // check only; the os.Root does the symlink-safe part.
-func (w *workspace) rel(p string) (string, error) {
+func (w *Workspace) rel(p string) (string, error) {
 	switch {
 	case p == "":
 		return "", errors.New("path is empty")
@@ -105,7 +123,7 @@ func (w *workspace) rel(p string) (string, error) {
 // inside reports whether the absolute path abs lies lexically in the
 // workspace, as named or with its symlinks resolved, and returns it
 // relative to the workspace.
-func (w *workspace) inside(abs string) (string, bool) {
+func (w *Workspace) inside(abs string) (string, bool) {
 	bases := []string{w.dir}
 	if a, err := filepath.Abs(w.dir); err == nil {
 		bases = append(bases, a)
@@ -122,10 +140,10 @@ func (w *workspace) inside(abs string) (string, bool) {
 	return "", false
 }
 
-// writeAtomic replaces rel with data through a temporary file in the same
+// WriteAtomic replaces rel with data through a temporary file in the same
 // directory. A new file gets mode 0600; a replaced regular file keeps its
 // mode. With mkdirs, missing parents are created 0700.
-func writeAtomic(root *os.Root, rel string, data []byte, mkdirs bool) error {
+func WriteAtomic(root *os.Root, rel string, data []byte, mkdirs bool) error {
 	dir := filepath.Dir(rel)
 	if mkdirs && dir != "." {
 		if err := root.MkdirAll(dir, 0o700); err != nil {

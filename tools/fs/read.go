@@ -48,7 +48,7 @@ func newRead(w workspaceFunc) tools.Tool {
 		})
 }
 
-func (ws *workspace) read(a readArgs) (string, error) {
+func (ws *Workspace) read(a readArgs) (string, error) {
 	if a.StartLine < 0 || a.MaxLines < 0 || a.StartColumn < 0 || a.MaxChars < 0 {
 		return "", errors.New("startLine, maxLines, startColumn and maxChars must be positive")
 	}

@@ -41,7 +41,7 @@ func newWrite(w workspaceFunc) tools.Tool {
 					}
 				}
 			}
-			if err := writeAtomic(ws.root, rel, []byte(a.Content), mkdirs); err != nil {
+			if err := WriteAtomic(ws.root, rel, []byte(a.Content), mkdirs); err != nil {
 				return tools.Result{}, fmt.Errorf("write %s: %w", name, err)
 			}
 			return tools.Result{Text: fmt.Sprintf("wrote %d bytes to %s", len(a.Content), name)}, nil
@@ -73,7 +73,7 @@ func newEdit(w workspaceFunc) tools.Tool {
 		})
 }
 
-func (ws *workspace) edit(a editArgs) (string, error) {
+func (ws *Workspace) edit(a editArgs) (string, error) {
 	rel, err := ws.rel(a.Path)
 	if err != nil {
 		return "", err
@@ -100,7 +100,7 @@ func (ws *workspace) edit(a editArgs) (string, error) {
 	} else {
 		updated = strings.Replace(old, a.OldText, a.NewText, 1)
 	}
-	if err := writeAtomic(ws.root, rel, []byte(updated), false); err != nil {
+	if err := WriteAtomic(ws.root, rel, []byte(updated), false); err != nil {
 		return "", fmt.Errorf("edit %s: %w", name, err)
 	}
 	if n == 1 {

@@ -65,7 +65,7 @@ func (ws *workspace) get(a GetArgs) (getResult, error) {
 	if a.StartLine < 0 || a.Lines < 0 {
 		return getResult{}, fmt.Errorf("memory_get %s: startLine and lines must be positive", rel)
 	}
-	fi, err := ws.root.Stat(rel)
+	fi, err := ws.Root().Stat(rel)
 	if errors.Is(err, iofs.ErrNotExist) {
 		return getResult{}, fmt.Errorf("memory_get %s: the file does not exist", rel)
 	}
@@ -75,7 +75,7 @@ func (ws *workspace) get(a GetArgs) (getResult, error) {
 	if !fi.Mode().IsRegular() || fi.Size() > maxGetBytes {
 		return getResult{}, fmt.Errorf("memory_get %s: not a regular file of at most %d bytes", rel, maxGetBytes)
 	}
-	data, err := ws.root.ReadFile(rel)
+	data, err := ws.Root().ReadFile(rel)
 	if err != nil {
 		return getResult{}, fmt.Errorf("memory_get %s: %w", rel, err)
 	}

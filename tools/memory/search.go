@@ -42,7 +42,7 @@ func newSearch(w workspaceFunc, ix *index) tools.Tool {
 				return tools.Result{}, err
 			}
 			defer ws.Close()
-			if err := ix.sync(ctx, c.Who.AgentID, ws.root); err != nil {
+			if err := ix.sync(ctx, c.Who.AgentID, ws.Root()); err != nil {
 				return tools.Result{}, err
 			}
 			res := searchResult{Results: []Hit{}}

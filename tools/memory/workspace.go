@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/fs"
 )
 
 // WorkspaceArgs are WorkspaceMemoryTool's arguments.
@@ -62,7 +63,7 @@ func (ws *workspace) read(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fi, err := ws.root.Stat(rel)
+	fi, err := ws.Root().Stat(rel)
 	if errors.Is(err, iofs.ErrNotExist) {
 		return "", fmt.Errorf("read %s: the file does not exist (use action list to see the memory files)", rel)
 	}
@@ -75,7 +76,7 @@ func (ws *workspace) read(p string) (string, error) {
 	if fi.Size() > maxFileBytes {
 		return "", fmt.Errorf("read %s: %d bytes is over the %d-byte limit; use memory_get to read it by lines", rel, fi.Size(), maxFileBytes)
 	}
-	data, err := ws.root.ReadFile(rel)
+	data, err := ws.Root().ReadFile(rel)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", rel, err)
 	}
@@ -93,7 +94,7 @@ func (ws *workspace) write(a WorkspaceArgs) (string, error) {
 	if len(*a.Content) > maxFileBytes {
 		return "", fmt.Errorf("write %s: %d bytes is over the %d-byte limit", rel, len(*a.Content), maxFileBytes)
 	}
-	if err := writeAtomic(ws.root, rel, []byte(*a.Content)); err != nil {
+	if err := fs.WriteAtomic(ws.Root(), rel, []byte(*a.Content), true); err != nil {
 		return "", fmt.Errorf("write %s: %w", rel, err)
 	}
 	return fmt.Sprintf("wrote %d bytes to %s", len(*a.Content), rel), nil
@@ -110,7 +111,7 @@ func (ws *workspace) edit(a WorkspaceArgs) (string, error) {
 	case a.NewText == nil:
 		return "", fmt.Errorf("edit %s: newText is required (use \"\" to delete oldText)", rel)
 	}
-	data, err := ws.root.ReadFile(rel)
+	data, err := ws.Root().ReadFile(rel)
 	if errors.Is(err, iofs.ErrNotExist) {
 		return "", fmt.Errorf("edit %s: the file does not exist (use action write to create it)", rel)
 	}
@@ -129,7 +130,7 @@ func (ws *workspace) edit(a WorkspaceArgs) (string, error) {
 	if len(updated) > maxFileBytes {
 		return "", fmt.Errorf("edit %s: the result would be over the %d-byte limit", rel, maxFileBytes)
 	}
-	if err := writeAtomic(ws.root, rel, []byte(updated)); err != nil {
+	if err := fs.WriteAtomic(ws.Root(), rel, []byte(updated), true); err != nil {
 		return "", fmt.Errorf("edit %s: %w", rel, err)
 	}
 	return "edited " + rel, nil
@@ -144,7 +145,7 @@ func (ws *workspace) list(ctx context.Context, p string) (string, error) {
 		}
 	}
 	var b strings.Builder
-	err := walk(ctx, ws.root, dir, func(rel string, fi iofs.FileInfo) error {
+	err := walk(ctx, ws.Root(), dir, func(rel string, fi iofs.FileInfo) error {
 		fmt.Fprintf(&b, "%s\t%d bytes\t%s\n", rel, fi.Size(), fi.ModTime().UTC().Format("2006-01-02 15:04"))
 		return nil
 	})

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -88,8 +87,7 @@ func newFetchTool(cfg FetchConfig) (tools.Tool, *fetcher) {
 	f := &fetcher{
 		cfg:    cfg,
 		client: netguard.NewClient(netguard.Options{Policy: cfg.Network, Timeout: cfg.Timeout}),
-		cache:  map[string]cacheEntry{},
-		now:    time.Now,
+		cache:  newTTLCache[page](cfg.CacheTTL),
 	}
 	return tools.NewTyped(tools.Spec{
 		Name:  "web_fetch",
@@ -109,18 +107,10 @@ type page struct {
 	bodyCut                       bool
 }
 
-type cacheEntry struct {
-	page    page
-	expires time.Time
-}
-
 type fetcher struct {
 	cfg    FetchConfig
 	client *http.Client
-	now    func() time.Time
-
-	mu    sync.Mutex
-	cache map[string]cacheEntry
+	cache  *ttlCache[page]
 }
 
 func (f *fetcher) call(ctx context.Context, _ tools.Call, a fetchArgs) (tools.Result, error) {
@@ -152,13 +142,13 @@ func (f *fetcher) call(ctx context.Context, _ tools.Call, a fetchArgs) (tools.Re
 	u.Fragment = ""
 
 	key := u.String() + "\x00" + mode
-	p, cached := f.lookup(key)
+	p, cached := f.cache.get(key)
 	if !cached {
 		p, err = f.fetch(ctx, u, mode)
 		if err != nil {
 			return tools.Result{}, err
 		}
-		f.store(key, p)
+		f.cache.put(key, p)
 	}
 	return tools.Result{Text: render(p, maxChars, f.cfg, cached)}, nil
 }
@@ -262,42 +252,4 @@ func truncateRunes(s string, n int) string {
 		i++
 	}
 	return s
-}
-
-func (f *fetcher) lookup(key string) (page, bool) {
-	if f.cfg.CacheTTL < 0 {
-		return page{}, false
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	e, ok := f.cache[key]
-	if !ok || !f.now().Before(e.expires) {
-		return page{}, false
-	}
-	return e.page, true
-}
-
-func (f *fetcher) store(key string, p page) {
-	if f.cfg.CacheTTL < 0 {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	now := f.now()
-	if len(f.cache) >= maxCacheEntries {
-		var oldest string
-		for k, e := range f.cache {
-			if !now.Before(e.expires) {
-				delete(f.cache, k)
-				continue
-			}
-			if oldest == "" || e.expires.Before(f.cache[oldest].expires) {
-				oldest = k
-			}
-		}
-		if len(f.cache) >= maxCacheEntries {
-			delete(f.cache, oldest)
-		}
-	}
-	f.cache[key] = cacheEntry{page: p, expires: now.Add(f.cfg.CacheTTL)}
 }

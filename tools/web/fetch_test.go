@@ -268,7 +268,7 @@ func TestFetchCache(t *testing.T) {
 	srv := newSite(t)
 	tool, f := newFetchTool(FetchConfig{Network: loopbackOK})
 	now := time.Now()
-	f.now = func() time.Time { return now }
+	f.cache.now = func() time.Time { return now }
 	u := srv.URL + "/article"
 	first, err := call(t, tool, map[string]any{"url": u})
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/openclaw-go/openclaw/tools"
@@ -133,15 +132,7 @@ type link struct {
 type searcher struct {
 	cfg   SearchConfig
 	chain []link
-	now   func() time.Time
-
-	mu    sync.Mutex
-	cache map[string]searchEntry
-}
-
-type searchEntry struct {
-	hits    []Hit
-	expires time.Time
+	cache *ttlCache[[]Hit]
 }
 
 func newSearchTool(cfg SearchConfig) (tools.Tool, *searcher) {
@@ -165,7 +156,7 @@ func newSearchTool(cfg SearchConfig) (tools.Tool, *searcher) {
 		}
 	}
 	cfg.Keys = keys
-	s := &searcher{cfg: cfg, chain: buildChain(cfg), now: time.Now, cache: map[string]searchEntry{}}
+	s := &searcher{cfg: cfg, chain: buildChain(cfg), cache: newTTLCache[[]Hit](cfg.CacheTTL)}
 	return tools.NewTyped(tools.Spec{
 		Name:  "web_search",
 		Label: "Web Search",
@@ -252,14 +243,16 @@ func (s *searcher) call(ctx context.Context, _ tools.Call, a searchArgs) (tools.
 		return tools.Result{}, fmt.Errorf("freshness %q: want day, week, month or year", a.Freshness)
 	}
 	key := strings.Join([]string{q.Text, fmt.Sprint(q.Count), q.Freshness, q.Language}, "\x00")
-	hits, cached := s.lookup(key)
+	hits, cached := s.cache.get(key)
 	if !cached {
 		var err error
 		hits, err = s.search(ctx, q)
 		if err != nil {
 			return tools.Result{}, err
 		}
-		s.store(key, hits)
+		if len(hits) > 0 { // an empty answer is not kept: the next call tries again
+			s.cache.put(key, hits)
+		}
 	}
 	return tools.Result{Text: renderHits(q, hits, cached)}, nil
 }
@@ -319,45 +312,4 @@ func renderHits(q Query, hits []Hit, cached bool) string {
 	}
 	b.WriteString(wrapUntrusted(hits[0].Source+" web search", body.String()))
 	return b.String()
-}
-
-func (s *searcher) lookup(key string) ([]Hit, bool) {
-	if s.cfg.CacheTTL < 0 {
-		return nil, false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	e, ok := s.cache[key]
-	if !ok || !s.now().Before(e.expires) {
-		return nil, false
-	}
-	return e.hits, true
-}
-
-// store keeps hits, dropping expired entries and then the oldest when
-// the cache is full. Empty answers are not kept: the next call tries
-// again.
-func (s *searcher) store(key string, hits []Hit) {
-	if s.cfg.CacheTTL < 0 || len(hits) == 0 {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.now()
-	if len(s.cache) >= maxCacheEntries {
-		var oldest string
-		for k, e := range s.cache {
-			if !now.Before(e.expires) {
-				delete(s.cache, k)
-				continue
-			}
-			if oldest == "" || e.expires.Before(s.cache[oldest].expires) {
-				oldest = k
-			}
-		}
-		if len(s.cache) >= maxCacheEntries {
-			delete(s.cache, oldest)
-		}
-	}
-	s.cache[key] = searchEntry{hits: hits, expires: now.Add(s.cfg.CacheTTL)}
 }

@@ -422,7 +422,7 @@ func TestSearchCache(t *testing.T) {
 	tool, s := newSearchTool(f.config(ProviderBrave))
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
-	s.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s.cache.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 
 	args := map[string]any{"query": "tomatoes", "count": 2}
 	out, err := search(t, tool, args)
