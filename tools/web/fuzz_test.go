@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 )
 
@@ -50,6 +51,23 @@ func FuzzExtractHTML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, page []byte) {
 		for _, mode := range []string{"markdown", "text"} {
 			_, _, _ = extractHTML(bytes.NewReader(page), base, mode)
+		}
+	})
+}
+
+// The hand-written squeezers replaced regexps; they must agree with them.
+func FuzzSqueeze(f *testing.F) {
+	spaces := regexp.MustCompile(`[ \t\r\n\f]+`)
+	blank := regexp.MustCompile(`\n{3,}`)
+	for _, s := range []string{"", " ", "a  b", "a\t\n b", "x\n\n\n\ny", "\n\n\n", "a b c", "é \f\r ü"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := squeezeSpace(s), spaces.ReplaceAllString(s, " "); got != want {
+			t.Fatalf("squeezeSpace(%q) = %q; want %q", s, got, want)
+		}
+		if got, want := squeezeBlankLines(s), blank.ReplaceAllString(s, "\n\n"); got != want {
+			t.Fatalf("squeezeBlankLines(%q) = %q; want %q", s, got, want)
 		}
 	})
 }
