@@ -135,3 +135,42 @@ func TestExecThroughAnAgentTurn(t *testing.T) {
 		t.Fatalf("history lacks the exec result:\n%s", h.Stdout)
 	}
 }
+
+// TestBuiltinToolsInAnAgentTurn: one turn in which the model drives the
+// file, memory, time and web tools in order, each seeing what the one
+// before it did, and a guard refusal reaching the model as an
+// observation rather than ending the turn.
+func TestBuiltinToolsInAnAgentTurn(t *testing.T) {
+	needOurGateway(t)
+	t.Parallel()
+	model := fakemodel.New(t)
+	calls := []struct{ name, args string }{
+		{"write", `{"path":"notes/todo.md","content":"buy quince paste\n"}`},
+		{"read", `{"path":"notes/todo.md"}`},
+		{"WorkspaceMemoryTool", `{"action":"write","path":"MEMORY.md","content":"The user likes quince paste.\n"}`},
+		{"memory_search", `{"query":"quince"}`},
+		{"DateTimeTool", `{"timezone":"Europe/Lisbon"}`},
+		{"web_fetch", `{"url":"http://169.254.169.254/latest/meta-data/"}`},
+	}
+	var replies []fakemodel.Reply
+	for i, c := range calls {
+		replies = append(replies, fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: fmt.Sprintf("c%d", i), Name: c.name, Arguments: c.args}}})
+	}
+	model.Script(append(replies, fakemodel.Reply{Text: "all done"})...)
+	g := startGateway(t, gatewayOpts{Config: toolsConfig(model.URL(), `{}`)})
+	c := ourClient(t, g)
+	c.run(t, "agent", "--message", "use your tools").mustSucceed(t)
+	h := c.run(t, "gateway", "call", "chat.history", "--params", `{"sessionKey":"agent:main:main"}`)
+	h.mustSucceed(t)
+	for _, want := range []string{
+		`buy quince paste`,         // read saw what write wrote
+		`\"path\":\"MEMORY.md\"`,   // memory_search found the memory file
+		`Europe/Lisbon`,            // DateTimeTool answered
+		`blocked by network guard`, // the metadata address was refused
+		`all done`,                 // and the turn went on to the end
+	} {
+		if !strings.Contains(h.Stdout, want) {
+			t.Errorf("history lacks %s:\n%s", want, h.Stdout)
+		}
+	}
+}
