@@ -8,6 +8,7 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,14 +33,101 @@ type Config struct {
 	EvalSymlinks func(string) (string, error)
 }
 
-// ExecArgs are exec's arguments.
+// ExecArgs are exec's arguments, as OpenClaw's exec tool names them.
 type ExecArgs struct {
-	Command    string            `json:"command" jsonschema:"description=Shell command line (run with sh -c)"`
-	Workdir    string            `json:"workdir,omitempty" jsonschema:"description=Directory inside the workspace to run in"`
-	Env        map[string]string `json:"env,omitempty" jsonschema:"description=Extra environment variables"`
-	YieldMs    *int              `json:"yieldMs,omitempty" jsonschema:"description=Milliseconds to wait before moving the run to the background (default 10000)"`
-	Background bool              `json:"background,omitempty" jsonschema:"description=Start in the background at once"`
-	Timeout    int               `json:"timeout,omitempty" jsonschema:"description=Seconds before the run is killed (default 1800)"`
+	Command        string            `json:"command" jsonschema:"description=Shell command line (run with sh -c)"`
+	Workdir        string            `json:"workdir,omitempty" jsonschema:"description=Directory inside the workspace to run in"`
+	Env            map[string]string `json:"env,omitempty" jsonschema:"description=Extra environment variables (PATH and LD_*/DYLD_* are refused)"`
+	YieldMs        *int              `json:"yieldMs,omitempty" jsonschema:"description=Milliseconds to wait before moving the run to the background (default 10000)"`
+	Background     bool              `json:"background,omitempty" jsonschema:"description=Start in the background at once"`
+	TimeoutSeconds *int              `json:"timeoutSeconds,omitempty" jsonschema:"description=Seconds before the run is killed (default 1800; 0 means no limit)"`
+	Timeout        *int              `json:"timeout,omitempty" jsonschema:"description=Older name of timeoutSeconds"`
+	PTY            bool              `json:"pty,omitempty" jsonschema:"description=Run in a pseudo-terminal, for programs that need a TTY; stderr then arrives with stdout"`
+	Host           string            `json:"host,omitempty" jsonschema:"enum=auto,enum=sandbox,enum=gateway,enum=node,description=Where to run: auto (default) is the gateway host unless a sandbox is active"`
+	Security       string            `json:"security,omitempty" jsonschema:"enum=deny,enum=allowlist,enum=full,description=Exec security for this call; it can only tighten the configured one"`
+	Ask            string            `json:"ask,omitempty" jsonschema:"enum=off,enum=on-miss,enum=always,description=When to ask a person for this call; it can only tighten the configured one"`
+	Node           string            `json:"node,omitempty" jsonschema:"description=Node id or name for host=node"`
+	Elevated       bool              `json:"elevated,omitempty" jsonschema:"description=Run outside the sandbox with elevated rights, when the operator enabled it"`
+}
+
+// timeout is the run's time limit; zero means none.
+func (a ExecArgs) timeout() time.Duration {
+	secs := 1800
+	switch {
+	case a.TimeoutSeconds != nil:
+		secs = *a.TimeoutSeconds
+	case a.Timeout != nil:
+		secs = *a.Timeout
+	}
+	return time.Duration(max(secs, 0)) * time.Second
+}
+
+// checkHost refuses the places exec cannot run yet, rather than running
+// on the gateway what was meant for a sandbox or another machine.
+func (a ExecArgs) checkHost() error {
+	switch a.Host {
+	case "", "auto", "gateway":
+	case "sandbox":
+		return errors.New(`host "sandbox": no sandbox runtime is active on this gateway; use host "gateway" or "auto"`)
+	case "node":
+		return errors.New(`host "node": running commands on paired nodes is not available in this gateway yet; use host "gateway"`)
+	default:
+		return fmt.Errorf("host %q: want auto, sandbox, gateway or node", a.Host)
+	}
+	if a.Elevated {
+		return errors.New("elevated: elevated exec is not enabled on this gateway (there is no sandbox to step out of)")
+	}
+	return nil
+}
+
+// extraEnv checks the caller's variables. PATH and the dynamic loader's
+// variables would let a command run something other than what the
+// policy analysed, so they are refused outright.
+func (a ExecArgs) extraEnv() ([]string, error) {
+	keys := make([]string, 0, len(a.Env))
+	for k := range a.Env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var env []string
+	for _, k := range keys {
+		switch {
+		case k == "" || strings.ContainsAny(k, "=\x00"):
+			return nil, fmt.Errorf("env: %q is not a valid variable name", k)
+		case k == "PATH" || strings.HasPrefix(k, "LD_") || strings.HasPrefix(k, "DYLD_"):
+			return nil, fmt.Errorf("env: %s may not be set by exec (it changes which program runs)", k)
+		}
+		env = append(env, k+"="+a.Env[k])
+	}
+	return env, nil
+}
+
+// tighten applies the call's security and ask to the configured policy.
+// They may only make it stricter: a model cannot talk its way to more.
+func (a ExecArgs) tighten(pol execpolicy.Policy) (execpolicy.Policy, error) {
+	secRank := map[execpolicy.Security]int{execpolicy.SecurityDeny: 0, execpolicy.SecurityAllowlist: 1, execpolicy.SecurityFull: 2}
+	askRank := map[execpolicy.Ask]int{execpolicy.AskOff: 0, execpolicy.AskOnMiss: 1, execpolicy.AskAlways: 2}
+	if a.Security != "" {
+		sec := execpolicy.Security(a.Security)
+		r, ok := secRank[sec]
+		if !ok {
+			return pol, fmt.Errorf("security %q: want deny, allowlist or full", a.Security)
+		}
+		if cur, ok := secRank[pol.Security]; !ok || r < cur {
+			pol.Security = sec
+		}
+	}
+	if a.Ask != "" {
+		ask := execpolicy.Ask(a.Ask)
+		r, ok := askRank[ask]
+		if !ok {
+			return pol, fmt.Errorf("ask %q: want off, on-miss or always", a.Ask)
+		}
+		if cur, ok := askRank[pol.Ask]; !ok || r > cur {
+			pol.Ask = ask
+		}
+	}
+	return pol, nil
 }
 
 // Result is exec's structured answer.
@@ -112,6 +200,13 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 	if strings.TrimSpace(a.Command) == "" {
 		return Result{}, errors.New("command is empty")
 	}
+	if err := a.checkHost(); err != nil {
+		return Result{}, err
+	}
+	env, err := a.extraEnv()
+	if err != nil {
+		return Result{}, err
+	}
 	dir, err := cfg.workdir(c.Who, a.Workdir)
 	if err != nil {
 		return Result{}, err
@@ -119,6 +214,9 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 	pol := execpolicy.DefaultPolicy()
 	if cfg.Policy != nil {
 		pol = cfg.Policy(c.Who.AgentID)
+	}
+	if pol, err = a.tighten(pol); err != nil {
+		return Result{}, err
 	}
 	dec, _, _ := execpolicy.Evaluate(pol, execpolicy.Analyzer{LookPath: cfg.LookPath, EvalSymlinks: cfg.EvalSymlinks, Dir: dir}, a.Command)
 	outcome := dec.Outcome
@@ -137,11 +235,7 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 	if outcome != execpolicy.Allow {
 		return Result{Status: "denied", Note: "exec policy: " + dec.Reason}, nil
 	}
-	timeout := time.Duration(a.Timeout) * time.Second
-	if timeout <= 0 {
-		timeout = 1800 * time.Second
-	}
-	p, err := procs.start(c.Who.AgentID, a.Command, dir, a.Env, timeout)
+	p, err := procs.start(startOptions{agent: c.Who.AgentID, command: a.Command, dir: dir, env: env, timeout: a.timeout(), pty: a.PTY})
 	if err != nil {
 		return Result{}, err
 	}

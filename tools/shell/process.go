@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/google/uuid"
 
 	"github.com/openclaw-go/openclaw/tools"
@@ -42,9 +43,19 @@ type proc struct {
 	readOut            int64 // poll cursor into stdout
 }
 
+// startOptions are what one exec run asks of the process table.
+type startOptions struct {
+	agent, command, dir string
+	env                 []string // extra KEY=value pairs, already checked
+	timeout             time.Duration
+	pty                 bool
+}
+
 // start runs command with sh -c in dir, writing output to temporary
 // files (not pipes, so a chatty command never blocks on a full pipe).
-func (t *Processes) start(agent, command, dir string, env map[string]string, timeout time.Duration) (*proc, error) {
+// With a PTY the command sees a terminal on all three streams, so its
+// output (stderr included) arrives on stdout as a terminal shows it.
+func (t *Processes) start(o startOptions) (*proc, error) {
 	out, err := os.CreateTemp("", "openclaw-exec-out-*")
 	if err != nil {
 		return nil, fmt.Errorf("exec: %w", err)
@@ -54,32 +65,70 @@ func (t *Processes) start(agent, command, dir string, env map[string]string, tim
 		out.Close()
 		return nil, fmt.Errorf("exec: %w", err)
 	}
-	cmd := osexec.Command("/bin/sh", "-c", command)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = out, errf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Env = os.Environ()
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, fmt.Errorf("exec: %w", err)
-	}
-	p := &proc{id: uuid.NewString()[:8], agent: agent, command: command, started: time.Now(), cmd: cmd, stdin: stdin,
-		stdout: out, stderr: errf, done: make(chan struct{})}
-	if err := cmd.Start(); err != nil {
+	cleanup := func() {
 		out.Close()
+		os.Remove(out.Name())
 		errf.Close()
-		return nil, fmt.Errorf("exec: start: %w", err)
+		os.Remove(errf.Name())
 	}
-	timer := time.AfterFunc(timeout, func() {
-		p.timedOut.Store(true)
-		p.kill()
-	})
+	cmd := osexec.Command("/bin/sh", "-c", o.command)
+	cmd.Dir = o.dir
+	cmd.Env = append(append(os.Environ(), "OPENCLAW_SHELL=exec"), o.env...)
+	p := &proc{id: uuid.NewString()[:8], agent: o.agent, command: o.command, started: time.Now(), cmd: cmd,
+		stdout: out, stderr: errf, done: make(chan struct{})}
+	var copied chan struct{} // closed when the terminal's output is all in out
+	if o.pty {
+		cmd.Env = append(cmd.Env, "TERM=xterm-256color")
+		// pty.Start makes the child a session leader with the terminal as
+		// its controlling tty; a session leader is also its own process
+		// group, so kill's negative pid still reaches every descendant.
+		tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+		if err != nil {
+			cleanup()
+			return nil, fmt.Errorf("exec: start with a terminal: %w", err)
+		}
+		p.stdin = tty
+		copied = make(chan struct{})
+		go func() {
+			io.Copy(out, tty) // ends with EIO once no process holds the terminal
+			close(copied)
+		}()
+	} else {
+		cmd.Stdout, cmd.Stderr = out, errf
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			cleanup()
+			return nil, fmt.Errorf("exec: %w", err)
+		}
+		p.stdin = stdin
+		if err := cmd.Start(); err != nil {
+			cleanup()
+			return nil, fmt.Errorf("exec: start: %w", err)
+		}
+	}
+	var timer *time.Timer
+	if o.timeout > 0 {
+		timer = time.AfterFunc(o.timeout, func() {
+			p.timedOut.Store(true)
+			p.kill()
+		})
+	}
 	go func() {
 		err := cmd.Wait()
-		timer.Stop()
+		if timer != nil {
+			timer.Stop()
+		}
+		if copied != nil {
+			// A child that left the group may still hold the terminal; its
+			// output after ours ended is not worth hanging the run for.
+			select {
+			case <-copied:
+			case <-time.After(2 * time.Second):
+			}
+			p.stdin.Close()
+			<-copied
+		}
 		p.exitCode = 0
 		var ee *osexec.ExitError
 		if errors.As(err, &ee) {

@@ -131,3 +131,82 @@ func TestBackgroundAndProcess(t *testing.T) {
 		t.Fatalf("clear = %q", c)
 	}
 }
+
+// TestExecArguments covers the arguments that shape a run: where it may
+// run, what environment it gets, a terminal, and per-call policy that can
+// only tighten.
+func TestExecArguments(t *testing.T) {
+	allowlistOnly := execpolicy.DefaultPolicy()
+	allowlistOnly.Security, allowlistOnly.Ask = execpolicy.SecurityAllowlist, execpolicy.AskOff
+	tests := []struct {
+		name       string
+		pol        execpolicy.Policy
+		args       string
+		wantStatus string
+		want       string // in stdout for completed runs, in the note otherwise
+	}{
+		{"pty gives a terminal", full(), `{"command":"test -t 0 && test -t 1 && echo tty:$TERM","pty":true}`, "completed", "tty:xterm-256color"},
+		{"no terminal without pty", full(), `{"command":"test -t 1 || echo pipe"}`, "completed", "pipe"},
+		{"pty merges stderr", full(), `{"command":"echo to-err >&2","pty":true}`, "completed", "to-err"},
+		{"OPENCLAW_SHELL is set", full(), `{"command":"echo $OPENCLAW_SHELL"}`, "completed", "exec"},
+		{"env is passed", full(), `{"command":"echo $GREETING","env":{"GREETING":"hola"}}`, "completed", "hola"},
+		{"PATH refused", full(), `{"command":"ls","env":{"PATH":"/tmp"}}`, "error", "PATH may not be set"},
+		{"LD_PRELOAD refused", full(), `{"command":"ls","env":{"LD_PRELOAD":"/tmp/x.so"}}`, "error", "LD_PRELOAD may not be set"},
+		{"host gateway runs", full(), `{"command":"echo here","host":"gateway"}`, "completed", "here"},
+		{"host node is not yet", full(), `{"command":"echo here","host":"node"}`, "error", `host "node"`},
+		{"host sandbox refused without one", full(), `{"command":"echo here","host":"sandbox"}`, "error", "no sandbox runtime"},
+		{"unknown host", full(), `{"command":"echo here","host":"moon"}`, "error", "want auto, sandbox, gateway or node"},
+		{"elevated refused", full(), `{"command":"echo here","elevated":true}`, "error", "elevated exec is not enabled"},
+		{"security can tighten", full(), `{"command":"echo here","security":"deny"}`, "denied", ""},
+		{"security cannot loosen", allowlistOnly, `{"command":"touch made","security":"full"}`, "denied", ""},
+		{"ask cannot loosen", execpolicy.DefaultPolicy(), `{"command":"touch made","ask":"off"}`, "denied", ""},
+		{"bad security", full(), `{"command":"echo","security":"root"}`, "error", "want deny, allowlist or full"},
+		{"timeoutSeconds kills", full(), `{"command":"sleep 30","timeoutSeconds":1}`, "completed", ""},
+		{"timeoutSeconds 0 is no limit", full(), `{"command":"echo fine","timeoutSeconds":0}`, "completed", "fine"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ex, _, _ := setup(t, tt.pol, nil)
+			r := run(t, ex, tt.args)
+			if r.Status != tt.wantStatus {
+				t.Fatalf("status %q, want %q: %+v", r.Status, tt.wantStatus, r)
+			}
+			got := r.Note
+			if r.Status == "completed" {
+				got = r.Stdout
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Fatalf("%q lacks %q: %+v", got, tt.want, r)
+			}
+			if strings.Contains(tt.name, "kills") && !r.TimedOut {
+				t.Fatalf("not timed out: %+v", r)
+			}
+		})
+	}
+}
+
+// TestPTYInteractive: a program reading from its terminal gets what the
+// process tool writes, and its output is kept.
+func TestPTYInteractive(t *testing.T) {
+	ex, proc, _ := setup(t, full(), nil)
+	r := run(t, ex, `{"command":"read -r name; echo hello-$name","pty":true,"yieldMs":0}`)
+	if r.Status != "running" {
+		t.Fatalf("%+v", r)
+	}
+	call := func(args string) string {
+		res, err := proc.Call(context.Background(), tools.Call{Args: json.RawMessage(args), Who: tools.Who{AgentID: "main"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Text
+	}
+	call(`{"action":"write","sessionId":"` + r.SessionID + `","data":"ana\n"}`)
+	var out string
+	for i := 0; i < 2000 && !strings.Contains(out, "exited with code"); i++ {
+		out += call(`{"action":"poll","sessionId":"` + r.SessionID + `"}`)
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !strings.Contains(out, "hello-ana") {
+		t.Fatalf("poll = %q", out)
+	}
+}
