@@ -1,9 +1,14 @@
 package e2e
 
 import (
+	"database/sql"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	_ "modernc.org/sqlite"
 )
 
 // TestBuiltinToolsThroughInvoke drives every built-in tool through
@@ -14,26 +19,7 @@ func TestBuiltinToolsThroughInvoke(t *testing.T) {
 	t.Parallel()
 	g := startGateway(t, gatewayOpts{})
 	c := ourClient(t, g)
-	invoke := func(t *testing.T, tool, args string) (bool, string) {
-		t.Helper()
-		params := `{"name":"` + tool + `","args":` + args + `}`
-		r := c.run(t, "gateway", "call", "tools.invoke", "--params", params)
-		r.mustSucceed(t)
-		var out struct {
-			OK     bool   `json:"ok"`
-			Output string `json:"output"`
-			Error  struct {
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
-			t.Fatalf("decode: %v\n%s", err, r)
-		}
-		if out.OK {
-			return true, out.Output
-		}
-		return false, out.Error.Message
-	}
+	invoke := func(t *testing.T, tool, args string) (bool, string) { return invokeTool(t, c, tool, args) }
 	// Let exec run what it is asked to here; the policy itself is covered
 	// by TestExecThroughAnAgentTurn and the execpolicy corpus.
 	c.run(t, "gateway", "call", "exec.approvals.set", "--params",
@@ -70,5 +56,81 @@ func TestBuiltinToolsThroughInvoke(t *testing.T) {
 		if ok != s.wantOK || !strings.Contains(text, s.want) {
 			t.Fatalf("%s: ok=%v %q; want ok=%v containing %q", s.name, ok, text, s.wantOK, s.want)
 		}
+	}
+}
+
+// invokeTool calls one tool through tools.invoke with our CLI and returns
+// whether it succeeded and its output or error message.
+func invokeTool(t *testing.T, c *client, tool, args string) (bool, string) {
+	t.Helper()
+	params := `{"name":"` + tool + `","args":` + args + `}`
+	r := c.run(t, "gateway", "call", "tools.invoke", "--params", params)
+	r.mustSucceed(t)
+	var out struct {
+		OK     bool   `json:"ok"`
+		Output string `json:"output"`
+		Error  struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
+		t.Fatalf("decode: %v\n%s", err, r)
+	}
+	if out.OK {
+		return true, out.Output
+	}
+	return false, out.Error.Message
+}
+
+// TestSQLToolsThroughInvoke: a read-only datasource from tools.datasources
+// can be listed, described and queried, and refuses writes, on the real
+// binary.
+func TestSQLToolsThroughInvoke(t *testing.T) {
+	needOurGateway(t)
+	t.Parallel()
+	dbPath := filepath.Join(t.TempDir(), "shop.db")
+	db, err := sql.Open("sqlite", dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`CREATE TABLE orders (id INTEGER PRIMARY KEY, customer TEXT NOT NULL, total REAL)`,
+		`INSERT INTO orders (customer, total) VALUES ('ana', 12.5), ('bo', 40)`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	g := startGateway(t, gatewayOpts{Config: fmt.Sprintf(`{
+  gateway: { mode: "local" },
+  tools: { datasources: [{ name: "shop", dsn: %q, description: "orders of the shop" }] },
+}`, dbPath)})
+	c := ourClient(t, g)
+	steps := []struct {
+		name, tool, args string
+		wantOK           bool
+		want             string
+	}{
+		{"list hides the DSN", "DatasourceTool", `{"action":"list"}`, true, "orders of the shop"},
+		{"describe", "DatasourceTool", `{"action":"describe","name":"shop","table":"orders"}`, true, "customer"},
+		{"select", "SqlQueryTool", `{"datasource":"shop","sql":"SELECT customer FROM orders WHERE total > ?","params":[20]}`, true, `"bo"`},
+		{"write refused", "SqlQueryTool", `{"datasource":"shop","sql":"DELETE FROM orders"}`, false, "read-only"},
+		{"two statements refused", "SqlQueryTool", `{"datasource":"shop","sql":"SELECT 1; SELECT 2"}`, false, "statement"},
+		{"unknown datasource", "SqlQueryTool", `{"datasource":"crm","sql":"SELECT 1"}`, false, "shop"},
+	}
+	for _, s := range steps {
+		ok, text := invokeTool(t, c, s.tool, s.args)
+		if ok != s.wantOK || !strings.Contains(text, s.want) {
+			t.Fatalf("%s: ok=%v %q; want ok=%v containing %q", s.name, ok, text, s.wantOK, s.want)
+		}
+		if strings.Contains(text, dbPath) {
+			t.Fatalf("%s: output shows the DSN: %q", s.name, text)
+		}
+	}
+	// The file still holds both rows: the refused DELETE changed nothing.
+	ok, text := invokeTool(t, c, "SqlQueryTool", `{"datasource":"shop","sql":"SELECT count(*) AS n FROM orders"}`)
+	if !ok || !strings.Contains(text, "[2]") {
+		t.Fatalf("count after refused write: ok=%v %q", ok, text)
 	}
 }

@@ -94,6 +94,7 @@ type System struct {
 	agents    *agents.Service
 	tools     *tools.Runner
 	procs     *shell.Processes
+	sqlClose  io.Closer // the SQL tools' connections
 	policy    *policyAdapter
 	approvals *tools.Approvals
 	identity  Identity
@@ -373,6 +374,9 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		return err
 	}
 	defer s.procs.Close()
+	if s.sqlClose != nil {
+		defer s.sqlClose.Close()
+	}
 	s.agents.Register(s.srv)
 	s.registerMethods()
 

@@ -18,6 +18,7 @@ import (
 	"github.com/openclaw-go/openclaw/tools/mateclaw"
 	"github.com/openclaw-go/openclaw/tools/memory"
 	"github.com/openclaw-go/openclaw/tools/shell"
+	"github.com/openclaw-go/openclaw/tools/sqltool"
 	"github.com/openclaw-go/openclaw/tools/web"
 )
 
@@ -42,6 +43,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	builtins = append(builtins, fs.Tools(workspace)...)
 	builtins = append(builtins, web.FetchTool(web.FetchConfig{}), web.SearchTool(web.SearchConfig{}))
 	builtins = append(builtins, memory.Tools(workspace, st.DB)...)
+	builtins = append(builtins, s.sqlTools(workspace)...)
 	builtins = append(builtins, s.gatewayTool())
 	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
 	if err := reg.Register(append(s.agents.SessionTools(), builtins...)...); err != nil {
@@ -178,4 +180,25 @@ type approverLater struct{ s *System }
 
 func (a approverLater) Approve(ctx context.Context, req tools.ApprovalRequest) (bool, string, error) {
 	return a.s.approvals.Approve(ctx, req)
+}
+
+// sqlTools builds SqlQueryTool and DatasourceTool from tools.datasources,
+// read once at start. A bad entry turns them off with a logged reason
+// rather than keeping the gateway from starting.
+func (s *System) sqlTools(workspace func(tools.Who) (string, error)) []tools.Tool {
+	var ds []sqltool.Datasource
+	for _, d := range s.current().snap.Config.Tools.Datasources {
+		driver := d.Driver
+		if driver == "" {
+			driver = sqltool.DriverSQLite
+		}
+		ds = append(ds, sqltool.Datasource{Name: d.Name, Driver: driver, DSN: d.DSN, Description: d.Description, ReadOnly: d.ReadOnly})
+	}
+	ts, closer, err := sqltool.Tools(sqltool.Config{Datasources: ds, Workspace: workspace, Approver: approverLater{s}})
+	if err != nil {
+		s.log.Error("tools.datasources is invalid; SqlQueryTool and DatasourceTool are off", "err", err)
+		return nil
+	}
+	s.sqlClose = closer
+	return ts
 }

@@ -138,9 +138,10 @@ func TestUnimplementedKeysStayInTree(t *testing.T) {
 var legacyKeys = map[string]bool{
 	"agents.list": true,
 	// Our own extension, documented on the field; OpenClaw's CLI rejects it.
-	"tools.guard":      true,
-	"tools.disclosure": true,
-	"tools.hooks":      true,
+	"tools.guard":       true,
+	"tools.disclosure":  true,
+	"tools.hooks":       true,
+	"tools.datasources": true,
 }
 
 func TestImplementedKeysExistInOpenClaw(t *testing.T) {

@@ -71,8 +71,9 @@ var notSecretSuffixes = []string{
 
 // secretKeyParts are the parts of key names that hold credentials: token,
 // password, apiKey, botToken, appToken, secret, signingSecret,
-// webhookSecret, privateKey and their relatives all match.
-var secretKeyParts = []string{"password", "passwd", "secret", "apikey", "api_key", "api-key", "privatekey", "private_key", "encryptkey", "accesskey"}
+// webhookSecret, privateKey and their relatives all match, and so does a
+// database DSN, which may carry a password.
+var secretKeyParts = []string{"password", "passwd", "secret", "apikey", "api_key", "api-key", "privatekey", "private_key", "encryptkey", "accesskey", "dsn"}
 
 // IsSecretKey reports whether a config key holds a credential: a name ending
 // in "token" (token, botToken, appToken), or containing password, secret,

@@ -323,6 +323,22 @@ type Tools struct {
 	Disclosure ToolDisclosure `json:"disclosure"`
 	// Declarative hooks around tool calls and model calls (this gateway's key; OpenClaw's own CLI does not know it). Default [] (none).
 	Hooks []ToolHook `json:"hooks"`
+	// Named database connections for SqlQueryTool and DatasourceTool (this gateway's key; OpenClaw's own CLI does not know it). Default [] (none).
+	Datasources []ToolDatasource `json:"datasources"`
+}
+
+// ToolDatasource is one tools.datasources entry.
+type ToolDatasource struct {
+	// Name the model uses to pick it, e.g. "sales". Default "" (required).
+	Name string `json:"name"`
+	// Database driver; only "sqlite" is built in. Default "sqlite".
+	Driver string `json:"driver" enum:"sqlite"`
+	// Where the database is: for sqlite a file path, relative to the agent's workspace unless absolute. Default "" (required).
+	DSN string `json:"dsn"`
+	// What it holds, shown to the model by DatasourceTool. Default "".
+	Description string `json:"description"`
+	// false lets statements write, each write after a person approves it. Default true.
+	ReadOnly *bool `json:"readOnly"`
 }
 
 // ToolHook is one tools.hooks entry.
