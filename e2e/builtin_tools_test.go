@@ -47,6 +47,8 @@ func TestBuiltinToolsThroughInvoke(t *testing.T) {
 		{"memory_get", "memory_get", `{"path":"memory/2026-11-30.md","startLine":2,"lines":1}`, true, "leaves at nine"},
 		{"memory non-md", "WorkspaceMemoryTool", `{"action":"write","path":"notes.txt","content":"x"}`, false, ".md"},
 		{"web_search empty", "web_search", `{"query":"  "}`, false, "query"},
+		{"DocumentExtractTool", "DocumentExtractTool", `{"path":"docs/plan.md"}`, true, "deux"},
+		{"DocumentExtractTool escape", "DocumentExtractTool", `{"path":"../outside.pdf"}`, false, "outside the workspace"},
 		{"DateTimeTool", "DateTimeTool", `{"timezone":"Asia/Tokyo"}`, true, "Asia/Tokyo"},
 		{"bad arguments", "write", `{"path":"x.md"}`, false, "missing required content"},
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/store"
 	"github.com/openclaw-go/openclaw/policy/execpolicy"
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/docextract"
 	"github.com/openclaw-go/openclaw/tools/execapprovals"
 	"github.com/openclaw-go/openclaw/tools/fs"
 	"github.com/openclaw-go/openclaw/tools/mateclaw"
@@ -44,6 +45,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	builtins = append(builtins, web.FetchTool(web.FetchConfig{}), web.SearchTool(web.SearchConfig{}))
 	builtins = append(builtins, memory.Tools(workspace, st.DB)...)
 	builtins = append(builtins, s.sqlTools(workspace)...)
+	builtins = append(builtins, docextract.Tools(workspace)...)
 	builtins = append(builtins, s.gatewayTool())
 	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
 	if err := reg.Register(append(s.agents.SessionTools(), builtins...)...); err != nil {
