@@ -25,6 +25,9 @@ func (s *System) httpHandler() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]any{"ready": true, "failing": []string{}, "uptimeMs": time.Since(s.started).Milliseconds()})
 	})
 	s.registerToolAdmin(mux)
+	if s.downloads != nil {
+		mux.HandleFunc("GET /files/{token}/{name}", s.downloads.serve)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if isUpgrade(r) {
 			s.srv.ServeHTTP(w, r)

@@ -95,6 +95,7 @@ type System struct {
 	tools     *tools.Runner
 	procs     *shell.Processes
 	sqlClose  io.Closer // the SQL tools' connections
+	downloads *downloads
 	policy    *policyAdapter
 	approvals *tools.Approvals
 	identity  Identity

@@ -28,6 +28,7 @@ import (
 func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	reg := tools.NewRegistry()
 	s.procs = shell.NewProcesses()
+	s.downloads = newDownloads()
 	approvalsFile := execapprovals.New(filepath.Join(s.opts.StateDir, "exec-approvals.json"))
 	builtins := shell.Tools(shell.Config{
 		Workspace: func(who tools.Who) (string, error) { return s.agents.Workspace(who.AgentID) },
