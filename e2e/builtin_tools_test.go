@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -134,5 +137,44 @@ func TestSQLToolsThroughInvoke(t *testing.T) {
 	ok, text := invokeTool(t, c, "SqlQueryTool", `{"datasource":"shop","sql":"SELECT count(*) AS n FROM orders"}`)
 	if !ok || !strings.Contains(text, "[2]") {
 		t.Fatalf("count after refused write: ok=%v %q", ok, text)
+	}
+}
+
+// TestRenderToolDownloadLink: a render tool writes an Office file in the
+// workspace and the gateway serves it once at the link it returned.
+func TestRenderToolDownloadLink(t *testing.T) {
+	needOurGateway(t)
+	t.Parallel()
+	g := startGateway(t, gatewayOpts{})
+	c := ourClient(t, g)
+	ok, text := invokeTool(t, c, "XlsxRenderTool", `{"markdown":"## Sales\n\n| region | total |\n| --- | --- |\n| north | 12 |\n","filename":"sales"}`)
+	if !ok {
+		t.Fatalf("XlsxRenderTool: %s", text)
+	}
+	var res struct {
+		Path string `json:"path"`
+		URL  string `json:"url"`
+	}
+	if err := json.Unmarshal([]byte(text), &res); err != nil || res.URL == "" {
+		t.Fatalf("result %q: %v", text, err)
+	}
+	if res.Path != "exports/sales.xlsx" {
+		t.Fatalf("path %q", res.Path)
+	}
+	get := func() (int, []byte) {
+		resp, err := http.Get(res.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	code, body := get()
+	if code != http.StatusOK || !bytes.HasPrefix(body, []byte("PK\x03\x04")) {
+		t.Fatalf("download: %d, %d bytes starting %q", code, len(body), body[:min(len(body), 8)])
+	}
+	if code, _ := get(); code != http.StatusNotFound {
+		t.Fatalf("second download of a one-time link: %d", code)
 	}
 }
