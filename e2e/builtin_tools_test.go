@@ -52,6 +52,8 @@ func TestBuiltinToolsThroughInvoke(t *testing.T) {
 		{"web_search empty", "web_search", `{"query":"  "}`, false, "query"},
 		{"DocumentExtractTool", "DocumentExtractTool", `{"path":"docs/plan.md"}`, true, "deux"},
 		{"DocumentExtractTool escape", "DocumentExtractTool", `{"path":"../outside.pdf"}`, false, "outside the workspace"},
+		{"PdfRenderTool", "PdfRenderTool", `{"markdown":"# Plan\n\nShip it.","filename":"plan"}`, true, `"path":"exports/plan.pdf"`},
+		{"DocumentExtractTool reads the PDF", "DocumentExtractTool", `{"path":"exports/plan.pdf"}`, true, "Ship"},
 		{"DateTimeTool", "DateTimeTool", `{"timezone":"Asia/Tokyo"}`, true, "Asia/Tokyo"},
 		{"bad arguments", "write", `{"path":"x.md"}`, false, "missing required content"},
 	}

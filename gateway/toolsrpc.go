@@ -19,6 +19,7 @@ import (
 	"github.com/openclaw-go/openclaw/tools/mateclaw"
 	"github.com/openclaw-go/openclaw/tools/memory"
 	"github.com/openclaw-go/openclaw/tools/office"
+	"github.com/openclaw-go/openclaw/tools/pdfrender"
 	"github.com/openclaw-go/openclaw/tools/shell"
 	"github.com/openclaw-go/openclaw/tools/sqltool"
 	"github.com/openclaw-go/openclaw/tools/web"
@@ -49,6 +50,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	builtins = append(builtins, s.sqlTools(workspace)...)
 	builtins = append(builtins, docextract.Tools(workspace)...)
 	builtins = append(builtins, office.Tools(office.Config{Workspace: workspace, Publish: s.publishFor})...)
+	builtins = append(builtins, pdfrender.Tools(pdfrender.Config{Workspace: workspace, Publish: s.publishFor})...)
 	builtins = append(builtins, s.gatewayTool())
 	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
 	if err := reg.Register(append(s.agents.SessionTools(), builtins...)...); err != nil {

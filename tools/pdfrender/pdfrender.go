@@ -1,0 +1,241 @@
+// Package pdfrender holds PdfRenderTool (a MateClaw tool name): it renders
+// Markdown to a PDF in the caller's workspace under exports/ and hands
+// back a one-time download link made by an injected Publisher.
+//
+// Rendering is in-process (goldmark parses, fpdf draws) so no external
+// binary or browser is needed. fpdf's core fonts only cover cp1252; text
+// beyond it needs a Unicode TTF given as Config.FontPath, otherwise those
+// characters become '?' and the result says how to enable them.
+package pdfrender
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/fs"
+)
+
+// MaxMarkdownBytes bounds the input: larger documents would hold the
+// renderer's memory and the call's time budget for little benefit.
+const MaxMarkdownBytes = 2 << 20
+
+// exportDir is where rendered files land inside the workspace.
+const exportDir = "exports"
+
+// Publisher makes a one-time download link for a file in the caller's workspace (rel is slash-separated, relative to it).
+type Publisher func(ctx context.Context, who tools.Who, rel string) (url string, err error)
+
+// Config wires the tool to the gateway. Workspace maps a caller to its
+// workspace directory; Publish may be nil (no link is made); FontPath is
+// an optional Unicode TTF used for all body text when set.
+type Config struct {
+	Workspace func(who tools.Who) (string, error)
+	Publish   Publisher
+	FontPath  string
+}
+
+// Args are PdfRenderTool's arguments. Pointers tell "absent" from an
+// explicit false or zero where the default is not the zero value.
+type Args struct {
+	Markdown    string   `json:"markdown" jsonschema:"description=Markdown document to render (GFM tables supported; at most 2 MB)"`
+	Filename    string   `json:"filename,omitempty" jsonschema:"description=File name for the PDF (saved under exports/; default from the title or first heading)"`
+	Title       string   `json:"title,omitempty" jsonschema:"description=Document title (PDF metadata and cover page)"`
+	Cover       bool     `json:"cover,omitempty" jsonschema:"description=Add a cover page with the title and date"`
+	Margins     *float64 `json:"margins,omitempty" jsonschema:"description=Page margins in millimetres (default 20)"`
+	PageNumbers *bool    `json:"pageNumbers,omitempty" jsonschema:"description=Print page numbers in the footer (default true)"`
+	PageSize    string   `json:"pageSize,omitempty" jsonschema:"enum=A4,enum=Letter,description=Paper size: A4 or Letter (default A4)"`
+}
+
+// result is the JSON the model reads.
+type result struct {
+	Path  string `json:"path"`
+	Bytes int    `json:"bytes"`
+	Pages int    `json:"pages"`
+	URL   string `json:"url,omitempty"`
+	Note  string `json:"note,omitempty"`
+}
+
+// Tools returns PdfRenderTool.
+func Tools(cfg Config) []tools.Tool {
+	t := tools.NewTyped(tools.Spec{
+		Name:  "PdfRenderTool",
+		Label: "Render Markdown to PDF",
+		Description: "Render a Markdown document (headings, lists, tables, code, emphasis) to a PDF saved under exports/ " +
+			"in your workspace, and get a one-time download link for it.",
+		Tier:    tools.TierCore,
+		Source:  tools.SourceCore,
+		Timeout: tools.TimeoutFast,
+		Groups:  []string{"group:fs"},
+	}, func(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
+		return run(ctx, cfg, c.Who, a)
+	})
+	return []tools.Tool{t}
+}
+
+func run(ctx context.Context, cfg Config, who tools.Who, a Args) (tools.Result, error) {
+	if len(a.Markdown) > MaxMarkdownBytes {
+		return tools.Result{}, fmt.Errorf("markdown is %d bytes, more than the %d-byte limit: split the document", len(a.Markdown), MaxMarkdownBytes)
+	}
+	if strings.TrimSpace(a.Markdown) == "" {
+		return tools.Result{}, errors.New("markdown is empty")
+	}
+	opts := options{title: a.Title, cover: a.Cover, margin: 20, pageNumbers: true, size: "A4", fontPath: cfg.FontPath, now: time.Now()}
+	if a.Margins != nil {
+		if *a.Margins < 0 || *a.Margins > 80 {
+			return tools.Result{}, fmt.Errorf("margins %g mm out of range 0-80", *a.Margins)
+		}
+		opts.margin = *a.Margins
+	}
+	if a.PageNumbers != nil {
+		opts.pageNumbers = *a.PageNumbers
+	}
+	switch strings.ToLower(a.PageSize) {
+	case "", "a4":
+	case "letter":
+		opts.size = "Letter"
+	default:
+		return tools.Result{}, fmt.Errorf("pageSize %q: use A4 or Letter", a.PageSize)
+	}
+	if cfg.Workspace == nil {
+		return tools.Result{}, errors.New("pdfrender: no workspace resolver configured")
+	}
+	if err := ctx.Err(); err != nil {
+		return tools.Result{}, err
+	}
+	out, err := render([]byte(a.Markdown), opts)
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("render PDF: %w", err)
+	}
+	dir, err := cfg.Workspace(who)
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("resolve workspace: %w", err)
+	}
+	ws, err := fs.OpenWorkspace(dir)
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("open workspace %s: %w", dir, err)
+	}
+	defer ws.Close()
+	base := baseName(a.Filename, a.Title, out.heading)
+	rel, err := save(ws.Root(), base, out.data)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	res := result{Path: rel, Bytes: len(out.data), Pages: out.pages}
+	var notes []string
+	if out.replaced > 0 {
+		notes = append(notes, fmt.Sprintf("%d character(s) outside the built-in fonts' Latin (cp1252) range were printed as '?'; "+
+			"set the pdfrender FontPath config to a Unicode TTF font (e.g. DejaVuSans.ttf or a CJK .ttf) to render them", out.replaced))
+	}
+	if cfg.Publish == nil {
+		notes = append(notes, "no download link: publishing is not configured; the file is saved in your workspace")
+	} else if url, err := cfg.Publish(ctx, who, rel); err != nil {
+		notes = append(notes, fmt.Sprintf("no download link: publish failed (%v); the file is saved in your workspace", err))
+	} else {
+		res.URL = url
+	}
+	res.Note = strings.Join(notes, "; ")
+	text, err := json.Marshal(res)
+	if err != nil {
+		return tools.Result{}, fmt.Errorf("encode result: %w", err)
+	}
+	return tools.Result{Text: string(text)}, nil
+}
+
+// save writes data to exports/<base>.pdf, or the first free
+// exports/<base>-N.pdf: an existing export is never replaced, since the
+// user may still be downloading it. The name is reserved with O_EXCL so
+// that two concurrent calls cannot pick the same one.
+func save(root *os.Root, base string, data []byte) (string, error) {
+	if err := root.MkdirAll(exportDir, 0o700); err != nil {
+		return "", fmt.Errorf("create %s in workspace: %w", exportDir, err)
+	}
+	for i := 0; i < 1000; i++ {
+		name := base + ".pdf"
+		if i > 0 {
+			name = fmt.Sprintf("%s-%d.pdf", base, i+1)
+		}
+		rel := path.Join(exportDir, name)
+		f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("reserve %s in workspace: %w", rel, err)
+		}
+		f.Close()
+		if err := fs.WriteAtomic(root, rel, data, false); err != nil {
+			root.Remove(rel)
+			return "", fmt.Errorf("write %s in workspace: %w", rel, err)
+		}
+		return rel, nil
+	}
+	return "", fmt.Errorf("no free file name for %s.pdf in %s", base, exportDir)
+}
+
+// baseName picks the file's base name: the sanitized filename if given,
+// else a slug of the title or first heading with a random suffix so that
+// repeated renders of the same document get distinct names.
+func baseName(filename, title, heading string) string {
+	if filename != "" {
+		// Only the last element counts: directories in a filename could
+		// point outside exports/.
+		f := strings.ReplaceAll(filename, "\\", "/")
+		f = path.Base(f)
+		if strings.EqualFold(path.Ext(f), ".pdf") {
+			f = f[:len(f)-4]
+		}
+		if s := slug(f, true); s != "" {
+			return s
+		}
+	}
+	s := slug(title, false)
+	if s == "" {
+		s = slug(heading, false)
+	}
+	if s == "" {
+		s = "document"
+	}
+	var rnd [3]byte
+	rand.Read(rnd[:])
+	return s + "-" + hex.EncodeToString(rnd[:])
+}
+
+// slug keeps letters, digits, '-' and '_' (and '.' when keepDots), maps
+// runs of anything else to one '-', and trims to 60 runes.
+func slug(s string, keepDots bool) string {
+	var b strings.Builder
+	dash := false
+	n := 0
+	for _, r := range s {
+		ok := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || (keepDots && r == '.')
+		if !ok {
+			if !dash && b.Len() > 0 {
+				b.WriteByte('-')
+				dash = true
+			}
+			continue
+		}
+		if keepDots {
+			b.WriteRune(r)
+		} else {
+			b.WriteRune(unicode.ToLower(r))
+		}
+		dash = false
+		n++
+		if n >= 60 {
+			break
+		}
+	}
+	// Leading dots would make a hidden file or "..".
+	return strings.Trim(b.String(), "-.")
+}
