@@ -7,6 +7,7 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -188,3 +189,35 @@ func WriteAtomic(root *os.Root, rel string, data []byte, mkdirs bool) error {
 
 // displayPath is how a workspace-relative path appears in results.
 func displayPath(rel string) string { return filepath.ToSlash(rel) }
+
+// WriteNew writes data to dir/<name>.<ext>, or the first free
+// dir/<name>-N.<ext>, creating dir: a file the user may still be
+// downloading is never replaced. The name is claimed with O_EXCL, so two
+// concurrent calls cannot pick the same one. It returns the path written,
+// slash-separated and relative to root.
+func WriteNew(root *os.Root, dir, name, ext string, data []byte) (string, error) {
+	if err := root.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create %s in workspace: %w", dir, err)
+	}
+	for i := 1; i <= 1000; i++ {
+		n := name
+		if i > 1 {
+			n = fmt.Sprintf("%s-%d", name, i)
+		}
+		rel := path.Join(dir, n+"."+ext)
+		f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("reserve %s in workspace: %w", rel, err)
+		}
+		f.Close()
+		if err := WriteAtomic(root, rel, data, false); err != nil {
+			root.Remove(rel)
+			return "", fmt.Errorf("write %s in workspace: %w", rel, err)
+		}
+		return rel, nil
+	}
+	return "", fmt.Errorf("no free file name for %s.%s in %s", name, ext, dir)
+}

@@ -158,3 +158,20 @@ func TestEdit(t *testing.T) {
 		t.Errorf("missing file: %q", r.Text)
 	}
 }
+
+func TestWriteNewNeverReplaces(t *testing.T) {
+	ws, err := OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	for i, want := range []string{"exports/a.txt", "exports/a-2.txt", "exports/a-3.txt"} {
+		rel, err := WriteNew(ws.Root(), "exports", "a", "txt", []byte{byte('0' + i)})
+		if err != nil || rel != want {
+			t.Fatalf("write %d: %q, %v; want %q", i, rel, err, want)
+		}
+	}
+	if b, _ := ws.Root().ReadFile("exports/a.txt"); string(b) != "0" {
+		t.Fatalf("first file replaced: %q", b)
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"strings"
 	"unicode"
@@ -114,7 +113,7 @@ func (cfg Config) render(ctx context.Context, who tools.Who, md, filename, ext s
 		return tools.Result{}, fmt.Errorf("open workspace: %w", err)
 	}
 	defer ws.Close()
-	rel, err := writeNew(ws, baseName(filename, doc), ext, data)
+	rel, err := fs.WriteNew(ws.Root(), exportDir, baseName(filename, doc), ext, data)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -134,38 +133,6 @@ func (cfg Config) render(ctx context.Context, who tools.Who, md, filename, ext s
 		return tools.Result{}, fmt.Errorf("encode result: %w", err)
 	}
 	return tools.Result{Text: string(text)}, nil
-}
-
-// writeNew writes data to exports/<name>.<ext>, adding -2, -3, … to the
-// name when the file exists, so an earlier export is never replaced.
-func writeNew(ws *fs.Workspace, name, ext string, data []byte) (string, error) {
-	root := ws.Root()
-	if err := root.MkdirAll(exportDir, 0o700); err != nil {
-		return "", fmt.Errorf("create %s: %w", exportDir, err)
-	}
-	for i := 1; i <= 1000; i++ {
-		n := name
-		if i > 1 {
-			n = fmt.Sprintf("%s-%d", name, i)
-		}
-		rel := path.Join(exportDir, n+"."+ext)
-		// O_EXCL claims the name atomically, so two concurrent renders
-		// cannot pick the same one; WriteAtomic then fills it.
-		f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			if errors.Is(err, os.ErrExist) {
-				continue
-			}
-			return "", fmt.Errorf("create %s: %w", rel, err)
-		}
-		f.Close()
-		if err := fs.WriteAtomic(root, rel, data, false); err != nil {
-			root.Remove(rel)
-			return "", fmt.Errorf("write %s: %w", rel, err)
-		}
-		return rel, nil
-	}
-	return "", fmt.Errorf("too many files named %s in %s", name, exportDir)
 }
 
 // baseName is the file name without extension: the sanitized filename, or

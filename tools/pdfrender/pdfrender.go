@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"strings"
 	"time"
@@ -126,7 +125,7 @@ func run(ctx context.Context, cfg Config, who tools.Who, a Args) (tools.Result, 
 	}
 	defer ws.Close()
 	base := baseName(a.Filename, a.Title, out.heading)
-	rel, err := save(ws.Root(), base, out.data)
+	rel, err := fs.WriteNew(ws.Root(), exportDir, base, "pdf", out.data)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -149,37 +148,6 @@ func run(ctx context.Context, cfg Config, who tools.Who, a Args) (tools.Result, 
 		return tools.Result{}, fmt.Errorf("encode result: %w", err)
 	}
 	return tools.Result{Text: string(text)}, nil
-}
-
-// save writes data to exports/<base>.pdf, or the first free
-// exports/<base>-N.pdf: an existing export is never replaced, since the
-// user may still be downloading it. The name is reserved with O_EXCL so
-// that two concurrent calls cannot pick the same one.
-func save(root *os.Root, base string, data []byte) (string, error) {
-	if err := root.MkdirAll(exportDir, 0o700); err != nil {
-		return "", fmt.Errorf("create %s in workspace: %w", exportDir, err)
-	}
-	for i := 0; i < 1000; i++ {
-		name := base + ".pdf"
-		if i > 0 {
-			name = fmt.Sprintf("%s-%d.pdf", base, i+1)
-		}
-		rel := path.Join(exportDir, name)
-		f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, os.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", fmt.Errorf("reserve %s in workspace: %w", rel, err)
-		}
-		f.Close()
-		if err := fs.WriteAtomic(root, rel, data, false); err != nil {
-			root.Remove(rel)
-			return "", fmt.Errorf("write %s in workspace: %w", rel, err)
-		}
-		return rel, nil
-	}
-	return "", fmt.Errorf("no free file name for %s.pdf in %s", base, exportDir)
 }
 
 // baseName picks the file's base name: the sanitized filename if given,
