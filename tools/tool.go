@@ -47,6 +47,11 @@ type Spec struct {
 // DefaultTimeout bounds calls of tools that set none.
 const DefaultTimeout = 30 * time.Second
 
+// Publisher makes a one-time download link for a file a tool wrote in the
+// caller's workspace (rel is slash-separated, relative to it). The gateway
+// provides it; tools that produce files for people take it in their config.
+type Publisher func(ctx context.Context, who Who, rel string) (url string, err error)
+
 // Who is the caller of a tool: enough for policy, guard, approvals and
 // audit to decide and record, without knowing the agent loop.
 type Who struct {

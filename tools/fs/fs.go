@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/openclaw-go/openclaw/tools"
 )
@@ -220,4 +221,56 @@ func WriteNew(root *os.Root, dir, name, ext string, data []byte) (string, error)
 		return rel, nil
 	}
 	return "", fmt.Errorf("no free file name for %s.%s in %s", name, ext, dir)
+}
+
+// ExportName picks a file's base name (no extension) for WriteNew. A
+// filename the model gave keeps only its last element, so a directory in
+// it cannot point elsewhere, and loses a trailing .ext. Without one, the
+// first usable seed (a title, the first heading) is slugged, lower-cased
+// and given a random suffix, so repeated renders get distinct names.
+func ExportName(filename, ext string, seeds ...string) string {
+	if filename != "" {
+		f := path.Base(strings.ReplaceAll(filename, "\\", "/"))
+		if strings.EqualFold(path.Ext(f), "."+ext) {
+			f = f[:len(f)-len(ext)-1]
+		}
+		if s := slug(f, true); s != "" {
+			return s
+		}
+	}
+	s := ""
+	for _, seed := range seeds {
+		if s = strings.ToLower(slug(seed, false)); s != "" {
+			break
+		}
+	}
+	if s == "" {
+		s = "export"
+	}
+	var rnd [3]byte
+	rand.Read(rnd[:])
+	return s + "-" + hex.EncodeToString(rnd[:])
+}
+
+// slug keeps letters, digits, '-' and '_' (and '.' when keepDots), maps
+// runs of anything else to one '-', stops at 60 runes, and trims dashes
+// and dots from the ends: a leading dot would make a hidden file or "..".
+func slug(s string, keepDots bool) string {
+	var b strings.Builder
+	dash, n := false, 0
+	for _, r := range s {
+		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || (keepDots && r == '.')) {
+			if !dash && b.Len() > 0 {
+				b.WriteByte('-')
+				dash = true
+			}
+			continue
+		}
+		b.WriteRune(r)
+		dash = false
+		if n++; n >= 60 {
+			break
+		}
+	}
+	return strings.Trim(b.String(), "-.")
 }

@@ -6,27 +6,20 @@ package office
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
-	"unicode"
 
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/fs"
 )
 
-// Publisher makes a one-time download link for a file in the caller's workspace (rel is slash-separated, relative to it).
-type Publisher func(ctx context.Context, who tools.Who, rel string) (url string, err error)
-
 // Config wires the tools to the gateway: Workspace maps a caller to its
 // workspace directory; Publish may be nil (then results carry no link).
 type Config struct {
 	Workspace func(who tools.Who) (string, error)
-	Publish   Publisher
+	Publish   tools.Publisher
 }
 
 // Limits that keep one call cheap enough for TimeoutFast.
@@ -113,7 +106,7 @@ func (cfg Config) render(ctx context.Context, who tools.Who, md, filename, ext s
 		return tools.Result{}, fmt.Errorf("open workspace: %w", err)
 	}
 	defer ws.Close()
-	rel, err := fs.WriteNew(ws.Root(), exportDir, baseName(filename, doc), ext, data)
+	rel, err := fs.WriteNew(ws.Root(), exportDir, fs.ExportName(filename, ext, firstText(doc)), ext, data)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -135,50 +128,12 @@ func (cfg Config) render(ctx context.Context, who tools.Who, md, filename, ext s
 	return tools.Result{Text: string(text)}, nil
 }
 
-// baseName is the file name without extension: the sanitized filename, or
-// a slug of the first heading or text plus a random suffix.
-func baseName(filename string, doc []block) string {
-	if filename != "" {
-		f := path.Base(strings.ReplaceAll(filename, "\\", "/"))
-		if ext := path.Ext(f); ext != "" {
-			f = strings.TrimSuffix(f, ext)
-		}
-		if s := slug(f); s != "" {
-			return s
-		}
-	}
-	seed := "export"
+// firstText is the document's first words, to name an unnamed export.
+func firstText(doc []block) string {
 	for _, b := range doc {
 		if t := b.plain(); strings.TrimSpace(t) != "" {
-			seed = t
-			break
+			return t
 		}
 	}
-	s := strings.ToLower(slug(seed)) // generated names are lower case, like URLs
-	if s == "" {
-		s = "export"
-	}
-	var rnd [3]byte
-	rand.Read(rnd[:])
-	return s + "-" + hex.EncodeToString(rnd[:])
-}
-
-// slug keeps letters, digits, '-', '_' and '.', turning other runs into
-// one '-'; no leading dots, so no hidden files and no "..".
-func slug(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '.' {
-			b.WriteRune(r)
-			dash = false
-		} else if !dash && b.Len() > 0 {
-			b.WriteByte('-')
-			dash = true
-		}
-		if b.Len() >= 60 {
-			break
-		}
-	}
-	return strings.Trim(b.String(), "-.")
+	return ""
 }

@@ -34,7 +34,7 @@ type published struct {
 
 // setup makes a workspace and the tools over it; calls records what the
 // publisher saw.
-func setup(t *testing.T, pub Publisher) (string, map[string]tools.Tool) {
+func setup(t *testing.T, pub tools.Publisher) (string, map[string]tools.Tool) {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := Config{Workspace: func(tools.Who) (string, error) { return dir, nil }, Publish: pub}
@@ -62,7 +62,7 @@ func call(t *testing.T, tl tools.Tool, args map[string]any) (result, error) {
 	return r, nil
 }
 
-func okPublisher(got *[]published) Publisher {
+func okPublisher(got *[]published) tools.Publisher {
 	return func(ctx context.Context, who tools.Who, rel string) (string, error) {
 		*got = append(*got, published{who, rel})
 		return "https://dl.example/" + rel, nil

@@ -10,15 +10,11 @@ package pdfrender
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/fs"
@@ -31,15 +27,12 @@ const MaxMarkdownBytes = 2 << 20
 // exportDir is where rendered files land inside the workspace.
 const exportDir = "exports"
 
-// Publisher makes a one-time download link for a file in the caller's workspace (rel is slash-separated, relative to it).
-type Publisher func(ctx context.Context, who tools.Who, rel string) (url string, err error)
-
 // Config wires the tool to the gateway. Workspace maps a caller to its
 // workspace directory; Publish may be nil (no link is made); FontPath is
 // an optional Unicode TTF used for all body text when set.
 type Config struct {
 	Workspace func(who tools.Who) (string, error)
-	Publish   Publisher
+	Publish   tools.Publisher
 	FontPath  string
 }
 
@@ -124,7 +117,7 @@ func run(ctx context.Context, cfg Config, who tools.Who, a Args) (tools.Result, 
 		return tools.Result{}, fmt.Errorf("open workspace %s: %w", dir, err)
 	}
 	defer ws.Close()
-	base := baseName(a.Filename, a.Title, out.heading)
+	base := fs.ExportName(a.Filename, "pdf", a.Title, out.heading)
 	rel, err := fs.WriteNew(ws.Root(), exportDir, base, "pdf", out.data)
 	if err != nil {
 		return tools.Result{}, err
@@ -148,62 +141,4 @@ func run(ctx context.Context, cfg Config, who tools.Who, a Args) (tools.Result, 
 		return tools.Result{}, fmt.Errorf("encode result: %w", err)
 	}
 	return tools.Result{Text: string(text)}, nil
-}
-
-// baseName picks the file's base name: the sanitized filename if given,
-// else a slug of the title or first heading with a random suffix so that
-// repeated renders of the same document get distinct names.
-func baseName(filename, title, heading string) string {
-	if filename != "" {
-		// Only the last element counts: directories in a filename could
-		// point outside exports/.
-		f := strings.ReplaceAll(filename, "\\", "/")
-		f = path.Base(f)
-		if strings.EqualFold(path.Ext(f), ".pdf") {
-			f = f[:len(f)-4]
-		}
-		if s := slug(f, true); s != "" {
-			return s
-		}
-	}
-	s := slug(title, false)
-	if s == "" {
-		s = slug(heading, false)
-	}
-	if s == "" {
-		s = "document"
-	}
-	var rnd [3]byte
-	rand.Read(rnd[:])
-	return s + "-" + hex.EncodeToString(rnd[:])
-}
-
-// slug keeps letters, digits, '-' and '_' (and '.' when keepDots), maps
-// runs of anything else to one '-', and trims to 60 runes.
-func slug(s string, keepDots bool) string {
-	var b strings.Builder
-	dash := false
-	n := 0
-	for _, r := range s {
-		ok := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || (keepDots && r == '.')
-		if !ok {
-			if !dash && b.Len() > 0 {
-				b.WriteByte('-')
-				dash = true
-			}
-			continue
-		}
-		if keepDots {
-			b.WriteRune(r)
-		} else {
-			b.WriteRune(unicode.ToLower(r))
-		}
-		dash = false
-		n++
-		if n >= 60 {
-			break
-		}
-	}
-	// Leading dots would make a hidden file or "..".
-	return strings.Trim(b.String(), "-.")
 }

@@ -56,7 +56,7 @@ func (p *recorder) publish(ctx context.Context, who tools.Who, rel string) (stri
 	return "https://dl.example/" + rel, nil
 }
 
-func newTool(t *testing.T, dir string, pub Publisher, font string) tools.Tool {
+func newTool(t *testing.T, dir string, pub tools.Publisher, font string) tools.Tool {
 	t.Helper()
 	ts := Tools(Config{Workspace: func(tools.Who) (string, error) { return dir, nil }, Publish: pub, FontPath: font})
 	if len(ts) != 1 {
