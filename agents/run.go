@@ -87,7 +87,8 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (run *Run, dup bo
 	if !ok {
 		return nil, false, fmt.Errorf("%w %q: configured agents are %s", ErrUnknownAgent, req.AgentID, strings.Join(cfg.AgentIDs(), ", "))
 	}
-	if req.RunID == "" {
+	callerRunID := req.RunID != ""
+	if !callerRunID {
 		req.RunID = uuid.NewString()
 	}
 	s.mu.Lock()
@@ -122,9 +123,20 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (run *Run, dup bo
 	}
 	run = &Run{ID: req.RunID, AgentID: agent.ID, SessionKey: key, SessionID: sess.SessionID, AcceptedAt: time.Now(), done: make(chan struct{})}
 	if !resetOnly {
+		// A caller that starts the same run again after a restart (a
+		// channel event that was stored but not answered) finds its
+		// message already in the transcript.
+		stored := false
+		if callerRunID {
+			if stored, err = s.opts.Store.HasUserMessage(ctx, sess.SessionID, run.ID); err != nil {
+				return nil, false, fmt.Errorf("look up run %s: %w", run.ID, err)
+			}
+		}
 		// Persist before acknowledging: an accepted message is never lost.
-		if err := s.opts.Store.Append(ctx, sess.SessionID, sessions.Message{Role: "user", Text: text, RunID: run.ID, Ts: time.Now()}); err != nil {
-			return nil, false, fmt.Errorf("save message: %w", err)
+		if !stored {
+			if err := s.opts.Store.Append(ctx, sess.SessionID, sessions.Message{Role: "user", Text: text, RunID: run.ID, Ts: time.Now()}); err != nil {
+				return nil, false, fmt.Errorf("save message: %w", err)
+			}
 		}
 	}
 	s.mu.Lock()

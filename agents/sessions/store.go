@@ -3,7 +3,6 @@ package sessions
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -149,41 +148,15 @@ func msTime(ms int64) time.Time {
 }
 
 // conn is what a write transaction's statements run on.
-type conn interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
+type conn = store.Conn
 
 // write runs fn in an IMMEDIATE transaction while holding the store's
-// write lock. Taking the database's write lock up front means a write by
-// another component between our reads and writes makes us wait (busy
-// timeout) instead of failing.
-func (s *Store) write(ctx context.Context, fn func(c conn) error) (err error) {
+// write lock, so this store's own writers queue here rather than in
+// SQLite's busy loop.
+func (s *Store) write(ctx context.Context, fn func(c conn) error) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	c, err := s.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if _, err := c.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
-		return err
-	}
-	defer func() {
-		if err == nil {
-			return
-		}
-		if _, rerr := c.ExecContext(context.WithoutCancel(ctx), `ROLLBACK`); rerr != nil {
-			// Never hand a connection still inside a transaction back to the pool.
-			c.Raw(func(any) error { return driver.ErrBadConn })
-		}
-	}()
-	if err := fn(c); err != nil {
-		return err
-	}
-	_, err = c.ExecContext(context.WithoutCancel(ctx), `COMMIT`)
-	return err
+	return store.Immediate(ctx, s.db, fn)
 }
 
 // Get returns the session with the given key.

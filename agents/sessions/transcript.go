@@ -297,3 +297,16 @@ func (s *Store) messages(ctx context.Context, query string, args ...any) ([]Mess
 	}
 	return out, rows.Err()
 }
+
+// HasUserMessage reports whether the transcript of sessionID holds a user
+// message of runID: a run started again after a restart finds its message
+// already stored and must not store it twice.
+func (s *Store) HasUserMessage(ctx context.Context, sessionID, runID string) (bool, error) {
+	var one int
+	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM transcript_messages WHERE session_id = ? AND role = 'user'
+		AND json_extract(content, '$.runId') = ? LIMIT 1`, sessionID, runID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}

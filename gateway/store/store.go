@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -68,6 +69,11 @@ func Open(ctx context.Context, path string, migs ...Migrations) (*Store, error) 
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
+	// Opening a connection parses the schema again; with the default of two
+	// idle connections, a burst of concurrent work (channel lanes, tool
+	// calls) would open and close connections all the time.
+	db.SetMaxIdleConns(16)
+	db.SetConnMaxIdleTime(5 * time.Minute)
 	s := &Store{DB: db, Path: path}
 	if err := s.Migrate(ctx, migs...); err != nil {
 		db.Close()
