@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"syscall"
 
 	"github.com/openclaw-go/openclaw/gateway"
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -70,7 +69,9 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		},
 	}
 	usr1 := make(chan os.Signal, 1)
-	signal.Notify(usr1, syscall.SIGUSR1)
+	if len(restartSignals) > 0 { // Notify with no signals would relay every one
+		signal.Notify(usr1, restartSignals...)
+	}
 	defer signal.Stop(usr1)
 	restart := make(chan struct{}, 1)
 	go func() {

@@ -1,7 +1,8 @@
 // Package shell holds the exec and process tools. exec runs a command
-// with `sh -c` in the agent's workspace after the exec policy (the
-// command analyzer and the exec approvals file) allows it, asks a person,
-// or refuses it; output goes to temporary files, capped, and a run past
-// yieldMs moves to the background as a process session. process lists,
-// polls, reads, writes to, and kills those sessions, scoped per agent.
+// with `sh -c` (`cmd.exe /D /S /C` on Windows, where pty is refused) in
+// the agent's workspace after the exec policy (the command analyzer and
+// the exec approvals file) allows it, asks a person, or refuses it;
+// output goes to temporary files, capped, and a run past yieldMs moves
+// to the background as a process session. process lists, polls, reads,
+// writes to, and kills those sessions, scoped per agent.
 package shell

@@ -244,7 +244,10 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 		yield = time.Duration(*a.YieldMs) * time.Millisecond
 	}
 	if a.Background {
-		yield = 0
+		// Always a session, even for a command already done: the caller
+		// asked for one to poll, and a select between a closed done and
+		// a zero timer would pick at random.
+		return Result{Status: "running", SessionID: p.id, Note: "started in the background; use the process tool with this sessionId"}, nil
 	}
 	select {
 	case <-p.done:

@@ -7,14 +7,13 @@ import (
 	"io"
 	"os"
 	osexec "os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/google/uuid"
 
 	"github.com/openclaw-go/openclaw/tools"
@@ -51,8 +50,9 @@ type startOptions struct {
 	pty                 bool
 }
 
-// start runs command with sh -c in dir, writing output to temporary
-// files (not pipes, so a chatty command never blocks on a full pipe).
+// start runs command with the platform's shell (shellArgv) in dir,
+// writing output to temporary files (not pipes, so a chatty command
+// never blocks on a full pipe).
 // With a PTY the command sees a terminal on all three streams, so its
 // output (stderr included) arrives on stdout as a terminal shows it.
 func (t *Processes) start(o startOptions) (*proc, error) {
@@ -71,7 +71,8 @@ func (t *Processes) start(o startOptions) (*proc, error) {
 		errf.Close()
 		os.Remove(errf.Name())
 	}
-	cmd := osexec.Command("/bin/sh", "-c", o.command)
+	argv := shellArgv(runtime.GOOS, o.command)
+	cmd := osexec.Command(argv[0], argv[1:]...)
 	cmd.Dir = o.dir
 	cmd.Env = append(append(os.Environ(), "OPENCLAW_SHELL=exec"), o.env...)
 	p := &proc{id: uuid.NewString()[:8], agent: o.agent, command: o.command, started: time.Now(), cmd: cmd,
@@ -79,10 +80,7 @@ func (t *Processes) start(o startOptions) (*proc, error) {
 	var copied chan struct{} // closed when the terminal's output is all in out
 	if o.pty {
 		cmd.Env = append(cmd.Env, "TERM=xterm-256color")
-		// pty.Start makes the child a session leader with the terminal as
-		// its controlling tty; a session leader is also its own process
-		// group, so kill's negative pid still reaches every descendant.
-		tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+		tty, err := startPTY(cmd)
 		if err != nil {
 			cleanup()
 			return nil, fmt.Errorf("exec: start with a terminal: %w", err)
@@ -95,7 +93,7 @@ func (t *Processes) start(o startOptions) (*proc, error) {
 		}()
 	} else {
 		cmd.Stdout, cmd.Stderr = out, errf
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		ownGroup(cmd)
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
 			cleanup()
@@ -147,7 +145,7 @@ func (t *Processes) start(o startOptions) (*proc, error) {
 // kill ends the command's whole process group.
 func (p *proc) kill() {
 	if p.cmd.Process != nil {
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(p.cmd.Process)
 	}
 }
 
