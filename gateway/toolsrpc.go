@@ -49,6 +49,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	builtins = append(builtins, memory.Tools(workspace, st.DB)...)
 	builtins = append(builtins, s.sqlTools(workspace)...)
 	builtins = append(builtins, docextract.Tools(workspace)...)
+	builtins = append(builtins, s.imageTool(workspace))
 	builtins = append(builtins, office.Tools(office.Config{Workspace: workspace, Publish: s.publishFor})...)
 	builtins = append(builtins, pdfrender.Tools(pdfrender.Config{Workspace: workspace, Publish: s.publishFor})...)
 	builtins = append(builtins, s.gatewayTool())

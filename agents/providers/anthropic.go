@@ -2,6 +2,7 @@ package providers
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -195,6 +196,9 @@ func anthropicParams(req Request, log *slog.Logger) (anthropic.MessageNewParams,
 			role = "user"
 			if m.Text != "" {
 				blocks = append(blocks, anthropic.NewTextBlock(m.Text))
+			}
+			for _, img := range m.Images {
+				blocks = append(blocks, anthropic.NewImageBlockBase64(img.MediaType, base64.StdEncoding.EncodeToString(img.Data)))
 			}
 		case RoleAssistant:
 			role = "assistant"

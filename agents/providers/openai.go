@@ -2,6 +2,7 @@ package providers
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -169,7 +170,7 @@ func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 	for i, m := range req.Messages {
 		switch m.Role {
 		case RoleUser:
-			msgs = append(msgs, openai.UserMessage(m.Text))
+			msgs = append(msgs, openAIUser(m))
 		case RoleAssistant:
 			msgs = append(msgs, openAIAssistant(m))
 		case RoleTool:
@@ -209,6 +210,24 @@ func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 		params.Temperature = openai.Float(*req.Temperature)
 	}
 	return params, nil
+}
+
+// openAIUser is a user turn: plain text, or, with images, a text part
+// followed by one image_url part per image as a base64 data URL.
+func openAIUser(m Message) openai.ChatCompletionMessageParamUnion {
+	if len(m.Images) == 0 {
+		return openai.UserMessage(m.Text)
+	}
+	parts := make([]openai.ChatCompletionContentPartUnionParam, 0, len(m.Images)+1)
+	if m.Text != "" {
+		parts = append(parts, openai.TextContentPart(m.Text))
+	}
+	for _, img := range m.Images {
+		parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
+			URL: "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data),
+		}))
+	}
+	return openai.UserMessage(parts)
 }
 
 // openAIAssistant is an assistant turn: its text and the calls it made.

@@ -35,6 +35,18 @@ type Message struct {
 	ToolName   string `json:"toolName,omitempty"`
 	// IsError marks a tool result that is an error.
 	IsError bool `json:"isError,omitempty"`
+	// Images go with a RoleUser message, after its text; other roles
+	// carry none.
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is an image a user message shows the model, sent inline as
+// base64 (OpenAI: an image_url data URL; Anthropic: a base64 image block).
+type Image struct {
+	// MediaType is image/png, image/jpeg, image/gif or image/webp: the
+	// types both APIs accept.
+	MediaType string `json:"mediaType"`
+	Data      []byte `json:"data"`
 }
 
 // ToolCall is one call of a tool the model asked for.

@@ -6,6 +6,7 @@ package config
 // keyed "Type" and "Type.Field", for Schema and DefaultFile.
 var fieldDocs = map[string]string{
 	"AgentDefaults":                        "AgentDefaults is agents.defaults.",
+	"AgentDefaults.ImageModel":             "Model the image tool analyses images with, as \"provider/model\" or {primary, fallbacks, timeoutMs}; it must accept image input. Default: none (the image tool then says to set it).",
 	"AgentDefaults.Model":                  "Model as \"provider/model\", or {primary, fallbacks}. Default: none (a message then says which key to set).",
 	"AgentDefaults.Subagents":              "Limits on sub-agents. Default: see each key.",
 	"AgentDefaults.TimeoutSeconds":         "Seconds one agent run may take in all. Default 172800 (48 hours).",

@@ -187,6 +187,8 @@ type Agents struct {
 type AgentDefaults struct {
 	// Model as "provider/model", or {primary, fallbacks}. Default: none (a message then says which key to set).
 	Model ModelRef `json:"model"`
+	// Model the image tool analyses images with, as "provider/model" or {primary, fallbacks, timeoutMs}; it must accept image input. Default: none (the image tool then says to set it).
+	ImageModel MediaModelRef `json:"imageModel"`
 	// Workspace holding the agent's AGENTS.md, SOUL.md, USER.md, MEMORY.md and TOOLS.md. Default "" (<state dir>/workspace).
 	Workspace string `json:"workspace"`
 	// Seconds one agent run may take in all. Default 172800 (48 hours).

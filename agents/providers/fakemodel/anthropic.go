@@ -34,20 +34,39 @@ type anthropicBlock struct {
 	ToolUseID string          `json:"tool_use_id"`
 	IsError   bool            `json:"is_error"`
 	Content   json.RawMessage `json:"content"`
+	Source    struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+	} `json:"source"`
 }
 
 // anthropicBlocks reads content that is a string or a list of blocks, and
 // returns the blocks and the text of the text blocks.
 func anthropicBlocks(raw json.RawMessage) ([]Block, string) {
+	blocks, text, _ := anthropicContent(raw)
+	return blocks, text
+}
+
+// anthropicContent is anthropicBlocks that also decodes the image blocks.
+func anthropicContent(raw json.RawMessage) ([]Block, string, []Image) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return nil, s
+		return nil, s, nil
 	}
 	var in []anthropicBlock
 	_ = json.Unmarshal(raw, &in)
 	var out []Block
 	var text []string
+	var imgs []Image
 	for _, b := range in {
+		if b.Type == "image" {
+			img := Image{MediaType: b.Source.MediaType, Problem: "source type " + b.Source.Type + " is not base64"}
+			if b.Source.Type == "base64" {
+				img = decodeImage(b.Source.MediaType, b.Source.Data)
+			}
+			imgs = append(imgs, img)
+		}
 		blk := Block{Type: b.Type, Text: b.Text, ID: b.ID, Name: b.Name, Input: b.Input, ToolUseID: b.ToolUseID, IsError: b.IsError}
 		if b.Type == "tool_result" && len(b.Content) > 0 {
 			_, blk.Text = anthropicBlocks(b.Content)
@@ -57,7 +76,7 @@ func anthropicBlocks(raw json.RawMessage) ([]Block, string) {
 		}
 		out = append(out, blk)
 	}
-	return out, strings.Join(text, "\n")
+	return out, strings.Join(text, "\n"), imgs
 }
 
 func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request) {
@@ -72,8 +91,8 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request) {
 		_, rec.System = anthropicBlocks(req.System)
 	}
 	for _, m := range req.Messages {
-		blocks, text := anthropicBlocks(m.Content)
-		rec.Messages = append(rec.Messages, Message{Role: m.Role, Text: text, Blocks: blocks})
+		blocks, text, imgs := anthropicContent(m.Content)
+		rec.Messages = append(rec.Messages, Message{Role: m.Role, Text: text, Blocks: blocks, Images: imgs})
 	}
 	for _, t := range req.Tools {
 		rec.Tools = append(rec.Tools, Tool{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})

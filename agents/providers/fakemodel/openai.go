@@ -43,22 +43,40 @@ type openAIToolCall struct {
 	} `json:"function"`
 }
 
-// openAIText reads content that is a string, a list of parts or null.
-func openAIText(raw json.RawMessage) string {
+// openAIContent reads content that is a string, a list of parts or null:
+// the text parts joined, and the image_url parts decoded.
+func openAIContent(raw json.RawMessage) (string, []Image) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s
+		return s, nil
 	}
 	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
 	}
 	_ = json.Unmarshal(raw, &parts)
 	var b strings.Builder
+	var imgs []Image
 	for _, p := range parts {
 		b.WriteString(p.Text)
+		if p.Type == "image_url" {
+			imgs = append(imgs, dataURLImage(p.ImageURL.URL))
+		}
 	}
-	return b.String()
+	return b.String(), imgs
+}
+
+// dataURLImage decodes a "data:<type>;base64,<data>" URL.
+func dataURLImage(u string) Image {
+	meta, data, ok := strings.Cut(strings.TrimPrefix(u, "data:"), ",")
+	mediaType, isBase64 := strings.CutSuffix(meta, ";base64")
+	if !strings.HasPrefix(u, "data:") || !ok || !isBase64 {
+		return Image{Problem: "not a base64 data URL"}
+	}
+	return decodeImage(mediaType, data)
 }
 
 func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request) {
@@ -72,12 +90,12 @@ func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request) {
 		Temperature: req.Temperature, Body: body}
 	var system []string
 	for _, m := range req.Messages {
-		text := openAIText(m.Content)
+		text, imgs := openAIContent(m.Content)
 		if m.Role == "system" || m.Role == "developer" {
 			system = append(system, text)
 			continue
 		}
-		msg := Message{Role: m.Role, Text: text, ToolCallID: m.ToolCallID}
+		msg := Message{Role: m.Role, Text: text, ToolCallID: m.ToolCallID, Images: imgs}
 		for _, tc := range m.ToolCalls {
 			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 		}

@@ -5,8 +5,10 @@
 // tests exercise the real clients end to end without a network.
 //
 // Only tests import it. A test queues replies with Script; when the queue
-// is empty the server echoes ("echo: <last user text>"), so an end-to-end
-// test needs no script at all. Every request is recorded, decoded, for
+// is empty the server echoes ("echo: <last user text>", followed by
+// " [images: image/png 68 bytes, …]" when that message carried images),
+// so an end-to-end test needs no script at all and can see which image
+// bytes arrived. Every request is recorded, decoded, for
 // assertions. A Server is safe for concurrent use.
 //
 //	srv := fakemodel.New(t)
@@ -15,7 +17,9 @@
 package fakemodel
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -91,11 +95,49 @@ type Message struct {
 	ToolCalls  []ToolCall // OpenAI: an assistant's tool_calls
 	ToolCallID string     // OpenAI: the call a tool message answers
 	Blocks     []Block    // Anthropic: the content blocks, when content is a list
+	// Images are the message's images in order: OpenAI image_url parts
+	// with a base64 data URL, Anthropic image blocks with a base64 source.
+	Images []Image
+}
+
+// Image is an image of a recorded message, decoded. An image the fake
+// could not decode (a remote URL, bad base64) has a nil Data and says why
+// in Problem.
+type Image struct {
+	MediaType string
+	Data      []byte
+	Problem   string
+}
+
+// decodeImage decodes base64 image data of the given media type.
+func decodeImage(mediaType, b64 string) Image {
+	data, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return Image{MediaType: mediaType, Problem: "bad base64: " + err.Error()}
+	}
+	return Image{MediaType: mediaType, Data: data}
+}
+
+// imagesNote describes images for the echo: " [images: image/png 68
+// bytes, …]", or "" for none.
+func imagesNote(imgs []Image) string {
+	if len(imgs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(imgs))
+	for i, img := range imgs {
+		if img.Problem != "" {
+			parts[i] = img.MediaType + " (" + img.Problem + ")"
+			continue
+		}
+		parts[i] = fmt.Sprintf("%s %d bytes", img.MediaType, len(img.Data))
+	}
+	return " [images: " + strings.Join(parts, ", ") + "]"
 }
 
 // Block is an Anthropic content block of a recorded request.
 type Block struct {
-	Type      string // "text", "tool_use", "tool_result"
+	Type      string // "text", "image", "tool_use", "tool_result"
 	Text      string // a text block's text, or a tool_result's text
 	ID        string // tool_use
 	Name      string // tool_use
@@ -119,6 +161,8 @@ type Server struct {
 	queue      []Reply
 	requests   []Recorded
 	requireKey string
+	hold       chan struct{} // see Hold
+	held       int
 }
 
 // New starts a server that t closes at its end.
@@ -128,7 +172,7 @@ func New(t testing.TB) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.serveOpenAI)
 	mux.HandleFunc("POST /v1/messages", s.serveAnthropic)
-	s.srv = httptest.NewServer(mux)
+	s.srv = httptest.NewServer(s.holding(mux))
 	t.Cleanup(s.srv.Close)
 	return s
 }
@@ -180,7 +224,7 @@ func (s *Server) take(rec Recorded, gotKey string) Reply {
 		return Reply{Status: http.StatusUnauthorized, ErrorMessage: "incorrect api key provided: " + gotKey}
 	}
 	if len(s.queue) == 0 {
-		return Reply{Text: "echo: " + lastUserText(rec.Messages)}
+		return Reply{Text: "echo: " + lastUserText(rec.Messages) + imagesNote(lastUserImages(rec.Messages))}
 	}
 	r := s.queue[0]
 	s.queue = s.queue[1:]
@@ -194,6 +238,16 @@ func lastUserText(msgs []Message) string {
 		}
 	}
 	return ""
+}
+
+// lastUserImages are the images of the last user message.
+func lastUserImages(msgs []Message) []Image {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			return msgs[i].Images
+		}
+	}
+	return nil
 }
 
 // readBody decodes a JSON request body into v and returns the raw bytes.
