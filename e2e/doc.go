@@ -17,6 +17,8 @@
 //	                           OpenClaw gateway instead of ours, to check the
 //	                           tests themselves; tests of our own gateway's
 //	                           behaviour are skipped
+//	OPENCLAW_E2E_SKIP_BROWSER=1 skip the WebChat test, which otherwise needs
+//	                           Debian's chromium at /usr/bin/chromium
 //
 // The package has no non-test code besides this comment. Its results depend
 // on a binary built from packages it does not import; recordInputs makes

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/webchat"
 )
 
 // httpHandler multiplexes the gateway port: WebSocket upgrades go to the
@@ -25,6 +27,7 @@ func (s *System) httpHandler() http.Handler {
 		writeJSON(w, http.StatusOK, map[string]any{"ready": true, "failing": []string{}, "uptimeMs": time.Since(s.started).Milliseconds()})
 	})
 	s.registerToolAdmin(mux)
+	mux.Handle(webchat.Prefix, webchat.New())
 	if s.downloads != nil {
 		mux.HandleFunc("GET /files/{token}/{name}", s.downloads.serve)
 	}
