@@ -49,7 +49,7 @@ func TestRealCLIToolsEffective(t *testing.T) {
 		}
 	}
 	slices.Sort(got)
-	want := []string{"gateway", "session_status", "sessions_history", "sessions_list"} // messaging includes gateway, as in OpenClaw
+	want := []string{"gateway", "message", "session_status", "sessions_history", "sessions_list"} // messaging includes gateway and message, as in OpenClaw
 	if out.Profile != "messaging" || !slices.Equal(got, want) {
 		t.Fatalf("effective tools = %v (profile %s), want %v", got, out.Profile, want)
 	}

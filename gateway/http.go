@@ -36,6 +36,10 @@ func (s *System) httpHandler() http.Handler {
 			s.srv.ServeHTTP(w, r)
 			return
 		}
+		if h, ok := s.webhooks.lookup(r.URL.Path); ok {
+			h.ServeHTTP(w, r)
+			return
+		}
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)
 			return

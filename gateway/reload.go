@@ -28,6 +28,7 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 	restart := config.Diff(old.snap.Config, snap.Config)
 	s.state.Store(next)
 	s.agents.SetConfig(snap.Config)
+	s.channels.SetConfig(snap.Config)
 	s.logLevel.Set(s.levelFor(snap.Config.Logging.Level))
 	for _, w := range snap.Warnings {
 		s.log.Warn("config: " + w.String())

@@ -25,6 +25,7 @@ import (
 
 	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/agents/sessions"
+	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/devices"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
@@ -96,6 +97,8 @@ type System struct {
 	procs     *shell.Processes
 	sqlClose  io.Closer // the SQL tools' connections
 	downloads *downloads
+	channels  *channels.Manager
+	webhooks  webhookRouter
 	policy    *policyAdapter
 	approvals *tools.Approvals
 	identity  Identity
@@ -336,7 +339,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		return err
 	}
 	s.state.Store(first)
-	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations(), memory.Migrations())
+	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations(), memory.Migrations(), channels.Migrations())
 	if err != nil {
 		return err
 	}
@@ -380,6 +383,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	}
 	s.agents.Register(s.srv)
 	s.registerMethods()
+	s.wireChannels()
 
 	host, err := s.bindHost(snap)
 	if err != nil {
@@ -400,6 +404,10 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.srv.Start()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
+	// Channels start after the listener so a webhook can land at once;
+	// they stop first so no new message arrives during shutdown.
+	s.channels.Start(ctx)
+	defer s.channels.Close(context.Background())
 	s.log.Info("gateway listening", "url", "ws://"+s.addr.String(), "state", s.opts.StateDir, "config", snap.Path, "auth", s.current().auth.Mode)
 	if s.opts.Ready != nil {
 		s.opts.Ready(s.addr.String())

@@ -18,6 +18,7 @@ import (
 	"github.com/openclaw-go/openclaw/tools/fs"
 	"github.com/openclaw-go/openclaw/tools/mateclaw"
 	"github.com/openclaw-go/openclaw/tools/memory"
+	"github.com/openclaw-go/openclaw/tools/message"
 	"github.com/openclaw-go/openclaw/tools/office"
 	"github.com/openclaw-go/openclaw/tools/pdfrender"
 	"github.com/openclaw-go/openclaw/tools/shell"
@@ -54,6 +55,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	builtins = append(builtins, pdfrender.Tools(pdfrender.Config{Workspace: workspace, Publish: s.publishFor})...)
 	builtins = append(builtins, s.gatewayTool())
 	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
+	builtins = append(builtins, message.Tools(channelMessenger{s}, workspace)...)
 	if err := reg.Register(append(s.agents.SessionTools(), builtins...)...); err != nil {
 		return fmt.Errorf("register tools: %w", err)
 	}
@@ -61,7 +63,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		reg.Alias(alias, canonical)
 	}
 	timeout := time.Duration(s.current().snap.Config.Tools.Guard.ApprovalTimeoutSeconds) * time.Second
-	ap, err := tools.NewApprovals(ctx, st.DB, s.srv, s.log.With("component", "approvals"), timeout)
+	ap, err := tools.NewApprovals(ctx, st.DB, approvalFanout{s}, s.log.With("component", "approvals"), timeout)
 	if err != nil {
 		return err
 	}

@@ -62,6 +62,10 @@ func init() {
 		"system":  {"system presence", runSystem},
 		"devices": {"list, approve and manage paired devices", runDevices},
 		"config":  {"read and edit the local config file", runConfig},
+
+		"pairing":  {"list and approve DM pairing requests of chat channels", runPairing},
+		"channels": {"show, add and remove chat channels", runChannels},
+		"message":  {"send messages, polls and reactions through a channel", runMessage},
 	}
 }
 

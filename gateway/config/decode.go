@@ -87,6 +87,9 @@ func (d *decoder) decodeStruct(n *node, v reflect.Value, k *keyTree, segs []segm
 		return
 	}
 	d.at[path] = n
+	if pm, ok := v.Addr().Interface().(presenceMarker); ok {
+		pm.markPresent()
+	}
 	fields := fieldsOf(v.Type())
 	for _, m := range n.members {
 		childSegs := append(segs[:len(segs):len(segs)], segment{key: m.key})

@@ -53,24 +53,26 @@ var keyCases = []struct {
 		name: "unknown key in an array element",
 		src:  `{bindings: [{agentId: "a", match: {channel: "telegram"}, bogus: 1}]}`,
 		errs: []string{`openclaw.json:1:58: bindings[0].bogus: unknown key`},
-		warns: []string{
-			`openclaw.json:1:2: bindings: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
-		},
 	},
 	{
 		name: "third-party channel is passthrough",
 		src:  `{channels: {mychat: {anything: {goes: [1]}}}}`,
 		warns: []string{
-			`openclaw.json:1:2: channels: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
+			`openclaw.json:1:13: channels.mychat: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
 		},
 	},
 	{
 		name: "typo in a plugin's channel section is only a warning",
-		src:  `{channels: {telegram: {botTokn: "x"}}}`,
+		src:  `{channels: {discord: {tokn: "x"}}}`,
 		warns: []string{
-			`openclaw.json:1:2: channels: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
-			`openclaw.json:1:24: channels.telegram.botTokn: unknown key (did you mean "botToken"?); OpenClaw ` + OpenClawVersion() + `'s schema for this plugin does not have it`,
+			`openclaw.json:1:13: channels.discord: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
+			`openclaw.json:1:23: channels.discord.tokn: unknown key (did you mean "token"?); OpenClaw ` + OpenClawVersion() + `'s schema for this plugin does not have it`,
 		},
+	},
+	{
+		name: "typo in an implemented channel is an error",
+		src:  `{channels: {telegram: {botTokn: "x"}}}`,
+		errs: []string{`openclaw.json:1:24: channels.telegram.botTokn: unknown key (did you mean "botToken"?)`},
 	},
 	{
 		name: "plugin config is lenient",
@@ -84,9 +86,6 @@ var keyCases = []struct {
 		name: "core channel defaults stay strict",
 		src:  `{channels: {defaults: {nope: 1}}}`,
 		errs: []string{`openclaw.json:1:24: channels.defaults.nope: unknown key`},
-		warns: []string{
-			`openclaw.json:1:2: channels: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
-		},
 	},
 	{
 		name:         "schema and meta are silent",

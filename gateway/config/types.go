@@ -25,6 +25,10 @@ type Config struct {
 	Tools Tools `json:"tools"`
 	// Commands configures what agents may do to the gateway itself. Default: each key at its own default.
 	Commands Commands `json:"commands"`
+	// Channels configures the chat networks agents talk on; a channel starts when its block is present. Default: none.
+	Channels Channels `json:"channels"`
+	// Bindings route inbound chats to agents by channel, account and peer; the most specific match wins. Default [] (the default agent answers).
+	Bindings []Binding `json:"bindings"`
 }
 
 // Commands is the commands.* section.
@@ -235,6 +239,14 @@ type AgentEntry struct {
 	Subagents AgentSubagents `json:"subagents"`
 	// Tool policy for this agent, applied after the global one; its profile replaces the global profile. Default: none.
 	Tools ToolPolicy `json:"tools"`
+	// How the agent behaves in group chats. Default: mentioned by native mentions only.
+	GroupChat AgentGroupChat `json:"groupChat"`
+}
+
+// AgentGroupChat is agents.entries.<id>.groupChat.
+type AgentGroupChat struct {
+	// Regular expressions that count as mentioning the agent in a group message (case-insensitive). Default [] (native mentions only).
+	MentionPatterns []string `json:"mentionPatterns"`
 }
 
 // AgentIdentity is agents.entries.<id>.identity.
@@ -439,4 +451,194 @@ type GuardRule struct {
 	ArgPattern string `json:"argPattern"`
 	// allow, deny or require_approval. Default "" (required).
 	Action string `json:"action" enum:"allow,deny,require_approval"`
+}
+
+// Channels is the channels.* section.
+type Channels struct {
+	// Settings every channel inherits. Default: each key at its own default.
+	Defaults ChannelDefaults `json:"defaults"`
+	// The Telegram bot (Bot API, long polling or webhook). Default: not configured.
+	Telegram TelegramChannel `json:"telegram"`
+}
+
+// ChannelDefaults is channels.defaults.
+type ChannelDefaults struct {
+	// Group policy of channels that set none: allowlist, open or disabled. Default "allowlist".
+	GroupPolicy string `json:"groupPolicy" enum:"allowlist,open,disabled"`
+}
+
+// TelegramChannel is channels.telegram: the settings of the default
+// account, which named accounts inherit and override.
+type TelegramChannel struct {
+	// Named extra bots, each overriding the keys it sets. Default {} (one account, "default").
+	Accounts map[string]TelegramAccount `json:"accounts"`
+	// Account used when a send names none. Default "default".
+	DefaultAccount string `json:"defaultAccount"`
+	// Display name of the account. Default "".
+	Name string `json:"name"`
+	// Whether the channel runs. Default true when the block is present.
+	Enabled *bool `json:"enabled"`
+	// Bot token from @BotFather; a string or a SecretRef. Default "" (tokenFile, then TELEGRAM_BOT_TOKEN for the default account).
+	BotToken SecretInput `json:"botToken"`
+	// File holding the bot token. Default "".
+	TokenFile string `json:"tokenFile"`
+	// Who may direct-message the bot: pairing, allowlist, open or disabled. Default "pairing".
+	DmPolicy string `json:"dmPolicy" enum:"pairing,allowlist,open,disabled"`
+	// Senders allowed to DM the bot: numeric user ids, optionally prefixed tg: or telegram:; "*" means anyone. Default [] (none).
+	AllowFrom IDList `json:"allowFrom"`
+	// Which groups the bot answers in: allowlist, open or disabled. Default channels.defaults.groupPolicy.
+	GroupPolicy string `json:"groupPolicy" enum:"allowlist,open,disabled"`
+	// Senders allowed to talk to the bot in groups. Default [] (allowFrom).
+	GroupAllowFrom IDList `json:"groupAllowFrom"`
+	// Per-group settings by chat id, or "*" for every group. Default {} (none).
+	Groups map[string]TelegramGroup `json:"groups"`
+	// Regular expressions that count as mentioning the bot in groups. Default [] (the agent's groupChat.mentionPatterns).
+	MentionPatterns []string `json:"mentionPatterns"`
+	// Longest message sent in one piece; longer replies are split. Default 4000.
+	TextChunkLimit int `json:"textChunkLimit" min:"1" max:"4096"`
+	// How replies are shaped while they are written. Default: each key at its own default.
+	Streaming ChannelStreaming `json:"streaming"`
+	// Which reply messages quote the message they answer: off, first, all or batched. Default "first".
+	ReplyToMode string `json:"replyToMode" enum:"off,first,all,batched"`
+	// Largest attachment sent or received, in megabytes. Default 100.
+	MediaMaxMb int `json:"mediaMaxMb" min:"1"`
+	// Text put in front of every reply. Default "".
+	ResponsePrefix string `json:"responsePrefix"`
+	// Bot API base URL. Default "https://api.telegram.org".
+	ApiRoot string `json:"apiRoot"`
+	// HTTP(S) proxy for Bot API calls. Default "" (none).
+	Proxy string `json:"proxy"`
+	// Public URL Telegram posts updates to; setting it switches from long polling to webhook mode. Default "" (long polling).
+	WebhookUrl string `json:"webhookUrl"`
+	// Secret Telegram sends with each webhook call; required in webhook mode. Default "".
+	WebhookSecret SecretInput `json:"webhookSecret"`
+	// Path on the gateway's port where webhook calls arrive. Default "/telegram/webhook/<account>".
+	WebhookPath string `json:"webhookPath"`
+
+	present bool // the block is in the file
+}
+
+// TelegramAccount is channels.telegram.accounts.<id>; unset keys come
+// from channels.telegram.
+type TelegramAccount struct {
+	// Display name of the account. Default "".
+	Name string `json:"name"`
+	// Whether the account runs. Default true.
+	Enabled *bool `json:"enabled"`
+	// Bot token; a string or a SecretRef. Default "" (tokenFile).
+	BotToken SecretInput `json:"botToken"`
+	// File holding the bot token. Default "".
+	TokenFile string `json:"tokenFile"`
+	// Who may direct-message the bot: pairing, allowlist, open or disabled. Default: channels.telegram.dmPolicy.
+	DmPolicy string `json:"dmPolicy" enum:"pairing,allowlist,open,disabled"`
+	// Senders allowed to DM the bot. Default: channels.telegram.allowFrom.
+	AllowFrom IDList `json:"allowFrom"`
+	// Which groups the bot answers in. Default: channels.telegram.groupPolicy.
+	GroupPolicy string `json:"groupPolicy" enum:"allowlist,open,disabled"`
+	// Senders allowed to talk to the bot in groups. Default: channels.telegram.groupAllowFrom.
+	GroupAllowFrom IDList `json:"groupAllowFrom"`
+	// Per-group settings by chat id, or "*". Default: channels.telegram.groups.
+	Groups map[string]TelegramGroup `json:"groups"`
+	// Regular expressions that count as mentioning the bot. Default: channels.telegram.mentionPatterns.
+	MentionPatterns []string `json:"mentionPatterns"`
+	// Longest message sent in one piece. Default: channels.telegram.textChunkLimit.
+	TextChunkLimit int `json:"textChunkLimit" min:"1" max:"4096"`
+	// How replies are shaped while they are written. Default: channels.telegram.streaming.
+	Streaming ChannelStreaming `json:"streaming"`
+	// Which replies quote the message they answer. Default: channels.telegram.replyToMode.
+	ReplyToMode string `json:"replyToMode" enum:"off,first,all,batched"`
+	// Largest attachment in megabytes. Default: channels.telegram.mediaMaxMb.
+	MediaMaxMb int `json:"mediaMaxMb" min:"1"`
+	// Text put in front of every reply. Default: channels.telegram.responsePrefix.
+	ResponsePrefix string `json:"responsePrefix"`
+	// Bot API base URL. Default: channels.telegram.apiRoot.
+	ApiRoot string `json:"apiRoot"`
+	// HTTP(S) proxy for Bot API calls. Default: channels.telegram.proxy.
+	Proxy string `json:"proxy"`
+	// Public webhook URL; setting it selects webhook mode. Default: channels.telegram.webhookUrl.
+	WebhookUrl string `json:"webhookUrl"`
+	// Webhook secret. Default: channels.telegram.webhookSecret.
+	WebhookSecret SecretInput `json:"webhookSecret"`
+	// Webhook path on the gateway's port. Default "/telegram/webhook/<account>".
+	WebhookPath string `json:"webhookPath"`
+}
+
+// TelegramGroup is channels.telegram.groups.<chatId>.
+type TelegramGroup struct {
+	// Whether the bot answers in this group. Default true.
+	Enabled *bool `json:"enabled"`
+	// Whether the bot answers only when mentioned. Default true.
+	RequireMention *bool `json:"requireMention"`
+	// Senders allowed in this group. Default [] (groupAllowFrom).
+	AllowFrom IDList `json:"allowFrom"`
+	// Extra system prompt for this group. Default "".
+	SystemPrompt string `json:"systemPrompt"`
+	// Per-topic settings of a forum group by topic id. Default {} (none).
+	Topics map[string]TelegramTopic `json:"topics"`
+}
+
+// TelegramTopic is channels.telegram.groups.<chatId>.topics.<topicId>.
+type TelegramTopic struct {
+	// Whether the bot answers in this topic. Default true.
+	Enabled *bool `json:"enabled"`
+	// Whether the bot answers only when mentioned. Default: the group's.
+	RequireMention *bool `json:"requireMention"`
+	// Senders allowed in this topic. Default [] (the group's).
+	AllowFrom IDList `json:"allowFrom"`
+	// Extra system prompt for this topic. Default "".
+	SystemPrompt string `json:"systemPrompt"`
+	// Agent that answers in this topic. Default "" (bindings decide).
+	AgentID string `json:"agentId"`
+}
+
+// ChannelStreaming is channels.<ch>.streaming.
+type ChannelStreaming struct {
+	// Where long replies split: at the length limit ("length") or at every paragraph ("newline"). Default "length".
+	ChunkMode string `json:"chunkMode" enum:"length,newline"`
+}
+
+// Binding is one bindings entry: chats matching match go to agentId.
+type Binding struct {
+	// "route" (the default) sends matching chats to the agent. Default "route".
+	Type string `json:"type" enum:"route"`
+	// Agent that answers. Default "" (required).
+	AgentID string `json:"agentId"`
+	// A note for people; ignored. Default "".
+	Comment string `json:"comment"`
+	// Which chats the binding takes. Default: a channel is required.
+	Match BindingMatch `json:"match"`
+	// Session scoping for the chats this binding takes. Default: session.dmScope and session.groupScope.
+	Session BindingSession `json:"session"`
+}
+
+// BindingMatch is bindings[].match; every key given must match.
+type BindingMatch struct {
+	// Channel id, e.g. "telegram". Default "" (required).
+	Channel string `json:"channel"`
+	// Account id, or "*" for any account. Default "" (the default account only).
+	AccountID string `json:"accountId"`
+	// One chat, or "*" for every chat of a kind. Default: any chat.
+	Peer BindingPeer `json:"peer"`
+	// Discord server id. Default "".
+	GuildID string `json:"guildId"`
+	// Slack workspace id. Default "".
+	TeamID string `json:"teamId"`
+	// Discord role ids, any of which the sender must hold. Default [] (any).
+	Roles []string `json:"roles"`
+}
+
+// BindingPeer is bindings[].match.peer.
+type BindingPeer struct {
+	// direct, group or channel ("dm" is read as direct). Default "".
+	Kind string `json:"kind" enum:"direct,dm,group,channel"`
+	// The chat's id, or "*". Default "".
+	ID string `json:"id"`
+}
+
+// BindingSession is bindings[].session.
+type BindingSession struct {
+	// How direct messages map to sessions. Default: session.dmScope.
+	DmScope string `json:"dmScope" enum:"main,per-peer,per-channel-peer,per-account-channel-peer"`
+	// How group chats map to sessions. Default: session.groupScope.
+	GroupScope string `json:"groupScope" enum:"main,per-group"`
 }

@@ -1,0 +1,256 @@
+package channels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Adapter is one account of one chat network. The contract is small on
+// purpose: everything a network may or may not do is an optional
+// capability below, discovered with a type assertion.
+type Adapter interface {
+	// Start connects and begins handing inbound events to sink. It returns
+	// once the adapter is running; failures after that (network down,
+	// token revoked) are reported through sink.Status and retried with
+	// backoff by the adapter itself, never returned or panicked. An error
+	// from Start means the settings cannot work (no token, bad URL).
+	Start(ctx context.Context, sink Sink) error
+	// Stop disconnects and waits for the adapter's goroutines. Events not
+	// yet acknowledged upstream are redelivered by the network later.
+	Stop(ctx context.Context) error
+	// Send delivers one message. Text is the agent's Markdown, already cut
+	// to the adapter's TextLimit; the adapter formats it for its network.
+	// Errors that are worth retrying wrap *RetryableError.
+	Send(ctx context.Context, msg Outbound) (Sent, error)
+}
+
+// Sink is where an adapter hands what it receives. The channels package
+// implements it.
+type Sink interface {
+	// Receive stores the event durably (deduplicated on EventID) and
+	// returns. Only after it returns nil may the adapter acknowledge the
+	// event upstream (advance its poll offset, answer the webhook 200):
+	// that is what makes an accepted message impossible to lose.
+	Receive(ctx context.Context, in Inbound) error
+	// Status reports the adapter's connection state whenever it changes.
+	Status(st Status)
+}
+
+// ChatKind is the kind of conversation, as OpenClaw's bindings name it.
+type ChatKind string
+
+const (
+	Direct  ChatKind = "direct"  // a one-to-one chat
+	Group   ChatKind = "group"   // a group chat
+	Channel ChatKind = "channel" // a broadcast channel or a server room
+)
+
+// EventKind says what happened.
+type EventKind string
+
+const (
+	EventMessage  EventKind = "message"  // a new message
+	EventEdit     EventKind = "edit"     // a message was edited
+	EventReaction EventKind = "reaction" // someone reacted
+	EventCallback EventKind = "callback" // someone pressed one of our buttons
+	EventMember   EventKind = "member"   // someone joined or left
+)
+
+// Inbound is one event from a network, normalised.
+type Inbound struct {
+	Channel   string // network id, e.g. "telegram"
+	AccountID string
+	// EventID identifies the event on its network (Telegram: the update
+	// id). Redeliveries carry the same id and are dropped.
+	EventID   string
+	Kind      EventKind
+	MessageID string // the message the event is about
+	Chat      Chat
+	Sender    Sender
+	Text      string
+	// Mentioned is true when the network says the bot was mentioned
+	// (an @mention entity, a reply to the bot).
+	Mentioned bool
+	ReplyToID string
+	Media     []Media
+	// CallbackID and CallbackData are set for EventCallback.
+	CallbackID   string
+	CallbackData string
+	Reaction     string
+	Time         time.Time
+}
+
+// Chat is where an event happened.
+type Chat struct {
+	ID       string
+	Kind     ChatKind
+	Title    string
+	ThreadID string // forum topic or thread, "" for none
+}
+
+// Sender is who caused an event. ID is the network's stable id, never a
+// changeable name: gates and allowlists compare only ids.
+type Sender struct {
+	ID       string
+	Username string
+	Name     string
+	IsBot    bool
+}
+
+// Media is an attachment of an inbound message.
+type Media struct {
+	Kind   string // photo, document, audio, voice, video, sticker
+	FileID string
+	MIME   string
+	Name   string
+	Size   int64
+}
+
+// Target is where an outbound message goes.
+type Target struct {
+	ChatID   string
+	ThreadID string
+}
+
+// Outbound is one message to send.
+type Outbound struct {
+	AccountID string
+	To        Target
+	Text      string // Markdown
+	ReplyToID string
+	Silent    bool
+	// Attachments are files sent with the message (the text becomes the
+	// caption when the network allows).
+	Attachments []Attachment
+	// Buttons are rows of inline buttons (Tool Guard approvals); networks
+	// without buttons ignore them and the text must still make sense.
+	Buttons [][]Button
+	// IdempotencyKey is the same on every retry of one message.
+	IdempotencyKey string
+}
+
+// Attachment is a file to send.
+type Attachment struct {
+	Path string // a local file
+	Name string // the name shown; default the base of Path
+	MIME string
+}
+
+// Button is an inline button; Data comes back as Inbound.CallbackData.
+type Button struct {
+	Text string
+	Data string
+}
+
+// Sent identifies a delivered message.
+type Sent struct {
+	MessageID string
+}
+
+// Status is an adapter's connection state.
+type Status struct {
+	State     State
+	Detail    string // why, for people; never a secret
+	Bot       string // the bot's own username once known
+	Attempts  int    // reconnect attempts since the last success
+	LastError string
+	At        time.Time
+}
+
+// State is one of the states below.
+type State string
+
+const (
+	StateStarting   State = "starting"
+	StateConnected  State = "connected"
+	StateBackingOff State = "backing-off"
+	StateLoggedOut  State = "logged-out" // credentials refused; no retry until fixed
+	StateStopped    State = "stopped"
+)
+
+// RetryableError marks a send failure worth retrying, after After when
+// the network said so (HTTP 429 Retry-After).
+type RetryableError struct {
+	After time.Duration
+	Err   error
+}
+
+func (e *RetryableError) Error() string {
+	if e.After > 0 {
+		return fmt.Sprintf("%v (retry after %s)", e.Err, e.After)
+	}
+	return e.Err.Error()
+}
+
+func (e *RetryableError) Unwrap() error { return e.Err }
+
+// ErrUnsupported is returned (wrapped) for an action a network does not
+// have.
+var ErrUnsupported = errors.New("not supported by this channel")
+
+// Optional capabilities. An adapter implements those its network has.
+type (
+	// Limits tells the pipeline how to cut replies.
+	Limits interface {
+		TextLimit() int    // longest message in UTF-16 units
+		ChunkMode() string // "length" or "newline"
+	}
+	Editor interface {
+		Edit(ctx context.Context, to Target, messageID, text string) error
+	}
+	Deleter interface {
+		Delete(ctx context.Context, to Target, messageID string) error
+	}
+	Reactor interface {
+		React(ctx context.Context, to Target, messageID, emoji string) error
+	}
+	// Typer shows "typing…" once; the pipeline repeats it while an agent
+	// works.
+	Typer interface {
+		Typing(ctx context.Context, to Target) error
+	}
+	Poller interface {
+		Poll(ctx context.Context, to Target, p Poll) (Sent, error)
+	}
+	Pinner interface {
+		Pin(ctx context.Context, to Target, messageID string) error
+		Unpin(ctx context.Context, to Target, messageID string) error
+	}
+	// CallbackAnswerer acknowledges a button press (stops the spinner).
+	CallbackAnswerer interface {
+		AnswerCallback(ctx context.Context, callbackID, text string) error
+	}
+	// CommandMenu publishes the native command menu.
+	CommandMenu interface {
+		SetCommands(ctx context.Context, cmds []Command) error
+	}
+	// Infoer describes chats and members.
+	Infoer interface {
+		ChatInfo(ctx context.Context, chatID string) (map[string]any, error)
+		MemberInfo(ctx context.Context, chatID, userID string) (map[string]any, error)
+	}
+	// Webhook is implemented by adapters that receive over HTTP on the
+	// gateway's port; the gateway mounts Handler at Path while running.
+	Webhook interface {
+		WebhookPath() string
+		http.Handler
+	}
+)
+
+// Poll is a question with options.
+type Poll struct {
+	Question     string
+	Options      []string
+	MultiSelect  bool
+	Anonymous    bool
+	DurationSecs int
+}
+
+// Command is one entry of a native command menu.
+type Command struct {
+	Name        string
+	Description string
+}

@@ -1,0 +1,183 @@
+package channels
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// AccountPolicy is who may talk to one channel account and how, resolved
+// from the channel's config block.
+type AccountPolicy struct {
+	DMPolicy       string   // pairing (default) | allowlist | open | disabled
+	AllowFrom      []string // sender ids; "*" = anyone
+	GroupPolicy    string   // allowlist (default) | open | disabled
+	GroupAllowFrom []string // sender ids in groups; empty = AllowFrom
+	Groups         map[string]GroupPolicy
+	// MentionPatterns count as a mention in groups; nil means the agent's
+	// groupChat.mentionPatterns.
+	MentionPatterns []string
+	TextLimit       int
+	ChunkMode       string
+	ReplyToMode     string // off | first (default) | all | batched
+	ResponsePrefix  string
+}
+
+// GroupPolicy is the setting of one group (or "*").
+type GroupPolicy struct {
+	Enabled        bool
+	RequireMention bool
+	AllowFrom      []string
+	SystemPrompt   string
+	AgentID        string
+	Topics         map[string]GroupPolicy
+}
+
+// Verdict is the gate's answer for one event.
+type Verdict int
+
+const (
+	Allow Verdict = iota
+	Drop
+	Pair // an unknown sender's DM under dmPolicy "pairing"
+)
+
+// Gate decides whether an event may reach an agent. It looks only at
+// stable sender ids; paired says whether the sender's DMs were approved
+// by pairing (never consulted for groups). mentioned is whether the event
+// names the bot, natively or by a mention pattern.
+type Gate struct {
+	Policy AccountPolicy
+}
+
+// GateResult is a verdict with its reason (for logs and status).
+type GateResult struct {
+	Verdict Verdict
+	Reason  string
+	Group   GroupPolicy // the group or topic settings that applied
+}
+
+// Check runs the sender gate and DM/group policy for in.
+func (g Gate) Check(in Inbound, paired bool, mentioned func(GroupPolicy) bool) GateResult {
+	p := g.Policy
+	if in.Sender.ID == "" {
+		return GateResult{Verdict: Drop, Reason: "no sender id"}
+	}
+	if in.Sender.IsBot {
+		return GateResult{Verdict: Drop, Reason: "sender is a bot"}
+	}
+	if in.Chat.Kind == Direct {
+		switch dm := orDefault(p.DMPolicy, "pairing"); dm {
+		case "disabled":
+			return GateResult{Verdict: Drop, Reason: "direct messages are disabled"}
+		case "open":
+			if slices.Contains(p.AllowFrom, "*") || idListed(p.AllowFrom, in) {
+				return GateResult{Verdict: Allow, Reason: "dmPolicy open"}
+			}
+			return GateResult{Verdict: Drop, Reason: `dmPolicy "open" needs allowFrom ["*"]`}
+		case "allowlist":
+			if idListed(p.AllowFrom, in) {
+				return GateResult{Verdict: Allow, Reason: "sender in allowFrom"}
+			}
+			return GateResult{Verdict: Drop, Reason: "sender not in allowFrom"}
+		default: // pairing
+			if idListed(p.AllowFrom, in) || paired {
+				return GateResult{Verdict: Allow, Reason: "sender paired or allowed"}
+			}
+			if in.Kind != EventMessage {
+				return GateResult{Verdict: Drop, Reason: "unpaired sender"}
+			}
+			return GateResult{Verdict: Pair, Reason: "unknown sender: pairing"}
+		}
+	}
+	// Groups and channels. Pairing approvals never open a group.
+	gp := orDefault(p.GroupPolicy, "allowlist")
+	if gp == "disabled" {
+		return GateResult{Verdict: Drop, Reason: "groups are disabled"}
+	}
+	group, listed := p.Groups[in.Chat.ID]
+	if !listed {
+		group, listed = p.Groups["*"]
+	}
+	if !listed {
+		if gp == "allowlist" {
+			return GateResult{Verdict: Drop, Reason: "group not in groups allowlist"}
+		}
+		group = GroupPolicy{Enabled: true, RequireMention: true}
+	}
+	if t, ok := group.Topics[in.Chat.ThreadID]; ok && in.Chat.ThreadID != "" {
+		if len(t.AllowFrom) == 0 {
+			t.AllowFrom = group.AllowFrom
+		}
+		group = t
+	}
+	if !group.Enabled {
+		return GateResult{Verdict: Drop, Reason: "group disabled", Group: group}
+	}
+	senders := group.AllowFrom
+	if len(senders) == 0 {
+		senders = p.GroupAllowFrom
+	}
+	if len(senders) == 0 {
+		senders = p.AllowFrom
+	}
+	if len(senders) > 0 && !slices.Contains(senders, "*") && !idListed(senders, in) {
+		return GateResult{Verdict: Drop, Reason: "sender not allowed in this group", Group: group}
+	}
+	if in.Kind != EventMessage && in.Kind != EventCallback {
+		return GateResult{Verdict: Allow, Reason: "group event", Group: group}
+	}
+	if group.RequireMention && in.Kind == EventMessage && !(mentioned != nil && mentioned(group)) {
+		return GateResult{Verdict: Drop, Reason: "not mentioned", Group: group}
+	}
+	return GateResult{Verdict: Allow, Reason: "group allowed", Group: group}
+}
+
+// idListed reports whether the sender's id is in list. Entries may carry
+// the channel as a prefix ("telegram:123", "tg:123"); names never match.
+func idListed(list []string, in Inbound) bool {
+	for _, e := range list {
+		e = strings.TrimSpace(e)
+		if e == "*" {
+			continue
+		}
+		if i := strings.LastIndexByte(e, ':'); i >= 0 {
+			prefix := strings.ToLower(e[:i])
+			if prefix != in.Channel && !(in.Channel == "telegram" && prefix == "tg") {
+				continue
+			}
+			e = e[i+1:]
+		}
+		if e == in.Sender.ID {
+			return true
+		}
+	}
+	return false
+}
+
+// MentionMatcher reports whether text matches any of the patterns
+// (case-insensitive). Patterns that do not compile are skipped; config
+// validation reports them.
+func MentionMatcher(patterns []string) func(string) bool {
+	var res []*regexp.Regexp
+	for _, p := range patterns {
+		if re, err := regexp.Compile("(?i)" + p); err == nil {
+			res = append(res, re)
+		}
+	}
+	return func(text string) bool {
+		for _, re := range res {
+			if re.MatchString(text) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,809 @@
+package channels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/gateway/store"
+)
+
+// Dispatcher hands a message to an agent and waits for its answer. The
+// gateway implements it over the agents service.
+type Dispatcher interface {
+	// Dispatch runs one turn. RunID is the same when an event is processed
+	// again after a restart; the dispatcher must then not store the
+	// message a second time. A context error means "stopped, try again
+	// later"; any other error is the run's failure.
+	Dispatch(ctx context.Context, d Dispatch) (Reply, error)
+}
+
+// Dispatch is one message for an agent.
+type Dispatch struct {
+	AgentID           string
+	SessionKey        string
+	RunID             string
+	Text              string
+	ExtraSystemPrompt string
+	Origin            Route
+	SenderID          string
+}
+
+// Reply is an agent's answer; empty Text sends nothing.
+type Reply struct {
+	Text string
+}
+
+// Approver resolves a Tool Guard approval from a button press.
+type Approver interface {
+	ResolveApproval(ctx context.Context, id, decision, by string) error
+}
+
+// Network describes one chat network to the manager: its accounts as the
+// config has them and how to build an adapter for each.
+type Network struct {
+	Name  string // "telegram"
+	Label string // "Telegram"
+	// Accounts lists the configured accounts; nil when the channel's block
+	// is absent.
+	Accounts func(cfg *config.Config) []AccountSpec
+}
+
+// AccountSpec is one configured account.
+type AccountSpec struct {
+	AccountID string
+	Name      string
+	Default   bool
+	Enabled   bool
+	Policy    AccountPolicy
+	// Fingerprint changes when a setting the adapter was built from
+	// changes; the adapter is then restarted on reload.
+	Fingerprint string
+	New         func() (Adapter, error)
+}
+
+// Options configure a Manager.
+type Options struct {
+	Store      *store.Store
+	Log        *slog.Logger
+	Dispatcher Dispatcher
+	Approver   Approver
+	Networks   []Network
+	// Mount and Unmount publish an adapter's webhook on the gateway port.
+	Mount   func(path string, h http.Handler)
+	Unmount func(path string)
+	// DefaultAgent names the agent that answers when no binding matches.
+	DefaultAgent func(cfg *config.Config) string
+	// AgentMentionPatterns returns an agent's groupChat.mentionPatterns.
+	AgentMentionPatterns func(cfg *config.Config, agentID string) []string
+	// TypingInterval repeats the typing indicator; default 6 s.
+	TypingInterval time.Duration
+	// MaxAttempts bounds deliveries of one message; default 8.
+	MaxAttempts int
+}
+
+// Manager runs the configured channel accounts, the inbound pipeline and
+// outbound delivery.
+type Manager struct {
+	opts Options
+	log  *slog.Logger
+	db   db
+	cfg  atomic.Pointer[config.Config]
+
+	mu       sync.Mutex
+	accounts map[accountKey]*account
+	lanes    map[string]*lane
+
+	routes sync.Map // session key -> Route last stored, to skip rewriting it
+
+	inKick, outKick chan struct{}
+	ctx             context.Context
+	cancel          context.CancelFunc
+	wg              sync.WaitGroup
+	cursor          int64 // highest inbound row handed to a lane
+}
+
+type accountKey struct{ channel, account string }
+
+type account struct {
+	network Network
+	id      string
+
+	mu      sync.Mutex // guards the fields below
+	spec    AccountSpec
+	adapter Adapter // nil while stopped
+	cancel  context.CancelFunc
+	status  Status
+}
+
+func (a *account) specNow() AccountSpec {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.spec
+}
+
+func (a *account) setSpec(s AccountSpec) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.spec = s
+}
+
+func (a *account) adapterNow() Adapter {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.adapter
+}
+
+func (a *account) setAdapter(ad Adapter, cancel context.CancelFunc) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.adapter, a.cancel = ad, cancel
+}
+
+// takeAdapter clears the running adapter and returns it, so only one
+// caller stops it.
+func (a *account) takeAdapter() (Adapter, context.CancelFunc) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ad, cancel := a.adapter, a.cancel
+	a.adapter, a.cancel = nil, nil
+	return ad, cancel
+}
+
+// New makes a manager; Start runs it.
+func New(cfg *config.Config, opts Options) *Manager {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.TypingInterval == 0 {
+		opts.TypingInterval = 6 * time.Second
+	}
+	if opts.MaxAttempts == 0 {
+		opts.MaxAttempts = 8
+	}
+	m := &Manager{
+		opts: opts, log: opts.Log, db: newDB(opts.Store.DB),
+		accounts: map[accountKey]*account{}, lanes: map[string]*lane{},
+		inKick: make(chan struct{}, 1), outKick: make(chan struct{}, 1),
+	}
+	m.cfg.Store(cfg)
+	return m
+}
+
+// Start starts every enabled account and the pipeline workers. Accounts
+// that fail to start are reported in status; they do not stop the others
+// or the gateway.
+func (m *Manager) Start(ctx context.Context) {
+	m.ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	m.apply(m.cfg.Load())
+	m.wg.Add(2)
+	go m.inboundLoop()
+	go m.outboundLoop()
+	kick(m.inKick)
+	kick(m.outKick)
+}
+
+// SetConfig applies a reloaded config: accounts added, removed or changed
+// are started, stopped or restarted; the rest keep running.
+func (m *Manager) SetConfig(cfg *config.Config) {
+	m.cfg.Store(cfg)
+	if m.ctx != nil {
+		m.apply(cfg)
+	}
+}
+
+// Close stops the adapters and workers. Work in flight stays in the
+// database and resumes at the next start.
+func (m *Manager) Close(ctx context.Context) {
+	if m.cancel == nil {
+		return
+	}
+	m.cancel()
+	m.mu.Lock()
+	accts := make([]*account, 0, len(m.accounts))
+	for k, a := range m.accounts {
+		accts = append(accts, a)
+		delete(m.accounts, k)
+	}
+	m.mu.Unlock()
+	for _, a := range accts {
+		m.stopAccount(ctx, a)
+	}
+	m.wg.Wait()
+}
+
+func (m *Manager) apply(cfg *config.Config) {
+	want := map[accountKey]struct {
+		n Network
+		s AccountSpec
+	}{}
+	for _, n := range m.opts.Networks {
+		for _, s := range n.Accounts(cfg) {
+			want[accountKey{n.Name, s.AccountID}] = struct {
+				n Network
+				s AccountSpec
+			}{n, s}
+		}
+	}
+	m.mu.Lock()
+	var stop []*account
+	for k, a := range m.accounts {
+		w, ok := want[k]
+		if !ok || !w.s.Enabled || w.s.Fingerprint != a.specNow().Fingerprint {
+			stop = append(stop, a)
+			delete(m.accounts, k)
+			continue
+		}
+		a.setSpec(w.s) // policy changes apply without a restart
+	}
+	m.mu.Unlock()
+	for _, a := range stop {
+		m.stopAccount(m.ctx, a)
+	}
+	for k, w := range want {
+		m.mu.Lock()
+		_, running := m.accounts[k]
+		m.mu.Unlock()
+		if running {
+			continue
+		}
+		a := &account{network: w.n, id: w.s.AccountID, spec: w.s, status: Status{State: StateStopped, At: time.Now()}}
+		m.mu.Lock()
+		m.accounts[k] = a
+		m.mu.Unlock()
+		if w.s.Enabled {
+			m.startAccount(a)
+		}
+	}
+	kick(m.inKick)
+}
+
+func (m *Manager) startAccount(a *account) {
+	ad, err := a.specNow().New()
+	if err != nil {
+		a.setStatus(Status{State: StateStopped, Detail: err.Error(), LastError: err.Error(), At: time.Now()})
+		m.log.Warn("channel account not started", "channel", a.network.Name, "accountId", a.id, "err", err)
+		return
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	a.setAdapter(ad, cancel)
+	a.setStatus(Status{State: StateStarting, At: time.Now()})
+	if err := ad.Start(ctx, &sink{m: m, a: a}); err != nil {
+		cancel()
+		a.setAdapter(nil, nil)
+		a.setStatus(Status{State: StateStopped, Detail: err.Error(), LastError: err.Error(), At: time.Now()})
+		m.log.Warn("channel account failed to start", "channel", a.network.Name, "accountId", a.id, "err", err)
+		return
+	}
+	if wh, ok := ad.(Webhook); ok && m.opts.Mount != nil {
+		m.opts.Mount(wh.WebhookPath(), wh)
+	}
+	m.log.Info("channel account started", "channel", a.network.Name, "accountId", a.id)
+	kick(m.outKick)
+}
+
+func (m *Manager) stopAccount(ctx context.Context, a *account) {
+	ad, cancel := a.takeAdapter()
+	if ad == nil {
+		return
+	}
+	if wh, ok := ad.(Webhook); ok && m.opts.Unmount != nil {
+		m.opts.Unmount(wh.WebhookPath())
+	}
+	sctx, stop := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer stop()
+	if err := ad.Stop(sctx); err != nil {
+		m.log.Warn("channel account stop", "channel", a.network.Name, "accountId", a.id, "err", err)
+	}
+	cancel()
+	a.setStatus(Status{State: StateStopped, At: time.Now()})
+}
+
+func (a *account) setStatus(st Status) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if st.At.IsZero() {
+		st.At = time.Now()
+	}
+	if st.Bot == "" {
+		st.Bot = a.status.Bot
+	}
+	a.status = st
+}
+
+func (a *account) snapshot() Status {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.status
+}
+
+func (m *Manager) account(channel, accountID string) (*account, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a, ok := m.accounts[accountKey{channel, accountID}]
+	return a, ok
+}
+
+// sink is the Sink handed to one account's adapter.
+type sink struct {
+	m *Manager
+	a *account
+}
+
+func (s *sink) Receive(ctx context.Context, in Inbound) error {
+	in.Channel, in.AccountID = s.a.network.Name, s.a.id
+	if in.EventID == "" {
+		return errors.New("inbound event without an id")
+	}
+	if in.Time.IsZero() {
+		in.Time = time.Now()
+	}
+	_, inserted, err := s.m.db.insertInbound(ctx, in)
+	if err != nil {
+		return err
+	}
+	if inserted {
+		kick(s.m.inKick)
+	}
+	return nil
+}
+
+func (s *sink) Status(st Status) {
+	s.a.setStatus(st)
+	if st.State == StateConnected {
+		kick(s.m.outKick)
+	}
+}
+
+func kick(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// inboundLoop hands pending events to per-chat lanes in arrival order.
+func (m *Manager) inboundLoop() {
+	defer m.wg.Done()
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-m.inKick:
+		case <-time.After(5 * time.Second): // a safety net; kicks do the work
+		}
+		for {
+			rows, err := m.db.pendingInbound(m.ctx, m.cursor, 256)
+			if err != nil {
+				if m.ctx.Err() == nil {
+					m.log.Error("channels: read pending inbound", "err", err)
+				}
+				break
+			}
+			for _, r := range rows {
+				m.cursor = r.ID
+				m.enqueue(r)
+			}
+			if len(rows) < 256 {
+				break
+			}
+		}
+	}
+}
+
+// A lane processes one chat's events in order; chats run concurrently.
+type lane struct {
+	queue []inboundRow
+}
+
+func laneKey(channel, accountID, chatID, threadID string) string {
+	return channel + "\x00" + accountID + "\x00" + chatID + "\x00" + threadID
+}
+
+func (m *Manager) enqueue(r inboundRow) {
+	key := laneKey(r.In.Channel, r.In.AccountID, r.In.Chat.ID, r.In.Chat.ThreadID)
+	if r.In.Kind == EventCallback {
+		// A button press answers a question the chat's current run is
+		// waiting on (a Tool Guard approval): queued behind that run it
+		// would never be seen.
+		key += "\x00callback\x00" + r.In.EventID
+	}
+	m.mu.Lock()
+	l, running := m.lanes[key]
+	if !running {
+		l = &lane{}
+		m.lanes[key] = l
+	}
+	l.queue = append(l.queue, r)
+	m.mu.Unlock()
+	if running {
+		return
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		for {
+			m.mu.Lock()
+			if len(l.queue) == 0 || m.ctx.Err() != nil {
+				delete(m.lanes, key)
+				m.mu.Unlock()
+				return
+			}
+			r := l.queue[0]
+			l.queue = l.queue[1:]
+			m.mu.Unlock()
+			m.process(r)
+		}
+	}()
+}
+
+// process takes one event through the gate, routing and the agent.
+// Whatever happens, the event ends in a final state, except when the
+// gateway is stopping: then it stays pending and runs again at start.
+func (m *Manager) process(r inboundRow) {
+	ctx := m.ctx
+	in := r.In
+	cfg := m.cfg.Load()
+	finish := func(status, reason, agentID, key string) {
+		if err := m.db.finishInbound(context.WithoutCancel(ctx), r.ID, status, reason, agentID, key); err != nil {
+			m.log.Error("channels: record inbound outcome", "id", r.ID, "err", err)
+		}
+	}
+	a, ok := m.account(in.Channel, in.AccountID)
+	if !ok {
+		finish("dropped", "account no longer configured", "", "")
+		return
+	}
+	policy := a.specNow().Policy
+	routeIn := RouteInput{
+		Channel: in.Channel, AccountID: in.AccountID, DefaultAccountID: m.defaultAccount(in.Channel),
+		ChatKind: in.Chat.Kind, ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID,
+	}
+	binding, _ := ResolveAgent(cfg.Bindings, routeIn)
+	agentID := binding.AgentID
+	if agentID == "" && m.opts.DefaultAgent != nil {
+		agentID = m.opts.DefaultAgent(cfg)
+	}
+	paired := false
+	if in.Chat.Kind == Direct {
+		var err error
+		if paired, err = m.db.pairedSender(ctx, in.Channel, in.AccountID, in.Sender.ID); err != nil {
+			m.log.Error("channels: pairing lookup", "err", err)
+		}
+	}
+	mentioned := func(g GroupPolicy) bool {
+		if in.Mentioned {
+			return true
+		}
+		pats := policy.MentionPatterns
+		if pats == nil && m.opts.AgentMentionPatterns != nil {
+			aid := agentID
+			if g.AgentID != "" {
+				aid = g.AgentID
+			}
+			pats = m.opts.AgentMentionPatterns(cfg, aid)
+		}
+		return MentionMatcher(pats)(in.Text)
+	}
+	verdict := Gate{Policy: policy}.Check(in, paired, mentioned)
+	if verdict.Group.AgentID != "" {
+		agentID = verdict.Group.AgentID
+	}
+	switch verdict.Verdict {
+	case Drop:
+		m.log.Debug("channels: inbound dropped", "channel", in.Channel, "accountId", in.AccountID, "reason", verdict.Reason)
+		finish("dropped", verdict.Reason, "", "")
+		return
+	case Pair:
+		out, err := m.db.requestPairing(ctx, in, time.Now())
+		if err != nil {
+			m.log.Error("channels: pairing request", "err", err)
+			finish("failed", err.Error(), "", "")
+			return
+		}
+		if out.Request == nil {
+			finish("dropped", out.Reason, "", "")
+			return
+		}
+		m.log.Info("channels: pairing requested", "channel", in.Channel, "accountId", in.AccountID, "requestId", out.Request.RequestID)
+		msg := Outbound{
+			AccountID: in.AccountID, To: Target{ChatID: in.Chat.ID},
+			Text:           pairingText(in.Channel, out.Request.Code),
+			IdempotencyKey: "in-" + strconv.FormatInt(r.ID, 10) + "-pair",
+		}
+		m.answer(ctx, r, "", "", []Outbound{msg})
+		return
+	}
+	switch in.Kind {
+	case EventCallback:
+		m.handleCallback(ctx, a, in)
+		finish("answered", "button", "", "")
+		return
+	case EventMessage:
+	default:
+		finish("dropped", string(in.Kind)+" events do not start a turn", "", "")
+		return
+	}
+	text := strings.TrimSpace(in.Text)
+	if text == "" && len(in.Media) > 0 {
+		text = describeMedia(in.Media)
+	}
+	if text == "" {
+		finish("dropped", "empty message", "", "")
+		return
+	}
+	key := SessionKey(cfg, agentID, binding, in)
+	origin := Route{Channel: in.Channel, AccountID: in.AccountID, ChatID: in.Chat.ID, ChatKind: in.Chat.Kind, ThreadID: in.Chat.ThreadID}
+	if prev, ok := m.routes.Load(key); !ok || prev.(Route) != origin {
+		if err := m.db.setRoute(ctx, key, origin); err != nil {
+			m.log.Error("channels: save session route", "err", err)
+		} else {
+			m.routes.Store(key, origin)
+		}
+	}
+	stopTyping := m.typing(ctx, a, Target{ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID})
+	reply, err := m.opts.Dispatcher.Dispatch(ctx, Dispatch{
+		AgentID: agentID, SessionKey: key, RunID: "channel-in-" + strconv.FormatInt(r.ID, 10),
+		Text: text, ExtraSystemPrompt: verdict.Group.SystemPrompt, Origin: origin, SenderID: in.Sender.ID,
+	})
+	stopTyping()
+	if err != nil {
+		if ctx.Err() != nil {
+			return // stopping: the event stays pending
+		}
+		m.log.Warn("channels: agent run failed", "channel", in.Channel, "sessionKey", key, "err", err)
+		reply = Reply{Text: "⚠️ " + firstLine(err.Error())}
+	}
+	outs := m.replyMessages(policy, in, r.ID, reply.Text)
+	m.answer(ctx, r, agentID, key, outs)
+}
+
+func (m *Manager) answer(ctx context.Context, r inboundRow, agentID, key string, outs []Outbound) {
+	rows := make([]outboundRow, len(outs))
+	for i, o := range outs {
+		rows[i] = outboundRow{Channel: r.In.Channel, Out: o, InboundID: r.ID}
+	}
+	if err := m.db.answerInbound(context.WithoutCancel(ctx), r.ID, agentID, key, rows); err != nil {
+		m.log.Error("channels: queue reply", "id", r.ID, "err", err)
+		return
+	}
+	kick(m.outKick)
+}
+
+// replyMessages cuts a reply into the network's message size and sets
+// reply-to as replyToMode says.
+func (m *Manager) replyMessages(p AccountPolicy, in Inbound, rowID int64, text string) []Outbound {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil
+	}
+	if p.ResponsePrefix != "" {
+		text = p.ResponsePrefix + " " + text
+	}
+	limit := p.TextLimit
+	if limit <= 0 {
+		limit = 4000
+	}
+	chunks := Chunk(text, limit, p.ChunkMode)
+	outs := make([]Outbound, 0, len(chunks))
+	for i, c := range chunks {
+		o := Outbound{
+			AccountID: in.AccountID, To: Target{ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID}, Text: c,
+			IdempotencyKey: "in-" + strconv.FormatInt(rowID, 10) + "-" + strconv.Itoa(i),
+		}
+		switch orDefault(p.ReplyToMode, "first") {
+		case "all":
+			o.ReplyToID = in.MessageID
+		case "first", "batched":
+			if i == 0 {
+				o.ReplyToID = in.MessageID
+			}
+		}
+		outs = append(outs, o)
+	}
+	return outs
+}
+
+// typing shows the typing indicator until the returned func is called.
+func (m *Manager) typing(ctx context.Context, a *account, to Target) func() {
+	t, ok := a.adapterNow().(Typer)
+	if !ok {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(m.opts.TypingInterval)
+		defer tick.Stop()
+		for {
+			tctx, c := context.WithTimeout(ctx, 10*time.Second)
+			_ = t.Typing(tctx, to) // best effort: a missed indicator is harmless
+			c()
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// handleCallback resolves an approval from a button: data is
+// "approve:<id>:<decision>".
+func (m *Manager) handleCallback(ctx context.Context, a *account, in Inbound) {
+	answer := "Unknown button."
+	if rest, ok := strings.CutPrefix(in.CallbackData, "approve:"); ok && m.opts.Approver != nil {
+		id, decision, _ := strings.Cut(rest, ":")
+		by := in.Channel + ":" + in.Sender.ID
+		if err := m.opts.Approver.ResolveApproval(ctx, id, decision, by); err != nil {
+			answer = "Could not record: " + firstLine(err.Error())
+		} else {
+			answer = "Recorded: " + decision
+		}
+	}
+	if ca, ok := a.adapterNow().(CallbackAnswerer); ok && in.CallbackID != "" {
+		if err := ca.AnswerCallback(ctx, in.CallbackID, answer); err != nil {
+			m.log.Debug("channels: answer callback", "err", err)
+		}
+	}
+}
+
+// defaultAccount is the channel's default account among those running
+// (asking the network would re-read its config, on every message).
+func (m *Manager) defaultAccount(channel string) string {
+	m.mu.Lock()
+	accts := make([]*account, 0, len(m.accounts))
+	for k, a := range m.accounts {
+		if k.channel == channel {
+			accts = append(accts, a)
+		}
+	}
+	m.mu.Unlock()
+	for _, a := range accts {
+		if a.specNow().Default {
+			return a.id
+		}
+	}
+	return "default"
+}
+
+func pairingText(channel, code string) string {
+	return fmt.Sprintf("This bot does not know you yet.\n\nYour pairing code: %s\n\nAsk its owner to approve it with:\nopenclaw pairing approve %s %s\n\nThe code expires in one hour.", code, channel, code)
+}
+
+func describeMedia(media []Media) string {
+	parts := make([]string, len(media))
+	for i, md := range media {
+		parts[i] = "[" + md.Kind
+		if md.Name != "" {
+			parts[i] += ": " + md.Name
+		}
+		parts[i] += "]"
+	}
+	return strings.Join(parts, " ")
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// outboundLoop delivers queued messages: per chat in order, chats in
+// parallel, retrying what the network asked to retry.
+func (m *Manager) outboundLoop() {
+	defer m.wg.Done()
+	for {
+		wait := 5 * time.Second
+		if at, ok := m.db.nextOutboundAt(m.ctx); ok {
+			if d := time.Until(at); d < wait {
+				wait = max(d, 0)
+			}
+		}
+		if wait > 0 {
+			select {
+			case <-m.ctx.Done():
+				return
+			case <-m.outKick:
+			case <-time.After(wait):
+			}
+		}
+		if m.ctx.Err() != nil {
+			return
+		}
+		m.deliverDue()
+	}
+}
+
+func (m *Manager) deliverDue() {
+	rows, err := m.db.dueOutbound(m.ctx, time.Now(), 512)
+	if err != nil {
+		if m.ctx.Err() == nil {
+			m.log.Error("channels: read outbound queue", "err", err)
+		}
+		return
+	}
+	// Group by chat, keeping order; one goroutine per chat.
+	byChat := map[string][]outboundRow{}
+	var order []string
+	for _, r := range rows {
+		k := laneKey(r.Channel, r.Out.AccountID, r.Out.To.ChatID, r.Out.To.ThreadID)
+		if _, ok := byChat[k]; !ok {
+			order = append(order, k)
+		}
+		byChat[k] = append(byChat[k], r)
+	}
+	var wg sync.WaitGroup
+	for _, k := range order {
+		wg.Add(1)
+		go func(rows []outboundRow) {
+			defer wg.Done()
+			for _, r := range rows {
+				if !m.deliver(r) {
+					return // keep the chat's order: later messages wait
+				}
+			}
+		}(byChat[k])
+	}
+	wg.Wait()
+}
+
+// deliver sends one queued message; false means it is still pending.
+func (m *Manager) deliver(r outboundRow) bool {
+	ctx := context.WithoutCancel(m.ctx)
+	a, ok := m.account(r.Channel, r.Out.AccountID)
+	var ad Adapter
+	if ok {
+		ad = a.adapterNow()
+	}
+	if ad == nil {
+		if !ok {
+			m.db.markFailed(ctx, r.ID, "channel account not configured")
+			return true
+		}
+		m.db.markRetry(ctx, r.ID, time.Now().Add(backoff(r.Attempts)), "channel account not running")
+		return false
+	}
+	sctx, cancel := context.WithTimeout(m.ctx, 60*time.Second)
+	sent, err := ad.Send(sctx, r.Out)
+	cancel()
+	if err == nil {
+		if err := m.db.markSent(ctx, r.ID, sent.MessageID); err != nil {
+			m.log.Error("channels: mark sent", "id", r.ID, "err", err)
+		}
+		return true
+	}
+	var re *RetryableError
+	if (errors.As(err, &re) || m.ctx.Err() != nil) && r.Attempts+1 < m.opts.MaxAttempts {
+		d := backoff(r.Attempts)
+		if re != nil && re.After > d {
+			d = re.After
+		}
+		m.db.markRetry(ctx, r.ID, time.Now().Add(d), err.Error())
+		return false
+	}
+	m.log.Warn("channels: delivery failed", "channel", r.Channel, "accountId", r.Out.AccountID, "key", r.Out.IdempotencyKey, "err", err)
+	m.db.markFailed(ctx, r.ID, err.Error())
+	return true
+}
+
+// backoff is 1 s doubling to 5 min, with jitter so many chats retrying
+// at once do not hit the network together.
+func backoff(attempts int) time.Duration {
+	d := time.Second << min(attempts, 9)
+	d = min(d, 5*time.Minute)
+	return d/2 + rand.N(d/2+1)
+}

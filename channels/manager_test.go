@@ -1,0 +1,414 @@
+package channels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/gateway/store"
+)
+
+// memAdapter is an in-memory network: tests push events in and read what
+// was sent.
+type memAdapter struct {
+	mu       sync.Mutex
+	sink     Sink
+	sent     []Outbound
+	failNext []error // errors returned by the next sends, in order
+	sentCh   chan Outbound
+	typing   int
+	answered []string
+}
+
+func newMem() *memAdapter { return &memAdapter{sentCh: make(chan Outbound, 1000)} }
+
+func (a *memAdapter) Start(ctx context.Context, sink Sink) error {
+	a.mu.Lock()
+	a.sink = sink
+	a.mu.Unlock()
+	sink.Status(Status{State: StateConnected, Bot: "testbot"})
+	return nil
+}
+func (a *memAdapter) Stop(ctx context.Context) error { return nil }
+func (a *memAdapter) Send(ctx context.Context, msg Outbound) (Sent, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.failNext) > 0 {
+		err := a.failNext[0]
+		a.failNext = a.failNext[1:]
+		return Sent{}, err
+	}
+	a.sent = append(a.sent, msg)
+	a.sentCh <- msg
+	return Sent{MessageID: fmt.Sprint(len(a.sent))}, nil
+}
+func (a *memAdapter) Typing(ctx context.Context, to Target) error {
+	a.mu.Lock()
+	a.typing++
+	a.mu.Unlock()
+	return nil
+}
+func (a *memAdapter) AnswerCallback(ctx context.Context, id, text string) error {
+	a.mu.Lock()
+	a.answered = append(a.answered, text)
+	a.mu.Unlock()
+	return nil
+}
+
+func (a *memAdapter) push(t *testing.T, in Inbound) {
+	t.Helper()
+	a.mu.Lock()
+	s := a.sink
+	a.mu.Unlock()
+	if err := s.Receive(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (a *memAdapter) waitSent(t *testing.T, n int) []Outbound {
+	t.Helper()
+	var got []Outbound
+	deadline := time.After(20 * time.Second)
+	for len(got) < n {
+		select {
+		case o := <-a.sentCh:
+			got = append(got, o)
+		case <-deadline:
+			t.Fatalf("got %d sent messages, want %d: %+v", len(got), n, got)
+		}
+	}
+	return got
+}
+
+// echoAgent answers "echo: <text>" and counts runs per run id.
+type echoAgent struct {
+	mu    sync.Mutex
+	runs  map[string]int
+	block chan struct{} // when set, runs wait for it (or ctx)
+	reply func(Dispatch) string
+}
+
+func (e *echoAgent) Dispatch(ctx context.Context, d Dispatch) (Reply, error) {
+	e.mu.Lock()
+	if e.runs == nil {
+		e.runs = map[string]int{}
+	}
+	e.runs[d.RunID]++
+	block := e.block
+	e.mu.Unlock()
+	if block != nil {
+		select {
+		case <-block:
+		case <-ctx.Done():
+			return Reply{}, ctx.Err()
+		}
+	}
+	if e.reply != nil {
+		return Reply{Text: e.reply(d)}, nil
+	}
+	return Reply{Text: "echo: " + d.Text}, nil
+}
+
+type approverFunc func(ctx context.Context, id, decision, by string) error
+
+func (f approverFunc) ResolveApproval(ctx context.Context, id, decision, by string) error {
+	return f(ctx, id, decision, by)
+}
+
+type harness struct {
+	m   *Manager
+	ad  *memAdapter
+	st  *store.Store
+	cfg *config.Config
+}
+
+func newHarness(t *testing.T, path string, policy AccountPolicy, agent Dispatcher, approver Approver) *harness {
+	t.Helper()
+	st, err := store.Open(context.Background(), path, Migrations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{ad: newMem(), st: st, cfg: &config.Config{}}
+	net := Network{Name: "telegram", Label: "Telegram", Accounts: func(*config.Config) []AccountSpec {
+		return []AccountSpec{{AccountID: "default", Default: true, Enabled: true, Policy: policy, Fingerprint: "x",
+			New: func() (Adapter, error) { return h.ad, nil }}}
+	}}
+	h.m = New(h.cfg, Options{Store: st, Dispatcher: agent, Approver: approver, Networks: []Network{net},
+		DefaultAgent: func(*config.Config) string { return "main" }, TypingInterval: time.Hour})
+	h.m.Start(context.Background())
+	t.Cleanup(func() { h.close() })
+	return h
+}
+
+func (h *harness) close() {
+	if h.m != nil {
+		h.m.Close(context.Background())
+		h.st.Close()
+		h.m = nil
+	}
+}
+
+// waitIdle waits until no inbound event is pending.
+func (h *harness) waitIdle(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var n int
+		if err := h.st.DB.QueryRow(`SELECT COUNT(*) FROM channel_inbound WHERE status = 'pending'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d events still pending", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func dmFrom(event, sender, text string) Inbound {
+	return Inbound{EventID: event, Kind: EventMessage, MessageID: "m" + event, Chat: Chat{ID: sender, Kind: Direct}, Sender: Sender{ID: sender, Name: "Ann"}, Text: text}
+}
+
+func TestPipelineAnswersAndDedupes(t *testing.T) {
+	agent := &echoAgent{}
+	h := newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}}, agent, nil)
+	h.ad.push(t, dmFrom("1", "42", "hello"))
+	h.ad.push(t, dmFrom("1", "42", "hello")) // a redelivery
+	got := h.ad.waitSent(t, 1)
+	if got[0].Text != "echo: hello" || got[0].To.ChatID != "42" || got[0].ReplyToID != "m1" {
+		t.Errorf("reply %+v", got[0])
+	}
+	h.ad.push(t, dmFrom("2", "42", "again"))
+	h.ad.waitSent(t, 1)
+	agent.mu.Lock()
+	defer agent.mu.Unlock()
+	if len(agent.runs) != 2 {
+		t.Errorf("runs %v, want two distinct runs", agent.runs)
+	}
+	route, ok, err := h.m.RouteOf(context.Background(), "agent:main:main")
+	if err != nil || !ok || route.ChatID != "42" {
+		t.Errorf("route %+v %v %v", route, ok, err)
+	}
+}
+
+func TestPipelinePairing(t *testing.T) {
+	h := newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{}, &echoAgent{}, nil)
+	h.ad.push(t, dmFrom("1", "42", "hi"))
+	got := h.ad.waitSent(t, 1)
+	if !strings.Contains(got[0].Text, "pairing code") {
+		t.Fatalf("first DM got %q, want a pairing code", got[0].Text)
+	}
+	h.ad.push(t, dmFrom("2", "42", "hi again")) // no second code for a live request
+	for i := range 4 {                          // three more strangers: only two fit under the cap
+		h.ad.push(t, dmFrom(fmt.Sprint(10+i), fmt.Sprint(100+i), "hi"))
+	}
+	h.ad.waitSent(t, 2)
+	h.waitIdle(t)
+	reqs, err := h.m.db.pairingRequests(context.Background(), "telegram", "", time.Now())
+	if err != nil || len(reqs) != PairingMaxPending {
+		t.Fatalf("pending %d (%v), want %d", len(reqs), err, PairingMaxPending)
+	}
+	var code string
+	for _, r := range reqs {
+		if r.SenderID == "42" {
+			code = r.Code
+		}
+	}
+	if len(code) != PairingCodeLength || strings.ContainsAny(code, "01OI") {
+		t.Fatalf("code %q", code)
+	}
+	if _, err := h.m.db.takePairing(context.Background(), "telegram", "default", strings.ToLower(code), true, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.m.db.takePairing(context.Background(), "telegram", "default", code, true, time.Now()); !errors.Is(err, ErrPairingNotFound) {
+		t.Errorf("second approval: %v, want single use", err)
+	}
+	h.ad.push(t, dmFrom("3", "42", "now?"))
+	if got := h.ad.waitSent(t, 1); got[0].Text != "echo: now?" {
+		t.Errorf("after approval: %q", got[0].Text)
+	}
+	// Expired requests free their slot.
+	out, err := h.m.db.requestPairing(context.Background(), Inbound{Channel: "telegram", AccountID: "default", Sender: Sender{ID: "999"}}, time.Now().Add(2*PairingTTL))
+	if err != nil || out.Request == nil {
+		t.Errorf("after expiry: %+v %v", out, err)
+	}
+}
+
+func TestPipelineChunksAndRetries(t *testing.T) {
+	long := strings.Repeat("word ", 30)
+	agent := &echoAgent{reply: func(Dispatch) string { return long }}
+	h := newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}, TextLimit: 40, ReplyToMode: "all"}, agent, nil)
+	h.ad.mu.Lock()
+	h.ad.failNext = []error{&RetryableError{After: time.Millisecond, Err: errors.New("429")}, &RetryableError{Err: errors.New("502")}}
+	h.ad.mu.Unlock()
+	h.ad.push(t, dmFrom("1", "42", "go"))
+	want := len(Chunk(long, 40, ""))
+	got := h.ad.waitSent(t, want)
+	var joined []string
+	for _, o := range got {
+		if UTF16Len(o.Text) > 40 || o.ReplyToID != "m1" {
+			t.Errorf("chunk %q reply %q", o.Text, o.ReplyToID)
+		}
+		joined = append(joined, o.Text)
+	}
+	if strings.Join(strings.Fields(strings.Join(joined, " ")), " ") != strings.TrimSpace(long) {
+		t.Errorf("chunks out of order or lost: %q", joined)
+	}
+}
+
+func TestPipelineResumesAfterRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db.sqlite")
+	agent := &echoAgent{block: make(chan struct{})}
+	policy := AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}}
+	h := newHarness(t, path, policy, agent, nil)
+	for i := range 5 {
+		h.ad.push(t, dmFrom(fmt.Sprint(i), fmt.Sprint(40+i), fmt.Sprint("msg ", i)))
+	}
+	// Wait until every chat is inside the (blocked) agent, then stop.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		agent.mu.Lock()
+		n := len(agent.runs)
+		agent.mu.Unlock()
+		if n == 5 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d runs started", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	h.close()
+
+	agent2 := &echoAgent{}
+	h2 := newHarness(t, path, policy, agent2, nil)
+	// The network redelivers what it never saw acknowledged: dropped.
+	h2.ad.push(t, dmFrom("0", "40", "msg 0"))
+	got := h2.ad.waitSent(t, 5)
+	seen := map[string]int{}
+	for _, o := range got {
+		seen[o.To.ChatID]++
+	}
+	for i := range 5 {
+		if seen[fmt.Sprint(40+i)] != 1 {
+			t.Errorf("chat %d answered %d times", 40+i, seen[fmt.Sprint(40+i)])
+		}
+	}
+	select {
+	case o := <-h2.ad.sentCh:
+		t.Errorf("extra message %+v", o)
+	case <-time.After(100 * time.Millisecond):
+	}
+	// Same run ids as before the restart: the agent can find the message
+	// it already stored.
+	for id := range agent2.runs {
+		if agent.runs[id] != 1 {
+			t.Errorf("run %s was not started before the restart", id)
+		}
+	}
+}
+
+func TestPipelineApprovalButton(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	approver := approverFunc(func(ctx context.Context, id, decision, by string) error {
+		mu.Lock()
+		got = append(got, id+" "+decision+" "+by)
+		mu.Unlock()
+		return nil
+	})
+	h := newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{DMPolicy: "allowlist", AllowFrom: []string{"42"}}, &echoAgent{}, approver)
+	h.ad.push(t, Inbound{EventID: "c1", Kind: EventCallback, CallbackID: "cb1", CallbackData: "approve:ap-1:allow-once", Chat: Chat{ID: "42", Kind: Direct}, Sender: Sender{ID: "42"}})
+	h.ad.push(t, Inbound{EventID: "c2", Kind: EventCallback, CallbackID: "cb2", CallbackData: "approve:ap-2:deny", Chat: Chat{ID: "43", Kind: Direct}, Sender: Sender{ID: "43"}})
+	h.waitIdle(t)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0] != "ap-1 allow-once telegram:42" {
+		t.Errorf("approvals %q: want only the allowed sender's", got)
+	}
+}
+
+// TestButtonWhileRunWaits: an approval button is handled while the
+// chat's run is still waiting for it; queued behind that run it would
+// deadlock.
+func TestButtonWhileRunWaits(t *testing.T) {
+	resolved := make(chan string, 1)
+	agent := &echoAgent{block: make(chan struct{})}
+	approver := approverFunc(func(ctx context.Context, id, decision, by string) error {
+		resolved <- id + " " + decision
+		close(agent.block) // the run's tool call may go on
+		return nil
+	})
+	h := newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{DMPolicy: "allowlist", AllowFrom: []string{"42"}}, agent, approver)
+	h.ad.push(t, dmFrom("1", "42", "do the guarded thing"))
+	h.ad.push(t, Inbound{EventID: "c1", Kind: EventCallback, CallbackID: "cb", CallbackData: "approve:ap-9:allow-once", Chat: Chat{ID: "42", Kind: Direct}, Sender: Sender{ID: "42"}})
+	select {
+	case got := <-resolved:
+		if got != "ap-9 allow-once" {
+			t.Errorf("resolved %q", got)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the button was never handled while the run waited")
+	}
+	if got := h.ad.waitSent(t, 1); got[0].Text != "echo: do the guarded thing" {
+		t.Errorf("reply %q", got[0].Text)
+	}
+}
+
+// TestReloadRestartsOnlyChangedAccounts: a reload restarts an account
+// whose adapter settings changed, stops a removed one, and reports both
+// in Status.
+func TestReloadRestartsOnlyChangedAccounts(t *testing.T) {
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), Migrations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var mu sync.Mutex
+	built := map[string]int{}
+	specs := func(fp string, ids ...string) []AccountSpec {
+		var out []AccountSpec
+		for i, id := range ids {
+			out = append(out, AccountSpec{AccountID: id, Default: i == 0, Enabled: true, Fingerprint: id + fp,
+				New: func() (Adapter, error) {
+					mu.Lock()
+					built[id]++
+					mu.Unlock()
+					return newMem(), nil
+				}})
+		}
+		return out
+	}
+	current := specs("1", "default", "work")
+	net := Network{Name: "telegram", Label: "Telegram", Accounts: func(*config.Config) []AccountSpec { return current }}
+	m := New(&config.Config{}, Options{Store: st, Dispatcher: &echoAgent{}, Networks: []Network{net}})
+	m.Start(context.Background())
+	defer m.Close(context.Background())
+
+	current = append(specs("1", "default"), specs("2", "work")[0]) // only work changed
+	m.SetConfig(&config.Config{})
+	mu.Lock()
+	if built["default"] != 1 || built["work"] != 2 {
+		t.Errorf("adapters built %v, want default once and work twice", built)
+	}
+	mu.Unlock()
+
+	current = specs("1", "default")
+	m.SetConfig(&config.Config{})
+	status := m.Status()
+	accts := status["channelAccounts"].(map[string][]map[string]any)["telegram"]
+	if len(accts) != 1 || accts[0]["accountId"] != "default" || accts[0]["connected"] != true {
+		t.Errorf("status accounts %+v", accts)
+	}
+	if _, ok := m.account("telegram", "work"); ok {
+		t.Error("removed account still running")
+	}
+}

@@ -1,0 +1,422 @@
+package channels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+)
+
+// Register adds the channel methods to the bus.
+func (m *Manager) Register(srv *rpc.Server) {
+	srv.HandleFunc("channels.status", m.handleStatus)
+	srv.HandleFunc("channels.start", m.handleStartStop(true))
+	srv.HandleFunc("channels.stop", m.handleStartStop(false))
+	srv.HandleFunc("channels.logout", m.handleStartStop(false))
+	srv.HandleFunc("channels.pairing.list", m.handlePairingList)
+	srv.Handle("channels.pairing.approve", rpc.Route{Scope: protocol.ScopeDynamic, Handler: m.handlePairingApprove})
+	srv.HandleFunc("channels.pairing.dismiss", m.handlePairingDismiss)
+	srv.HandleFunc("send", m.handleSend)
+	srv.HandleFunc("poll", m.handlePoll)
+	srv.HandleFunc("message.action", m.handleMessageAction)
+}
+
+func bad(method string, err error) error {
+	return protocol.Errorf(protocol.CodeInvalidRequest, "%s: %v", method, err)
+}
+
+func millis(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+// Status describes every configured account, in OpenClaw's shape.
+func (m *Manager) Status() map[string]any {
+	cfg := m.cfg.Load()
+	order := []string{}
+	labels := map[string]string{}
+	accounts := map[string][]map[string]any{}
+	channels := map[string]any{}
+	defaults := map[string]string{}
+	for _, n := range m.opts.Networks {
+		specs := n.Accounts(cfg)
+		if len(specs) == 0 {
+			continue
+		}
+		order = append(order, n.Name)
+		labels[n.Name] = n.Label
+		anyConnected := false
+		for _, s := range specs {
+			if s.Default {
+				defaults[n.Name] = s.AccountID
+			}
+			entry := map[string]any{
+				"accountId": s.AccountID, "enabled": s.Enabled, "configured": true,
+				"running": false, "connected": false, "dmPolicy": orDefault(s.Policy.DMPolicy, "pairing"),
+				"allowFrom": nonNil(s.Policy.AllowFrom), "healthState": string(StateStopped),
+			}
+			if s.Name != "" {
+				entry["name"] = s.Name
+			}
+			if a, ok := m.account(n.Name, s.AccountID); ok {
+				st, ad := a.snapshot(), a.adapterNow()
+				entry["running"] = ad != nil
+				entry["connected"] = st.State == StateConnected
+				entry["healthState"] = string(st.State)
+				entry["reconnectAttempts"] = st.Attempts
+				entry["lastError"] = nilIfEmpty(st.LastError)
+				if st.Bot != "" {
+					entry["bot"] = st.Bot
+				}
+				if st.Detail != "" {
+					entry["detail"] = st.Detail
+				}
+				if st.State == StateConnected {
+					entry["lastConnectedAt"] = millis(st.At)
+					anyConnected = true
+				}
+				if wh, ok := ad.(Webhook); ok {
+					entry["mode"] = "webhook"
+					entry["webhookPath"] = wh.WebhookPath()
+				} else if ad != nil {
+					entry["mode"] = "polling"
+				}
+			}
+			accounts[n.Name] = append(accounts[n.Name], entry)
+		}
+		channels[n.Name] = map[string]any{"configured": true, "running": anyConnected}
+	}
+	return map[string]any{
+		"ts": time.Now().UnixMilli(), "channelOrder": order, "channelLabels": labels,
+		"channels": channels, "channelAccounts": accounts, "channelDefaultAccountId": defaults,
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func (m *Manager) handleStatus(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		Probe     bool   `json:"probe"`
+		TimeoutMs int    `json:"timeoutMs"`
+		Channel   string `json:"channel"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	st := m.Status()
+	if p.Channel != "" {
+		if !slices.Contains(st["channelOrder"].([]string), p.Channel) {
+			return nil, bad(req.Method, fmt.Errorf("channel %q is not configured", p.Channel))
+		}
+	}
+	return st, nil
+}
+
+// handleStartStop starts or stops accounts by hand; the config still
+// decides what runs at the next start or reload.
+func (m *Manager) handleStartStop(start bool) rpc.Handler {
+	return func(ctx context.Context, req *rpc.Request) (any, error) {
+		var p struct {
+			Channel   string `json:"channel"`
+			AccountID string `json:"accountId"`
+		}
+		if err := req.Decode(&p); err != nil {
+			return nil, err
+		}
+		m.mu.Lock()
+		var hit []*account
+		for k, a := range m.accounts {
+			if k.channel == p.Channel && (p.AccountID == "" || k.account == p.AccountID) {
+				hit = append(hit, a)
+			}
+		}
+		m.mu.Unlock()
+		if len(hit) == 0 {
+			return nil, bad(req.Method, fmt.Errorf("no configured %q account %q", p.Channel, p.AccountID))
+		}
+		for _, a := range hit {
+			if start && a.adapterNow() == nil {
+				m.startAccount(a)
+			} else if !start && a.adapterNow() != nil {
+				m.stopAccount(ctx, a)
+			}
+		}
+		return map[string]any{"ok": true, "channel": p.Channel}, nil
+	}
+}
+
+func (m *Manager) label(channel string) string {
+	for _, n := range m.opts.Networks {
+		if n.Name == channel {
+			return n.Label
+		}
+	}
+	return channel
+}
+
+func (m *Manager) handlePairingList(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		Channel   string `json:"channel"`
+		AccountID string `json:"accountId"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	reqs, err := m.db.pairingRequests(ctx, p.Channel, p.AccountID, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, 0, len(reqs))
+	for _, r := range reqs {
+		out = append(out, map[string]any{
+			"requestId": r.RequestID, "channel": r.Channel, "channelLabel": m.label(r.Channel), "accountId": r.AccountID,
+			"senderId": r.SenderID, "senderLabel": r.SenderLabel, "metadata": map[string]string{"code": r.Code},
+			"createdAt": r.CreatedAt.UTC().Format(time.RFC3339), "lastSeenAt": r.LastSeenAt.UTC().Format(time.RFC3339),
+			"expiresAt": r.ExpiresAt.UTC().Format(time.RFC3339), "notifySupported": true,
+		})
+	}
+	accts := []map[string]any{}
+	cfg := m.cfg.Load()
+	for _, n := range m.opts.Networks {
+		if p.Channel != "" && n.Name != p.Channel {
+			continue
+		}
+		for _, s := range n.Accounts(cfg) {
+			accts = append(accts, map[string]any{"channel": n.Name, "channelLabel": n.Label, "accountId": s.AccountID, "notifySupported": true})
+		}
+	}
+	return map[string]any{
+		"accounts": accts, "requests": out, "commandOwnerConfigured": false,
+		"limits": map[string]any{"pendingPerAccount": PairingMaxPending, "ttlMs": PairingTTL.Milliseconds()},
+	}, nil
+}
+
+type pairingParams struct {
+	Channel   string `json:"channel"`
+	AccountID string `json:"accountId"`
+	RequestID string `json:"requestId"`
+	Notify    bool   `json:"notify"`
+}
+
+func (m *Manager) handlePairingApprove(ctx context.Context, req *rpc.Request) (any, error) {
+	// Approving lets a stranger talk to an agent: pairing or admin scope.
+	if !req.Conn.Has(protocol.ScopePairing) && !req.Conn.Has(protocol.ScopeAdmin) {
+		return nil, protocol.MissingScope(protocol.ScopePairing)
+	}
+	var p pairingParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.Channel == "" || p.RequestID == "" {
+		return nil, bad(req.Method, errors.New("channel and requestId (or the pairing code) are required"))
+	}
+	r, err := m.db.takePairing(ctx, p.Channel, p.AccountID, p.RequestID, true, time.Now())
+	if errors.Is(err, ErrPairingNotFound) {
+		return nil, bad(req.Method, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.log.Info("channels: pairing approved", "channel", r.Channel, "accountId", r.AccountID, "requestId", r.RequestID)
+	notification := "not-requested"
+	if p.Notify {
+		notification = "sent"
+		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		_, err := m.Send(sctx, SendRequest{
+			Channel: r.Channel, AccountID: r.AccountID, To: Target{ChatID: r.ChatID},
+			Text: "You're approved. Send a message to start chatting.", IdempotencyKey: "pairing-approved-" + r.RequestID,
+		})
+		cancel()
+		if err != nil {
+			notification = "failed"
+		}
+	}
+	return map[string]any{"requestId": r.RequestID, "senderId": r.SenderID, "notification": notification, "commandOwnerBootstrap": "not-requested"}, nil
+}
+
+func (m *Manager) handlePairingDismiss(ctx context.Context, req *rpc.Request) (any, error) {
+	var p pairingParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	r, err := m.db.takePairing(ctx, p.Channel, p.AccountID, p.RequestID, false, time.Now())
+	if errors.Is(err, ErrPairingNotFound) {
+		return nil, bad(req.Method, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"requestId": r.RequestID, "senderId": r.SenderID}, nil
+}
+
+type sendParams struct {
+	To             string   `json:"to"`
+	Message        string   `json:"message"`
+	MediaURL       string   `json:"mediaUrl"`
+	MediaURLs      []string `json:"mediaUrls"`
+	Channel        string   `json:"channel"`
+	AccountID      string   `json:"accountId"`
+	ReplyToID      string   `json:"replyToId"`
+	ThreadID       string   `json:"threadId"`
+	Silent         bool     `json:"silent"`
+	SessionKey     string   `json:"sessionKey"`
+	IdempotencyKey string   `json:"idempotencyKey"`
+}
+
+func (m *Manager) handleSend(ctx context.Context, req *rpc.Request) (any, error) {
+	var p sendParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.IdempotencyKey == "" {
+		return nil, bad(req.Method, errors.New("idempotencyKey is required"))
+	}
+	if p.MediaURL != "" || len(p.MediaURLs) > 0 {
+		// A URL would have the gateway fetch arbitrary addresses on an
+		// operator's behalf; files go through send_file from a workspace.
+		return nil, bad(req.Method, errors.New("mediaUrl is not supported; send files with the send_file tool"))
+	}
+	ch, to, err := explicitTarget(p.To, p.Channel, p.ThreadID)
+	if err != nil {
+		return nil, bad(req.Method, err)
+	}
+	res, err := m.Send(ctx, SendRequest{Channel: ch, AccountID: p.AccountID, To: to, Text: p.Message, ReplyToID: p.ReplyToID, Silent: p.Silent, IdempotencyKey: p.IdempotencyKey})
+	if err != nil {
+		return nil, bad(req.Method, err)
+	}
+	return map[string]any{"runId": p.IdempotencyKey, "messageId": res.MessageID, "channel": res.Channel, "chatId": res.ChatID, "status": res.Status}, nil
+}
+
+// explicitTarget reads a "to" whose channel and thread explicit params
+// may override.
+func explicitTarget(raw, channel, thread string) (string, Target, error) {
+	ch, to, err := ParseTarget(raw)
+	if channel != "" {
+		ch = channel
+	}
+	if thread != "" {
+		to.ThreadID = thread
+	}
+	return ch, to, err
+}
+
+func (m *Manager) handlePoll(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		To              string   `json:"to"`
+		Question        string   `json:"question"`
+		Options         []string `json:"options"`
+		MaxSelections   int      `json:"maxSelections"`
+		DurationSeconds int      `json:"durationSeconds"`
+		IsAnonymous     *bool    `json:"isAnonymous"`
+		ThreadID        string   `json:"threadId"`
+		Channel         string   `json:"channel"`
+		AccountID       string   `json:"accountId"`
+		IdempotencyKey  string   `json:"idempotencyKey"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	ch, to, err := explicitTarget(p.To, p.Channel, p.ThreadID)
+	if err != nil {
+		return nil, bad(req.Method, err)
+	}
+	poll := Poll{Question: p.Question, Options: p.Options, MultiSelect: p.MaxSelections > 1, Anonymous: p.IsAnonymous == nil || *p.IsAnonymous, DurationSecs: p.DurationSeconds}
+	res, err := m.Action(ctx, ActionRequest{Channel: ch, AccountID: p.AccountID, Action: "poll", To: to, Poll: poll, IdempotencyKey: p.IdempotencyKey})
+	if err != nil {
+		return nil, bad(req.Method, err)
+	}
+	return res, nil
+}
+
+func (m *Manager) handleMessageAction(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		Channel        string         `json:"channel"`
+		Action         string         `json:"action"`
+		Params         map[string]any `json:"params"`
+		AccountID      string         `json:"accountId"`
+		SessionKey     string         `json:"sessionKey"`
+		IdempotencyKey string         `json:"idempotencyKey"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	ar, err := ActionFromParams(p.Channel, p.AccountID, p.Action, p.Params)
+	if err != nil {
+		return nil, bad(req.Method, err)
+	}
+	ar.IdempotencyKey = p.IdempotencyKey
+	res, err := m.Action(ctx, ar)
+	if err != nil {
+		return nil, bad(req.Method, err)
+	}
+	return res, nil
+}
+
+// ActionFromParams reads an action's loosely typed params (message.action
+// and the message tool share them).
+func ActionFromParams(channel, accountID, action string, params map[string]any) (ActionRequest, error) {
+	str := func(keys ...string) string {
+		for _, k := range keys {
+			switch v := params[k].(type) {
+			case string:
+				if v != "" {
+					return v
+				}
+			case float64:
+				return fmt.Sprintf("%.0f", v)
+			}
+		}
+		return ""
+	}
+	ar := ActionRequest{Channel: channel, AccountID: accountID, Action: strings.ToLower(action)}
+	if t := str("to", "target", "chatId", "channelId"); t != "" {
+		ch, to, err := ParseTarget(t)
+		if err != nil {
+			return ar, err
+		}
+		if ar.Channel == "" {
+			ar.Channel = ch
+		}
+		ar.To = to
+	}
+	if th := str("threadId", "topicId"); th != "" {
+		ar.To.ThreadID = th
+	}
+	if a := str("accountId"); a != "" && ar.AccountID == "" {
+		ar.AccountID = a
+	}
+	ar.MessageID = str("messageId", "message_id")
+	ar.Text = str("message", "text", "content")
+	ar.Emoji = str("emoji", "reaction")
+	ar.UserID = str("userId", "memberId")
+	if q := str("question", "pollQuestion"); q != "" {
+		ar.Poll.Question = q
+		if opts, ok := params["options"].([]any); ok {
+			for _, o := range opts {
+				if s, ok := o.(string); ok {
+					ar.Poll.Options = append(ar.Poll.Options, s)
+				}
+			}
+		}
+	}
+	return ar, nil
+}

@@ -1,0 +1,332 @@
+package channels
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/store"
+)
+
+// ParseTarget reads an outbound target: "123", "telegram:123", "tg:123",
+// "user:123", "channel:123", "group:123", with an optional thread as
+// "123:topic:7" or "123:thread:7". It returns the channel named by a
+// prefix ("" when none) and the target.
+func ParseTarget(s string) (channel string, t Target, err error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", Target{}, errors.New("target is empty")
+	}
+	for {
+		head, rest, ok := strings.Cut(s, ":")
+		if !ok || rest == "" {
+			break
+		}
+		switch strings.ToLower(head) {
+		case "telegram", "tg":
+			channel = "telegram"
+		case "discord", "slack", "whatsapp", "webchat", "signal", "imessage":
+			channel = strings.ToLower(head)
+		case "user", "channel", "group", "room", "chat", "dm":
+		default:
+			goto done
+		}
+		s = rest
+	}
+done:
+	chat, thread, _ := strings.Cut(s, ":topic:")
+	if thread == "" {
+		chat, thread, _ = strings.Cut(s, ":thread:")
+	}
+	if chat == "" {
+		return "", Target{}, fmt.Errorf("target %q names no chat", s)
+	}
+	return channel, Target{ChatID: chat, ThreadID: thread}, nil
+}
+
+// SendRequest is a message an operator or a tool sends.
+type SendRequest struct {
+	Channel        string // "" = the only configured channel
+	AccountID      string // "" = the channel's default account
+	To             Target
+	Text           string
+	Attachments    []Attachment
+	ReplyToID      string
+	Silent         bool
+	Buttons        [][]Button
+	IdempotencyKey string
+}
+
+// SendResult is what happened to a sent message.
+type SendResult struct {
+	Channel   string `json:"channel"`
+	AccountID string `json:"accountId"`
+	ChatID    string `json:"chatId"`
+	MessageID string `json:"messageId,omitempty"`
+	Status    string `json:"status"` // sent | pending (still retrying)
+}
+
+// ErrUnknownChannel is returned for a channel that is not configured.
+var ErrUnknownChannel = errors.New("channel is not configured")
+
+// resolveAccount finds the running account a send goes through.
+func (m *Manager) resolveAccount(channel, accountID string) (*account, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if channel == "" {
+		seen := map[string]bool{}
+		for k := range m.accounts {
+			seen[k.channel] = true
+		}
+		if len(seen) != 1 {
+			return nil, fmt.Errorf("%w: name the channel (configured: %d channels)", ErrUnknownChannel, len(seen))
+		}
+		for c := range seen {
+			channel = c
+		}
+	}
+	if accountID == "" {
+		for k, a := range m.accounts {
+			if k.channel == channel && a.specNow().Default {
+				return a, nil
+			}
+		}
+		accountID = "default"
+	}
+	a, ok := m.accounts[accountKey{channel, accountID}]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s account %q", ErrUnknownChannel, channel, accountID)
+	}
+	return a, nil
+}
+
+// Send queues a message (persisted first, so a crash does not lose it),
+// then waits until it is delivered, fails, or ctx ends while it is still
+// retrying (Status "pending": it will still go out). Text longer than the
+// network's limit is split; the result names the first message.
+func (m *Manager) Send(ctx context.Context, req SendRequest) (SendResult, error) {
+	a, err := m.resolveAccount(req.Channel, req.AccountID)
+	if err != nil {
+		return SendResult{}, err
+	}
+	if strings.TrimSpace(req.Text) == "" && len(req.Attachments) == 0 {
+		return SendResult{}, errors.New("nothing to send: text and attachments are empty")
+	}
+	if req.IdempotencyKey == "" {
+		return SendResult{}, errors.New("idempotencyKey is required")
+	}
+	p := a.specNow().Policy
+	chunks := []string{req.Text}
+	if strings.TrimSpace(req.Text) != "" {
+		chunks = Chunk(req.Text, max(p.TextLimit, 0), p.ChunkMode)
+	}
+	rows := make([]outboundRow, len(chunks))
+	for i, c := range chunks {
+		o := Outbound{AccountID: a.id, To: req.To, Text: c, Silent: req.Silent, IdempotencyKey: req.IdempotencyKey}
+		if i == 0 {
+			o.ReplyToID, o.Attachments = req.ReplyToID, req.Attachments
+		}
+		if i == len(chunks)-1 {
+			o.Buttons = req.Buttons
+		}
+		if i > 0 {
+			o.IdempotencyKey = fmt.Sprintf("%s#%d", req.IdempotencyKey, i)
+		}
+		rows[i] = outboundRow{Channel: a.network.Name, Out: o}
+	}
+	err = m.db.tx(ctx, func(c store.Conn) error {
+		for _, r := range rows {
+			if _, err := insertOutbound(ctx, c, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return SendResult{}, err
+	}
+	kick(m.outKick)
+	res := SendResult{Channel: a.network.Name, AccountID: a.id, ChatID: req.To.ChatID, Status: "pending"}
+	last := rows[len(rows)-1].Out.IdempotencyKey
+	for wait := 5 * time.Millisecond; ; wait = min(wait*2, 250*time.Millisecond) {
+		status, _, lastErr, err := m.db.outboundByKey(ctx, last)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return res, err
+		}
+		switch status {
+		case "sent":
+			_, res.MessageID, _, _ = m.db.outboundByKey(ctx, req.IdempotencyKey)
+			res.Status = "sent"
+			return res, nil
+		case "failed":
+			return res, fmt.Errorf("send to %s %s failed: %s", a.network.Name, req.To.ChatID, lastErr)
+		}
+		select {
+		case <-ctx.Done():
+			return res, nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+// RouteOf returns the chat a session came from (ok false for sessions
+// that did not start on a channel).
+func (m *Manager) RouteOf(ctx context.Context, sessionKey string) (Route, bool, error) {
+	return m.db.route(ctx, sessionKey)
+}
+
+// ActionRequest is one message action (message.action, the message
+// tool).
+type ActionRequest struct {
+	Channel        string
+	AccountID      string
+	Action         string
+	To             Target
+	MessageID      string
+	Text           string
+	Emoji          string
+	Poll           Poll
+	UserID         string
+	IdempotencyKey string
+}
+
+// Actions lists the message actions, for help texts.
+var Actions = []string{"send", "react", "edit", "delete", "pin", "unpin", "poll", "typing", "channel-info", "member-info",
+	"reactions", "read", "list-pins", "thread-create", "thread-list", "thread-reply", "search", "channel-list"}
+
+// Action runs one message action through the channel's adapter, with a
+// clear error where the network (or this adapter) does not support it.
+func (m *Manager) Action(ctx context.Context, req ActionRequest) (any, error) {
+	a, err := m.resolveAccount(req.Channel, req.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	ad := a.adapterNow()
+	if ad == nil {
+		return nil, fmt.Errorf("%s account %q is not running: %s", a.network.Name, a.id, a.snapshot().Detail)
+	}
+	unsupported := fmt.Errorf("%w: %s cannot %s", ErrUnsupported, a.network.Label, req.Action)
+	need := func(field, v string) error {
+		if v == "" {
+			return fmt.Errorf("%s needs %s", req.Action, field)
+		}
+		return nil
+	}
+	if err := need("a target chat", req.To.ChatID); err != nil && req.Action != "channel-list" {
+		return nil, err
+	}
+	ok := map[string]any{"ok": true, "channel": a.network.Name, "action": req.Action}
+	switch req.Action {
+	case "send", "thread-reply":
+		if req.Action == "thread-reply" {
+			if err := need("a thread (threadId)", req.To.ThreadID); err != nil {
+				return nil, err
+			}
+		}
+		return m.Send(ctx, SendRequest{Channel: a.network.Name, AccountID: a.id, To: req.To, Text: req.Text, IdempotencyKey: req.IdempotencyKey})
+	case "react":
+		r, ok2 := ad.(Reactor)
+		if !ok2 {
+			return nil, unsupported
+		}
+		if err := errors.Join(need("messageId", req.MessageID), need("emoji", req.Emoji)); err != nil {
+			return nil, err
+		}
+		return ok, r.React(ctx, req.To, req.MessageID, req.Emoji)
+	case "edit":
+		e, ok2 := ad.(Editor)
+		if !ok2 {
+			return nil, unsupported
+		}
+		if err := errors.Join(need("messageId", req.MessageID), need("message text", req.Text)); err != nil {
+			return nil, err
+		}
+		return ok, e.Edit(ctx, req.To, req.MessageID, req.Text)
+	case "delete":
+		d, ok2 := ad.(Deleter)
+		if !ok2 {
+			return nil, unsupported
+		}
+		if err := need("messageId", req.MessageID); err != nil {
+			return nil, err
+		}
+		return ok, d.Delete(ctx, req.To, req.MessageID)
+	case "pin", "unpin":
+		p, ok2 := ad.(Pinner)
+		if !ok2 {
+			return nil, unsupported
+		}
+		if err := need("messageId", req.MessageID); err != nil {
+			return nil, err
+		}
+		if req.Action == "pin" {
+			return ok, p.Pin(ctx, req.To, req.MessageID)
+		}
+		return ok, p.Unpin(ctx, req.To, req.MessageID)
+	case "poll":
+		p, ok2 := ad.(Poller)
+		if !ok2 {
+			return nil, unsupported
+		}
+		if req.Poll.Question == "" || len(req.Poll.Options) < 2 {
+			return nil, errors.New("poll needs a question and at least two options")
+		}
+		sent, err := p.Poll(ctx, req.To, req.Poll)
+		if err != nil {
+			return nil, err
+		}
+		ok["messageId"] = sent.MessageID
+		return ok, nil
+	case "typing":
+		t, ok2 := ad.(Typer)
+		if !ok2 {
+			return nil, unsupported
+		}
+		return ok, t.Typing(ctx, req.To)
+	case "channel-info", "member-info":
+		in, ok2 := ad.(Infoer)
+		if !ok2 {
+			return nil, unsupported
+		}
+		if req.Action == "channel-info" {
+			return in.ChatInfo(ctx, req.To.ChatID)
+		}
+		if err := need("userId", req.UserID); err != nil {
+			return nil, err
+		}
+		return in.MemberInfo(ctx, req.To.ChatID, req.UserID)
+	case "reactions", "read", "list-pins", "thread-create", "thread-list", "search", "channel-list":
+		// The Bot API has no history, search or listing calls.
+		return nil, unsupported
+	}
+	return nil, fmt.Errorf("unknown action %q; known: %s", req.Action, strings.Join(Actions, ", "))
+}
+
+// AskApproval posts a Tool Guard approval request, with buttons, in the
+// chat sessionKey came from. ok is false when the session has no chat
+// (the operator clients still see the request on the bus).
+func (m *Manager) AskApproval(ctx context.Context, sessionKey, approvalID, summary string) (ok bool, err error) {
+	r, ok, err := m.db.route(ctx, sessionKey)
+	if err != nil || !ok {
+		return false, err
+	}
+	_, err = m.Send(ctx, SendRequest{
+		Channel: r.Channel, AccountID: r.AccountID, To: Target{ChatID: r.ChatID, ThreadID: r.ThreadID},
+		Text:           "Approval needed: " + summary,
+		Buttons:        ApprovalButtons(approvalID),
+		IdempotencyKey: "approval-" + approvalID,
+	})
+	return true, err
+}
+
+// ApprovalButtons are the decisions a person can press.
+func ApprovalButtons(approvalID string) [][]Button {
+	return [][]Button{{
+		{Text: "Allow once", Data: "approve:" + approvalID + ":allow-once"},
+		{Text: "Always", Data: "approve:" + approvalID + ":allow-always"},
+		{Text: "Deny", Data: "approve:" + approvalID + ":deny"},
+	}}
+}

@@ -1,0 +1,198 @@
+// Package message holds the tools that talk on chat channels: OpenClaw's
+// message tool (send, react, edit, delete, pin, poll, ...) and MateClaw's
+// send_file. They reach the channels through Messenger, which the gateway
+// provides; a session that came from a chat may only message that chat.
+package message
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/openclaw-go/openclaw/tools"
+	wsfs "github.com/openclaw-go/openclaw/tools/fs"
+)
+
+// Conversation is the chat a session belongs to.
+type Conversation struct {
+	Channel   string
+	AccountID string
+	ChatID    string
+	ThreadID  string
+}
+
+// Messenger is what these tools need from the channels.
+type Messenger interface {
+	// Conversation returns the chat sessionKey came from; ok is false for
+	// sessions that did not start on a channel.
+	Conversation(ctx context.Context, sessionKey string) (c Conversation, ok bool, err error)
+	// Act runs one message action in a conversation. params are the
+	// action's own fields (message, messageId, emoji, question, options,
+	// userId); idempotencyKey is stable across retries of one call.
+	Act(ctx context.Context, to Conversation, action string, params map[string]any, idempotencyKey string) (any, error)
+	// SendFile sends a file (an absolute path inside a workspace) as an
+	// attachment, with an optional caption.
+	SendFile(ctx context.Context, to Conversation, file, caption, idempotencyKey string) (any, error)
+}
+
+// MaxFileBytes is send_file's limit (MateClaw's 20 MB).
+const MaxFileBytes = 20 << 20
+
+// Args are the message tool's arguments.
+type Args struct {
+	Action    string   `json:"action" jsonschema:"enum=send,enum=react,enum=edit,enum=delete,enum=pin,enum=unpin,enum=poll,enum=typing,enum=channel-info,enum=member-info,enum=reactions,enum=read,enum=list-pins,enum=thread-create,enum=thread-list,enum=thread-reply,enum=search,enum=channel-list,description=What to do"`
+	Channel   string   `json:"channel,omitempty" jsonschema:"description=Channel id such as telegram (default: this conversation's)"`
+	AccountID string   `json:"accountId,omitempty" jsonschema:"description=Channel account (default: this conversation's)"`
+	Target    string   `json:"target,omitempty" jsonschema:"description=Chat id (default: this conversation)"`
+	ThreadID  string   `json:"threadId,omitempty" jsonschema:"description=Thread or forum topic id"`
+	Message   string   `json:"message,omitempty" jsonschema:"description=Text for send, edit and thread-reply (Markdown)"`
+	MessageID string   `json:"messageId,omitempty" jsonschema:"description=The message to react to, edit, delete or pin"`
+	Emoji     string   `json:"emoji,omitempty" jsonschema:"description=Reaction emoji"`
+	Question  string   `json:"question,omitempty" jsonschema:"description=Poll question"`
+	Options   []string `json:"options,omitempty" jsonschema:"description=Poll options (2 to 12)"`
+	UserID    string   `json:"userId,omitempty" jsonschema:"description=Member for member-info"`
+}
+
+// SendFileArgs are send_file's arguments.
+type SendFileArgs struct {
+	Path    string `json:"path" jsonschema:"description=File in your workspace to send"`
+	Caption string `json:"caption,omitempty" jsonschema:"description=Text sent with the file"`
+}
+
+// Tools returns the message tool and send_file. workspace maps a caller
+// to its workspace directory.
+func Tools(m Messenger, workspace func(tools.Who) (string, error)) []tools.Tool {
+	msg := tools.NewTyped(tools.Spec{
+		Name: "message", Label: "Message",
+		Description: "Act on the chat this conversation is in (or, outside a chat, a channel and target you name): send, react, edit, delete, pin, unpin, poll, channel-info, member-info and more where the network supports them.",
+		Source:      tools.SourceCore,
+	}, func(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
+		to, err := target(ctx, m, c.Who, a.Channel, a.AccountID, a.Target, a.ThreadID)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		params := map[string]any{}
+		set := func(k, v string) {
+			if v != "" {
+				params[k] = v
+			}
+		}
+		set("message", a.Message)
+		set("messageId", a.MessageID)
+		set("emoji", a.Emoji)
+		set("question", a.Question)
+		set("userId", a.UserID)
+		if len(a.Options) > 0 {
+			opts := make([]any, len(a.Options))
+			for i, o := range a.Options {
+				opts[i] = o
+			}
+			params["options"] = opts
+		}
+		res, err := m.Act(ctx, to, a.Action, params, c.Who.RunID+":"+c.ID)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		return tools.Result{Text: fmt.Sprintf("%s done: %v", a.Action, res)}, nil
+	})
+	sendFile := tools.NewTyped(tools.Spec{
+		Name: "send_file", Label: "Send file",
+		Description: "Send a file from your workspace (up to 20 MB) as a native attachment to the chat this conversation is in.",
+		Source:      tools.SourceCore, Groups: []string{"group:messaging", "group:mateclaw"},
+	}, func(ctx context.Context, c tools.Call, a SendFileArgs) (tools.Result, error) {
+		to, err := target(ctx, m, c.Who, "", "", "", "")
+		if err != nil {
+			return tools.Result{}, err
+		}
+		dir, err := workspace(c.Who)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		ws, err := wsfs.OpenWorkspace(dir)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		defer ws.Close()
+		rel, err := ws.Rel(a.Path)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		st, err := ws.Root().Stat(rel)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return tools.Result{}, fmt.Errorf("send_file: %s does not exist in the workspace", a.Path)
+		case err != nil:
+			return tools.Result{}, fmt.Errorf("send_file: %w", err)
+		case st.IsDir():
+			return tools.Result{}, fmt.Errorf("send_file: %s is a directory; send one file", a.Path)
+		case st.Size() > MaxFileBytes:
+			return tools.Result{}, fmt.Errorf("send_file: %s is %.1f MB; the limit is 20 MB", a.Path, float64(st.Size())/(1<<20))
+		}
+		// Send a copy read through the workspace root: the path itself
+		// could be swapped for a symlink between this check and the
+		// upload, which happens later (and again on retries).
+		copyPath, err := snapshot(ws, rel)
+		if err != nil {
+			return tools.Result{}, fmt.Errorf("send_file: %w", err)
+		}
+		res, err := m.SendFile(ctx, to, copyPath, a.Caption, c.Who.RunID+":"+c.ID)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		return tools.Result{Text: fmt.Sprintf("sent %s (%d bytes): %v", path.Base(rel), st.Size(), res)}, nil
+	})
+	return []tools.Tool{msg, sendFile}
+}
+
+// target resolves where a call goes. In a session bound to a chat only
+// that chat is allowed, so a prompt-injected model cannot message
+// strangers; elsewhere the caller must name channel and target.
+func target(ctx context.Context, m Messenger, who tools.Who, channel, account, chat, thread string) (Conversation, error) {
+	conv, bound, err := m.Conversation(ctx, who.SessionKey)
+	if err != nil {
+		return Conversation{}, err
+	}
+	if bound {
+		if (channel != "" && channel != conv.Channel) || (account != "" && account != conv.AccountID) || (chat != "" && chat != conv.ChatID) {
+			return Conversation{}, fmt.Errorf("this conversation is %s chat %s: messages from it may only go to that chat", conv.Channel, conv.ChatID)
+		}
+		if thread != "" {
+			conv.ThreadID = thread
+		}
+		return conv, nil
+	}
+	if chat == "" {
+		return Conversation{}, errors.New("this session is not a chat conversation: name a channel and a target")
+	}
+	return Conversation{Channel: channel, AccountID: account, ChatID: chat, ThreadID: thread}, nil
+}
+
+// snapshot copies a workspace file (through the os.Root, so no link can
+// lead outside) to a private temp file keeping its base name, and returns
+// the copy's path.
+func snapshot(ws *wsfs.Workspace, rel string) (string, error) {
+	src, err := ws.Root().Open(rel)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	dir, err := os.MkdirTemp("", "openclaw-send-")
+	if err != nil {
+		return "", err
+	}
+	dst := filepath.Join(dir, path.Base(rel))
+	f, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(f, io.LimitReader(src, MaxFileBytes+1))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return dst, err
+}

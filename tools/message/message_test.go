@@ -1,0 +1,113 @@
+package message
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openclaw-go/openclaw/tools"
+)
+
+type fakeMessenger struct {
+	routes map[string]Conversation
+	acts   []string
+	files  map[string]string // sent file base name -> content
+}
+
+func (f *fakeMessenger) Conversation(ctx context.Context, key string) (Conversation, bool, error) {
+	c, ok := f.routes[key]
+	return c, ok, nil
+}
+
+func (f *fakeMessenger) Act(ctx context.Context, to Conversation, action string, params map[string]any, key string) (any, error) {
+	b, _ := json.Marshal(params)
+	f.acts = append(f.acts, to.Channel+"/"+to.AccountID+"/"+to.ChatID+"/"+to.ThreadID+" "+action+" "+string(b))
+	return map[string]any{"ok": true}, nil
+}
+
+func (f *fakeMessenger) SendFile(ctx context.Context, to Conversation, file, caption, key string) (any, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	f.files[filepath.Base(file)] = string(b)
+	return map[string]any{"ok": true}, nil
+}
+
+func TestMessageTool(t *testing.T) {
+	fm := &fakeMessenger{routes: map[string]Conversation{"agent:main:main": {Channel: "telegram", AccountID: "default", ChatID: "42"}}, files: map[string]string{}}
+	ws := t.TempDir()
+	msg := Tools(fm, func(tools.Who) (string, error) { return ws, nil })[0]
+	tests := []struct {
+		name, session, args, want, err string
+	}{
+		{"bound session defaults to its chat", "agent:main:main", `{"action":"send","message":"hi"}`, `telegram/default/42/ send {"message":"hi"}`, ""},
+		{"bound session may name its own chat", "agent:main:main", `{"action":"react","target":"42","messageId":"7","emoji":"👍"}`, `telegram/default/42/ react {"emoji":"👍","messageId":"7"}`, ""},
+		{"bound session may not message others", "agent:main:main", `{"action":"send","target":"43","message":"x"}`, "", "may only go to that chat"},
+		{"bound session may not switch channel", "agent:main:main", `{"action":"send","channel":"discord","message":"x"}`, "", "may only go to that chat"},
+		{"unbound session must name a target", "agent:main:other", `{"action":"send","message":"x"}`, "", "name a channel and a target"},
+		{"unbound session with a target", "agent:main:other", `{"action":"poll","channel":"telegram","target":"9","question":"Q","options":["a","b"]}`, `telegram//9/ poll {"options":["a","b"],"question":"Q"}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fm.acts = nil
+			res, err := msg.Call(context.Background(), tools.Call{ID: "c1", Args: json.RawMessage(tt.args), Who: tools.Who{SessionKey: tt.session, RunID: "r"}})
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fm.acts) != 1 || fm.acts[0] != tt.want {
+				t.Errorf("acts %q, want %q (result %q)", fm.acts, tt.want, res.Text)
+			}
+		})
+	}
+}
+
+func TestSendFile(t *testing.T) {
+	fm := &fakeMessenger{routes: map[string]Conversation{"s": {Channel: "telegram", AccountID: "default", ChatID: "42"}}, files: map[string]string{}}
+	ws := t.TempDir()
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "report.txt"), []byte("quarterly"), 0o600)
+	os.Mkdir(filepath.Join(ws, "dir"), 0o700)
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("nope"), 0o600)
+	os.Symlink(filepath.Join(outside, "secret"), filepath.Join(ws, "link"))
+	big, _ := os.Create(filepath.Join(ws, "big.bin"))
+	big.Truncate(MaxFileBytes + 1)
+	big.Close()
+	sf := Tools(fm, func(tools.Who) (string, error) { return ws, nil })[1]
+	tests := []struct{ name, session, path, err string }{
+		{"sends a copy", "s", "report.txt", ""},
+		{"missing", "s", "nope.txt", "does not exist"},
+		{"directory", "s", "dir", "is a directory"},
+		{"too big", "s", "big.bin", "the limit is 20 MB"},
+		{"traversal", "s", "../x", "outside"},
+		{"symlink out of the workspace", "s", "link", "escape"},
+		{"not a chat session", "other", "report.txt", "not a chat conversation"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args, _ := json.Marshal(SendFileArgs{Path: tt.path})
+			_, err := sf.Call(context.Background(), tools.Call{ID: "c", Args: args, Who: tools.Who{SessionKey: tt.session}})
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fm.files["report.txt"] != "quarterly" {
+				t.Errorf("sent %v", fm.files)
+			}
+		})
+	}
+}
