@@ -47,7 +47,7 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 	system := buildSystemPrompt(agent, tools, extra)
 	history, err := s.opts.Store.Context(ctx, run.SessionID)
 	if err != nil {
-		return failed(res, fmt.Errorf("load transcript: %w", err))
+		return failedCtx(ctx, res, fmt.Errorf("load transcript: %w", err))
 	}
 	history = s.maybeCompact(ctx, ev, chain, run.SessionID, chain.Steps[0].Ref(), history)
 	msgs := toProviderMessages(history)
