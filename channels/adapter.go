@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 )
@@ -81,6 +82,12 @@ type Inbound struct {
 	CallbackData string
 	Reaction     string
 	Time         time.Time
+	// GuildID (a Discord server), TeamID (a Slack workspace) and the
+	// sender's Roles feed bindings routing; empty where the network has
+	// none.
+	GuildID string
+	TeamID  string
+	Roles   []string
 }
 
 // Chat is where an event happened.
@@ -232,6 +239,19 @@ type (
 		ChatInfo(ctx context.Context, chatID string) (map[string]any, error)
 		MemberInfo(ctx context.Context, chatID, userID string) (map[string]any, error)
 	}
+	// MediaFetcher downloads an inbound attachment (Inbound.Media) so the
+	// agent can read it. It must refuse more than maxBytes.
+	MediaFetcher interface {
+		FetchMedia(ctx context.Context, m Media, maxBytes int64) (io.ReadCloser, error)
+	}
+	// LoginFlow is implemented by networks that link a device
+	// interactively (WhatsApp's QR code). Login reports each code to show
+	// through show (a QR payload or a pairing code) until the link
+	// succeeds, fails or ctx ends; Logout unlinks the device.
+	LoginFlow interface {
+		Login(ctx context.Context, show func(LoginStep)) error
+		Logout(ctx context.Context) error
+	}
 	// Webhook is implemented by adapters that receive over HTTP on the
 	// gateway's port; the gateway mounts Handler at Path while running.
 	Webhook interface {
@@ -247,6 +267,14 @@ type Poll struct {
 	MultiSelect  bool
 	Anonymous    bool
 	DurationSecs int
+}
+
+// LoginStep is one thing to show a person linking a device.
+type LoginStep struct {
+	QR          string // payload to render as a QR code
+	PairingCode string // code to type on the phone instead
+	Done        bool
+	Detail      string
 }
 
 // Command is one entry of a native command menu.

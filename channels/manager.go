@@ -467,6 +467,7 @@ func (m *Manager) process(r inboundRow) {
 	routeIn := RouteInput{
 		Channel: in.Channel, AccountID: in.AccountID, DefaultAccountID: m.defaultAccount(in.Channel),
 		ChatKind: in.Chat.Kind, ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID,
+		GuildID: in.GuildID, TeamID: in.TeamID, Roles: in.Roles,
 	}
 	binding, _ := ResolveAgent(cfg.Bindings, routeIn)
 	agentID := binding.AgentID
