@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +19,13 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/store"
 )
+
+// NativeCommands is the command menu published on networks that have
+// one; the agents service acts on these texts (session.resetTriggers).
+var NativeCommands = []Command{
+	{Name: "new", Description: "Start a new session"},
+	{Name: "reset", Description: "Reset this session"},
+}
 
 // Dispatcher hands a message to an agent and waits for its answer. The
 // gateway implements it over the agents service.
@@ -89,6 +99,11 @@ type Options struct {
 	TypingInterval time.Duration
 	// MaxAttempts bounds deliveries of one message; default 8.
 	MaxAttempts int
+	// Workspace is an agent's workspace directory, where inbound
+	// attachments are saved (under inbox/); nil keeps them unsaved.
+	Workspace func(agentID string) (string, error)
+	// MediaMaxMb caps one saved attachment; default 20.
+	MediaMaxMb int
 }
 
 // Manager runs the configured channel accounts, the inbound pipeline and
@@ -169,6 +184,9 @@ func New(cfg *config.Config, opts Options) *Manager {
 	}
 	if opts.MaxAttempts == 0 {
 		opts.MaxAttempts = 8
+	}
+	if opts.MediaMaxMb == 0 {
+		opts.MediaMaxMb = 20
 	}
 	m := &Manager{
 		opts: opts, log: opts.Log, db: newDB(opts.Store.DB),
@@ -288,6 +306,15 @@ func (m *Manager) startAccount(a *account) {
 		m.opts.Mount(wh.WebhookPath(), wh)
 	}
 	m.log.Info("channel account started", "channel", a.network.Name, "accountId", a.id)
+	if menu, ok := ad.(CommandMenu); ok {
+		go func() {
+			cctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			if err := menu.SetCommands(cctx, NativeCommands); err != nil && ctx.Err() == nil {
+				m.log.Warn("channels: could not publish the command menu", "channel", a.network.Name, "accountId", a.id, "err", err)
+			}
+		}()
+	}
 	kick(m.outKick)
 }
 
@@ -535,8 +562,8 @@ func (m *Manager) process(r inboundRow) {
 		return
 	}
 	text := strings.TrimSpace(in.Text)
-	if text == "" && len(in.Media) > 0 {
-		text = describeMedia(in.Media)
+	if len(in.Media) > 0 {
+		text = strings.TrimSpace(text + "\n\n" + m.saveMedia(ctx, a, agentID, r.ID, in.Media))
 	}
 	if text == "" {
 		finish("dropped", "empty message", "", "")
@@ -683,16 +710,94 @@ func pairingText(channel, code string) string {
 	return fmt.Sprintf("This bot does not know you yet.\n\nYour pairing code: %s\n\nAsk its owner to approve it with:\nopenclaw pairing approve %s %s\n\nThe code expires in one hour.", code, channel, code)
 }
 
-func describeMedia(media []Media) string {
+// saveMedia downloads a message's attachments into the agent's workspace
+// (inbox/<date>/) when the adapter can fetch them, and describes them for
+// the agent: a path it can read, or what the attachment was.
+func (m *Manager) saveMedia(ctx context.Context, a *account, agentID string, rowID int64, media []Media) string {
+	fetcher, _ := a.adapterNow().(MediaFetcher)
+	var ws string
+	if fetcher != nil && m.opts.Workspace != nil {
+		var err error
+		if ws, err = m.opts.Workspace(agentID); err != nil {
+			m.log.Warn("channels: no workspace for attachments", "agentId", agentID, "err", err)
+		}
+	}
+	limit := int64(m.opts.MediaMaxMb) << 20
 	parts := make([]string, len(media))
 	for i, md := range media {
-		parts[i] = "[" + md.Kind
+		label := md.Kind
 		if md.Name != "" {
-			parts[i] += ": " + md.Name
+			label += ": " + md.Name
 		}
-		parts[i] += "]"
+		parts[i] = "[" + label + "]"
+		if ws == "" {
+			continue
+		}
+		rel, err := saveAttachment(ctx, fetcher, ws, rowID, i, md, limit)
+		if err != nil {
+			m.log.Warn("channels: attachment not saved", "kind", md.Kind, "err", err)
+			parts[i] = "[" + label + " (not saved: " + firstLine(err.Error()) + ")]"
+			continue
+		}
+		parts[i] = "[" + label + " saved at " + rel + "]"
 	}
 	return strings.Join(parts, " ")
+}
+
+// saveAttachment writes one attachment under ws/inbox/<date>/ through an
+// os.Root, so a name from the network cannot point outside it.
+func saveAttachment(ctx context.Context, f MediaFetcher, ws string, rowID int64, i int, md Media, limit int64) (string, error) {
+	body, err := f.FetchMedia(ctx, md, limit)
+	if err != nil {
+		return "", err
+	}
+	defer body.Close()
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	dir := path.Join("inbox", time.Now().Format("2006-01-02"))
+	if err := root.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	name := safeFileName(md.Name)
+	if name == "" {
+		name = md.Kind
+	}
+	rel := path.Join(dir, fmt.Sprintf("%d-%d-%s", rowID, i, name))
+	out, err := root.OpenFile(rel, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return "", err
+	}
+	n, err := io.Copy(out, io.LimitReader(body, limit+1))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && n > limit {
+		root.Remove(rel)
+		err = fmt.Errorf("larger than %d MB", limit>>20)
+	}
+	return rel, err
+}
+
+// safeFileName keeps a network-supplied name to one harmless path
+// element.
+func safeFileName(name string) string {
+	name = path.Base(strings.ReplaceAll(name, "\\", "/"))
+	name = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '/' || r == ':' {
+			return '_'
+		}
+		return r
+	}, name)
+	if name == "." || name == ".." || name == "/" {
+		return ""
+	}
+	if len(name) > 120 {
+		name = name[len(name)-120:]
+	}
+	return name
 }
 
 func firstLine(s string) string {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -410,5 +413,62 @@ func TestReloadRestartsOnlyChangedAccounts(t *testing.T) {
 	}
 	if _, ok := m.account("telegram", "work"); ok {
 		t.Error("removed account still running")
+	}
+}
+
+// mediaAdapter is a memAdapter that can fetch attachments.
+type mediaAdapter struct {
+	*memAdapter
+	files map[string]string
+}
+
+func (a *mediaAdapter) FetchMedia(ctx context.Context, m Media, max int64) (io.ReadCloser, error) {
+	body, ok := a.files[m.FileID]
+	if !ok {
+		return nil, errors.New("gone")
+	}
+	return io.NopCloser(strings.NewReader(body)), nil
+}
+
+func TestInboundMediaSavedToWorkspace(t *testing.T) {
+	ws := t.TempDir()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), Migrations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ad := &mediaAdapter{memAdapter: newMem(), files: map[string]string{"f1": "hello file", "f2": strings.Repeat("x", 2<<20)}}
+	var got Dispatch
+	agent := &echoAgent{reply: func(d Dispatch) string { got = d; return "ok" }}
+	net := Network{Name: "telegram", Label: "Telegram", Accounts: func(*config.Config) []AccountSpec {
+		return []AccountSpec{{AccountID: "default", Default: true, Enabled: true, Fingerprint: "m",
+			Policy: AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}},
+			New:    func() (Adapter, error) { return ad, nil }}}
+	}}
+	m := New(&config.Config{}, Options{Store: st, Dispatcher: agent, Networks: []Network{net}, MediaMaxMb: 1,
+		DefaultAgent: func(*config.Config) string { return "main" },
+		Workspace:    func(string) (string, error) { return ws, nil }})
+	m.Start(context.Background())
+	defer m.Close(context.Background())
+	in := dmFrom("1", "42", "see attached")
+	in.Media = []Media{
+		{Kind: "document", FileID: "f1", Name: "../../etc/passwd"},
+		{Kind: "document", FileID: "f2", Name: "big.bin"},
+		{Kind: "photo", FileID: "missing"},
+	}
+	ad.push(t, in)
+	ad.waitSent(t, 1)
+	if !strings.Contains(got.Text, "see attached") || !strings.Contains(got.Text, "saved at inbox/") ||
+		!strings.Contains(got.Text, "big.bin (not saved: larger than 1 MB)") || !strings.Contains(got.Text, "photo (not saved: gone)") {
+		t.Fatalf("agent saw %q", got.Text)
+	}
+	rel := regexp.MustCompile(`saved at (\S+)\]`).FindStringSubmatch(got.Text)[1]
+	b, err := os.ReadFile(filepath.Join(ws, rel))
+	if err != nil || string(b) != "hello file" || strings.Contains(rel, "..") {
+		t.Errorf("saved %q: %q %v", rel, b, err)
+	}
+	entries, _ := filepath.Glob(filepath.Join(ws, "inbox", "*", "*big.bin"))
+	if len(entries) != 0 {
+		t.Errorf("oversized file left behind: %v", entries)
 	}
 }

@@ -29,6 +29,7 @@ func (s *System) wireChannels() {
 		Dispatcher: agentDispatcher{s.agents},
 		Approver:   approvalResolver{s.approvals},
 		Networks:   []channels.Network{telegramNetwork(s)},
+		Workspace:  s.agents.Workspace,
 		Mount:      s.webhooks.mount,
 		Unmount:    s.webhooks.unmount,
 		DefaultAgent: func(cfg *config.Config) string {

@@ -34,6 +34,7 @@ func init() {
 		"setMyCommands":       (*Server).setMyCommands,
 		"getChat":             (*Server).getChat,
 		"getChatMember":       (*Server).getChatMember,
+		"getFile":             (*Server).getFile,
 	}
 }
 
@@ -324,4 +325,16 @@ func chatObject(id string) map[string]any {
 	default:
 		return map[string]any{"id": n, "type": "group", "title": "Group " + id}
 	}
+}
+
+func (s *Server) getFile(w http.ResponseWriter, _ *http.Request, c Call) {
+	id := c.Params.Get("file_id")
+	s.mu.Lock()
+	data, ok := s.files[id]
+	s.mu.Unlock()
+	if !ok {
+		writeError(w, http.StatusBadRequest, "Bad Request: invalid file_id", 0)
+		return
+	}
+	writeResult(w, map[string]any{"file_id": id, "file_unique_id": "u-" + id, "file_size": len(data), "file_path": "files/" + id})
 }

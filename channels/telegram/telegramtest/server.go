@@ -51,6 +51,7 @@ type Server struct {
 	marker   string
 	webhook  webhookState
 	commands json.RawMessage
+	files    map[string][]byte // file_id -> content, for getFile and downloads
 }
 
 type pending struct {
@@ -110,6 +111,7 @@ func New(t testing.TB, token string) *Server {
 		nextMsg:  5000,
 		messages: map[msgKey]string{},
 		faults:   map[string][]Fault{},
+		files:    map[string][]byte{},
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
@@ -260,6 +262,10 @@ func (s *Server) WaitConfirmed(id int64, d time.Duration) {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/file/bot"); ok {
+		s.download(w, rest)
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/bot")
 	token, method, ok2 := strings.Cut(rest, "/")
 	if !ok || !ok2 || method == "" {
@@ -375,4 +381,26 @@ func writeError(w http.ResponseWriter, code int, desc string, retryAfter int) {
 func paramInt(v url.Values, key string) int64 {
 	n, _ := strconv.ParseInt(v.Get(key), 10, 64)
 	return n
+}
+
+// download serves <root>/file/bot<token>/<file_path> as Telegram does.
+func (s *Server) download(w http.ResponseWriter, rest string) {
+	token, filePath, _ := strings.Cut(rest, "/")
+	s.mu.Lock()
+	ok := token == s.token && !s.revoked
+	data, found := s.files[strings.TrimPrefix(filePath, "files/")]
+	s.mu.Unlock()
+	if !ok || !found {
+		http.NotFound(w, nil)
+		return
+	}
+	w.Write(data)
+}
+
+// AddFile makes content downloadable as file id (AddDocument does this
+// for its document).
+func (s *Server) AddFile(id string, content []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.files[id] = content
 }

@@ -131,6 +131,7 @@ func (s *Server) AddCallback(chatID, messageID int64, from User, data string) in
 
 // AddDocument queues a message with a document attached.
 func (s *Server) AddDocument(chatID int64, from User, d Doc, caption string) int64 {
+	s.AddFile("doc-"+d.Name, d.Bytes)
 	return s.AddMessage(Msg{ChatID: chatID, From: from, Document: &d, Caption: caption})
 }
 
