@@ -752,6 +752,9 @@ func saveAttachment(ctx context.Context, f MediaFetcher, ws string, rowID int64,
 		return "", err
 	}
 	defer body.Close()
+	if err := os.MkdirAll(ws, 0o700); err != nil { // a new agent's workspace may not exist yet
+		return "", err
+	}
 	root, err := os.OpenRoot(ws)
 	if err != nil {
 		return "", err

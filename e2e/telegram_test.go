@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -64,12 +67,24 @@ func TestTelegramEndToEnd(t *testing.T) {
 	if code == "" || pair.ChatID != "1001" {
 		t.Fatalf("pairing message %+v", pair)
 	}
-	list := c.run(t, "gateway", "call", "channels.pairing.list", "--json")
+	list := c.run(t, "pairing", "list", "telegram")
 	list.mustSucceed(t)
-	if !strings.Contains(list.Stdout, code) || !strings.Contains(list.Stdout, `"senderId": "1001"`) && !strings.Contains(list.Stdout, `"senderId":"1001"`) {
+	if !strings.Contains(list.Stdout, code) || !strings.Contains(list.Stdout, "1001") {
 		t.Fatalf("pairing list:\n%s", list)
 	}
-	c.run(t, "gateway", "call", "channels.pairing.approve", "--params", fmt.Sprintf(`{"channel":"telegram","accountId":"default","requestId":%q}`, code)).mustSucceed(t)
+	approve := c.run(t, "pairing", "approve", "telegram", strings.ToLower(code))
+	approve.mustSucceed(t)
+	if !strings.Contains(approve.Stdout, "Approved 1001") {
+		t.Fatalf("pairing approve:\n%s", approve)
+	}
+	if again := c.run(t, "pairing", "approve", "telegram", code); again.Code == 0 {
+		t.Fatalf("a pairing code worked twice:\n%s", again)
+	}
+	status := c.run(t, "channels", "status")
+	status.mustSucceed(t)
+	if !strings.Contains(status.Stdout, "connected") || !strings.Contains(status.Stdout, telegramtest.BotUsername) {
+		t.Fatalf("channels status:\n%s", status)
+	}
 	if n := strings.Count(fmt.Sprint(tg.Sent()), "pairing code"); n != 1 {
 		t.Errorf("%d pairing messages, want 1", n)
 	}
@@ -122,6 +137,112 @@ func TestTelegramEndToEnd(t *testing.T) {
 	reqs := model.Requests()
 	if last := reqs[len(reqs)-1]; !strings.Contains(fmt.Sprint(last.Messages), "UTC") {
 		t.Errorf("the tool did not run after approval; model saw %+v", last.Messages)
+	}
+
+	// A document Ann sends lands in the agent's workspace; the agent reads
+	// it, reacts to her message and sends a file back, all in her chat.
+	docMsg := tg.AddDocument(1001, ann, telegramtest.Doc{Name: "notes.txt", MIME: "text/plain", Bytes: []byte("remember the milk")}, "my notes")
+	_ = docMsg
+	model.Script(
+		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "w1", Name: "write", Arguments: `{"path":"out/answer.txt","content":"milk: remembered"}`}}},
+		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "s1", Name: "send_file", Arguments: `{"path":"out/answer.txt","caption":"here you go"}`}}},
+		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "m1", Name: "message", Arguments: `{"action":"send","target":"9999","message":"spam"}`}}},
+		fakemodel.Reply{Text: "filed"},
+	)
+	waitSentWhere(t, tg, "with the filed answer", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "filed") })
+	doc := waitSentWhere(t, tg, "with the file", func(m telegramtest.Message) bool { return m.FileName == "answer.txt" })
+	if string(doc.FileBytes) != "milk: remembered" || doc.ChatID != "1001" || !strings.Contains(doc.Text, "here you go") {
+		t.Errorf("sent file %+v", doc)
+	}
+	var sawInbox, sawRefusal bool
+	for _, r := range model.Requests() {
+		all := fmt.Sprint(r.Messages)
+		sawInbox = sawInbox || strings.Contains(all, "notes.txt saved at inbox/")
+		sawRefusal = sawRefusal || strings.Contains(all, "may only go to that chat")
+	}
+	if !sawInbox || !sawRefusal {
+		t.Errorf("model saw the saved attachment %v, the refusal to message another chat %v", sawInbox, sawRefusal)
+	}
+	for _, m := range tg.Sent() {
+		if m.ChatID == "9999" {
+			t.Errorf("a message reached another chat: %+v", m)
+		}
+	}
+	matches, _ := filepath.Glob(filepath.Join(g.StateDir, "workspace", "inbox", "*", "*notes.txt"))
+	if len(matches) != 1 {
+		t.Fatalf("saved attachments %v", matches)
+	}
+	if b, _ := os.ReadFile(matches[0]); string(b) != "remember the milk" {
+		t.Errorf("saved attachment holds %q", b)
+	}
+}
+
+// TestTelegramWebhook: in webhook mode the gateway registers its URL and
+// secret with Telegram and takes updates on its own port, refusing calls
+// without the secret.
+func TestTelegramWebhook(t *testing.T) {
+	needOurGateway(t)
+	t.Parallel()
+	model := fakemodel.New(t)
+	const token, secret = "777:TEST-webhook", "s3cret_webhook-token"
+	tg := telegramtest.New(t, token)
+	g := startGateway(t, gatewayOpts{Config: fmt.Sprintf(`{
+  gateway: { mode: "local" },
+  models: { providers: { fake: { baseUrl: %q, api: "openai-completions", models: [{ id: "echo-1" }] } } },
+  agents: { defaults: { model: "fake/echo-1" } },
+  channels: { telegram: { botToken: %q, apiRoot: %q, allowFrom: [3001],
+    webhookUrl: "https://bot.example.org/telegram/webhook/default", webhookSecret: %q } },
+}`, model.URL()+"/v1", token, tg.URL(), secret)})
+	tg.WaitCalls("setWebhook", 1, 30*time.Second)
+	if url, sec := tg.Webhook(); url != "https://bot.example.org/telegram/webhook/default" || sec != secret {
+		t.Fatalf("registered webhook %q with secret %q", url, sec)
+	}
+	hook := fmt.Sprintf("http://127.0.0.1:%d/telegram/webhook/default", g.Port)
+	update := `{"update_id": 9001, "message": {"message_id": 77, "date": 1764500000, "chat": {"id": 3001, "type": "private"},
+		"from": {"id": 3001, "is_bot": false, "first_name": "Wes"}, "text": "via webhook"}}`
+	post := func(secret string) int {
+		req, _ := http.NewRequest(http.MethodPost, hook, strings.NewReader(update))
+		req.Header.Set("Content-Type", "application/json")
+		if secret != "" {
+			req.Header.Set("X-Telegram-Bot-Api-Secret-Token", secret)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	// The adapter answers 503 until getMe succeeded; wait for a verdict.
+	deadline := time.Now().Add(30 * time.Second)
+	for code := post("wrong"); code != http.StatusUnauthorized; code = post("wrong") {
+		if time.Now().After(deadline) {
+			t.Fatalf("a wrong secret got %d, want 401", code)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code := post(""); code != http.StatusUnauthorized {
+		t.Fatalf("no secret got %d, want 401", code)
+	}
+	if code := post(secret); code != http.StatusOK {
+		t.Fatalf("the right secret got %d", code)
+	}
+	if code := post(secret); code != http.StatusOK { // Telegram retrying: answered once
+		t.Fatalf("a redelivery got %d", code)
+	}
+	waitSentWhere(t, tg, "answering the webhook update", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "echo: via webhook") })
+	if n := len(tg.Calls("getUpdates")); n != 0 {
+		t.Errorf("webhook mode also polled getUpdates %d times", n)
+	}
+	time.Sleep(200 * time.Millisecond) // let a duplicate show up if there were one
+	n := 0
+	for _, m := range tg.Sent() {
+		if strings.Contains(m.Text, "via webhook") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("answered %d times", n)
 	}
 }
 
