@@ -3,6 +3,7 @@ package config
 import (
 	"maps"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,68 +75,27 @@ func (t TelegramChannel) AccountIDs() []string {
 // Account resolves one account's settings: keys the account sets
 // override the channel's.
 func (t TelegramChannel) Account(id string) (TelegramAccount, bool) {
-	base := TelegramAccount{
-		Name: t.Name, Enabled: t.Enabled, BotToken: t.BotToken, TokenFile: t.TokenFile,
-		DmPolicy: t.DmPolicy, AllowFrom: t.AllowFrom, GroupPolicy: t.GroupPolicy,
-		GroupAllowFrom: t.GroupAllowFrom, Groups: t.Groups, MentionPatterns: t.MentionPatterns,
-		TextChunkLimit: t.TextChunkLimit, Streaming: t.Streaming, ReplyToMode: t.ReplyToMode,
-		MediaMaxMb: t.MediaMaxMb, ResponsePrefix: t.ResponsePrefix, ApiRoot: t.ApiRoot,
-		Proxy: t.Proxy, WebhookUrl: t.WebhookUrl, WebhookSecret: t.WebhookSecret, WebhookPath: t.WebhookPath,
-	}
 	a, named := t.Accounts[id]
 	if !named {
-		if id != t.DefaultAccountID() {
-			return TelegramAccount{}, false
-		}
-		return base, true
+		return t.TelegramAccount, id == t.DefaultAccountID()
 	}
+	base := t.TelegramAccount
 	// A named account never inherits the default bot's credentials: two
 	// accounts polling one token would steal each other's updates.
 	base.BotToken, base.TokenFile = SecretInput{}, ""
-	str := func(dst *string, v string) { // a key the account sets wins
-		if v != "" {
-			*dst = v
+	return overlay(base, a), true
+}
+
+// overlay returns base with every key over sets (a non-zero value;
+// an empty list counts as set) put on top.
+func overlay[T any](base, over T) T {
+	b, o := reflect.ValueOf(&base).Elem(), reflect.ValueOf(over)
+	for _, f := range fieldsOf(b.Type()) {
+		if v := o.FieldByIndex(f.index); !v.IsZero() {
+			b.FieldByIndex(f.index).Set(v)
 		}
 	}
-	str(&base.Name, a.Name)
-	str(&base.TokenFile, a.TokenFile)
-	str(&base.DmPolicy, a.DmPolicy)
-	str(&base.GroupPolicy, a.GroupPolicy)
-	str(&base.ReplyToMode, a.ReplyToMode)
-	str(&base.ResponsePrefix, a.ResponsePrefix)
-	str(&base.ApiRoot, a.ApiRoot)
-	str(&base.Proxy, a.Proxy)
-	str(&base.WebhookUrl, a.WebhookUrl)
-	str(&base.WebhookPath, a.WebhookPath)
-	str(&base.Streaming.ChunkMode, a.Streaming.ChunkMode)
-	if a.Enabled != nil {
-		base.Enabled = a.Enabled
-	}
-	if a.BotToken.IsSet() {
-		base.BotToken = a.BotToken
-	}
-	if a.WebhookSecret.IsSet() {
-		base.WebhookSecret = a.WebhookSecret
-	}
-	if a.AllowFrom != nil {
-		base.AllowFrom = a.AllowFrom
-	}
-	if a.GroupAllowFrom != nil {
-		base.GroupAllowFrom = a.GroupAllowFrom
-	}
-	if a.Groups != nil {
-		base.Groups = a.Groups
-	}
-	if a.MentionPatterns != nil {
-		base.MentionPatterns = a.MentionPatterns
-	}
-	if a.TextChunkLimit != 0 {
-		base.TextChunkLimit = a.TextChunkLimit
-	}
-	if a.MediaMaxMb != 0 {
-		base.MediaMaxMb = a.MediaMaxMb
-	}
-	return base, true
+	return base
 }
 
 // IsEnabled reports whether the account runs.

@@ -27,10 +27,14 @@ type nodeDecoder interface {
 type fieldInfo struct {
 	name     string // JSON key
 	goName   string
-	index    int
+	owner    string // the struct type declaring the field (its doc key)
+	index    []int  // for reflect's FieldByIndex: embedded structs are flattened
 	enum     []string
 	min, max *int64
 }
+
+// docKey is the field's key in fieldDocs.
+func (f fieldInfo) docKey() string { return f.owner + "." + f.goName }
 
 var fieldCache sync.Map // reflect.Type -> []fieldInfo
 
@@ -42,11 +46,20 @@ func fieldsOf(t reflect.Type) []fieldInfo {
 	var out []fieldInfo
 	for i := range t.NumField() {
 		sf := t.Field(i)
+		// An embedded struct without a key of its own shares its keys
+		// with the outer section (a channel and its accounts).
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct && sf.Tag.Get("json") == "" {
+			for _, inner := range fieldsOf(sf.Type) {
+				inner.index = append([]int{i}, inner.index...)
+				out = append(out, inner)
+			}
+			continue
+		}
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		if !sf.IsExported() || name == "" || name == "-" {
 			continue
 		}
-		fi := fieldInfo{name: name, goName: sf.Name, index: i}
+		fi := fieldInfo{name: name, goName: sf.Name, owner: t.Name(), index: []int{i}}
 		if e := sf.Tag.Get("enum"); e != "" {
 			fi.enum = strings.Split(e, ",")
 		}
@@ -98,7 +111,7 @@ func (d *decoder) decodeStruct(n *node, v reflect.Value, k *keyTree, segs []segm
 		i := slices.IndexFunc(fields, func(f fieldInfo) bool { return f.name == m.key })
 		switch {
 		case i >= 0:
-			d.decodeField(m.val, v.Field(fields[i].index), fields[i], known, childSegs)
+			d.decodeField(m.val, v.FieldByIndex(fields[i].index), fields[i], known, childSegs)
 		case known != nil:
 			if len(segs) > 0 || !silentKeys[m.key] {
 				d.issues.warnAt(m.val, true, childPath, "not implemented yet; OpenClaw knows this key, so it is kept but has no effect here")

@@ -119,14 +119,14 @@ func TestEveryFieldDocumented(t *testing.T) {
 	var walk func(rt reflect.Type)
 	walk = func(rt reflect.Type) {
 		for _, f := range fieldsOf(rt) {
-			doc := fieldDocs[rt.Name()+"."+f.goName]
+			doc := fieldDocs[f.docKey()]
 			if !strings.Contains(doc, "Default") {
 				t.Errorf("%s.%s: doc %q does not state the default", rt.Name(), f.goName, doc)
 			}
-			if ft := rt.Field(f.index).Type; ft.Kind() == reflect.Struct && ft != reflect.TypeFor[SecretInput]() {
+			if ft := rt.FieldByIndex(f.index).Type; ft.Kind() == reflect.Struct && ft != reflect.TypeFor[SecretInput]() {
 				walk(ft)
 			}
-			if ft := rt.Field(f.index).Type; ft.Kind() == reflect.Pointer && !strings.Contains(doc, "Default true") {
+			if ft := rt.FieldByIndex(f.index).Type; ft.Kind() == reflect.Pointer && !strings.Contains(doc, "Default true") {
 				t.Errorf("%s.%s: *bool fields must default to true (Changes relies on it)", rt.Name(), f.goName)
 			}
 		}

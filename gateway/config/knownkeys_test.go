@@ -160,7 +160,7 @@ func TestImplementedKeysExistInOpenClaw(t *testing.T) {
 				t.Errorf("%s is implemented but OpenClaw %s does not know it", p, version)
 				continue
 			}
-			ft := rt.Field(f.index).Type
+			ft := rt.FieldByIndex(f.index).Type
 			switch {
 			case ft.Kind() == reflect.Struct && !isLeafType(ft):
 				walk(ft, child, p)

@@ -31,8 +31,8 @@ func Schema() []byte {
 func objectSchema(t reflect.Type, def reflect.Value, known *keyTree) map[string]any {
 	props := map[string]any{}
 	for _, f := range fieldsOf(t) {
-		p := fieldSchema(t.Field(f.index).Type, f, def.Field(f.index), known.child(f.name))
-		if doc := fieldDocs[t.Name()+"."+f.goName]; doc != "" {
+		p := fieldSchema(t.FieldByIndex(f.index).Type, f, def.FieldByIndex(f.index), known.child(f.name))
+		if doc := fieldDocs[f.docKey()]; doc != "" {
 			p["description"] = doc
 		}
 		props[f.name] = p
@@ -94,8 +94,8 @@ func fieldAt(v reflect.Value, path string) (doc string, val reflect.Value, ok bo
 		found := false
 		for _, f := range fieldsOf(v.Type()) {
 			if f.name == key {
-				doc = fieldDocs[v.Type().Name()+"."+f.goName]
-				v = v.Field(f.index)
+				doc = fieldDocs[f.docKey()]
+				v = v.FieldByIndex(f.index)
 				found = true
 				break
 			}

@@ -467,16 +467,24 @@ type ChannelDefaults struct {
 	GroupPolicy string `json:"groupPolicy" enum:"allowlist,open,disabled"`
 }
 
-// TelegramChannel is channels.telegram: the settings of the default
-// account, which named accounts inherit and override.
+// TelegramChannel is channels.telegram: the default account's settings,
+// which named accounts inherit key by key.
 type TelegramChannel struct {
+	TelegramAccount
 	// Named extra bots, each overriding the keys it sets. Default {} (one account, "default").
 	Accounts map[string]TelegramAccount `json:"accounts"`
 	// Account used when a send names none. Default "default".
 	DefaultAccount string `json:"defaultAccount"`
+
+	present bool // the block is in the file
+}
+
+// TelegramAccount is the settings of one Telegram bot: channels.telegram
+// itself, or channels.telegram.accounts.<id> (unset keys inherited).
+type TelegramAccount struct {
 	// Display name of the account. Default "".
 	Name string `json:"name"`
-	// Whether the channel runs. Default true when the block is present.
+	// Whether the account runs. Default true.
 	Enabled *bool `json:"enabled"`
 	// Bot token from @BotFather; a string or a SecretRef. Default "" (tokenFile, then TELEGRAM_BOT_TOKEN for the default account).
 	BotToken SecretInput `json:"botToken"`
@@ -513,53 +521,6 @@ type TelegramChannel struct {
 	// Secret Telegram sends with each webhook call; required in webhook mode. Default "".
 	WebhookSecret SecretInput `json:"webhookSecret"`
 	// Path on the gateway's port where webhook calls arrive. Default "/telegram/webhook/<account>".
-	WebhookPath string `json:"webhookPath"`
-
-	present bool // the block is in the file
-}
-
-// TelegramAccount is channels.telegram.accounts.<id>; unset keys come
-// from channels.telegram.
-type TelegramAccount struct {
-	// Display name of the account. Default "".
-	Name string `json:"name"`
-	// Whether the account runs. Default true.
-	Enabled *bool `json:"enabled"`
-	// Bot token; a string or a SecretRef. Default "" (tokenFile).
-	BotToken SecretInput `json:"botToken"`
-	// File holding the bot token. Default "".
-	TokenFile string `json:"tokenFile"`
-	// Who may direct-message the bot: pairing, allowlist, open or disabled. Default: channels.telegram.dmPolicy.
-	DmPolicy string `json:"dmPolicy" enum:"pairing,allowlist,open,disabled"`
-	// Senders allowed to DM the bot. Default: channels.telegram.allowFrom.
-	AllowFrom IDList `json:"allowFrom"`
-	// Which groups the bot answers in. Default: channels.telegram.groupPolicy.
-	GroupPolicy string `json:"groupPolicy" enum:"allowlist,open,disabled"`
-	// Senders allowed to talk to the bot in groups. Default: channels.telegram.groupAllowFrom.
-	GroupAllowFrom IDList `json:"groupAllowFrom"`
-	// Per-group settings by chat id, or "*". Default: channels.telegram.groups.
-	Groups map[string]TelegramGroup `json:"groups"`
-	// Regular expressions that count as mentioning the bot. Default: channels.telegram.mentionPatterns.
-	MentionPatterns []string `json:"mentionPatterns"`
-	// Longest message sent in one piece. Default: channels.telegram.textChunkLimit.
-	TextChunkLimit int `json:"textChunkLimit" min:"1" max:"4096"`
-	// How replies are shaped while they are written. Default: channels.telegram.streaming.
-	Streaming ChannelStreaming `json:"streaming"`
-	// Which replies quote the message they answer. Default: channels.telegram.replyToMode.
-	ReplyToMode string `json:"replyToMode" enum:"off,first,all,batched"`
-	// Largest attachment in megabytes. Default: channels.telegram.mediaMaxMb.
-	MediaMaxMb int `json:"mediaMaxMb" min:"1"`
-	// Text put in front of every reply. Default: channels.telegram.responsePrefix.
-	ResponsePrefix string `json:"responsePrefix"`
-	// Bot API base URL. Default: channels.telegram.apiRoot.
-	ApiRoot string `json:"apiRoot"`
-	// HTTP(S) proxy for Bot API calls. Default: channels.telegram.proxy.
-	Proxy string `json:"proxy"`
-	// Public webhook URL; setting it selects webhook mode. Default: channels.telegram.webhookUrl.
-	WebhookUrl string `json:"webhookUrl"`
-	// Webhook secret. Default: channels.telegram.webhookSecret.
-	WebhookSecret SecretInput `json:"webhookSecret"`
-	// Webhook path on the gateway's port. Default "/telegram/webhook/<account>".
 	WebhookPath string `json:"webhookPath"`
 }
 
