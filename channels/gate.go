@@ -21,6 +21,9 @@ type AccountPolicy struct {
 	ChunkMode       string
 	ReplyToMode     string // off | first (default) | all | batched
 	ResponsePrefix  string
+	// AllowBots lets other bots' messages through (adapters never hand
+	// over the bot's own).
+	AllowBots bool
 }
 
 // GroupPolicy is the setting of one group (or "*").
@@ -63,7 +66,7 @@ func (g Gate) Check(in Inbound, paired bool, mentioned func(GroupPolicy) bool) G
 	if in.Sender.ID == "" {
 		return GateResult{Verdict: Drop, Reason: "no sender id"}
 	}
-	if in.Sender.IsBot {
+	if in.Sender.IsBot && !p.AllowBots {
 		return GateResult{Verdict: Drop, Reason: "sender is a bot"}
 	}
 	if in.Chat.Kind == Direct {
@@ -95,7 +98,11 @@ func (g Gate) Check(in Inbound, paired bool, mentioned func(GroupPolicy) bool) G
 	if gp == "disabled" {
 		return GateResult{Verdict: Drop, Reason: "groups are disabled"}
 	}
+	// The chat's own entry, then its server's (a Discord guild), then "*".
 	group, listed := p.Groups[in.Chat.ID]
+	if !listed && in.GuildID != "" {
+		group, listed = p.Groups[in.GuildID]
+	}
 	if !listed {
 		group, listed = p.Groups["*"]
 	}

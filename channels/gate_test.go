@@ -50,6 +50,10 @@ func TestGate(t *testing.T) {
 			Inbound{Kind: EventReaction, Chat: Chat{ID: "-5", Kind: Group}, Sender: Sender{ID: "1"}}, false, never, Allow},
 		{"reactions from strangers in groups are dropped", AccountPolicy{GroupAllowFrom: []string{"2"}, Groups: map[string]GroupPolicy{"*": {Enabled: true}}},
 			Inbound{Kind: EventReaction, Chat: Chat{ID: "-5", Kind: Group}, Sender: Sender{ID: "1"}}, false, never, Drop},
+		{"a listed server's channel", AccountPolicy{Groups: map[string]GroupPolicy{"g1": {Enabled: true}}},
+			Inbound{Kind: EventMessage, GuildID: "g1", Chat: Chat{ID: "c9", Kind: Group}, Sender: Sender{ID: "1"}}, false, never, Allow},
+		{"a channel entry beats its server's", AccountPolicy{Groups: map[string]GroupPolicy{"g1": {Enabled: true}, "c9": {Enabled: false}}},
+			Inbound{Kind: EventMessage, GuildID: "g1", Chat: Chat{ID: "c9", Kind: Group}, Sender: Sender{ID: "1"}}, false, never, Drop},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -117,6 +117,7 @@ type Manager struct {
 	mu       sync.Mutex
 	accounts map[accountKey]*account
 	lanes    map[string]*lane
+	logins   map[accountKey]*loginSession
 
 	routes sync.Map // session key -> Route last stored, to skip rewriting it
 

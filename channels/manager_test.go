@@ -472,3 +472,63 @@ func TestInboundMediaSavedToWorkspace(t *testing.T) {
 		t.Errorf("oversized file left behind: %v", entries)
 	}
 }
+
+// loginAdapter is a memAdapter that links like WhatsApp: two QR codes,
+// then done.
+type loginAdapter struct {
+	*memAdapter
+	next      chan struct{}
+	loggedOut bool
+}
+
+func (a *loginAdapter) Login(ctx context.Context, show func(LoginStep)) error {
+	for _, qr := range []string{"2@one", "2@two"} {
+		show(LoginStep{QR: qr})
+		select {
+		case <-a.next:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	show(LoginStep{Done: true})
+	return nil
+}
+
+func (a *loginAdapter) Logout(ctx context.Context) error { a.loggedOut = true; return nil }
+
+func TestDeviceLogin(t *testing.T) {
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), Migrations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ad := &loginAdapter{memAdapter: newMem(), next: make(chan struct{})}
+	net := Network{Name: "whatsapp", Label: "WhatsApp", Accounts: func(*config.Config) []AccountSpec {
+		return []AccountSpec{{AccountID: "default", Default: true, Enabled: true, Fingerprint: "w", New: func() (Adapter, error) { return ad, nil }}}
+	}}
+	m := New(&config.Config{}, Options{Store: st, Dispatcher: &echoAgent{}, Networks: []Network{net}})
+	m.Start(context.Background())
+	defer m.Close(context.Background())
+
+	l, err := m.StartLogin("whatsapp", "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := waitLogin(context.Background(), l, "", 10*time.Second)
+	if r := first.(map[string]any); r["qr"] != "2@one" || !strings.HasPrefix(r["qrDataUrl"].(string), "data:image/png;base64,") {
+		t.Fatalf("first step %v", r)
+	}
+	ad.next <- struct{}{}
+	second, _ := waitLogin(context.Background(), l, "2@one", 10*time.Second)
+	if r := second.(map[string]any); r["qr"] != "2@two" || r["connected"] != false {
+		t.Fatalf("second step %v", r)
+	}
+	ad.next <- struct{}{}
+	done, _ := waitLogin(context.Background(), l, "2@two", 10*time.Second)
+	if r := done.(map[string]any); r["connected"] != true {
+		t.Fatalf("final step %v", r)
+	}
+	if _, err := m.StartLogin("telegram", "", false); err == nil {
+		t.Error("login on an unknown channel worked")
+	}
+}

@@ -17,13 +17,15 @@ func (m *Manager) Register(srv *rpc.Server) {
 	srv.HandleFunc("channels.status", m.handleStatus)
 	srv.HandleFunc("channels.start", m.handleStartStop(true))
 	srv.HandleFunc("channels.stop", m.handleStartStop(false))
-	srv.HandleFunc("channels.logout", m.handleStartStop(false))
+	srv.HandleFunc("channels.logout", m.handleLogout)
 	srv.HandleFunc("channels.pairing.list", m.handlePairingList)
 	srv.Handle("channels.pairing.approve", rpc.Route{Scope: protocol.ScopeDynamic, Handler: m.handlePairingApprove})
 	srv.HandleFunc("channels.pairing.dismiss", m.handlePairingDismiss)
 	srv.HandleFunc("send", m.handleSend)
 	srv.HandleFunc("poll", m.handlePoll)
 	srv.HandleFunc("message.action", m.handleMessageAction)
+	srv.HandleFunc("web.login.start", m.handleLoginStart)
+	srv.HandleFunc("web.login.wait", m.handleLoginWait)
 }
 
 func bad(method string, err error) error {
@@ -162,6 +164,31 @@ func (m *Manager) handleStartStop(start bool) rpc.Handler {
 		}
 		return map[string]any{"ok": true, "channel": p.Channel}, nil
 	}
+}
+
+// handleLogout unlinks a device (WhatsApp) or, for token-based networks,
+// stops the account until the next start or config reload.
+func (m *Manager) handleLogout(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		Channel   string `json:"channel"`
+		AccountID string `json:"accountId"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	a, err := m.resolveAccount(p.Channel, p.AccountID)
+	if err != nil {
+		return nil, bad(req.Method, err)
+	}
+	unlinked := false
+	if flow, ok := a.adapterNow().(LoginFlow); ok {
+		if err := flow.Logout(ctx); err != nil {
+			return nil, fmt.Errorf("%s logout: %w", a.network.Label, err)
+		}
+		unlinked = true
+	}
+	m.stopAccount(ctx, a)
+	return map[string]any{"ok": true, "channel": a.network.Name, "accountId": a.id, "unlinked": unlinked}, nil
 }
 
 func (m *Manager) label(channel string) string {

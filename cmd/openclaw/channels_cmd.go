@@ -13,6 +13,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	qrcode "github.com/skip2/go-qrcode"
+
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 )
@@ -453,7 +455,61 @@ func runChannelsLogin(ctx context.Context, a *app, args []string) error {
 		fmt.Fprintln(a.stdout, msg)
 		return nil
 	}
+	if *channel == "whatsapp" {
+		return a.linkDevice(ctx, g, *channel, *account)
+	}
 	return a.startStop(ctx, g, "channels.start", *channel, *account, "Started")
+}
+
+// linkDevice runs a device link (WhatsApp): it prints each QR code as it
+// comes until the phone has scanned one, the link fails, or ctx ends.
+func (a *app) linkDevice(ctx context.Context, g *gatewayFlags, channel, account string) error {
+	params := map[string]any{"channel": channel}
+	if account != "" {
+		params["accountId"] = account
+	}
+	var ignored json.RawMessage
+	if err := a.callOnce(ctx, g, "channels.start", adminScope, params, &ignored, false); err != nil {
+		return err
+	}
+	type step struct {
+		Connected   bool   `json:"connected"`
+		QR          string `json:"qr"`
+		PairingCode string `json:"pairingCode"`
+		Message     string `json:"message"`
+		Error       string `json:"error"`
+	}
+	var cur step
+	method := "web.login.start"
+	for {
+		p := map[string]any{"channel": channel, "timeoutMs": 8000, "currentQr": cur.QR}
+		if account != "" {
+			p["accountId"] = account
+		}
+		var next step
+		if err := a.callOnce(ctx, g, method, adminScope, p, &next, false); err != nil {
+			return err
+		}
+		method = "web.login.wait"
+		switch {
+		case next.Error != "":
+			return fmt.Errorf("%s login failed: %s", channel, next.Error)
+		case next.Connected:
+			fmt.Fprintf(a.stdout, "Linked %s. Messages to this number now reach your agents.\n", channel)
+			return nil
+		case next.QR != "" && next.QR != cur.QR:
+			if q, err := qrcode.New(next.QR, qrcode.Low); err == nil {
+				fmt.Fprintln(a.stdout, q.ToSmallString(false))
+			}
+			fmt.Fprintln(a.stdout, "Scan this code in WhatsApp: Settings → Linked devices → Link a device. Waiting…")
+		case next.PairingCode != "" && next.PairingCode != cur.PairingCode:
+			fmt.Fprintf(a.stdout, "Enter this code on the phone: %s\n", next.PairingCode)
+		}
+		cur = next
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
 }
 
 func runChannelsLogout(ctx context.Context, a *app, args []string) error {

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openclaw-go/openclaw/gateway/client/clienttest"
 )
 
 // channelsStatusPayload is channels.status as this gateway answers it.
@@ -54,9 +57,9 @@ func TestChannelsRequests(t *testing.T) {
 		{name: "logout", args: []string{"channels", "logout", "--channel", "telegram", "--account", "work"},
 			method: "channels.logout", wantParams: `{"accountId":"work","channel":"telegram"}`, wantScopes: admin,
 			payload: map[string]any{"ok": true}, wantOut: "Logged out of telegram (account work)\n"},
-		{name: "login other channel", args: []string{"channels", "login", "--channel", "whatsapp"},
-			method: "channels.start", wantParams: `{"channel":"whatsapp"}`, wantScopes: admin,
-			payload: map[string]any{"ok": true}, wantOut: "Started whatsapp (every account)\n"},
+		{name: "login other channel", args: []string{"channels", "login", "--channel", "signal"},
+			method: "channels.start", wantParams: `{"channel":"signal"}`, wantScopes: admin,
+			payload: map[string]any{"ok": true}, wantOut: "Started signal (every account)\n"},
 	})
 }
 
@@ -219,5 +222,36 @@ func TestChannelsAddNewFileJSON(t *testing.T) {
 	path := filepath.Join(home, ".openclaw", "openclaw.json")
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 || res.Path != path {
 		t.Errorf("config file %s: %v %v", res.Path, fi, err)
+	}
+}
+
+// TestChannelsLoginLinksWhatsApp: login starts the account, prints each
+// QR code as it changes and stops when the phone has linked.
+func TestChannelsLoginLinksWhatsApp(t *testing.T) {
+	isolate(t)
+	srv := clienttest.NewServer(t, clienttest.Config{Token: testToken})
+	srv.Reply("channels.start", map[string]any{"ok": true})
+	srv.Reply("web.login.start", map[string]any{"qr": "2@first-code", "connected": false})
+	waits := 0
+	srv.Handle("web.login.wait", func(ctx context.Context, c *clienttest.Call) (any, error) {
+		waits++
+		if waits == 1 {
+			return map[string]any{"qr": "2@second-code"}, nil
+		}
+		return map[string]any{"connected": true}, nil
+	})
+	stdout, stderr, err := runCLI(t, "channels", "login", "--channel", "whatsapp", "--url", srv.URL(), "--token", testToken)
+	if err != nil {
+		t.Fatalf("run: %v\nstderr: %s", err, stderr)
+	}
+	if n := strings.Count(stdout, "Scan this code"); n != 2 || !strings.Contains(stdout, "Linked whatsapp") || !strings.ContainsRune(stdout, '█') {
+		t.Errorf("output:\n%s", stdout)
+	}
+	var methods []string
+	for _, r := range srv.Requests() {
+		methods = append(methods, r.Method)
+	}
+	if got := strings.Join(methods, " "); got != "channels.start web.login.start web.login.wait web.login.wait" {
+		t.Errorf("calls %s", got)
 	}
 }
