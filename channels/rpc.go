@@ -84,11 +84,14 @@ func (m *Manager) Status() map[string]any {
 					entry["lastConnectedAt"] = millis(st.At)
 					anyConnected = true
 				}
-				if wh, ok := ad.(Webhook); ok {
+				switch wh, ok := ad.(Webhook); {
+				case ok && wh.WebhookPath() != "":
 					entry["mode"] = "webhook"
 					entry["webhookPath"] = wh.WebhookPath()
-				} else if ad != nil {
+				case ad != nil && n.Name == "telegram":
 					entry["mode"] = "polling"
+				case ad != nil:
+					entry["mode"] = "socket"
 				}
 			}
 			accounts[n.Name] = append(accounts[n.Name], entry)

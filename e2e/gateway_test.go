@@ -29,6 +29,8 @@ type gatewayOpts struct {
 	StateDirOnly bool
 	// NoWait returns right after the process starts.
 	NoWait bool
+	// Env is added to the gateway's environment.
+	Env []string
 }
 
 // gateway is one running gateway (ours, or the real one in real mode).
@@ -76,6 +78,7 @@ func startGateway(t *testing.T, o gatewayOpts) *gateway {
 		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "OPENCLAW_CONFIG_PATH=") })
 	}
 	env = append(env, "OPENCLAW_GATEWAY_PORT="+strconv.Itoa(g.Port))
+	env = append(env, o.Env...)
 	g.Env = env
 
 	var argv []string

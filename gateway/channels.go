@@ -13,6 +13,7 @@ import (
 
 	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/channels/discord"
 	"github.com/openclaw-go/openclaw/channels/telegram"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/tools"
@@ -28,7 +29,7 @@ func (s *System) wireChannels() {
 		Log:        s.log.With("component", "channels"),
 		Dispatcher: agentDispatcher{s.agents},
 		Approver:   approvalResolver{s.approvals},
-		Networks:   []channels.Network{telegramNetwork(s)},
+		Networks:   []channels.Network{telegramNetwork(s), discordNetwork(s)},
 		Workspace:  s.agents.Workspace,
 		Mount:      s.webhooks.mount,
 		Unmount:    s.webhooks.unmount,
@@ -109,11 +110,9 @@ func telegramNetwork(s *System) channels.Network {
 					TextLimit: acct.TextChunkLimit, ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb,
 					Log: s.log.With("component", "channels", "channel", "telegram", "accountId", id),
 				}
-				h := sha256.Sum256([]byte(strings.Join([]string{token, opts.APIRoot, opts.Proxy, opts.WebhookURL, opts.WebhookSecret, opts.WebhookPath,
-					fmt.Sprint(opts.TextLimit, opts.MediaMaxMb), opts.ChunkMode}, "\x00")))
 				specs = append(specs, channels.AccountSpec{
-					AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
-					Policy: telegramPolicy(cfg, acct), Fingerprint: hex.EncodeToString(h[:]),
+					AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.ChannelCommon.IsEnabled(),
+					Policy: telegramPolicy(cfg, acct), Fingerprint: fingerprint(token, opts.APIRoot, opts.Proxy, opts.WebhookURL, opts.WebhookSecret, opts.WebhookPath, opts.TextLimit, opts.MediaMaxMb, opts.ChunkMode),
 					New: func() (channels.Adapter, error) {
 						if tokErr != nil {
 							return nil, fmt.Errorf("channels.telegram account %q: read tokenFile: %w", id, tokErr)
@@ -130,18 +129,80 @@ func telegramNetwork(s *System) channels.Network {
 	}
 }
 
-func telegramPolicy(cfg *config.Config, a config.TelegramAccount) channels.AccountPolicy {
+// fingerprint identifies the settings an adapter is built from; a reload
+// restarts the account only when it changes. Hashed, so no token is kept
+// in the clear in one more place.
+func fingerprint(parts ...any) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprint(h, p, "\x00")
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// discordNetwork maps channels.discord onto adapter settings. The API
+// and gateway URLs can be moved with OPENCLAW_DISCORD_API_BASE and
+// OPENCLAW_DISCORD_GATEWAY_URL (a proxy, or a test double).
+func discordNetwork(s *System) channels.Network {
+	return channels.Network{
+		Name: "discord", Label: "Discord",
+		Accounts: func(cfg *config.Config) []channels.AccountSpec {
+			dc := cfg.Channels.Discord
+			if !dc.Configured() {
+				return nil
+			}
+			var specs []channels.AccountSpec
+			for _, id := range dc.AccountIDs() {
+				acct, _ := dc.Account(id)
+				isDefault := id == dc.DefaultAccountID()
+				token := acct.Token.Value
+				if token == "" && isDefault {
+					token = s.opts.Getenv("DISCORD_BOT_TOKEN")
+				}
+				opts := discord.Options{
+					AccountID: id, Token: token, APIBase: s.opts.Getenv("OPENCLAW_DISCORD_API_BASE"),
+					GatewayURL: s.opts.Getenv("OPENCLAW_DISCORD_GATEWAY_URL"),
+					TextLimit:  acct.TextChunkLimit, MaxLinesPerMessage: acct.MaxLinesPerMessage, ChunkMode: acct.Streaming.ChunkMode,
+					AllowBots: acct.AllowBots, MediaMaxMb: acct.MediaMaxMb,
+					Log: s.log.With("component", "channels", "channel", "discord", "accountId", id),
+				}
+				specs = append(specs, channels.AccountSpec{
+					AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
+					Policy:      discordPolicy(cfg, acct),
+					Fingerprint: fingerprint(token, opts.APIBase, opts.GatewayURL, opts.TextLimit, opts.MaxLinesPerMessage, opts.ChunkMode, opts.AllowBots, opts.MediaMaxMb),
+					New: func() (channels.Adapter, error) {
+						if token == "" {
+							return nil, fmt.Errorf("channels.discord account %q has no bot token: set token or DISCORD_BOT_TOKEN", id)
+						}
+						return discord.New(opts), nil
+					},
+				})
+			}
+			return specs
+		},
+	}
+}
+
+// commonPolicy is the part of a channel account's policy every network
+// shares.
+func commonPolicy(cfg *config.Config, c config.ChannelCommon, textLimit int) channels.AccountPolicy {
 	p := channels.AccountPolicy{
-		DMPolicy: a.DmPolicy, AllowFrom: a.AllowFrom, GroupPolicy: a.GroupPolicy, GroupAllowFrom: a.GroupAllowFrom,
-		MentionPatterns: a.MentionPatterns, TextLimit: a.TextChunkLimit, ChunkMode: a.Streaming.ChunkMode,
-		ReplyToMode: a.ReplyToMode, ResponsePrefix: a.ResponsePrefix, Groups: map[string]channels.GroupPolicy{},
+		DMPolicy: c.DmPolicy, AllowFrom: c.AllowFrom, GroupPolicy: c.GroupPolicy,
+		MentionPatterns: c.MentionPatterns, TextLimit: c.TextChunkLimit, ChunkMode: c.Streaming.ChunkMode,
+		ReplyToMode: c.ReplyToMode, ResponsePrefix: c.ResponsePrefix, Groups: map[string]channels.GroupPolicy{},
 	}
 	if p.GroupPolicy == "" {
 		p.GroupPolicy = cfg.Channels.Defaults.GroupPolicy
 	}
 	if p.TextLimit == 0 {
-		p.TextLimit = 4000
+		p.TextLimit = textLimit
 	}
+	return p
+}
+
+func telegramPolicy(cfg *config.Config, a config.TelegramAccount) channels.AccountPolicy {
+	p := commonPolicy(cfg, a.ChannelCommon, 4000)
+	p.GroupAllowFrom = a.GroupAllowFrom
 	for id, g := range a.Groups {
 		gp := channels.GroupPolicy{
 			Enabled: boolOr(g.Enabled, true), RequireMention: boolOr(g.RequireMention, true),
@@ -154,6 +215,70 @@ func telegramPolicy(cfg *config.Config, a config.TelegramAccount) channels.Accou
 			}
 		}
 		p.Groups[id] = gp
+	}
+	return p
+}
+
+// discordPolicy maps guilds{<id>{channels{<id>}}} onto group entries: a
+// server's entry covers its channels, a channel's own entry wins.
+func discordPolicy(cfg *config.Config, a config.DiscordAccount) channels.AccountPolicy {
+	p := commonPolicy(cfg, a.ChannelCommon, 2000)
+	p.AllowBots = a.AllowBots
+	if !boolOr(a.Dm.Enabled, true) {
+		p.DMPolicy = "disabled"
+	}
+	for gid, g := range a.Guilds {
+		guild := channels.GroupPolicy{Enabled: true, RequireMention: boolOr(g.RequireMention, true), AllowFrom: g.Users}
+		if all, ok := g.Channels["*"]; ok {
+			guild = discordChannelPolicy(guild, all)
+		}
+		p.Groups[gid] = guild
+		for cid, c := range g.Channels {
+			if cid != "*" {
+				p.Groups[cid] = discordChannelPolicy(guild, c)
+			}
+		}
+	}
+	return p
+}
+
+func discordChannelPolicy(guild channels.GroupPolicy, c config.DiscordGuildChannel) channels.GroupPolicy {
+	gp := guild
+	gp.Enabled = boolOr(c.Enabled, true)
+	gp.RequireMention = boolOr(c.RequireMention, guild.RequireMention)
+	if len(c.Users) > 0 {
+		gp.AllowFrom = c.Users
+	}
+	gp.SystemPrompt = c.SystemPrompt
+	return gp
+}
+
+func slackPolicy(cfg *config.Config, a config.SlackAccount) channels.AccountPolicy {
+	p := commonPolicy(cfg, a.ChannelCommon, 4000)
+	p.AllowBots = a.AllowBots
+	if !boolOr(a.Dm.Enabled, true) {
+		p.DMPolicy = "disabled"
+	}
+	mention := boolOr(a.RequireMention, true)
+	for cid, c := range a.Channels {
+		p.Groups[cid] = channels.GroupPolicy{
+			Enabled: boolOr(c.Enabled, true), RequireMention: boolOr(c.RequireMention, mention),
+			AllowFrom: c.Users, SystemPrompt: c.SystemPrompt,
+		}
+	}
+	if p.GroupPolicy == "open" {
+		if _, ok := p.Groups["*"]; !ok {
+			p.Groups["*"] = channels.GroupPolicy{Enabled: true, RequireMention: mention}
+		}
+	}
+	return p
+}
+
+func whatsappPolicy(cfg *config.Config, a config.WhatsappAccount) channels.AccountPolicy {
+	p := commonPolicy(cfg, a.ChannelCommon, 4000)
+	p.GroupAllowFrom = a.GroupAllowFrom
+	for jid, g := range a.Groups {
+		p.Groups[jid] = channels.GroupPolicy{Enabled: true, RequireMention: boolOr(g.RequireMention, true), SystemPrompt: g.SystemPrompt}
 	}
 	return p
 }

@@ -48,24 +48,40 @@ func (IDList) jsonSchema() map[string]any {
 type presenceMarker interface{ markPresent() }
 
 func (t *TelegramChannel) markPresent() { t.present = true }
+func (t *DiscordChannel) markPresent()  { t.present = true }
+func (t *SlackChannel) markPresent()    { t.present = true }
+func (t *WhatsappChannel) markPresent() { t.present = true }
 
-// Configured reports whether channels.telegram appears in the file.
+// Configured reports whether the channel's block appears in the file.
 func (t TelegramChannel) Configured() bool { return t.present }
+func (t DiscordChannel) Configured() bool  { return t.present }
+func (t SlackChannel) Configured() bool    { return t.present }
+func (t WhatsappChannel) Configured() bool { return t.present }
 
 // DefaultAccountID is the account used when none is named.
-func (t TelegramChannel) DefaultAccountID() string {
-	if t.DefaultAccount != "" {
-		return t.DefaultAccount
+func (t TelegramChannel) DefaultAccountID() string { return defaultAccount(t.DefaultAccount) }
+func (t DiscordChannel) DefaultAccountID() string  { return defaultAccount(t.DefaultAccount) }
+func (t SlackChannel) DefaultAccountID() string    { return defaultAccount(t.DefaultAccount) }
+func (t WhatsappChannel) DefaultAccountID() string { return defaultAccount(t.DefaultAccount) }
+
+// AccountIDs lists the configured accounts: the default account, then
+// the named ones in sorted order.
+func (t TelegramChannel) AccountIDs() []string { return accountIDs(t.DefaultAccountID(), t.Accounts) }
+func (t DiscordChannel) AccountIDs() []string  { return accountIDs(t.DefaultAccountID(), t.Accounts) }
+func (t SlackChannel) AccountIDs() []string    { return accountIDs(t.DefaultAccountID(), t.Accounts) }
+func (t WhatsappChannel) AccountIDs() []string { return accountIDs(t.DefaultAccountID(), t.Accounts) }
+
+func defaultAccount(id string) string {
+	if id != "" {
+		return id
 	}
 	return "default"
 }
 
-// AccountIDs lists the configured accounts: the default account, then
-// the named ones in sorted order.
-func (t TelegramChannel) AccountIDs() []string {
-	ids := []string{t.DefaultAccountID()}
-	for _, id := range slices.Sorted(maps.Keys(t.Accounts)) {
-		if id != ids[0] {
+func accountIDs[T any](def string, accounts map[string]T) []string {
+	ids := []string{def}
+	for _, id := range slices.Sorted(maps.Keys(accounts)) {
+		if id != def {
 			ids = append(ids, id)
 		}
 	}
@@ -73,16 +89,37 @@ func (t TelegramChannel) AccountIDs() []string {
 }
 
 // Account resolves one account's settings: keys the account sets
-// override the channel's.
+// override the channel's. A named account never inherits the default
+// account's credentials: two accounts on one token would steal each
+// other's events.
 func (t TelegramChannel) Account(id string) (TelegramAccount, bool) {
-	a, named := t.Accounts[id]
+	return account(t.TelegramAccount, t.Accounts, id, t.DefaultAccountID(), func(a *TelegramAccount) {
+		a.BotToken, a.TokenFile = SecretInput{}, ""
+	})
+}
+
+func (t DiscordChannel) Account(id string) (DiscordAccount, bool) {
+	return account(t.DiscordAccount, t.Accounts, id, t.DefaultAccountID(), func(a *DiscordAccount) { a.Token = SecretInput{} })
+}
+
+func (t SlackChannel) Account(id string) (SlackAccount, bool) {
+	return account(t.SlackAccount, t.Accounts, id, t.DefaultAccountID(), func(a *SlackAccount) {
+		a.BotToken, a.AppToken, a.SigningSecret = SecretInput{}, SecretInput{}, SecretInput{}
+	})
+}
+
+func (t WhatsappChannel) Account(id string) (WhatsappAccount, bool) {
+	return account(t.WhatsappAccount, t.Accounts, id, t.DefaultAccountID(), nil)
+}
+
+func account[T any](base T, accounts map[string]T, id, def string, dropCredentials func(*T)) (T, bool) {
+	a, named := accounts[id]
 	if !named {
-		return t.TelegramAccount, id == t.DefaultAccountID()
+		return base, id == def
 	}
-	base := t.TelegramAccount
-	// A named account never inherits the default bot's credentials: two
-	// accounts polling one token would steal each other's updates.
-	base.BotToken, base.TokenFile = SecretInput{}, ""
+	if dropCredentials != nil {
+		dropCredentials(&base)
+	}
 	return overlay(base, a), true
 }
 
@@ -98,8 +135,8 @@ func overlay[T any](base, over T) T {
 	return base
 }
 
-// IsEnabled reports whether the account runs.
-func (a TelegramAccount) IsEnabled() bool { return boolOr(a.Enabled, true) }
+// IsEnabled reports whether the channel or account runs.
+func (c ChannelCommon) IsEnabled() bool { return boolOr(c.Enabled, true) }
 
 // Token finds the account's bot token: botToken, then tokenFile, then
 // TELEGRAM_BOT_TOKEN for the default account. The error says which source

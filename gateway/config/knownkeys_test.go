@@ -63,10 +63,10 @@ var keyCases = []struct {
 	},
 	{
 		name: "typo in a plugin's channel section is only a warning",
-		src:  `{channels: {discord: {tokn: "x"}}}`,
+		src:  `{channels: {signal: {acount: "x"}}}`,
 		warns: []string{
-			`openclaw.json:1:13: channels.discord: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
-			`openclaw.json:1:23: channels.discord.tokn: unknown key (did you mean "token"?); OpenClaw ` + OpenClawVersion() + `'s schema for this plugin does not have it`,
+			`openclaw.json:1:13: channels.signal: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
+			`openclaw.json:1:22: channels.signal.acount: unknown key (did you mean "account"?); OpenClaw ` + OpenClawVersion() + `'s schema for this plugin does not have it`,
 		},
 	},
 	{

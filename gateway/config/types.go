@@ -459,6 +459,12 @@ type Channels struct {
 	Defaults ChannelDefaults `json:"defaults"`
 	// The Telegram bot (Bot API, long polling or webhook). Default: not configured.
 	Telegram TelegramChannel `json:"telegram"`
+	// The Discord bot (Gateway WebSocket and REST). Default: not configured.
+	Discord DiscordChannel `json:"discord"`
+	// The Slack app (Socket Mode, or HTTP Events with a signing secret). Default: not configured.
+	Slack SlackChannel `json:"slack"`
+	// WhatsApp through a linked device (WhatsApp Web multi-device). Default: not configured.
+	Whatsapp WhatsappChannel `json:"whatsapp"`
 }
 
 // ChannelDefaults is channels.defaults.
@@ -479,39 +485,45 @@ type TelegramChannel struct {
 	present bool // the block is in the file
 }
 
-// TelegramAccount is the settings of one Telegram bot: channels.telegram
-// itself, or channels.telegram.accounts.<id> (unset keys inherited).
-type TelegramAccount struct {
-	// Display name of the account. Default "".
-	Name string `json:"name"`
-	// Whether the account runs. Default true.
+// ChannelCommon holds the keys every chat network has, for the channel
+// and for each of its accounts.
+type ChannelCommon struct {
+	// Whether the channel (or account) runs. Default true.
 	Enabled *bool `json:"enabled"`
-	// Bot token from @BotFather; a string or a SecretRef. Default "" (tokenFile, then TELEGRAM_BOT_TOKEN for the default account).
-	BotToken SecretInput `json:"botToken"`
-	// File holding the bot token. Default "".
-	TokenFile string `json:"tokenFile"`
 	// Who may direct-message the bot: pairing, allowlist, open or disabled. Default "pairing".
 	DmPolicy string `json:"dmPolicy" enum:"pairing,allowlist,open,disabled"`
-	// Senders allowed to DM the bot: numeric user ids, optionally prefixed tg: or telegram:; "*" means anyone. Default [] (none).
+	// Senders allowed to DM the bot by the network's stable id (Telegram, Discord and Slack user ids, WhatsApp numbers in E.164), optionally prefixed with the channel ("telegram:123"); "*" means anyone. Default [] (none).
 	AllowFrom IDList `json:"allowFrom"`
-	// Which groups the bot answers in: allowlist, open or disabled. Default channels.defaults.groupPolicy.
+	// Which groups the bot answers in: allowlist, open or disabled. Default channels.defaults.groupPolicy ("allowlist").
 	GroupPolicy string `json:"groupPolicy" enum:"allowlist,open,disabled"`
-	// Senders allowed to talk to the bot in groups. Default [] (allowFrom).
-	GroupAllowFrom IDList `json:"groupAllowFrom"`
-	// Per-group settings by chat id, or "*" for every group. Default {} (none).
-	Groups map[string]TelegramGroup `json:"groups"`
-	// Regular expressions that count as mentioning the bot in groups. Default [] (the agent's groupChat.mentionPatterns).
+	// Regular expressions that count as mentioning the bot in groups. Default [] (native mentions and the agent's groupChat.mentionPatterns).
 	MentionPatterns []string `json:"mentionPatterns"`
-	// Longest message sent in one piece; longer replies are split. Default 4000.
-	TextChunkLimit int `json:"textChunkLimit" min:"1" max:"4096"`
+	// Longest message sent in one piece; longer replies are split. Default: the network's (Discord 2000, the others 4000).
+	TextChunkLimit int `json:"textChunkLimit" min:"1"`
 	// How replies are shaped while they are written. Default: each key at its own default.
 	Streaming ChannelStreaming `json:"streaming"`
 	// Which reply messages quote the message they answer: off, first, all or batched. Default "first".
 	ReplyToMode string `json:"replyToMode" enum:"off,first,all,batched"`
-	// Largest attachment sent or received, in megabytes. Default 100.
+	// Largest attachment sent or received, in megabytes. Default: the network's (Telegram 100, Discord 8, Slack 20, WhatsApp 50).
 	MediaMaxMb int `json:"mediaMaxMb" min:"1"`
 	// Text put in front of every reply. Default "".
 	ResponsePrefix string `json:"responsePrefix"`
+}
+
+// TelegramAccount is the settings of one Telegram bot: channels.telegram
+// itself, or channels.telegram.accounts.<id> (unset keys inherited).
+type TelegramAccount struct {
+	ChannelCommon
+	// Display name of the account. Default "".
+	Name string `json:"name"`
+	// Bot token from @BotFather; a string or a SecretRef. Default "" (tokenFile, then TELEGRAM_BOT_TOKEN for the default account).
+	BotToken SecretInput `json:"botToken"`
+	// File holding the bot token. Default "".
+	TokenFile string `json:"tokenFile"`
+	// Senders allowed to talk to the bot in groups. Default [] (allowFrom).
+	GroupAllowFrom IDList `json:"groupAllowFrom"`
+	// Per-group settings by chat id, or "*" for every group. Default {} (none).
+	Groups map[string]TelegramGroup `json:"groups"`
 	// Bot API base URL. Default "https://api.telegram.org".
 	ApiRoot string `json:"apiRoot"`
 	// HTTP(S) proxy for Bot API calls. Default "" (none).
@@ -602,4 +614,148 @@ type BindingSession struct {
 	DmScope string `json:"dmScope" enum:"main,per-peer,per-channel-peer,per-account-channel-peer"`
 	// How group chats map to sessions. Default: session.groupScope.
 	GroupScope string `json:"groupScope" enum:"main,per-group"`
+}
+
+// DiscordChannel is channels.discord.
+type DiscordChannel struct {
+	DiscordAccount
+	// Named extra bots, each overriding the keys it sets. Default {} (one account, "default").
+	Accounts map[string]DiscordAccount `json:"accounts"`
+	// Account used when a send names none. Default "default".
+	DefaultAccount string `json:"defaultAccount"`
+
+	present bool
+}
+
+// DiscordAccount is one Discord bot's settings.
+type DiscordAccount struct {
+	ChannelCommon
+	// Display name of the account. Default "".
+	Name string `json:"name"`
+	// Bot token; a string or a SecretRef. Default "" (DISCORD_BOT_TOKEN for the default account).
+	Token SecretInput `json:"token"`
+	// Whether messages from other bots are answered. Default false.
+	AllowBots bool `json:"allowBots"`
+	// Most lines in one message; longer replies are split. Default 17.
+	MaxLinesPerMessage int `json:"maxLinesPerMessage" min:"1"`
+	// Direct-message settings. Default: DMs follow dmPolicy.
+	Dm ChannelDM `json:"dm"`
+	// Servers the bot answers in, by guild id or "*". Default {} (none under groupPolicy "allowlist").
+	Guilds map[string]DiscordGuild `json:"guilds"`
+}
+
+// ChannelDM is channels.<discord|slack>.dm.
+type ChannelDM struct {
+	// Whether direct messages are taken at all. Default true.
+	Enabled *bool `json:"enabled"`
+}
+
+// DiscordGuild is channels.discord.guilds.<guildId>.
+type DiscordGuild struct {
+	// Whether the bot answers only when mentioned. Default true.
+	RequireMention *bool `json:"requireMention"`
+	// User ids allowed to talk to the bot in this server. Default [] (anyone the policy lets in).
+	Users IDList `json:"users"`
+	// Channels by id, or "*", with their own settings. Default {} (every channel of the server).
+	Channels map[string]DiscordGuildChannel `json:"channels"`
+}
+
+// DiscordGuildChannel is channels.discord.guilds.<guildId>.channels.<channelId>.
+type DiscordGuildChannel struct {
+	// Whether the bot answers in this channel. Default true.
+	Enabled *bool `json:"enabled"`
+	// Whether the bot answers only when mentioned. Default: the server's.
+	RequireMention *bool `json:"requireMention"`
+	// User ids allowed in this channel. Default [] (the server's).
+	Users IDList `json:"users"`
+	// Extra system prompt for this channel. Default "".
+	SystemPrompt string `json:"systemPrompt"`
+}
+
+// SlackChannel is channels.slack.
+type SlackChannel struct {
+	SlackAccount
+	// Named extra apps, each overriding the keys it sets. Default {} (one account, "default").
+	Accounts map[string]SlackAccount `json:"accounts"`
+	// Account used when a send names none. Default "default".
+	DefaultAccount string `json:"defaultAccount"`
+
+	present bool
+}
+
+// SlackAccount is one Slack app's settings.
+type SlackAccount struct {
+	ChannelCommon
+	// Display name of the account. Default "".
+	Name string `json:"name"`
+	// Bot token (xoxb-…); a string or a SecretRef. Default "" (SLACK_BOT_TOKEN for the default account).
+	BotToken SecretInput `json:"botToken"`
+	// App-level token (xapp-…) for Socket Mode. Default "" (SLACK_APP_TOKEN for the default account).
+	AppToken SecretInput `json:"appToken"`
+	// Signing secret for HTTP Events mode; requests are verified with it before they are read. Default "".
+	SigningSecret SecretInput `json:"signingSecret"`
+	// How events arrive: "socket" (Socket Mode) or "http" (Events API to webhookPath). Default "socket".
+	Mode string `json:"mode" enum:"socket,http"`
+	// Path on the gateway's port for HTTP Events mode. Default "/slack/events/<account>".
+	WebhookPath string `json:"webhookPath"`
+	// Whether the bot answers in channels only when mentioned. Default true.
+	RequireMention *bool `json:"requireMention"`
+	// Whether messages from other bots are answered. Default false.
+	AllowBots bool `json:"allowBots"`
+	// Channels by id, or "*", with their own settings. Default {} (none under groupPolicy "allowlist").
+	Channels map[string]SlackChannelEntry `json:"channels"`
+	// Direct-message settings. Default: DMs follow dmPolicy.
+	Dm ChannelDM `json:"dm"`
+	// The slash command people type to talk to the agent. Default: /openclaw.
+	SlashCommand SlackSlashCommand `json:"slashCommand"`
+}
+
+// SlackChannelEntry is channels.slack.channels.<channelId>.
+type SlackChannelEntry struct {
+	// Whether the bot answers in this channel. Default true.
+	Enabled *bool `json:"enabled"`
+	// Whether the bot answers only when mentioned. Default: channels.slack.requireMention.
+	RequireMention *bool `json:"requireMention"`
+	// User ids allowed in this channel. Default [] (anyone the policy lets in).
+	Users IDList `json:"users"`
+	// Extra system prompt for this channel. Default "".
+	SystemPrompt string `json:"systemPrompt"`
+}
+
+// SlackSlashCommand is channels.slack.slashCommand.
+type SlackSlashCommand struct {
+	// Whether the slash command is taken. Default true.
+	Enabled *bool `json:"enabled"`
+	// The command, with its slash. Default "/openclaw".
+	Name string `json:"name"`
+}
+
+// WhatsappChannel is channels.whatsapp.
+type WhatsappChannel struct {
+	WhatsappAccount
+	// Named extra linked devices, each overriding the keys it sets. Default {} (one account, "default").
+	Accounts map[string]WhatsappAccount `json:"accounts"`
+	// Account used when a send names none. Default "default".
+	DefaultAccount string `json:"defaultAccount"`
+
+	present bool
+}
+
+// WhatsappAccount is one linked WhatsApp device's settings.
+type WhatsappAccount struct {
+	ChannelCommon
+	// Senders allowed to talk to the bot in groups, in E.164. Default [] (allowFrom).
+	GroupAllowFrom IDList `json:"groupAllowFrom"`
+	// Groups by JID, or "*", with their own settings. Default {} (none under groupPolicy "allowlist").
+	Groups map[string]WhatsappGroup `json:"groups"`
+	// Whether messages the agent handled are marked read. Default true.
+	SendReadReceipts *bool `json:"sendReadReceipts"`
+}
+
+// WhatsappGroup is channels.whatsapp.groups.<jid>.
+type WhatsappGroup struct {
+	// Whether the bot answers only when mentioned. Default true.
+	RequireMention *bool `json:"requireMention"`
+	// Extra system prompt for this group. Default "".
+	SystemPrompt string `json:"systemPrompt"`
 }

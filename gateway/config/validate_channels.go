@@ -10,12 +10,29 @@ import (
 // policies that cannot admit anyone, patterns that do not compile,
 // webhooks without a secret, bindings to nowhere.
 func (d *decoder) validateChannels(c *Config) {
-	tg := c.Channels.Telegram
-	if tg.Configured() {
-		d.checkTelegramAccount("channels.telegram", tg.DmPolicy, tg.AllowFrom, tg.MentionPatterns, tg.WebhookUrl, tg.WebhookSecret)
-		for id, a := range tg.Accounts {
-			p := "channels.telegram.accounts." + id
-			d.checkTelegramAccount(p, a.DmPolicy, a.AllowFrom, a.MentionPatterns, a.WebhookUrl, a.WebhookSecret)
+	ch := c.Channels
+	if ch.Telegram.Configured() {
+		d.checkTelegram("channels.telegram", ch.Telegram.TelegramAccount)
+		for id, a := range ch.Telegram.Accounts {
+			d.checkTelegram("channels.telegram.accounts."+id, a)
+		}
+	}
+	if ch.Discord.Configured() {
+		d.checkCommon("channels.discord", ch.Discord.ChannelCommon)
+		for id, a := range ch.Discord.Accounts {
+			d.checkCommon("channels.discord.accounts."+id, a.ChannelCommon)
+		}
+	}
+	if ch.Slack.Configured() {
+		d.checkSlack("channels.slack", ch.Slack.SlackAccount)
+		for id, a := range ch.Slack.Accounts {
+			d.checkSlack("channels.slack.accounts."+id, a)
+		}
+	}
+	if ch.Whatsapp.Configured() {
+		d.checkCommon("channels.whatsapp", ch.Whatsapp.ChannelCommon)
+		for id, a := range ch.Whatsapp.Accounts {
+			d.checkCommon("channels.whatsapp.accounts."+id, a.ChannelCommon)
 		}
 	}
 	for id, e := range c.Agents.Entries {
@@ -38,20 +55,26 @@ func (d *decoder) validateChannels(c *Config) {
 	}
 }
 
-func (d *decoder) checkTelegramAccount(p, dmPolicy string, allowFrom []string, patterns []string, webhookURL string, secret SecretInput) {
-	switch dmPolicy {
+// checkCommon checks the keys every channel has.
+func (d *decoder) checkCommon(p string, c ChannelCommon) {
+	switch c.DmPolicy {
 	case "open":
-		if !slices.Contains(allowFrom, "*") {
+		if !slices.Contains(c.AllowFrom, "*") {
 			n, path := d.where(p+".allowFrom", p+".dmPolicy", p)
 			d.errorAtPath(n, path, `dmPolicy "open" needs allowFrom to include "*" (say who may write, or use "pairing")`)
 		}
 	case "allowlist":
-		if len(allowFrom) == 0 {
+		if len(c.AllowFrom) == 0 {
 			n, path := d.where(p+".dmPolicy", p)
 			d.warnAtPath(n, path, `dmPolicy "allowlist" with an empty allowFrom refuses every direct message`)
 		}
 	}
-	for i, id := range allowFrom {
+	d.checkPatterns(p+".mentionPatterns", c.MentionPatterns)
+}
+
+func (d *decoder) checkTelegram(p string, a TelegramAccount) {
+	d.checkCommon(p, a.ChannelCommon)
+	for i, id := range a.AllowFrom {
 		bare := id
 		if j := strings.LastIndexByte(id, ':'); j >= 0 {
 			bare = id[j+1:]
@@ -62,10 +85,17 @@ func (d *decoder) checkTelegramAccount(p, dmPolicy string, allowFrom []string, p
 			d.warnAtPath(n, path, "%q is not a numeric Telegram user id; names never match (ids are stable, usernames are not)", id)
 		}
 	}
-	d.checkPatterns(p+".mentionPatterns", patterns)
-	if webhookURL != "" && !secret.IsSet() && secret.Ref == nil {
+	if a.WebhookUrl != "" && !a.WebhookSecret.IsSet() && a.WebhookSecret.Ref == nil {
 		n, path := d.where(p+".webhookSecret", p+".webhookUrl", p)
 		d.errorAtPath(n, path, "webhook mode needs webhookSecret, so the gateway can tell Telegram's calls from anyone else's")
+	}
+}
+
+func (d *decoder) checkSlack(p string, a SlackAccount) {
+	d.checkCommon(p, a.ChannelCommon)
+	if a.Mode == "http" && !a.SigningSecret.IsSet() && a.SigningSecret.Ref == nil {
+		n, path := d.where(p+".signingSecret", p+".mode", p)
+		d.errorAtPath(n, path, `mode "http" needs signingSecret: every event is verified with it before it is read`)
 	}
 }
 
