@@ -14,6 +14,7 @@ import (
 	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/channels/discord"
+	"github.com/openclaw-go/openclaw/channels/slack"
 	"github.com/openclaw-go/openclaw/channels/telegram"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/tools"
@@ -29,7 +30,7 @@ func (s *System) wireChannels() {
 		Log:        s.log.With("component", "channels"),
 		Dispatcher: agentDispatcher{s.agents},
 		Approver:   approvalResolver{s.approvals},
-		Networks:   []channels.Network{telegramNetwork(s), discordNetwork(s)},
+		Networks:   []channels.Network{telegramNetwork(s), discordNetwork(s), slackNetwork(s)},
 		Workspace:  s.agents.Workspace,
 		Mount:      s.webhooks.mount,
 		Unmount:    s.webhooks.unmount,
@@ -183,6 +184,66 @@ func discordNetwork(s *System) channels.Network {
 	}
 }
 
+// slackNetwork maps channels.slack onto adapter settings. The Web API
+// base can be moved with OPENCLAW_SLACK_API_URL (a proxy, or a test
+// double).
+func slackNetwork(s *System) channels.Network {
+	return channels.Network{
+		Name: "slack", Label: "Slack",
+		Accounts: func(cfg *config.Config) []channels.AccountSpec {
+			sc := cfg.Channels.Slack
+			if !sc.Configured() {
+				return nil
+			}
+			var specs []channels.AccountSpec
+			for _, id := range sc.AccountIDs() {
+				acct, _ := sc.Account(id)
+				isDefault := id == sc.DefaultAccountID()
+				bot, app := acct.BotToken.Value, acct.AppToken.Value
+				if isDefault && bot == "" {
+					bot = s.opts.Getenv("SLACK_BOT_TOKEN")
+				}
+				if isDefault && app == "" && acct.Mode != "http" {
+					app = s.opts.Getenv("SLACK_APP_TOKEN")
+				}
+				path := acct.WebhookPath
+				if path == "" {
+					path = "/slack/events/" + id
+				}
+				slash := acct.SlashCommand.Name
+				if !boolOr(acct.SlashCommand.Enabled, true) {
+					slash = "-" // a name Slack never sends: the command is off
+				}
+				opts := slack.Options{
+					AccountID: id, BotToken: bot, AppToken: app, SigningSecret: acct.SigningSecret.Value, Mode: acct.Mode,
+					APIURL: s.opts.Getenv("OPENCLAW_SLACK_API_URL"), WebhookPath: path, TextLimit: acct.TextChunkLimit,
+					ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb, SlashCommand: slash,
+					Log: s.log.With("component", "channels", "channel", "slack", "accountId", id),
+				}
+				if opts.Mode == "" {
+					opts.Mode = "socket"
+				}
+				specs = append(specs, channels.AccountSpec{
+					AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
+					Policy: slackPolicy(cfg, acct),
+					Fingerprint: fingerprint(bot, app, opts.SigningSecret, opts.Mode, opts.APIURL, opts.WebhookPath, opts.TextLimit,
+						opts.ChunkMode, opts.MediaMaxMb, opts.SlashCommand),
+					New: func() (channels.Adapter, error) {
+						if bot == "" {
+							return nil, fmt.Errorf("channels.slack account %q has no botToken (or SLACK_BOT_TOKEN)", id)
+						}
+						if opts.Mode == "socket" && app == "" {
+							return nil, fmt.Errorf("channels.slack account %q: Socket Mode needs appToken (or SLACK_APP_TOKEN); for HTTP Events set mode \"http\" and signingSecret", id)
+						}
+						return slack.New(opts), nil
+					},
+				})
+			}
+			return specs
+		},
+	}
+}
+
 // commonPolicy is the part of a channel account's policy every network
 // shares.
 func commonPolicy(cfg *config.Config, c config.ChannelCommon, textLimit int) channels.AccountPolicy {
@@ -255,6 +316,11 @@ func discordChannelPolicy(guild channels.GroupPolicy, c config.DiscordGuildChann
 
 func slackPolicy(cfg *config.Config, a config.SlackAccount) channels.AccountPolicy {
 	p := commonPolicy(cfg, a.ChannelCommon, 4000)
+	if p.ReplyToMode == "" {
+		// A Slack reply-to is a thread: "first" would thread the first
+		// chunk and leave the rest in the channel.
+		p.ReplyToMode = "off"
+	}
 	p.AllowBots = a.AllowBots
 	if !boolOr(a.Dm.Enabled, true) {
 		p.DMPolicy = "disabled"
