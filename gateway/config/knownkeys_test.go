@@ -141,6 +141,7 @@ var legacyKeys = map[string]bool{
 	"tools.disclosure":  true,
 	"tools.hooks":       true,
 	"tools.datasources": true,
+	"tools.pdfFont":     true,
 }
 
 func TestImplementedKeysExistInOpenClaw(t *testing.T) {

@@ -99,6 +99,16 @@ type ControlUI struct {
 type GatewayNodes struct {
 	// How node hosts get paired. Default: local nodes are approved automatically.
 	Pairing NodePairing `json:"pairing"`
+	// Which declared node commands may be invoked, beyond the platform defaults. Default: the platform defaults only.
+	Commands NodeCommands `json:"commands"`
+}
+
+// NodeCommands is gateway.nodes.commands.
+type NodeCommands struct {
+	// Commands invocable on top of the platform defaults, e.g. "camera.snap"; "prefix.*" matches a family but never a dangerous command. Default [] (none).
+	Allow []string `json:"allow"`
+	// Commands never invocable; wins over allow and the defaults. Default [] (none).
+	Deny []string `json:"deny"`
 }
 
 // NodePairing is gateway.nodes.pairing.
@@ -339,6 +349,8 @@ type Tools struct {
 	Hooks []ToolHook `json:"hooks"`
 	// Named database connections for SqlQueryTool and DatasourceTool (this gateway's key; OpenClaw's own CLI does not know it). Default [] (none).
 	Datasources []ToolDatasource `json:"datasources"`
+	// A Unicode TrueType font (.ttf) PdfRenderTool uses for text beyond Latin, such as CJK (this gateway's key; OpenClaw's own CLI does not know it). Default "" (the first of DroidSansFallbackFull.ttf, NotoSans-Regular.ttf and DejaVuSans.ttf found in the system's font folders).
+	PdfFont string `json:"pdfFont"`
 }
 
 // ToolDatasource is one tools.datasources entry.

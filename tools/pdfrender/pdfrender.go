@@ -126,7 +126,7 @@ func run(ctx context.Context, cfg Config, who tools.Who, a Args) (tools.Result, 
 	var notes []string
 	if out.replaced > 0 {
 		notes = append(notes, fmt.Sprintf("%d character(s) outside the built-in fonts' Latin (cp1252) range were printed as '?'; "+
-			"set the pdfrender FontPath config to a Unicode TTF font (e.g. DejaVuSans.ttf or a CJK .ttf) to render them", out.replaced))
+			"set tools.pdfFont to a Unicode .ttf font (for CJK, e.g. DroidSansFallbackFull.ttf from Debian's fonts-droid-fallback) to render them", out.replaced))
 	}
 	if cfg.Publish == nil {
 		notes = append(notes, "no download link: publishing is not configured; the file is saved in your workspace")

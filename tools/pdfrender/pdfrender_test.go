@@ -1,6 +1,7 @@
 package pdfrender
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -124,7 +125,7 @@ func TestRender(t *testing.T) {
 		{name: "sanitized filename", args: map[string]any{"markdown": "x", "filename": "../../etc/passwd.pdf"},
 			fileRe: `^exports/passwd\.pdf$`},
 		{name: "non-cp1252 without font", args: map[string]any{"markdown": "Hello 世界 café"},
-			wantWords: []string{"Hello ??", "caf"}, noteHas: "FontPath"},
+			wantWords: []string{"Hello ??", "caf"}, noteHas: "tools.pdfFont"},
 		// ledongthuc/pdf does not map fpdf's Identity-H glyph ids back to
 		// text, so the Cyrillic is checked by the embedded font and the
 		// absence of replacements rather than by extraction.
@@ -311,4 +312,33 @@ func FuzzRender(f *testing.F) {
 			t.Fatalf("render did not finish in 5s for %q", md)
 		}
 	})
+}
+
+// TestCJKWithDiscoveredFont: with no font configured, FindFont picks the
+// system's CJK-capable TrueType font and Chinese text is embedded, not
+// replaced. The test needs Debian's fonts-droid-fallback (.ci/run installs
+// it).
+func TestCJKWithDiscoveredFont(t *testing.T) {
+	font := FindFont("")
+	if filepath.Base(font) != "DroidSansFallbackFull.ttf" {
+		t.Fatalf("FindFont found %q; install a CJK TrueType font: apt-get install -y fonts-droid-fallback", font)
+	}
+	if got := FindFont("/my/font.ttf"); got != "/my/font.ttf" {
+		t.Errorf("a configured font is not used: %q", got)
+	}
+	dir := t.TempDir()
+	r, err := call(t, newTool(t, dir, nil, font), map[string]any{"markdown": "# 报告\n\n你好，世界。日本語もテスト。"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Note != "" && strings.Contains(r.Note, "printed as '?'") {
+		t.Errorf("CJK text was replaced: %s", r.Note)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.Path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(raw, []byte("/CIDFontType2")) {
+		t.Errorf("the PDF does not embed a Unicode font; base fonts: %q", regexp.MustCompile(`/BaseFont\s*/\S+`).FindAll(raw, -1))
+	}
 }
