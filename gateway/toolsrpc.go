@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/openclaw-go/openclaw/agents"
@@ -53,7 +54,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	builtins = append(builtins, s.imageTool(workspace))
 	builtins = append(builtins, office.Tools(office.Config{Workspace: workspace, Publish: s.publishFor})...)
 	builtins = append(builtins, pdfrender.Tools(pdfrender.Config{Workspace: workspace, Publish: s.publishFor,
-		FontPath: pdfrender.FindFont(s.current().snap.Config.Tools.PdfFont)})...)
+		Font: sync.OnceValue(func() string { return pdfrender.FindFont(s.current().snap.Config.Tools.PdfFont) })})...)
 	builtins = append(builtins, s.gatewayTool())
 	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
 	builtins = append(builtins, message.Tools(channelMessenger{s}, workspace)...)

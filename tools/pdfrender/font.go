@@ -15,7 +15,7 @@ var (
 
 // FindFont returns configured when it is set, else the first known
 // Unicode font found under the system's font folders, else "" (Latin
-// text only). It runs once at start: the walk is not free.
+// text only). Call it once (the walk is not free) and keep the answer.
 func FindFont(configured string) string {
 	if configured != "" {
 		return configured

@@ -29,11 +29,14 @@ const exportDir = "exports"
 
 // Config wires the tool to the gateway. Workspace maps a caller to its
 // workspace directory; Publish may be nil (no link is made); FontPath is
-// an optional Unicode TTF used for all body text when set.
+// an optional Unicode TTF used for all body text when set; Font, when
+// FontPath is empty, finds one at the first render (FindFont walks font
+// folders, which start-up should not pay for).
 type Config struct {
 	Workspace func(who tools.Who) (string, error)
 	Publish   tools.Publisher
 	FontPath  string
+	Font      func() string
 }
 
 // Args are PdfRenderTool's arguments. Pointers tell "absent" from an
@@ -82,6 +85,9 @@ func run(ctx context.Context, cfg Config, who tools.Who, a Args) (tools.Result, 
 		return tools.Result{}, errors.New("markdown is empty")
 	}
 	opts := options{title: a.Title, cover: a.Cover, margin: 20, pageNumbers: true, size: "A4", fontPath: cfg.FontPath, now: time.Now()}
+	if opts.fontPath == "" && cfg.Font != nil {
+		opts.fontPath = cfg.Font()
+	}
 	if a.Margins != nil {
 		if *a.Margins < 0 || *a.Margins > 80 {
 			return tools.Result{}, fmt.Errorf("margins %g mm out of range 0-80", *a.Margins)
