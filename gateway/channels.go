@@ -16,6 +16,7 @@ import (
 	"github.com/openclaw-go/openclaw/channels/discord"
 	"github.com/openclaw-go/openclaw/channels/slack"
 	"github.com/openclaw-go/openclaw/channels/telegram"
+	"github.com/openclaw-go/openclaw/channels/whatsapp"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/message"
@@ -30,7 +31,7 @@ func (s *System) wireChannels() {
 		Log:        s.log.With("component", "channels"),
 		Dispatcher: agentDispatcher{s.agents},
 		Approver:   approvalResolver{s.approvals},
-		Networks:   []channels.Network{telegramNetwork(s), discordNetwork(s), slackNetwork(s)},
+		Networks:   []channels.Network{telegramNetwork(s), discordNetwork(s), slackNetwork(s), whatsappNetwork(s)},
 		Workspace:  s.agents.Workspace,
 		Mount:      s.webhooks.mount,
 		Unmount:    s.webhooks.unmount,
@@ -237,6 +238,38 @@ func slackNetwork(s *System) channels.Network {
 						}
 						return slack.New(opts), nil
 					},
+				})
+			}
+			return specs
+		},
+	}
+}
+
+// whatsappNetwork maps channels.whatsapp onto adapter settings. The
+// linked device lives in the gateway's database; an account that was
+// never linked reports "logged-out" until `openclaw channels login
+// --channel whatsapp` links it.
+func whatsappNetwork(s *System) channels.Network {
+	return channels.Network{
+		Name: "whatsapp", Label: "WhatsApp",
+		Accounts: func(cfg *config.Config) []channels.AccountSpec {
+			wc := cfg.Channels.Whatsapp
+			if !wc.Configured() {
+				return nil
+			}
+			var specs []channels.AccountSpec
+			for _, id := range wc.AccountIDs() {
+				acct, _ := wc.Account(id)
+				opts := whatsapp.Options{
+					AccountID: id, DB: s.store.DB, TextLimit: acct.TextChunkLimit, ChunkMode: acct.Streaming.ChunkMode,
+					MediaMaxMb: acct.MediaMaxMb, SendReadReceipts: boolOr(acct.SendReadReceipts, true),
+					Log: s.log.With("component", "channels", "channel", "whatsapp", "accountId", id),
+				}
+				specs = append(specs, channels.AccountSpec{
+					AccountID: id, Default: id == wc.DefaultAccountID(), Enabled: acct.IsEnabled(),
+					Policy:      whatsappPolicy(cfg, acct),
+					Fingerprint: fingerprint(opts.TextLimit, opts.ChunkMode, opts.MediaMaxMb, opts.SendReadReceipts),
+					New:         func() (channels.Adapter, error) { return whatsapp.New(opts), nil },
 				})
 			}
 			return specs
