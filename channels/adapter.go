@@ -252,6 +252,11 @@ type (
 		Login(ctx context.Context, show func(LoginStep)) error
 		Logout(ctx context.Context) error
 	}
+	// PhoneLogin links a device by a code typed on the phone instead of a
+	// QR code (WhatsApp's "link with phone number").
+	PhoneLogin interface {
+		LoginWithPhone(ctx context.Context, phone string, show func(LoginStep)) error
+	}
 	// Webhook is implemented by adapters that receive over HTTP on the
 	// gateway's port; the gateway mounts Handler at Path while running.
 	Webhook interface {

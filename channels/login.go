@@ -40,6 +40,16 @@ func (l *loginSession) snapshot() (LoginStep, error, bool, <-chan struct{}) {
 // StartLogin begins linking a device for a channel account whose adapter
 // has a LoginFlow, replacing a running link when force is set.
 func (m *Manager) StartLogin(channel, accountID string, force bool) (*loginSession, error) {
+	return m.startLogin(channel, accountID, "", force)
+}
+
+// StartPhoneLogin is StartLogin with a pairing code for phone instead of
+// QR codes.
+func (m *Manager) StartPhoneLogin(channel, accountID, phone string, force bool) (*loginSession, error) {
+	return m.startLogin(channel, accountID, phone, force)
+}
+
+func (m *Manager) startLogin(channel, accountID, phone string, force bool) (*loginSession, error) {
 	a, err := m.resolveAccount(channel, accountID)
 	if err != nil {
 		return nil, err
@@ -47,6 +57,14 @@ func (m *Manager) StartLogin(channel, accountID string, force bool) (*loginSessi
 	flow, ok := a.adapterNow().(LoginFlow)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s has no device login (it uses a token from the config)", ErrUnsupported, a.network.Label)
+	}
+	login := flow.Login
+	if phone != "" {
+		pl, ok := flow.(PhoneLogin)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s cannot link by phone number", ErrUnsupported, a.network.Label)
+		}
+		login = func(ctx context.Context, show func(LoginStep)) error { return pl.LoginWithPhone(ctx, phone, show) }
 	}
 	key := accountKey{a.network.Name, a.id}
 	m.mu.Lock()
@@ -65,7 +83,7 @@ func (m *Manager) StartLogin(channel, accountID string, force bool) (*loginSessi
 	m.logins[key] = l
 	go func() {
 		defer cancel()
-		err := flow.Login(ctx, func(s LoginStep) { l.update(func() { l.step = s }) })
+		err := login(ctx, func(s LoginStep) { l.update(func() { l.step = s }) })
 		l.update(func() { l.err, l.ended = err, true })
 		if err == nil {
 			m.log.Info("channels: device linked", "channel", key.channel, "accountId", key.account)
@@ -111,6 +129,9 @@ type loginParams struct {
 	// CurrentQr is the payload the caller shows; wait returns when it
 	// changes (a new code) or the link ends.
 	CurrentQr        string `json:"currentQr"`
+	// Phone asks for a pairing code for this number (E.164) instead of
+	// QR codes (this gateway's parameter).
+	Phone string `json:"phone"`
 	CurrentQrDataURL string `json:"currentQrDataUrl"`
 }
 
@@ -131,7 +152,7 @@ func (m *Manager) handleLoginStart(ctx context.Context, req *rpc.Request) (any, 
 	if p.Channel == "" {
 		p.Channel = "whatsapp"
 	}
-	l, err := m.StartLogin(p.Channel, p.AccountID, p.Force)
+	l, err := m.startLogin(p.Channel, p.AccountID, p.Phone, p.Force)
 	if err != nil {
 		return nil, bad(req.Method, err)
 	}

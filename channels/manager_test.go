@@ -531,4 +531,7 @@ func TestDeviceLogin(t *testing.T) {
 	if _, err := m.StartLogin("telegram", "", false); err == nil {
 		t.Error("login on an unknown channel worked")
 	}
+	if _, err := m.StartPhoneLogin("whatsapp", "", "+4917600000001", true); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("phone login on an adapter without it: %v", err)
+	}
 }

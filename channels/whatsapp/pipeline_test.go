@@ -3,6 +3,7 @@ package whatsapp
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,4 +68,35 @@ func TestPipelineDMAndGroup(t *testing.T) {
 			t.Errorf("answered an unmentioned group message: %q", s.Text())
 		}
 	}
+}
+
+// BenchmarkInboundToOutbound pushes b.N DMs from 50 people through the
+// fake client, the adapter, the pipeline and back out.
+func BenchmarkInboundToOutbound(b *testing.B) {
+	st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), store.FileName), channels.Migrations())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	fake := whatsapptest.New(ownJID)
+	fake.SetLID(ownLID)
+	a := newAdapter(b, fake, func(o *Options) { o.DB = st.DB })
+	net := channels.Network{Name: "whatsapp", Label: "WhatsApp", Accounts: func(*config.Config) []channels.AccountSpec {
+		return []channels.AccountSpec{{AccountID: "main", Default: true, Enabled: true, Fingerprint: "b",
+			Policy: channels.AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}, ReplyToMode: "off"},
+			New:    func() (channels.Adapter, error) { return a, nil }}}
+	}}
+	m := channels.New(&config.Config{}, channels.Options{Store: st, Dispatcher: echoAgent{}, Networks: []channels.Network{net},
+		DefaultAgent: func(*config.Config) string { return "main" }, TypingInterval: time.Hour})
+	m.Start(context.Background())
+	defer m.Close(context.Background())
+	eventually(b, "connected", func() bool { return fake.IsConnected() })
+	b.ResetTimer()
+	start := time.Now()
+	for i := range b.N {
+		fake.Emit(whatsapptest.DM(whatsapptest.Phone(strconv.Itoa(4917600000000+i%50)), "B"+strconv.Itoa(i), "hi "+strconv.Itoa(i)))
+	}
+	eventually(b, "every reply", func() bool { return len(fake.Sent()) >= b.N })
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msgs/s")
 }

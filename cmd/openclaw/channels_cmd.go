@@ -441,6 +441,7 @@ func runChannelsLogin(ctx context.Context, a *app, args []string) error {
 	g := fs.gatewayFlags()
 	channel := fs.String("channel", "", "`channel` to log in to")
 	account := fs.String("account", "", "account `id` (default: every account of the channel)")
+	phone := fs.String("phone", "", "WhatsApp: link with a code typed on the phone with this `number` (E.164) instead of a QR code")
 	if _, err := fs.parse(args, 0, 0); err != nil {
 		return err
 	}
@@ -456,14 +457,14 @@ func runChannelsLogin(ctx context.Context, a *app, args []string) error {
 		return nil
 	}
 	if *channel == "whatsapp" {
-		return a.linkDevice(ctx, g, *channel, *account)
+		return a.linkDevice(ctx, g, *channel, *account, *phone)
 	}
 	return a.startStop(ctx, g, "channels.start", *channel, *account, "Started")
 }
 
 // linkDevice runs a device link (WhatsApp): it prints each QR code as it
 // comes until the phone has scanned one, the link fails, or ctx ends.
-func (a *app) linkDevice(ctx context.Context, g *gatewayFlags, channel, account string) error {
+func (a *app) linkDevice(ctx context.Context, g *gatewayFlags, channel, account, phone string) error {
 	params := map[string]any{"channel": channel}
 	if account != "" {
 		params["accountId"] = account
@@ -485,6 +486,9 @@ func (a *app) linkDevice(ctx context.Context, g *gatewayFlags, channel, account 
 		p := map[string]any{"channel": channel, "timeoutMs": 8000, "currentQr": cur.QR}
 		if account != "" {
 			p["accountId"] = account
+		}
+		if phone != "" && method == "web.login.start" {
+			p["phone"] = phone
 		}
 		var next step
 		if err := a.callOnce(ctx, g, method, adminScope, p, &next, false); err != nil {
