@@ -128,10 +128,10 @@ type loginParams struct {
 	Verbose   bool   `json:"verbose"`
 	// CurrentQr is the payload the caller shows; wait returns when it
 	// changes (a new code) or the link ends.
-	CurrentQr        string `json:"currentQr"`
+	CurrentQr string `json:"currentQr"`
 	// Phone asks for a pairing code for this number (E.164) instead of
 	// QR codes (this gateway's parameter).
-	Phone string `json:"phone"`
+	Phone            string `json:"phone"`
 	CurrentQrDataURL string `json:"currentQrDataUrl"`
 }
 
