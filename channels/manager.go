@@ -104,6 +104,9 @@ type Options struct {
 	Workspace func(agentID string) (string, error)
 	// MediaMaxMb caps one saved attachment; default 20.
 	MediaMaxMb int
+	// OnStatus hears every adapter state change (the gateway publishes
+	// them in its health event). It must not block.
+	OnStatus func(channel, accountID string, st Status)
 }
 
 // Manager runs the configured channel accounts, the inbound pipeline and
@@ -387,6 +390,9 @@ func (s *sink) Receive(ctx context.Context, in Inbound) error {
 
 func (s *sink) Status(st Status) {
 	s.a.setStatus(st)
+	if s.m.opts.OnStatus != nil {
+		s.m.opts.OnStatus(s.a.network.Name, s.a.id, st)
+	}
 	if st.State == StateConnected {
 		kick(s.m.outKick)
 	}

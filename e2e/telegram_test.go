@@ -85,6 +85,11 @@ func TestTelegramEndToEnd(t *testing.T) {
 	if !strings.Contains(status.Stdout, "connected") || !strings.Contains(status.Stdout, telegramtest.BotUsername) {
 		t.Fatalf("channels status:\n%s", status)
 	}
+	health := c.run(t, "gateway", "call", "health", "--json")
+	health.mustSucceed(t)
+	if !strings.Contains(health.Stdout, `"telegram"`) || !strings.Contains(health.Stdout, `"connected": true`) && !strings.Contains(health.Stdout, `"connected":true`) {
+		t.Fatalf("health lacks the Telegram account:\n%s", health.Stdout)
+	}
 	if n := strings.Count(fmt.Sprint(tg.Sent()), "pairing code"); n != 1 {
 		t.Errorf("%d pairing messages, want 1", n)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"github.com/openclaw-go/openclaw/channels/telegram"
 	"github.com/openclaw-go/openclaw/channels/whatsapp"
 	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/message"
 )
@@ -33,8 +35,13 @@ func (s *System) wireChannels() {
 		Approver:   approvalResolver{s.approvals},
 		Networks:   []channels.Network{telegramNetwork(s), discordNetwork(s), slackNetwork(s), whatsappNetwork(s)},
 		Workspace:  s.agents.Workspace,
-		Mount:      s.webhooks.mount,
-		Unmount:    s.webhooks.unmount,
+		OnStatus: func(channel, accountID string, st channels.Status) {
+			// Operators see a channel connect or fail as it happens.
+			s.log.Info("channel state", "channel", channel, "accountId", accountID, "state", st.State, "detail", st.Detail)
+			go s.srv.Broadcast(protocol.EventHealth, json.RawMessage(s.health.get(true)))
+		},
+		Mount:   s.webhooks.mount,
+		Unmount: s.webhooks.unmount,
 		DefaultAgent: func(cfg *config.Config) string {
 			return cfg.DefaultAgentID()
 		},

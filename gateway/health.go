@@ -47,14 +47,24 @@ func (h *healthCache) get(probe bool) json.RawMessage {
 // read them see the shape they expect.
 func (s *System) buildHealth() map[string]any {
 	cfg := s.current()
+	channelsByName, order, labels := map[string]any{}, []string{}, map[string]string{}
+	if s.channels != nil {
+		st := s.channels.Status()
+		order, _ = st["channelOrder"].([]string)
+		labels, _ = st["channelLabels"].(map[string]string)
+		accounts, _ := st["channelAccounts"].(map[string][]map[string]any)
+		for _, name := range order {
+			channelsByName[name] = map[string]any{"accounts": accounts[name]}
+		}
+	}
 	return map[string]any{
 		"ok":               true,
 		"ts":               time.Now().UnixMilli(),
 		"plugins":          map[string]any{"loaded": []string{}, "errors": []any{}, "unavailable": []any{}},
 		"configReload":     map[string]any{"hotReloadStatus": cfg.reloadStatus},
-		"channels":         map[string]any{},
-		"channelOrder":     []string{},
-		"channelLabels":    map[string]any{},
+		"channels":         channelsByName,
+		"channelOrder":     order,
+		"channelLabels":    labels,
 		"heartbeatSeconds": 0,
 		"defaultAgentId":   "main",
 		"agents": []any{map[string]any{
