@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"os"
 	"path"
@@ -916,10 +915,6 @@ func (m *Manager) deliver(r outboundRow) bool {
 	return true
 }
 
-// backoff is 1 s doubling to 5 min, with jitter so many chats retrying
-// at once do not hit the network together.
-func backoff(attempts int) time.Duration {
-	d := time.Second << min(attempts, 9)
-	d = min(d, 5*time.Minute)
-	return d/2 + rand.N(d/2+1)
-}
+// backoff is the wait before delivery attempt n+1: 1 s doubling to
+// 5 min, with jitter.
+func backoff(attempts int) time.Duration { return Backoff(time.Second, 5*time.Minute, attempts, nil) }

@@ -108,7 +108,7 @@ func (a *Adapter) run(ctx context.Context, done chan struct{}) {
 		a.log.Warn("discord gateway disconnected; reconnecting", "attempt", failures, "resume", sess.id != "", "err", msg)
 		a.report(channels.Status{State: channels.StateBackingOff, Attempts: failures,
 			Detail: "gateway disconnected", LastError: msg})
-		if !sleep(ctx, a.backoff(failures-1, err)) {
+		if !channels.Sleep(ctx, a.backoff(failures-1, err)) {
 			return
 		}
 	}
@@ -394,29 +394,7 @@ func (c *gwConn) beat() error {
 	return c.write(map[string]any{"op": opHeartbeat, "d": d})
 }
 
-// backoff is the wait before attempt n+1: exponential from BackoffMin,
-// capped at BackoffMax, with jitter; at least a Retry-After.
+// backoff is the wait before attempt n+1 (see channels.Backoff).
 func (a *Adapter) backoff(n int, err error) time.Duration {
-	d := a.opts.BackoffMin
-	for i := 0; i < n && d < a.opts.BackoffMax; i++ {
-		d *= 2
-	}
-	d = min(d, a.opts.BackoffMax)
-	d = d/2 + rand.N(d/2+1)
-	var re *channels.RetryableError
-	if errors.As(err, &re) && re.After > d {
-		d = re.After
-	}
-	return d
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return channels.Backoff(a.opts.BackoffMin, a.opts.BackoffMax, n, err)
 }

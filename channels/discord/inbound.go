@@ -407,7 +407,7 @@ func (a *Adapter) handle(ctx context.Context, t string, d json.RawMessage) bool 
 			return false
 		}
 		a.log.Warn("discord event not stored; retrying", "event", in.EventID, "attempt", attempt+1, "err", err)
-		if !sleep(ctx, a.backoff(attempt, nil)) {
+		if !channels.Sleep(ctx, a.backoff(attempt, nil)) {
 			return false
 		}
 	}

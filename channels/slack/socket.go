@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math/rand/v2"
 	"time"
 
 	slackapi "github.com/slack-go/slack"
@@ -48,7 +47,7 @@ func (a *Adapter) connect(ctx context.Context) bool {
 		a.log.Warn("slack auth.test failed", "attempt", attempt+1, "err", err)
 		a.report(channels.Status{State: channels.StateBackingOff, Attempts: attempt + 1,
 			Detail: "auth.test failed", LastError: err.Error()})
-		if !sleep(ctx, a.backoff(attempt, err)) {
+		if !channels.Sleep(ctx, a.backoff(attempt, err)) {
 			return false
 		}
 	}
@@ -104,7 +103,7 @@ func (a *Adapter) socketLoop(ctx context.Context) {
 		a.log.Warn("slack socket mode stopped; restarting", "attempt", st.failures, "err", err)
 		a.report(channels.Status{State: channels.StateBackingOff, Attempts: st.failures,
 			Detail: "socket mode stopped", LastError: err.Error()})
-		if !sleep(ctx, a.backoff(st.failures-1, err)) {
+		if !channels.Sleep(ctx, a.backoff(st.failures-1, err)) {
 			return
 		}
 	}
@@ -214,37 +213,15 @@ func (a *Adapter) deliver(ctx context.Context, kind, envelopeID string, payload 
 			return false
 		}
 		a.log.Warn("slack event not stored; retrying", "event_id", in.EventID, "attempt", attempt+1, "err", err)
-		if !sleep(ctx, a.backoff(attempt, nil)) {
+		if !channels.Sleep(ctx, a.backoff(attempt, nil)) {
 			return false
 		}
 	}
 }
 
-// backoff is the wait before attempt n+1: exponential from BackoffMin,
-// capped at BackoffMax, with jitter; at least Slack's Retry-After.
+// backoff is the wait before attempt n+1 (see channels.Backoff).
 func (a *Adapter) backoff(n int, err error) time.Duration {
-	d := a.opts.BackoffMin
-	for i := 0; i < n && d < a.opts.BackoffMax; i++ {
-		d *= 2
-	}
-	d = min(d, a.opts.BackoffMax)
-	d = d/2 + rand.N(d/2+1)
-	var re *channels.RetryableError
-	if errors.As(err, &re) && re.After > d {
-		d = re.After
-	}
-	return d
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return channels.Backoff(a.opts.BackoffMin, a.opts.BackoffMax, n, err)
 }
 
 // discardLogger silences slack-go's own logger (it would write to stderr).

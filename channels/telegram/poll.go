@@ -3,8 +3,6 @@ package telegram
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"time"
@@ -79,7 +77,7 @@ func (a *Adapter) retry(ctx context.Context, what string, step func() error) boo
 		a.log.Warn("telegram connect failed", "step", what, "attempt", attempt+1, "err", err)
 		a.report(channels.Status{State: channels.StateBackingOff, Attempts: attempt + 1,
 			Detail: what + " failed", LastError: err.Error()})
-		if !sleep(ctx, a.backoff(attempt, err)) {
+		if !channels.Sleep(ctx, a.backoff(attempt, err)) {
 			return false
 		}
 	}
@@ -122,7 +120,7 @@ func (a *Adapter) poll(ctx context.Context) {
 			a.log.Warn("telegram getUpdates failed", "attempt", failures, "err", err)
 			a.report(channels.Status{State: channels.StateBackingOff, Attempts: failures,
 				Detail: "getUpdates failed", LastError: err.Error()})
-			if !sleep(ctx, a.backoff(failures-1, err)) {
+			if !channels.Sleep(ctx, a.backoff(failures-1, err)) {
 				return
 			}
 			continue
@@ -171,35 +169,13 @@ func (a *Adapter) deliver(ctx context.Context, sink channels.Sink, me botIdentit
 			return 0, false
 		}
 		a.log.Warn("telegram update not stored; retrying", "update_id", u.UpdateID, "attempt", attempt+1, "err", err)
-		if !sleep(ctx, a.backoff(attempt, nil)) {
+		if !channels.Sleep(ctx, a.backoff(attempt, nil)) {
 			return 0, false
 		}
 	}
 }
 
-// backoff is the wait before attempt n+1: exponential from BackoffMin,
-// capped at BackoffMax, with jitter; at least Telegram's retry_after.
+// backoff is the wait before attempt n+1 (see channels.Backoff).
 func (a *Adapter) backoff(n int, err error) time.Duration {
-	d := a.opts.BackoffMin
-	for i := 0; i < n && d < a.opts.BackoffMax; i++ {
-		d *= 2
-	}
-	d = min(d, a.opts.BackoffMax)
-	d = d/2 + rand.N(d/2+1)
-	var re *channels.RetryableError
-	if errors.As(err, &re) && re.After > d {
-		d = re.After
-	}
-	return d
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return channels.Backoff(a.opts.BackoffMin, a.opts.BackoffMax, n, err)
 }

@@ -59,7 +59,7 @@ func (a *Adapter) onMessage(ctx context.Context, c Client, e *events.Message) bo
 			return false
 		}
 		a.log.Warn("whatsapp message not stored; retrying", "message_id", in.EventID, "attempt", attempt, "err", err)
-		if !sleep(ctx, receiveRetry<<(attempt-1)) {
+		if !channels.Sleep(ctx, receiveRetry<<(attempt-1)) {
 			return false
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"go.mau.fi/whatsmeow"
@@ -29,7 +28,7 @@ func (a *Adapter) run(ctx context.Context, done chan struct{}) {
 			a.log.Warn("whatsapp device store unavailable", "attempt", failures, "err", err)
 			a.report(channels.Status{State: channels.StateBackingOff, Attempts: failures,
 				Detail: "device store unavailable", LastError: err.Error()})
-			if !sleep(ctx, a.backoff(failures-1)) {
+			if !channels.Sleep(ctx, a.backoff(failures-1)) {
 				return
 			}
 			continue
@@ -94,7 +93,7 @@ func (a *Adapter) connectLoop(ctx context.Context, c Client) {
 				a.log.Warn("whatsapp connect failed", "attempt", attempt, "err", err)
 				a.report(channels.Status{State: channels.StateBackingOff, Attempts: attempt,
 					Detail: "connect failed", LastError: err.Error()})
-				if !sleep(ctx, a.backoff(attempt-1)) {
+				if !channels.Sleep(ctx, a.backoff(attempt-1)) {
 					return
 				}
 				continue
@@ -121,7 +120,7 @@ func (a *Adapter) connectLoop(ctx context.Context, c Client) {
 			attempt++
 			a.log.Warn("whatsapp connection lost; reconnecting", "attempt", attempt)
 			a.report(channels.Status{State: channels.StateBackingOff, Attempts: attempt, Detail: "connection lost"})
-			if !sleep(ctx, a.backoff(attempt-1)) {
+			if !channels.Sleep(ctx, a.backoff(attempt-1)) {
 				return
 			}
 			reconnect = true
@@ -174,24 +173,7 @@ func (a *Adapter) handle(ctx context.Context, c Client, conn chan<- any, evt any
 	return true
 }
 
-// backoff is the wait before attempt n+1: exponential from BackoffMin,
-// capped at BackoffMax, with jitter (half to all of it).
+// backoff is the wait before attempt n+1 (see channels.Backoff).
 func (a *Adapter) backoff(n int) time.Duration {
-	d := a.opts.BackoffMin
-	for i := 0; i < n && d < a.opts.BackoffMax; i++ {
-		d *= 2
-	}
-	d = min(d, a.opts.BackoffMax)
-	return d/2 + rand.N(d/2+1)
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return channels.Backoff(a.opts.BackoffMin, a.opts.BackoffMax, n, nil)
 }
