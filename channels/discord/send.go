@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"mime"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/bwmarrin/discordgo"
@@ -133,29 +131,13 @@ func (a *Adapter) prepareFiles(atts []channels.Attachment) ([]outFile, error) {
 	if len(atts) > maxFilesPerMsg {
 		return nil, fmt.Errorf("discord: %d attachments, Discord allows %d per message", len(atts), maxFilesPerMsg)
 	}
-	limit := int64(a.opts.MediaMaxMb) << 20
 	var out []outFile
 	for _, at := range atts {
-		name := at.Name
-		if name == "" {
-			name = filepath.Base(at.Path)
-		}
-		st, err := os.Stat(at.Path)
+		c, err := channels.CheckAttachment("discord", at, a.opts.MediaMaxMb, ErrTooLarge)
 		if err != nil {
-			return nil, fmt.Errorf("discord: attachment %q: %w", name, err)
+			return nil, err
 		}
-		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("discord: attachment %q is not a regular file", name)
-		}
-		if st.Size() > limit {
-			return nil, fmt.Errorf("discord: attachment %q is %.1f MB, over the %d MB limit (mediaMaxMb): %w",
-				name, float64(st.Size())/(1<<20), a.opts.MediaMaxMb, ErrTooLarge)
-		}
-		mt := at.MIME
-		if mt == "" {
-			mt = mime.TypeByExtension(strings.ToLower(filepath.Ext(name)))
-		}
-		out = append(out, outFile{path: at.Path, name: name, mime: mt})
+		out = append(out, outFile{path: c.Path, name: c.Name, mime: c.MIME})
 	}
 	return out, nil
 }

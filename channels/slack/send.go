@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -124,28 +123,16 @@ type outFile struct {
 // prepareFiles checks every attachment before anything is sent, so a
 // file over the cap refuses the whole message.
 func (a *Adapter) prepareFiles(atts []channels.Attachment) ([]outFile, error) {
-	limit := int64(a.opts.MediaMaxMb) << 20
 	var out []outFile
 	for _, at := range atts {
-		name := at.Name
-		if name == "" {
-			name = filepath.Base(at.Path)
-		}
-		st, err := os.Stat(at.Path)
+		c, err := channels.CheckAttachment("slack", at, a.opts.MediaMaxMb, ErrTooLarge)
 		if err != nil {
-			return nil, fmt.Errorf("slack: attachment %q: %w", name, err)
+			return nil, err
 		}
-		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("slack: attachment %q is not a regular file", name)
+		if c.Size == 0 {
+			return nil, fmt.Errorf("slack: attachment %q is empty; Slack refuses empty uploads", c.Name)
 		}
-		if st.Size() > limit {
-			return nil, fmt.Errorf("slack: attachment %q is %.1f MB, over the %d MB limit (mediaMaxMb): %w",
-				name, float64(st.Size())/(1<<20), a.opts.MediaMaxMb, ErrTooLarge)
-		}
-		if st.Size() == 0 {
-			return nil, fmt.Errorf("slack: attachment %q is empty; Slack refuses empty uploads", name)
-		}
-		out = append(out, outFile{path: at.Path, name: name, size: st.Size()})
+		out = append(out, outFile{path: c.Path, name: c.Name, size: c.Size})
 	}
 	return out, nil
 }

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"os"
-	"path/filepath"
 	"strings"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
@@ -149,32 +147,16 @@ type outFile struct {
 // prepareFiles checks every attachment before anything is sent, so a
 // file over the cap refuses the whole message.
 func (a *Adapter) prepareFiles(atts []channels.Attachment) ([]outFile, error) {
-	limit := int64(a.opts.MediaMaxMb) << 20
 	var out []outFile
 	for _, at := range atts {
-		name := at.Name
-		if name == "" {
-			name = filepath.Base(at.Path)
-		}
-		st, err := os.Stat(at.Path)
+		c, err := channels.CheckAttachment("telegram", at, a.opts.MediaMaxMb, ErrTooLarge)
 		if err != nil {
-			return nil, fmt.Errorf("telegram: attachment %q: %w", name, err)
+			return nil, err
 		}
-		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("telegram: attachment %q is not a regular file", name)
-		}
-		if st.Size() > limit {
-			return nil, fmt.Errorf("telegram: attachment %q is %.1f MB, over the %d MB limit (mediaMaxMb): %w",
-				name, float64(st.Size())/(1<<20), a.opts.MediaMaxMb, ErrTooLarge)
-		}
-		mt := at.MIME
-		if mt == "" {
-			mt = mime.TypeByExtension(strings.ToLower(filepath.Ext(name)))
-		}
-		f := outFile{path: at.Path, name: name, method: "sendDocument", field: "document"}
-		switch strings.ToLower(strings.TrimSpace(strings.Split(mt, ";")[0])) {
+		f := outFile{path: c.Path, name: c.Name, method: "sendDocument", field: "document"}
+		switch strings.ToLower(strings.TrimSpace(strings.Split(c.MIME, ";")[0])) {
 		case "image/jpeg", "image/png", "image/webp":
-			if st.Size() <= photoMaxBytes {
+			if c.Size <= photoMaxBytes {
 				f.method, f.field = "sendPhoto", "photo"
 			}
 		}

@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -271,32 +269,17 @@ type outFile struct {
 // prepareFiles checks every attachment before anything is sent, so a
 // file over the cap refuses the whole message.
 func (a *Adapter) prepareFiles(atts []channels.Attachment) ([]outFile, error) {
-	limit := int64(a.opts.MediaMaxMb) << 20
 	var out []outFile
 	for _, at := range atts {
-		name := at.Name
-		if name == "" {
-			name = filepath.Base(at.Path)
-		}
-		st, err := os.Stat(at.Path)
+		c, err := channels.CheckAttachment("whatsapp", at, a.opts.MediaMaxMb, ErrTooLarge)
 		if err != nil {
-			return nil, fmt.Errorf("whatsapp: attachment %q: %w", name, err)
+			return nil, err
 		}
-		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("whatsapp: attachment %q is not a regular file", name)
-		}
-		if st.Size() > limit {
-			return nil, fmt.Errorf("whatsapp: attachment %q is %.1f MB, over the %d MB limit (mediaMaxMb): %w",
-				name, float64(st.Size())/(1<<20), a.opts.MediaMaxMb, ErrTooLarge)
-		}
-		mt := at.MIME
-		if mt == "" {
-			mt = mime.TypeByExtension(strings.ToLower(filepath.Ext(name)))
-		}
+		mt := c.MIME
 		if mt == "" {
 			mt = "application/octet-stream"
 		}
-		out = append(out, fileKind(outFile{path: at.Path, name: name, mime: mt}))
+		out = append(out, fileKind(outFile{path: c.Path, name: c.Name, mime: mt}))
 	}
 	return out, nil
 }
