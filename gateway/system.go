@@ -31,6 +31,7 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/nodes"
 	"github.com/openclaw-go/openclaw/policy"
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/memory"
@@ -98,6 +99,7 @@ type System struct {
 	sqlClose  io.Closer // the SQL tools' connections
 	downloads *downloads
 	channels  *channels.Manager
+	nodes     *nodes.Registry
 	webhooks  webhookRouter
 	policy    *policyAdapter
 	approvals *tools.Approvals
@@ -339,7 +341,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		return err
 	}
 	s.state.Store(first)
-	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations(), memory.Migrations(), channels.Migrations())
+	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations(), memory.Migrations(), channels.Migrations(), nodes.Migrations())
 	if err != nil {
 		return err
 	}
@@ -355,10 +357,12 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		Hello: s.helloSnapshot,
 		OnConnect: func(c *rpc.Conn) {
 			s.log.Info("client connected", "conn", c.ID(), "client", c.Client().ID, "mode", c.Client().Mode, "role", c.Role(), "remote", c.RemoteIP())
+			s.nodeConnected(c)
 			s.srv.Broadcast(protocol.EventPresence, map[string]any{"presence": s.presence()})
 		},
 		OnDisconnect: func(c *rpc.Conn) {
 			s.log.Debug("client disconnected", "conn", c.ID())
+			s.nodeDisconnected(c)
 			s.srv.Broadcast(protocol.EventPresence, map[string]any{"presence": s.presence()})
 		},
 	})
@@ -383,6 +387,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	}
 	s.agents.Register(s.srv)
 	s.registerMethods()
+	s.wireNodes()
 	s.wireChannels()
 
 	host, err := s.bindHost(snap)

@@ -41,6 +41,8 @@ var eventScopes = map[string]Scope{
 	"node.pair.resolved":        ScopePairing,
 	"exec.approval.requested":   ScopeApprovals,
 	"exec.approval.resolved":    ScopeApprovals,
+	"exec.finished":             ScopeApprovals, // node exec outcomes, rebroadcast from node.event
+	"exec.denied":               ScopeApprovals,
 	"plugin.approval.requested": ScopeApprovals,
 	"plugin.approval.resolved":  ScopeApprovals,
 	"question.requested":        ScopeQuestions,

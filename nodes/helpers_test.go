@@ -1,0 +1,225 @@
+package nodes
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/client"
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+	"github.com/openclaw-go/openclaw/gateway/store"
+)
+
+const testToken = "nodes-test-token"
+
+// grantAll pairs every device with what it asks for.
+type grantAll struct{}
+
+func (grantAll) AuthorizeDevice(ctx context.Context, d rpc.DeviceConnect) (rpc.DeviceGrant, error) {
+	return rpc.DeviceGrant{Scopes: d.Scopes}, nil
+}
+
+func (grantAll) VerifyDeviceToken(ctx context.Context, id, role, token string) ([]string, error) {
+	return nil, errors.New("no device tokens here")
+}
+
+// testGateway is an in-process bus with the node registry wired as the
+// gateway wires it.
+type testGateway struct {
+	srv    *rpc.Server
+	reg    *Registry
+	url    string
+	policy atomic.Pointer[Policy]
+}
+
+func startGateway(t testing.TB, p Policy) *testGateway {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), store.FileName), Migrations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &testGateway{}
+	g.policy.Store(&p)
+	g.srv = rpc.NewServer(rpc.Options{
+		Auth: func() rpc.AuthConfig {
+			return rpc.AuthConfig{Mode: "token", Token: testToken, RateLimit: rpc.RateLimitConfig{ExemptLoopback: true}}
+		},
+		Pairing:      grantAll{},
+		TickInterval: time.Hour,
+		OnConnect: func(c *rpc.Conn) {
+			if h, ok := HelloFrom(c); ok {
+				g.reg.Connect(context.Background(), c, h)
+			}
+		},
+		OnDisconnect: func(c *rpc.Conn) { g.reg.Disconnect(context.Background(), c) },
+	})
+	g.reg = New(Options{DB: st.DB, Notify: g.srv, Policy: func() Policy { return *g.policy.Load() }})
+	g.reg.Register(g.srv)
+	g.srv.Start()
+	hs := httptest.NewServer(g.srv)
+	g.url = "ws" + strings.TrimPrefix(hs.URL, "http")
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		g.srv.Shutdown(ctx, "test over", 0)
+		hs.Close()
+		st.Close()
+	})
+	return g
+}
+
+// operator connects an operator client with scopes.
+func (g *testGateway) operator(t testing.TB, scopes ...protocol.Scope) *client.Client {
+	t.Helper()
+	ss := make([]string, len(scopes))
+	for i, s := range scopes {
+		ss[i] = string(s)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, client.Options{URL: g.url, Token: testToken, Scopes: ss})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// answer is how a fake node answers one invoke: a payload to send as
+// payloadJSON, or an error, or drop (no answer at all).
+type answer struct {
+	payload any
+	err     *protocol.Error
+	drop    bool
+}
+
+// fakeNode is a node host over the Go client: it declares commands and
+// answers node.invoke.request events with handle.
+type fakeNode struct {
+	c        *client.Client
+	id       string // its node id (device id)
+	requests atomic.Int64
+	mu       sync.Mutex
+	handle   func(command string, params json.RawMessage) answer
+	last     map[string]any // last request event
+}
+
+func (g *testGateway) node(t testing.TB, name string, commands []string, handle func(string, json.RawMessage) answer) *fakeNode {
+	t.Helper()
+	id, err := client.NewDeviceIdentity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g.nodeWith(t, id, name, commands, handle)
+}
+
+func (g *testGateway) nodeWith(t testing.TB, id *client.DeviceIdentity, name string, commands []string, handle func(string, json.RawMessage) answer) *fakeNode {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, client.Options{URL: g.url, Token: testToken, Identity: id, Role: protocol.RoleNode,
+		ClientID: "node-host", ClientMode: "node", DisplayName: name, Platform: "linux", DeviceFamily: "Linux",
+		Caps: []string{"system"}, Commands: commands, PathEnv: "/usr/bin:/bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	n := &fakeNode{c: c, id: id.ID, handle: handle}
+	go n.serve()
+	// Connect runs in the bus's hook right after hello-ok; wait for it.
+	waitFor(t, func() bool { return g.reg.Connected(n.id) })
+	return n
+}
+
+func (n *fakeNode) serve() {
+	for ev := range n.c.Events() {
+		if ev.Event != EventInvokeRequest {
+			continue
+		}
+		n.requests.Add(1)
+		var req struct {
+			ID, NodeID, Command string
+			ParamsJSON          *string
+		}
+		json.Unmarshal(ev.Payload, &req)
+		var raw map[string]any
+		json.Unmarshal(ev.Payload, &raw)
+		n.mu.Lock()
+		n.last = raw
+		h := n.handle
+		n.mu.Unlock()
+		var params json.RawMessage
+		if req.ParamsJSON != nil {
+			params = json.RawMessage(*req.ParamsJSON)
+		}
+		go func() {
+			a := answer{payload: map[string]any{"echo": req.Command}}
+			if h != nil {
+				a = h(req.Command, params)
+			}
+			if a.drop {
+				return
+			}
+			res := map[string]any{"id": req.ID, "nodeId": req.NodeID, "ok": a.err == nil}
+			if a.err != nil {
+				res["error"] = map[string]string{"code": a.err.Code, "message": a.err.Message}
+			} else {
+				b, _ := json.Marshal(a.payload)
+				res["payloadJSON"] = string(b)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			n.c.Call(ctx, "node.invoke.result", res, nil)
+		}()
+	}
+}
+
+func (n *fakeNode) lastRequest() map[string]any {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.last
+}
+
+// waitFor polls cond until it holds or 5 s pass.
+func waitFor(t testing.TB, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// wantErr checks an error's code and details code.
+func wantErr(t testing.TB, err error, code, detail string) *protocol.Error {
+	t.Helper()
+	var pe *protocol.Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("error = %v, want a protocol error %s/%s", err, code, detail)
+	}
+	got := ""
+	if d, ok := pe.Details.(map[string]any); ok {
+		got, _ = d["code"].(string)
+	}
+	if pe.Code != code || got != detail {
+		t.Fatalf("error = %s (details %v), want %s/%s", pe, pe.Details, code, detail)
+	}
+	return pe
+}
+
+func ctx5s(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}

@@ -1,0 +1,267 @@
+package nodes
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+)
+
+// Events a node reports through node.event that operators see again.
+var rebroadcastEvents = map[string]bool{"exec.finished": true, "exec.denied": true}
+
+// Register adds the node.* methods to the bus. Node-only methods use
+// protocol.ScopeNode, so the dispatcher refuses operators with
+// "unauthorized role: operator" before a handler runs.
+func (r *Registry) Register(srv *rpc.Server) {
+	srv.HandleFunc("node.list", r.handleList)
+	srv.HandleFunc("node.describe", r.handleDescribe)
+	srv.HandleFunc("node.rename", r.handleRename)
+	srv.HandleFunc("node.invoke", r.handleInvoke)
+	srv.HandleFunc("node.pair.list", r.handlePairList)
+	srv.HandleFunc("node.pair.approve", handleNoPendingRequest)
+	srv.HandleFunc("node.pair.reject", handleNoPendingRequest)
+	srv.HandleFunc("node.pair.remove", r.handlePairRemove)
+
+	node := func(method string, h rpc.Handler) {
+		srv.Handle(method, rpc.Route{Scope: protocol.ScopeNode, Handler: h})
+	}
+	node("node.invoke.result", r.handleResult)
+	node("node.event", r.handleEvent)
+	ack := func(ctx context.Context, req *rpc.Request) (any, error) {
+		if s := r.sessionOf(req.Conn); s != nil {
+			r.seen(ctx, s, req.Method)
+		}
+		return map[string]any{"ok": true}, nil
+	}
+	for _, m := range []string{"node.invoke.progress", "node.runnerInventory.update", "node.skills.update", "node.pluginTools.update"} {
+		node(m, ack)
+	}
+	node("skills.bins", func(ctx context.Context, req *rpc.Request) (any, error) {
+		return map[string]any{"bins": []string{}}, nil
+	})
+}
+
+func (r *Registry) handleList(ctx context.Context, req *rpc.Request) (any, error) {
+	return map[string]any{"ts": r.opts.Now().UnixMilli(), "nodes": r.List(ctx)}, nil
+}
+
+type nodeIDParams struct {
+	NodeID string `json:"nodeId"`
+}
+
+func (p nodeIDParams) check(method string) error {
+	if strings.TrimSpace(p.NodeID) == "" {
+		return protocol.Errorf(protocol.CodeInvalidRequest, "invalid %s params: nodeId is required", method)
+	}
+	return nil
+}
+
+func (r *Registry) handleDescribe(ctx context.Context, req *rpc.Request) (any, error) {
+	var p nodeIDParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if err := p.check(req.Method); err != nil {
+		return nil, err
+	}
+	return r.Describe(ctx, p.NodeID)
+}
+
+func (r *Registry) handleRename(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		NodeID      string `json:"nodeId"`
+		DisplayName string `json:"displayName"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	name := strings.TrimSpace(p.DisplayName)
+	if err := (nodeIDParams{p.NodeID}).check(req.Method); err != nil {
+		return nil, err
+	}
+	if name == "" || len(name) > 256 {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "invalid node.rename params: displayName must be 1 to 256 characters")
+	}
+	if err := r.Rename(ctx, p.NodeID, name); err != nil {
+		return nil, err
+	}
+	return map[string]any{"nodeId": p.NodeID, "displayName": name}, nil
+}
+
+func (r *Registry) handlePairList(ctx context.Context, req *rpc.Request) (any, error) {
+	var paired []Node
+	for _, n := range r.List(ctx) {
+		if n.Paired {
+			paired = append(paired, n)
+		}
+	}
+	if paired == nil {
+		paired = []Node{}
+	}
+	return map[string]any{"pending": []any{}, "paired": paired}, nil
+}
+
+// handleNoPendingRequest answers node.pair.approve/reject: command
+// surfaces are decided by the policy at connect, so there is never a
+// pending capability request to act on.
+func handleNoPendingRequest(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		RequestID string `json:"requestId"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	return nil, protocol.Errorf(protocol.CodeInvalidRequest, "unknown requestId: %s (node command surfaces follow gateway.nodes.commands; device pairing is device.pair.*)", p.RequestID)
+}
+
+func (r *Registry) handlePairRemove(ctx context.Context, req *rpc.Request) (any, error) {
+	var p nodeIDParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if err := p.check(req.Method); err != nil {
+		return nil, err
+	}
+	if err := r.Forget(ctx, p.NodeID); err != nil {
+		return nil, err
+	}
+	return map[string]any{"nodeId": p.NodeID, "removed": true}, nil
+}
+
+// InvokeParams are the params of node.invoke.
+type InvokeParams struct {
+	NodeID         string          `json:"nodeId"`
+	Command        string          `json:"command"`
+	Params         json.RawMessage `json:"params,omitempty"`
+	TimeoutMs      *int64          `json:"timeoutMs,omitempty"`
+	IdempotencyKey string          `json:"idempotencyKey"`
+	SessionKey     string          `json:"sessionKey,omitempty"`
+}
+
+// adminCommands reach files or the browser of the node's machine; they
+// need operator.admin over node.invoke.
+func adminCommand(command string) bool {
+	return strings.HasPrefix(command, "browser.proxy") || command == "fs.listDir" || command == "terminal.upload"
+}
+
+// OperatorRefusal says why an operator may not call command through plain
+// node.invoke, or nil. system.run and system.run.prepare go through exec
+// approvals; system.execApprovals.* through exec.approvals.node.*.
+func OperatorRefusal(command string) *protocol.Error {
+	switch {
+	case command == "system.run" || command == "system.run.prepare":
+		return protocol.Errorf(protocol.CodeInvalidRequest, "%s is not invocable through node.invoke; it runs through exec approvals (exec host=node)", command).
+			WithDetails(map[string]any{"code": DetailApprovalRequired, "command": command})
+	case strings.HasPrefix(command, "system.execApprovals."):
+		return protocol.Errorf(protocol.CodeInvalidRequest, "%s is not invocable through node.invoke; use exec.approvals.node.get/set", command).
+			WithDetails(map[string]any{"code": DetailCommandNotAllowed, "command": command, "reason": "use-exec-approvals-node"})
+	case privateCommand(command):
+		return errNotAllowed("", command, "private")
+	}
+	return nil
+}
+
+func (r *Registry) handleInvoke(ctx context.Context, req *rpc.Request) (any, error) {
+	var p InvokeParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	p.NodeID, p.Command = strings.TrimSpace(p.NodeID), strings.TrimSpace(p.Command)
+	switch {
+	case p.NodeID == "" || p.Command == "":
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "invalid node.invoke params: nodeId and command are required")
+	case p.TimeoutMs != nil && *p.TimeoutMs < 0:
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "invalid node.invoke params: timeoutMs must be >= 0")
+	}
+	need := protocol.ScopeWrite
+	if adminCommand(p.Command) {
+		need = protocol.ScopeAdmin
+	}
+	if !req.Conn.Has(need) {
+		return nil, protocol.MissingScope(need)
+	}
+	if perr := OperatorRefusal(p.Command); perr != nil {
+		return nil, perr
+	}
+	var params any
+	if len(p.Params) > 0 {
+		params = p.Params
+	}
+	var timeout time.Duration
+	if p.TimeoutMs != nil {
+		timeout = time.Duration(*p.TimeoutMs) * time.Millisecond
+	}
+	res, err := r.Do(ctx, InvokeRequest{NodeID: p.NodeID, Command: p.Command, Params: params, Timeout: timeout, IdempotencyKey: p.IdempotencyKey})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"ok": true, "nodeId": res.NodeID, "command": res.Command, "payload": res.Payload, "payloadJSON": res.PayloadJSON}, nil
+}
+
+func (r *Registry) handleResult(ctx context.Context, req *rpc.Request) (any, error) {
+	var p ResultParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if err := r.HandleResult(req.Conn, p); err != nil {
+		return nil, err
+	}
+	return map[string]any{"ok": true}, nil
+}
+
+func (r *Registry) handleEvent(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		Event       string          `json:"event"`
+		Payload     json.RawMessage `json:"payload,omitempty"`
+		PayloadJSON *string         `json:"payloadJSON,omitempty"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if p.Event == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "invalid node.event params: event is required")
+	}
+	payload := p.Payload
+	if p.PayloadJSON != nil {
+		if !json.Valid([]byte(*p.PayloadJSON)) {
+			return nil, protocol.Errorf(protocol.CodeInvalidRequest, "invalid node.event params: payloadJSON is not JSON")
+		}
+		payload = json.RawMessage(*p.PayloadJSON)
+	}
+	s := r.sessionOf(req.Conn)
+	if s == nil {
+		return map[string]any{"ok": true, "event": p.Event, "handled": false, "reason": "node not registered"}, nil
+	}
+	r.seen(ctx, s, p.Event)
+	handled := true
+	switch {
+	case p.Event == "node.host.stats":
+		if len(payload) > 0 && len(payload) <= 64<<10 {
+			r.mu.Lock()
+			s.hostStats = append(json.RawMessage(nil), payload...)
+			r.mu.Unlock()
+		}
+	case rebroadcastEvents[p.Event]:
+		out := map[string]any{}
+		if len(payload) > 0 {
+			json.Unmarshal(payload, &out)
+		}
+		out["nodeId"] = s.rec.NodeID
+		if r.opts.Notify != nil {
+			r.opts.Notify.Broadcast(p.Event, out)
+		}
+	case strings.HasPrefix(p.Event, "node.presence."):
+		// last-seen is all these carry for us
+	default:
+		handled = false
+	}
+	res := map[string]any{"ok": true, "event": p.Event, "handled": handled}
+	if !handled {
+		res["reason"] = "unsupported event"
+	}
+	return res, nil
+}
