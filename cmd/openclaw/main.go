@@ -61,6 +61,7 @@ func init() {
 		"logs":    {"print (and follow) the gateway log", runLogs},
 		"system":  {"system presence", runSystem},
 		"devices": {"list, approve and manage paired devices", runDevices},
+		"node":    {"run this machine as a node host of a gateway", runNode},
 		"config":  {"read and edit the local config file", runConfig},
 
 		"pairing":  {"list and approve DM pairing requests of chat channels", runPairing},
