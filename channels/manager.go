@@ -121,7 +121,8 @@ type Manager struct {
 	lanes    map[string]*lane
 	logins   map[accountKey]*loginSession
 
-	routes sync.Map // session key -> Route last stored, to skip rewriting it
+	routes   sync.Map // session key -> Route last stored, to skip rewriting it
+	matchers sync.Map // joined mention patterns -> compiled matcher
 
 	inKick, outKick chan struct{}
 	ctx             context.Context
@@ -526,7 +527,7 @@ func (m *Manager) process(r inboundRow) {
 			}
 			pats = m.opts.AgentMentionPatterns(cfg, aid)
 		}
-		return MentionMatcher(pats)(in.Text)
+		return m.mentionMatcher(pats)(in.Text)
 	}
 	verdict := Gate{Policy: policy}.Check(in, paired, mentioned)
 	if verdict.Group.AgentID != "" {
@@ -714,6 +715,18 @@ func (m *Manager) defaultAccount(channel string) string {
 
 func pairingText(channel, code string) string {
 	return fmt.Sprintf("This bot does not know you yet.\n\nYour pairing code: %s\n\nAsk its owner to approve it with:\nopenclaw pairing approve %s %s\n\nThe code expires in one hour.", code, channel, code)
+}
+
+// mentionMatcher compiles a pattern list once and keeps it: group
+// messages would otherwise compile every regexp on every message.
+func (m *Manager) mentionMatcher(patterns []string) func(string) bool {
+	key := strings.Join(patterns, "\x00")
+	if f, ok := m.matchers.Load(key); ok {
+		return f.(func(string) bool)
+	}
+	f := MentionMatcher(patterns)
+	m.matchers.Store(key, f)
+	return f
 }
 
 // saveMedia downloads a message's attachments into the agent's workspace
