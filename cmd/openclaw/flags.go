@@ -107,6 +107,7 @@ type gatewayFlags struct {
 	timeoutMs int
 	dev       bool
 	json      bool
+	tlsPin    string // --tls-fingerprint
 }
 
 // gatewayFlags registers the common gateway flags on fs.
@@ -115,6 +116,7 @@ func (fs *flagSet) gatewayFlags() *gatewayFlags {
 	fs.StringVar(&g.url, "url", "", "gateway WebSocket `url` (ws:// or wss://)")
 	fs.StringVar(&g.token, "token", "", "gateway shared `token`")
 	fs.StringVar(&g.password, "password", "", "gateway shared `password`")
+	fs.StringVar(&g.tlsPin, "tls-fingerprint", "", "pin a wss:// gateway's certificate by its SHA-256 `fingerprint`")
 	fs.IntVar(&g.timeoutMs, "timeout", defaultTimeoutMs, "request timeout in `ms`")
 	fs.BoolVar(&g.dev, "dev", fs.app.dev, "use the dev profile (~/.openclaw-dev, port 19001)")
 	fs.BoolVar(&g.json, "json", false, "print machine-readable JSON")

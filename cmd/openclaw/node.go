@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net"
 	"net/url"
@@ -42,12 +41,6 @@ type nodeRunFlags struct {
 	verbose        bool
 }
 
-// errTLSPinning refuses --tls-fingerprint until the gateway client can
-// pin a certificate; connecting without the pin would be weaker than
-// what the flag promises.
-var errTLSPinning = errors.New("--tls-fingerprint is not supported yet: the gateway client cannot pin a certificate; " +
-	"use a certificate your system trusts with --tls")
-
 // runNodeRun connects this machine to a gateway as a node host and serves
 // it until interrupted, or until the gateway refuses the node for good.
 func runNodeRun(ctx context.Context, a *app, args []string) error {
@@ -79,16 +72,17 @@ func runNodeRun(ctx context.Context, a *app, args []string) error {
 		level = slog.LevelDebug
 	}
 	h, err := host.New(host.Config{
-		URL:         u,
-		Token:       os.Getenv(envGatewayToken),
-		Password:    os.Getenv(envGatewayPassword),
-		StateDir:    filepath.Join(paths.StateDir, "node"),
-		NodeID:      f.nodeID,
-		DisplayName: f.displayName,
-		Commands:    splitList(f.commands),
-		Version:     version,
-		Logger:      slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level})),
-		Out:         a.stdout,
+		URL:            u,
+		Token:          os.Getenv(envGatewayToken),
+		Password:       os.Getenv(envGatewayPassword),
+		StateDir:       filepath.Join(paths.StateDir, "node"),
+		NodeID:         f.nodeID,
+		DisplayName:    f.displayName,
+		Commands:       splitList(f.commands),
+		Version:        version,
+		TLSFingerprint: f.tlsFingerprint,
+		Logger:         slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level})),
+		Out:            a.stdout,
 	})
 	if err != nil {
 		return err
@@ -107,7 +101,7 @@ func (f *nodeRunFlags) url() (string, error) {
 		if f.noTLS {
 			return "", usageErrorf("--tls-fingerprint needs TLS")
 		}
-		return "", errTLSPinning
+		f.tls = true
 	}
 	hostName := strings.TrimSpace(f.host)
 	if hostName == "" || strings.ContainsAny(hostName, "/?#@ ") {

@@ -49,13 +49,14 @@ func (a *app) connect(ctx context.Context, g *gatewayFlags, scopes []string) (*s
 		return nil, err
 	}
 	opts := client.Options{
-		URL:      t.url,
-		Token:    t.token,
-		Password: t.password,
-		Role:     protocol.RoleOperator,
-		Scopes:   scopes,
-		Version:  version,
-		Logger:   slog.New(slog.DiscardHandler),
+		URL:            t.url,
+		TLSFingerprint: g.tlsPin,
+		Token:          t.token,
+		Password:       t.password,
+		Role:           protocol.RoleOperator,
+		Scopes:         scopes,
+		Version:        version,
+		Logger:         slog.New(slog.DiscardHandler),
 	}
 	if !t.loopback || (t.token == "" && t.password == "") {
 		path, err := identityPath(g.dev)

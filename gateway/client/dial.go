@@ -32,6 +32,13 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 		HandshakeTimeout:  opts.HandshakeTimeout,
 		EnableCompression: true,
 	}
+	if opts.TLSFingerprint != "" {
+		pin, err := parseFingerprint(opts.TLSFingerprint)
+		if err != nil {
+			return nil, fmt.Errorf("dial gateway: %w", err)
+		}
+		dialer.TLSClientConfig = pinnedTLS(pin)
+	}
 	conn, resp, err := dialer.DialContext(ctx, opts.URL, opts.Header)
 	if err != nil {
 		if resp != nil {

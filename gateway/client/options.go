@@ -27,6 +27,11 @@ const (
 type Options struct {
 	// URL is the gateway WebSocket address, e.g. ws://127.0.0.1:18789.
 	URL string
+	// TLSFingerprint pins a wss:// gateway's certificate: the hex SHA-256
+	// of its DER encoding (colons allowed). When set, only that
+	// certificate is accepted, signed by a known CA or not (a gateway's
+	// own self-signed certificate).
+	TLSFingerprint string
 
 	// Shared-secret and device credentials sent in connect.params.auth.
 	// Empty fields are left out.

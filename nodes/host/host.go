@@ -62,6 +62,8 @@ type Config struct {
 	Commands []string
 	// Version is client.version.
 	Version string
+	// TLSFingerprint pins the gateway's certificate (see client.Options).
+	TLSFingerprint string
 	// Logger receives the host's logs; default discards.
 	Logger *slog.Logger
 	// Out receives the lines meant for the person running the node
@@ -289,7 +291,7 @@ func (h *Host) refused(pe *protocol.Error, sentToken bool) error {
 // was the credential.
 func (h *Host) dial(ctx context.Context) (*client.Client, bool, error) {
 	opts := client.Options{
-		URL: h.cfg.URL, Token: h.cfg.Token, Password: h.cfg.Password,
+		URL: h.cfg.URL, TLSFingerprint: h.cfg.TLSFingerprint, Token: h.cfg.Token, Password: h.cfg.Password,
 		Role: protocol.RoleNode, Scopes: []string{},
 		ClientID: "node-host", ClientMode: "node", DisplayName: h.cfg.DisplayName, Version: h.cfg.Version,
 		InstanceID: h.NodeID(),
