@@ -44,6 +44,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 			return snap.File.PolicyFor(agentID)
 		},
 		Approver: approverLater{s},
+		Nodes:    nodeExec{s},
 	}, s.procs)
 	workspace := func(who tools.Who) (string, error) { return s.agents.Workspace(who.AgentID) }
 	builtins = append(builtins, fs.Tools(workspace)...)

@@ -25,6 +25,8 @@ type Config struct {
 	// Approver asks a person when the policy says ask; nil falls back to
 	// the policy's askFallback.
 	Approver tools.Approver
+	// Nodes runs host=node commands on paired nodes; nil refuses them.
+	Nodes NodeRunner
 	// MaxOutput caps stdout and stderr each. Default 10,000 bytes.
 	MaxOutput int
 	// LookPath and EvalSymlinks resolve executables; defaults from os/exec
@@ -66,11 +68,9 @@ func (a ExecArgs) timeout() time.Duration {
 // on the gateway what was meant for a sandbox or another machine.
 func (a ExecArgs) checkHost() error {
 	switch a.Host {
-	case "", "auto", "gateway":
+	case "", "auto", "gateway", "node":
 	case "sandbox":
 		return errors.New(`host "sandbox": no sandbox runtime is active on this gateway; use host "gateway" or "auto"`)
-	case "node":
-		return errors.New(`host "node": running commands on paired nodes is not available in this gateway yet; use host "gateway"`)
 	default:
 		return fmt.Errorf("host %q: want auto, sandbox, gateway or node", a.Host)
 	}
@@ -139,6 +139,8 @@ type Result struct {
 	TimedOut  bool   `json:"timedOut,omitempty"`
 	SessionID string `json:"sessionId,omitempty"`
 	Note      string `json:"note,omitempty"`
+	Host      string `json:"host,omitempty"` // "node" for host=node runs
+	Node      string `json:"node,omitempty"` // the node's id, for host=node runs
 }
 
 // Tools returns exec and process over one process table.
@@ -202,6 +204,9 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 	}
 	if err := a.checkHost(); err != nil {
 		return Result{}, err
+	}
+	if a.Host == "node" {
+		return cfg.runOnNode(ctx, c, a)
 	}
 	env, err := a.extraEnv()
 	if err != nil {
