@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -102,10 +103,11 @@ func (a *Approvals) Approve(ctx context.Context, req ApprovalRequest) (bool, str
 	if err != nil {
 		return false, id, fmt.Errorf("save approval request: %w", err)
 	}
+	host, nodeID := approvalHost(req.Args)
 	a.emit.Broadcast(EventApprovalRequested, map[string]any{
 		"approvalKind": "exec", "id": id, "createdAtMs": p.CreatedAt, "expiresAtMs": p.ExpiresAt,
 		"request": map[string]any{"command": p.Tool + " " + p.Args, "tool": p.Tool, "args": p.Args, "agentId": p.AgentID,
-			"sessionKey": p.SessionKey, "reason": p.Reason, "host": "gateway"},
+			"sessionKey": p.SessionKey, "reason": p.Reason, "host": host, "nodeId": nodeID},
 	})
 	t := time.NewTimer(a.timeout)
 	defer t.Stop()
@@ -189,4 +191,17 @@ func (a *Approvals) Status(ctx context.Context, id string) (status, decision str
 		return "", "", ErrUnknownApproval
 	}
 	return status, decision, err
+}
+
+// approvalHost is where the call would run: "node" and the node's id for
+// exec host=node (its args say so), else "gateway".
+func approvalHost(args json.RawMessage) (host, nodeID string) {
+	var a struct {
+		Host string `json:"host"`
+		Node string `json:"node"`
+	}
+	if json.Unmarshal(args, &a) == nil && a.Host == "node" {
+		return "node", a.Node
+	}
+	return "gateway", ""
 }
