@@ -59,6 +59,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	builtins = append(builtins, s.gatewayTool())
 	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
 	builtins = append(builtins, message.Tools(channelMessenger{s}, workspace)...)
+	builtins = append(builtins, s.nodesTool(workspace))
 	if err := reg.Register(append(s.agents.SessionTools(), builtins...)...); err != nil {
 		return fmt.Errorf("register tools: %w", err)
 	}

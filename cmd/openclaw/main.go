@@ -62,6 +62,7 @@ func init() {
 		"system":  {"system presence", runSystem},
 		"devices": {"list, approve and manage paired devices", runDevices},
 		"node":    {"run this machine as a node host of a gateway", runNode},
+		"nodes":   {"list, describe, rename and invoke the gateway's nodes", runNodes},
 		"config":  {"read and edit the local config file", runConfig},
 
 		"pairing":  {"list and approve DM pairing requests of chat channels", runPairing},

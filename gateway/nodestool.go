@@ -1,0 +1,85 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/nodes"
+	"github.com/openclaw-go/openclaw/tools"
+	nodestool "github.com/openclaw-go/openclaw/tools/nodes"
+)
+
+// nodesTool builds the agents' nodes tool over the node registry.
+func (s *System) nodesTool(workspace func(tools.Who) (string, error)) tools.Tool {
+	return nodestool.Tool(nodeGateway{s}, workspace, nil)
+}
+
+// nodeGateway gives the nodes tool the node registry. The registry is
+// read at call time: it is built after the tools.
+type nodeGateway struct{ s *System }
+
+var (
+	_ nodestool.Gateway = nodeGateway{}
+	_ nodestool.Pairing = nodeGateway{}
+)
+
+var errNodesOff = errors.New("the node registry is not running")
+
+func (g nodeGateway) List(ctx context.Context) ([]nodestool.Node, error) {
+	if g.s.nodes == nil {
+		return nil, errNodesOff
+	}
+	list := g.s.nodes.List(ctx)
+	out := make([]nodestool.Node, len(list))
+	for i, n := range list {
+		out[i] = toolNode(n)
+	}
+	return out, nil
+}
+
+func (g nodeGateway) Describe(ctx context.Context, nodeID string) (nodestool.Node, error) {
+	if g.s.nodes == nil {
+		return nodestool.Node{}, errNodesOff
+	}
+	n, err := g.s.nodes.Describe(ctx, nodeID)
+	if err != nil {
+		return nodestool.Node{}, err
+	}
+	return toolNode(n), nil
+}
+
+// Invoke goes through the same refusals as an operator's node.invoke
+// (system.run only through exec approvals), then the registry's policy.
+func (g nodeGateway) Invoke(ctx context.Context, nodeID, command string, params any, timeout time.Duration) (json.RawMessage, error) {
+	if g.s.nodes == nil {
+		return nil, errNodesOff
+	}
+	if perr := nodes.OperatorRefusal(command); perr != nil {
+		return nil, perr
+	}
+	return g.s.nodes.Invoke(ctx, nodeID, command, params, timeout)
+}
+
+// PendingPairings answers as node.pair.list does: command surfaces follow
+// gateway.nodes.commands, so no capability request is ever pending.
+func (g nodeGateway) PendingPairings(ctx context.Context) (any, error) {
+	return map[string]any{"pending": []any{}}, nil
+}
+
+// ResolvePairing answers as node.pair.approve|reject do.
+func (g nodeGateway) ResolvePairing(ctx context.Context, requestID string, approve bool) (any, error) {
+	return nil, protocol.Errorf(protocol.CodeInvalidRequest, "unknown requestId: %s (node command surfaces follow gateway.nodes.commands; device pairing is device.pair.*)", requestID)
+}
+
+func toolNode(n nodes.Node) nodestool.Node {
+	return nodestool.Node{
+		NodeID: n.NodeID, DisplayName: n.DisplayName, Platform: n.Platform, Version: n.Version,
+		DeviceFamily: n.DeviceFamily, ModelIdentifier: n.ModelIdentifier, RemoteIP: n.RemoteIP,
+		Caps: n.Caps, Commands: n.Commands, DeclaredCommands: n.DeclaredCommands,
+		Paired: n.Paired, Connected: n.Connected, ConnectedAtMs: n.ConnectedAtMs,
+		LastSeenAtMs: n.LastSeenAtMs, LastSeenReason: n.LastSeenReason,
+	}
+}
