@@ -88,10 +88,7 @@ type Adapter struct {
 	threads  sync.Map // channel id → threadInfo, learnt from events and lookups
 	botRoles sync.Map // role id → true for the bot's managed roles (GUILD_CREATE)
 
-	mu      sync.Mutex
-	cancel  context.CancelFunc
-	done    chan struct{}
-	stopped bool
+	life channels.Lifecycle
 }
 
 // botIdentity is who the bot is, for mentions and interaction follow-ups.
@@ -248,39 +245,24 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 	if sink == nil {
 		return errors.New("discord: Start needs a sink")
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.done != nil {
+	err := a.life.Begin(ctx, func() {
+		a.sink.Store(&sink)
+		a.report(channels.Status{State: channels.StateStarting})
+	}, a.run)
+	if errors.Is(err, channels.ErrStarted) {
 		return errors.New("discord: already started")
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	a.sink.Store(&sink)
-	a.cancel, a.done = cancel, make(chan struct{})
-	a.report(channels.Status{State: channels.StateStarting})
-	go a.run(runCtx, a.done)
-	return nil
+	return err
 }
 
 // Stop closes the gateway connection and waits for the reader, or until
 // ctx is done. Stop on an adapter that never started does nothing. An
 // Adapter runs once: build a new one to start again.
 func (a *Adapter) Stop(ctx context.Context) error {
-	a.mu.Lock()
-	cancel, done := a.cancel, a.done
-	a.mu.Unlock()
-	if cancel == nil {
-		return nil
+	first, err := a.life.End(ctx)
+	if err != nil {
+		return fmt.Errorf("discord: stop: %w", err)
 	}
-	cancel()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		return fmt.Errorf("discord: stop: %w", ctx.Err())
-	}
-	a.mu.Lock()
-	first := !a.stopped
-	a.stopped = true
-	a.mu.Unlock()
 	if first {
 		a.report(channels.Status{State: channels.StateStopped})
 	}

@@ -79,8 +79,7 @@ var errSilent = errors.New("no event and no heartbeat ACK for two heartbeat inte
 // run is the adapter's one long-lived goroutine: connect, read until the
 // connection ends, back off, resume or identify again, until ctx ends or
 // the token is refused.
-func (a *Adapter) run(ctx context.Context, done chan struct{}) {
-	defer close(done)
+func (a *Adapter) run(ctx context.Context) {
 	var sess session
 	failures := 0
 	for ctx.Err() == nil {

@@ -165,7 +165,7 @@ func TestInvalidTokenLogsOut(t *testing.T) {
 			start(t, a, sink)
 			eventually(t, "logged-out", func() bool { return sink.count(channels.StateLoggedOut) > 0 })
 			select {
-			case <-a.done: // the loop gave up: no reconnect storm
+			case <-a.life.Done(): // the loop gave up: no reconnect storm
 			case <-time.After(waitFor):
 				t.Fatal("gateway loop still running after logged-out")
 			}

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -103,10 +102,7 @@ type Adapter struct {
 	self atomic.Pointer[botIdentity]   // set once auth.test succeeded
 	sink atomic.Pointer[channels.Sink] // set by Start, cleared by Stop
 
-	mu      sync.Mutex
-	cancel  context.CancelFunc
-	done    chan struct{}
-	stopped bool
+	life channels.Lifecycle
 }
 
 // botIdentity is who the bot is, from auth.test.
@@ -247,17 +243,14 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 	if sink == nil {
 		return errors.New("slack: Start needs a sink")
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.done != nil {
+	err := a.life.Begin(ctx, func() {
+		a.sink.Store(&sink)
+		a.report(channels.Status{State: channels.StateStarting})
+	}, a.run)
+	if errors.Is(err, channels.ErrStarted) {
 		return errors.New("slack: already started")
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	a.sink.Store(&sink)
-	a.cancel, a.done = cancel, make(chan struct{})
-	a.report(channels.Status{State: channels.StateStarting})
-	go a.run(runCtx, a.done)
-	return nil
+	return err
 }
 
 // Stop closes the socket and waits for the loop, or until ctx is done.
@@ -265,22 +258,10 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 // run. Stop on an adapter that never started does nothing. An Adapter
 // runs once: build a new one to start again.
 func (a *Adapter) Stop(ctx context.Context) error {
-	a.mu.Lock()
-	cancel, done := a.cancel, a.done
-	a.mu.Unlock()
-	if cancel == nil {
-		return nil
+	first, err := a.life.End(ctx)
+	if err != nil {
+		return fmt.Errorf("slack: stop: %w", err)
 	}
-	cancel()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		return fmt.Errorf("slack: stop: %w", ctx.Err())
-	}
-	a.mu.Lock()
-	first := !a.stopped
-	a.stopped = true
-	a.mu.Unlock()
 	if first {
 		a.report(channels.Status{State: channels.StateStopped})
 		a.sink.Store(nil) // the webhook answers 503 from now on

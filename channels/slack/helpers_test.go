@@ -160,9 +160,7 @@ func start(t testing.TB, a *Adapter, sink channels.Sink) {
 
 // loopEnded reports whether a's goroutine finished.
 func loopEnded(a *Adapter) bool {
-	a.mu.Lock()
-	done := a.done
-	a.mu.Unlock()
+	done := a.life.Done()
 	if done == nil {
 		return false
 	}

@@ -15,8 +15,7 @@ import (
 // run is the adapter's goroutine: learn who the bot is, then (socket
 // mode) keep a Socket Mode connection until ctx ends or a token is
 // refused. In HTTP mode it ends after auth.test: events come to ServeHTTP.
-func (a *Adapter) run(ctx context.Context, done chan struct{}) {
-	defer close(done)
+func (a *Adapter) run(ctx context.Context) {
 	if !a.connect(ctx) {
 		return
 	}

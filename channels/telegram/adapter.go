@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -91,10 +90,7 @@ type Adapter struct {
 
 	sink atomic.Pointer[channels.Sink] // set by Start
 
-	mu      sync.Mutex
-	cancel  context.CancelFunc
-	done    chan struct{}
-	stopped bool
+	life channels.Lifecycle
 }
 
 // botIdentity is who the bot is, for mentions and command suffixes.
@@ -248,17 +244,14 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 	if sink == nil {
 		return errors.New("telegram: Start needs a sink")
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.done != nil {
+	err := a.life.Begin(ctx, func() {
+		a.sink.Store(&sink)
+		a.report(channels.Status{State: channels.StateStarting})
+	}, a.run)
+	if errors.Is(err, channels.ErrStarted) {
 		return errors.New("telegram: already started")
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	a.sink.Store(&sink)
-	a.cancel, a.done = cancel, make(chan struct{})
-	a.report(channels.Status{State: channels.StateStarting})
-	go a.run(runCtx, a.done)
-	return nil
+	return err
 }
 
 // Stop ends polling and waits for the loop, or until ctx is done. Updates
@@ -267,22 +260,10 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 // adapter that never started does nothing. An Adapter runs once: build a
 // new one to start again.
 func (a *Adapter) Stop(ctx context.Context) error {
-	a.mu.Lock()
-	cancel, done := a.cancel, a.done
-	a.mu.Unlock()
-	if cancel == nil {
-		return nil
+	first, err := a.life.End(ctx)
+	if err != nil {
+		return fmt.Errorf("telegram: stop: %w", err)
 	}
-	cancel()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		return fmt.Errorf("telegram: stop: %w", ctx.Err())
-	}
-	a.mu.Lock()
-	first := !a.stopped
-	a.stopped = true
-	a.mu.Unlock()
 	if first {
 		a.report(channels.Status{State: channels.StateStopped})
 		a.sink.Store(nil) // the webhook answers 503 from now on

@@ -14,8 +14,7 @@ import (
 
 // run is the adapter's one goroutine: connect, then register the webhook
 // or poll until ctx ends.
-func (a *Adapter) run(ctx context.Context, done chan struct{}) {
-	defer close(done)
+func (a *Adapter) run(ctx context.Context) {
 	if !a.connect(ctx) {
 		return
 	}

@@ -162,7 +162,7 @@ func TestUnauthorizedLogsOut(t *testing.T) {
 			eventually(t, "logged-out", func() bool { return sink.hasState(channels.StateLoggedOut) })
 			eventually(t, "loop ended", func() bool {
 				select {
-				case <-a.done:
+				case <-a.life.Done():
 					return true
 				default:
 					return false

@@ -84,11 +84,10 @@ type Adapter struct {
 	client   Client        // the connected (or connecting) client, nil when none
 	linked   chan struct{} // signalled by a successful Login
 	unlinked chan struct{} // signalled by Logout
-	cancel   context.CancelFunc
-	done     chan struct{}
-	stopped  bool
-	login    bool   // a Login is under way
-	ended    string // why the session is over (LinkHint when not linked), "" while it is not
+	login    bool          // a Login is under way
+	ended    string        // why the session is over (LinkHint when not linked), "" while it is not
+
+	life channels.Lifecycle
 }
 
 var (
@@ -176,19 +175,14 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 	if _, err := a.deviceStore(ctx); err != nil {
 		return err
 	}
-	a.mu.Lock()
-	if a.done != nil {
-		a.mu.Unlock()
+	err := a.life.Begin(ctx, func() {
+		a.sink.Store(&sink)
+		a.report(channels.Status{State: channels.StateStarting})
+	}, a.run)
+	if errors.Is(err, channels.ErrStarted) {
 		return errors.New("whatsapp: already started")
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	a.sink.Store(&sink)
-	a.cancel, a.done = cancel, make(chan struct{})
-	done := a.done
-	a.mu.Unlock()
-	a.report(channels.Status{State: channels.StateStarting})
-	go a.run(runCtx, done)
-	return nil
+	return err
 }
 
 // Stop disconnects and waits for the run goroutine, or until ctx is
@@ -196,22 +190,10 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 // next connection. Stop on an adapter that never started does nothing.
 // An Adapter runs once: build a new one to start again.
 func (a *Adapter) Stop(ctx context.Context) error {
-	a.mu.Lock()
-	cancel, done := a.cancel, a.done
-	a.mu.Unlock()
-	if cancel == nil {
-		return nil
+	first, err := a.life.End(ctx)
+	if err != nil {
+		return fmt.Errorf("whatsapp: stop: %w", err)
 	}
-	cancel()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		return fmt.Errorf("whatsapp: stop: %w", ctx.Err())
-	}
-	a.mu.Lock()
-	first := !a.stopped
-	a.stopped = true
-	a.mu.Unlock()
 	if first {
 		a.report(channels.Status{State: channels.StateStopped})
 	}

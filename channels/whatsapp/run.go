@@ -15,8 +15,7 @@ import (
 // run is the adapter's one goroutine: load the device, wait for a link
 // when there is none, connect and reconnect until ctx ends or WhatsApp
 // ends the session for good.
-func (a *Adapter) run(ctx context.Context, done chan struct{}) {
-	defer close(done)
+func (a *Adapter) run(ctx context.Context) {
 	failures := 0
 	for ctx.Err() == nil {
 		c, err := a.newClient(ctx)

@@ -166,8 +166,9 @@ func (a *Adapter) send(ctx context.Context, c Client, to types.JID, m *waE2E.Mes
 // session, a RetryableError while (re)connecting.
 func (a *Adapter) readyClient() (Client, error) {
 	a.mu.Lock()
-	c, ended, running := a.client, a.ended, a.done != nil && !a.stopped
+	c, ended := a.client, a.ended
 	a.mu.Unlock()
+	running := a.life.Running()
 	switch {
 	case ended == LinkHint:
 		return nil, ErrNotLinked
