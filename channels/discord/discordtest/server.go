@@ -22,6 +22,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 )
 
 // The bot the fake is.
@@ -38,7 +40,7 @@ type Server struct {
 	srv   *httptest.Server
 
 	mu        sync.Mutex
-	changed   chan struct{} // closed and replaced on every change
+	changed   channelstest.Changes // closed and replaced on every change
 	revoked   bool
 	interval  time.Duration
 	nextID    int64
@@ -96,7 +98,6 @@ func New(t testing.TB, token string) *Server {
 	s := &Server{
 		t:        t,
 		token:    token,
-		changed:  make(chan struct{}),
 		interval: 45 * time.Second,
 		nextID:   1300000000000000000,
 		faults:   map[string][]Fault{},
@@ -177,8 +178,7 @@ func (s *Server) newIDLocked() string {
 }
 
 func (s *Server) notifyLocked() {
-	close(s.changed)
-	s.changed = make(chan struct{})
+	s.changed.Notify()
 }
 
 // Sent returns the messages the bot sent, in order.
@@ -230,23 +230,7 @@ func (s *Server) callsLocked(route string) []Call {
 // failing the test after d.
 func (s *Server) waitFor(d time.Duration, what string, cond func() bool) {
 	s.t.Helper()
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
-	for {
-		s.mu.Lock()
-		ok := cond()
-		ch := s.changed
-		s.mu.Unlock()
-		if ok {
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			s.t.Fatalf("discordtest: timed out after %s waiting for %s", d, what)
-			return
-		}
-	}
+	channelstest.WaitFor(s.t, "discordtest", &s.mu, &s.changed, d, what, cond)
 }
 
 // WaitSent waits until the bot sent at least n messages and returns them.

@@ -24,6 +24,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 )
 
 // The workspace and bot the fake answers auth.test with.
@@ -43,7 +45,7 @@ type Server struct {
 	srv      *httptest.Server
 
 	mu        sync.Mutex
-	changed   chan struct{} // closed and replaced on every state change
+	changed   channelstest.Changes // closed and replaced on every state change
 	closed    chan struct{}
 	revoked   bool
 	calls     []Call
@@ -105,7 +107,6 @@ func New(t testing.TB, botToken, appToken string) *Server {
 		t:         t,
 		botToken:  botToken,
 		appToken:  appToken,
-		changed:   make(chan struct{}),
 		closed:    make(chan struct{}),
 		uploads:   map[string]*Upload{},
 		files:     map[string][]byte{},
@@ -151,8 +152,7 @@ func (s *Server) Close() {
 
 // notifyLocked wakes every waiter. s.mu must be held.
 func (s *Server) notifyLocked() {
-	close(s.changed)
-	s.changed = make(chan struct{})
+	s.changed.Notify()
 }
 
 // RevokeTokens makes every later Web API call answer invalid_auth, as
@@ -225,23 +225,7 @@ func (s *Server) AddFile(name string, data []byte) string {
 // call the Server) holds, failing the test after d.
 func (s *Server) waitFor(d time.Duration, what string, cond func() bool) {
 	s.t.Helper()
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
-	for {
-		s.mu.Lock()
-		ok := cond()
-		ch := s.changed
-		s.mu.Unlock()
-		if ok {
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			s.t.Fatalf("slacktest: timed out after %s waiting for %s", d, what)
-			return
-		}
-	}
+	channelstest.WaitFor(s.t, "slacktest", &s.mu, &s.changed, d, what, cond)
 }
 
 // WaitMessages waits until the bot posted at least n messages and returns

@@ -86,7 +86,7 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, c Call) {
 			writeResult(w, out)
 			return
 		}
-		ch := s.changed
+		ch := s.changed.Chan()
 		s.mu.Unlock()
 		select {
 		case <-ch:

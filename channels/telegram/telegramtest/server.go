@@ -21,6 +21,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 )
 
 // The bot the fake answers getMe with.
@@ -37,7 +39,7 @@ type Server struct {
 	srv   *httptest.Server
 
 	mu       sync.Mutex
-	changed  chan struct{} // closed and replaced on every state change
+	changed  channelstest.Changes // closed and replaced on every state change
 	closed   chan struct{}
 	release  chan struct{} // closed by Release to free hung calls
 	revoked  bool
@@ -104,7 +106,6 @@ func New(t testing.TB, token string) *Server {
 	s := &Server{
 		t:        t,
 		token:    token,
-		changed:  make(chan struct{}),
 		closed:   make(chan struct{}),
 		release:  make(chan struct{}),
 		nextUpd:  100,
@@ -137,8 +138,7 @@ func (s *Server) Close() {
 
 // notifyLocked wakes every waiter. s.mu must be held.
 func (s *Server) notifyLocked() {
-	close(s.changed)
-	s.changed = make(chan struct{})
+	s.changed.Notify()
 }
 
 // RevokeToken makes every later call answer 401 Unauthorized, as Telegram
@@ -211,23 +211,7 @@ func (s *Server) Commands() json.RawMessage {
 // call the Server) holds, failing the test after d.
 func (s *Server) waitFor(d time.Duration, what string, cond func() bool) {
 	s.t.Helper()
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
-	for {
-		s.mu.Lock()
-		ok := cond()
-		ch := s.changed
-		s.mu.Unlock()
-		if ok {
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			s.t.Fatalf("telegramtest: timed out after %s waiting for %s", d, what)
-			return
-		}
-	}
+	channelstest.WaitFor(s.t, "telegramtest", &s.mu, &s.changed, d, what, cond)
 }
 
 // WaitSent waits until the bot sent at least n messages and returns them.

@@ -1,0 +1,53 @@
+// Package channelstest holds what the fake networks of the channel tests
+// share: waking a test when a fake's state changes, so waits are
+// conditions with a deadline, never sleeps.
+package channelstest
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+// Changes is a fake's "something happened" signal. The fake calls Notify
+// and Chan with its own lock held.
+type Changes struct{ ch chan struct{} }
+
+// Notify wakes everyone waiting on the current channel.
+func (c *Changes) Notify() {
+	if c.ch != nil {
+		close(c.ch)
+	}
+	c.ch = make(chan struct{})
+}
+
+// Chan is closed at the next Notify.
+func (c *Changes) Chan() <-chan struct{} {
+	if c.ch == nil {
+		c.ch = make(chan struct{})
+	}
+	return c.ch
+}
+
+// WaitFor waits until cond holds, checking it with mu held after every
+// change, and fails t after d; name says which fake timed out.
+func WaitFor(t testing.TB, name string, mu sync.Locker, c *Changes, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		mu.Lock()
+		ok := cond()
+		ch := c.Chan()
+		mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			t.Fatalf("%s: timed out after %s waiting for %s", name, d, what)
+			return
+		}
+	}
+}
