@@ -50,18 +50,7 @@ func TestDiscordEndToEnd(t *testing.T) {
 
 	waitDiscord := func(what string, pred func(discordtest.Message) bool) discordtest.Message {
 		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			for _, m := range dc.Sent() {
-				if pred(m) {
-					return m
-				}
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no sent message %s; sent: %+v", what, dc.Sent())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		return waitSent(t, dc.Sent, what, pred)
 	}
 	dc.Dispatch("MESSAGE_CREATE", discordMessage("m1", "dm-1", "", "hello there", "4242", false))
 	dm := waitDiscord("answering the DM", func(m discordtest.Message) bool { return strings.Contains(m.Content, "echo: hello there") })

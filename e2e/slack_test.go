@@ -32,18 +32,7 @@ func TestSlackEndToEnd(t *testing.T) {
 
 	waitSlack := func(what string, pred func(slacktest.Message) bool) slacktest.Message {
 		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			for _, m := range sl.Messages() {
-				if pred(m) {
-					return m
-				}
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no posted message %s; posted: %+v", what, sl.Messages())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		return waitSent(t, sl.Messages, what, pred)
 	}
 	sl.PushMessage(slacktest.Msg{Channel: "D1", ChannelType: "im", User: "U42", Text: "hello **slack**", TS: "1764500000.000100"})
 	dm := waitSlack("answering the DM", func(m slacktest.Message) bool { return strings.Contains(m.Text, "echo: hello") })

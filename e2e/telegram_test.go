@@ -31,15 +31,21 @@ func telegramConfig(modelURL, apiRoot, token string, extra string) string {
 // returns it.
 func waitSentWhere(t *testing.T, tg *telegramtest.Server, what string, pred func(telegramtest.Message) bool) telegramtest.Message {
 	t.Helper()
+	return waitSent(t, tg.Sent, what, pred)
+}
+
+// waitSent polls a fake's record of sent messages until one matches.
+func waitSent[M any](t *testing.T, sent func() []M, what string, pred func(M) bool) M {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		for _, m := range tg.Sent() {
+		for _, m := range sent() {
 			if pred(m) {
 				return m
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no sent message %s; sent:\n%+v", what, tg.Sent())
+			t.Fatalf("no sent message %s; sent: %+v", what, sent())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
