@@ -2,6 +2,7 @@ package discord
 
 import (
 	"flag"
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,21 +25,8 @@ func TestFormatGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := FormatMarkdown(string(src)) + "\n"
-			path := strings.TrimSuffix(in, ".md") + ".out"
-			if *updateGolden {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s differs\n--- got\n%s\n--- want\n%s", path, got, want)
-			}
+			got := FormatMarkdown(string(src))
+			channelstest.Golden(t, strings.TrimSuffix(in, ".md")+".out", got, *updateGolden)
 		})
 	}
 }

@@ -3,6 +3,7 @@ package slack
 import (
 	"flag"
 	"fmt"
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,19 +36,7 @@ func TestFormatGolden(t *testing.T) {
 				t.Errorf("ToMrkdwn output is unsafe: %v\n%s", err, got)
 			}
 			path := strings.TrimSuffix(in, ".md") + ".mrkdwn"
-			if *updateFormat {
-				if err := os.WriteFile(path, []byte(got+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got+"\n" != string(want) {
-				t.Errorf("%s differs\n--- got\n%s\n--- want\n%s", path, got, want)
-			}
+			channelstest.Golden(t, path, got, *updateFormat)
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -41,19 +42,7 @@ func TestFormatGolden(t *testing.T) {
 				{".txt", PlainText(string(src))},
 			} {
 				path := strings.TrimSuffix(in, ".md") + out.ext
-				if *updateGolden {
-					if err := os.WriteFile(path, []byte(out.got+"\n"), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run with -update to create it)", err)
-				}
-				if out.got+"\n" != string(want) {
-					t.Errorf("%s differs\n--- got\n%s\n--- want\n%s", path, out.got, want)
-				}
+				channelstest.Golden(t, path, out.got, *updateGolden)
 			}
 		})
 	}

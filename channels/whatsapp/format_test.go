@@ -3,6 +3,7 @@ package whatsapp
 import (
 	"flag"
 	"fmt"
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,19 +37,7 @@ func TestFormatGolden(t *testing.T) {
 				t.Errorf("%v\n%s", err, got)
 			}
 			path := strings.TrimSuffix(in, ".md") + ".txt"
-			if *updateGolden {
-				if err := os.WriteFile(path, []byte(got+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if got+"\n" != string(want) {
-				t.Errorf("%s differs\n--- got\n%s\n--- want\n%s", path, got, want)
-			}
+			channelstest.Golden(t, path, got, *updateGolden)
 		})
 	}
 }

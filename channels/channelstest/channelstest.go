@@ -4,6 +4,7 @@
 package channelstest
 
 import (
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -49,5 +50,24 @@ func WaitFor(t testing.TB, name string, mu sync.Locker, c *Changes, d time.Durat
 			t.Fatalf("%s: timed out after %s waiting for %s", name, d, what)
 			return
 		}
+	}
+}
+
+// Golden compares got (plus a final newline) with the file at path, or
+// writes it there when update is set (then review the diff).
+func Golden(t testing.TB, path, got string, update bool) {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(path, []byte(got+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got+"\n" != string(want) {
+		t.Errorf("%s differs\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
