@@ -18,6 +18,10 @@ func (s *System) wireNodes() {
 			c := s.current().snap.Config.Gateway.Nodes.Commands
 			return nodes.Policy{Allow: c.Allow, Deny: c.Deny}
 		},
+		Pairing: func() nodes.PairingPolicy {
+			p := s.current().pairing
+			return nodes.PairingPolicy{AutoApproveLocal: p.AutoApproveLocal, AutoApproveCIDRs: p.AutoApproveCIDRs}
+		},
 	})
 	s.nodes.Register(s.srv)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/nodes"
 	"github.com/openclaw-go/openclaw/tools"
 	nodestool "github.com/openclaw-go/openclaw/tools/nodes"
@@ -63,15 +62,14 @@ func (g nodeGateway) Invoke(ctx context.Context, nodeID, command string, params 
 	return g.s.nodes.Invoke(ctx, nodeID, command, params, timeout)
 }
 
-// PendingPairings answers as node.pair.list does: command surfaces follow
-// gateway.nodes.commands, so no capability request is ever pending.
+// PendingPairings answers as node.pair.list does.
 func (g nodeGateway) PendingPairings(ctx context.Context) (any, error) {
-	return map[string]any{"pending": []any{}}, nil
+	return g.s.nodes.PendingPairings(ctx)
 }
 
 // ResolvePairing answers as node.pair.approve|reject do.
 func (g nodeGateway) ResolvePairing(ctx context.Context, requestID string, approve bool) (any, error) {
-	return nil, protocol.Errorf(protocol.CodeInvalidRequest, "unknown requestId: %s (node command surfaces follow gateway.nodes.commands; device pairing is device.pair.*)", requestID)
+	return g.s.nodes.ResolvePairing(ctx, requestID, approve)
 }
 
 func toolNode(n nodes.Node) nodestool.Node {

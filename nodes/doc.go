@@ -16,8 +16,22 @@
 //	node     ─ node.invoke.result {id, nodeId, ok, payload|payloadJSON, error}
 //	gateway  ─ answers node.invoke {ok:true, nodeId, command, payload, payloadJSON}
 //
-// A command is invocable only when the node declared it and the [Policy]
-// allows it: the platform's default list plus gateway.nodes.commands.allow,
+// Command approval (the second pairing layer, after device pairing in
+// gateway/devices): each node has an approved surface (commands, caps,
+// granted permissions) in the nodes table. A node that connects declaring
+// more gets one pending [PairRequest] (event node.pair.requested; a retry
+// with the same surface keeps its id, a different surface supersedes it)
+// unless the [PairingPolicy] approves it at once (a loopback node with
+// gateway.nodes.pairing.autoApproveLocal, or an autoApproveCidrs range);
+// nothing is broadcast then. Until an operator approves (node.pair.approve,
+// which stores the surface and applies it to the live connection at once)
+// only the previously approved commands stay invocable; a first-time node
+// has none. node.pair.reject keeps the surface as it was; both broadcast
+// node.pair.resolved. Requests expire [PendingTTL] after the node's last
+// retry; they are dropped when read.
+//
+// A command is invocable only when the node declared it, it is within the
+// approved surface and the [Policy] allows it: the platform's default list plus gateway.nodes.commands.allow,
 // minus gateway.nodes.commands.deny (deny always wins). Dangerous commands
 // (camera.snap, screen.record, sms.send, ...) are never in a default list
 // and need to be named exactly in allow. system.run and system.run.prepare

@@ -25,7 +25,16 @@ const (
 	// DetailNodeError: the node answered ok:false; details.nodeError
 	// holds its {code, message}.
 	DetailNodeError = "NODE_ERROR"
+	// DetailUnknownRequest: node.pair.approve/reject of a request id that
+	// is unknown, expired or already resolved. List the pending requests
+	// again; the node makes a new one when it reconnects.
+	DetailUnknownRequest = "UNKNOWN_REQUEST"
 )
+
+func errUnknownRequest(requestID string) *protocol.Error {
+	return protocol.Errorf(protocol.CodeInvalidRequest, "unknown requestId: %s (unknown, expired or already resolved)", requestID).
+		WithDetails(map[string]any{"code": DetailUnknownRequest, "requestId": requestID})
+}
 
 func errNotConnected(nodeID, why string) *protocol.Error {
 	return protocol.Errorf(protocol.CodeUnavailable, "%s", why).WithDetails(map[string]any{
@@ -50,6 +59,8 @@ func errNotAllowed(nodeID, command, reason string) *protocol.Error {
 		msg += " (gateway.nodes.commands.deny)"
 	case "not-allowlisted":
 		msg += " (not in the platform defaults or gateway.nodes.commands.allow)"
+	case "not-approved":
+		msg = "node command not approved yet: " + command + " (approve the node's pending request with node.pair.approve)"
 	}
 	return protocol.Errorf(protocol.CodeInvalidRequest, "%s", msg).WithDetails(map[string]any{
 		"code": DetailCommandNotAllowed, "nodeId": nodeID, "command": command, "reason": reason,

@@ -38,6 +38,41 @@ type testGateway struct {
 	reg    *Registry
 	url    string
 	policy atomic.Pointer[Policy]
+	// pairing is the live gateway.nodes.pairing; startGateway sets the
+	// config default (loopback nodes approved without asking).
+	pairing atomic.Pointer[PairingPolicy]
+	// skew moves the registry's clock forward.
+	skew atomic.Int64
+	// events are the registry's broadcasts, in order.
+	evMu   sync.Mutex
+	events []recorded
+}
+
+// recorded is one broadcast of the registry.
+type recorded struct {
+	event   string
+	payload any
+}
+
+// Broadcast records the event and passes it on to the bus.
+func (g *testGateway) Broadcast(event string, payload any) {
+	g.evMu.Lock()
+	g.events = append(g.events, recorded{event, payload})
+	g.evMu.Unlock()
+	g.srv.Broadcast(event, payload)
+}
+
+// broadcasts returns the recorded events named event.
+func (g *testGateway) broadcasts(event string) []any {
+	g.evMu.Lock()
+	defer g.evMu.Unlock()
+	var out []any
+	for _, e := range g.events {
+		if e.event == event {
+			out = append(out, e.payload)
+		}
+	}
+	return out
 }
 
 func startGateway(t testing.TB, p Policy) *testGateway {
@@ -49,6 +84,7 @@ func startGateway(t testing.TB, p Policy) *testGateway {
 	}
 	g := &testGateway{}
 	g.policy.Store(&p)
+	g.pairing.Store(&PairingPolicy{AutoApproveLocal: true})
 	g.srv = rpc.NewServer(rpc.Options{
 		Auth: func() rpc.AuthConfig {
 			return rpc.AuthConfig{Mode: "token", Token: testToken, RateLimit: rpc.RateLimitConfig{ExemptLoopback: true}}
@@ -62,7 +98,9 @@ func startGateway(t testing.TB, p Policy) *testGateway {
 		},
 		OnDisconnect: func(c *rpc.Conn) { g.reg.Disconnect(context.Background(), c) },
 	})
-	g.reg = New(Options{DB: st.DB, Notify: g.srv, Policy: func() Policy { return *g.policy.Load() }})
+	g.reg = New(Options{DB: st.DB, Notify: g, Policy: func() Policy { return *g.policy.Load() },
+		Pairing: func() PairingPolicy { return *g.pairing.Load() },
+		Now:     func() time.Time { return time.Now().Add(time.Duration(g.skew.Load())) }})
 	g.reg.Register(g.srv)
 	g.srv.Start()
 	hs := httptest.NewServer(g.srv)

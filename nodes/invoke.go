@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -97,6 +98,10 @@ func (r *Registry) Do(ctx context.Context, req InvokeRequest) (*InvokeResult, er
 	if d := r.opts.Policy().Decide(s.rec.Platform, req.Command, s.rec.Commands); !d.Allowed {
 		r.mu.Unlock()
 		return nil, errNotAllowed(req.NodeID, req.Command, d.Reason)
+	}
+	if !slices.Contains(s.rec.Approved.Commands, req.Command) {
+		r.mu.Unlock()
+		return nil, errNotAllowed(req.NodeID, req.Command, "not-approved")
 	}
 	inv := r.inflight[req.NodeID+"\x00"+req.IdempotencyKey]
 	if req.IdempotencyKey == "" || inv == nil || inv.command != req.Command {

@@ -22,8 +22,8 @@ func (r *Registry) Register(srv *rpc.Server) {
 	srv.HandleFunc("node.rename", r.handleRename)
 	srv.HandleFunc("node.invoke", r.handleInvoke)
 	srv.HandleFunc("node.pair.list", r.handlePairList)
-	srv.HandleFunc("node.pair.approve", handleNoPendingRequest)
-	srv.HandleFunc("node.pair.reject", handleNoPendingRequest)
+	srv.HandleFunc("node.pair.approve", r.handlePairApprove)
+	srv.HandleFunc("node.pair.reject", r.handlePairReject)
 	srv.HandleFunc("node.pair.remove", r.handlePairRemove)
 
 	node := func(method string, h rpc.Handler) {
@@ -93,29 +93,70 @@ func (r *Registry) handleRename(ctx context.Context, req *rpc.Request) (any, err
 }
 
 func (r *Registry) handlePairList(ctx context.Context, req *rpc.Request) (any, error) {
-	var paired []Node
-	for _, n := range r.List(ctx) {
-		if n.Paired {
-			paired = append(paired, n)
-		}
+	pending, err := r.Pending(ctx)
+	if err != nil {
+		return nil, err
 	}
-	if paired == nil {
-		paired = []Node{}
+	paired, err := r.Paired(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return map[string]any{"pending": []any{}, "paired": paired}, nil
+	return map[string]any{"pending": pending, "paired": paired}, nil
 }
 
-// handleNoPendingRequest answers node.pair.approve/reject: command
-// surfaces are decided by the policy at connect, so there is never a
-// pending capability request to act on.
-func handleNoPendingRequest(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		RequestID string `json:"requestId"`
+type requestIDParams struct {
+	RequestID string `json:"requestId"`
+}
+
+func (p *requestIDParams) check(method string) error {
+	p.RequestID = strings.TrimSpace(p.RequestID)
+	if p.RequestID == "" {
+		return protocol.Errorf(protocol.CodeInvalidRequest, "invalid %s params: requestId is required", method)
 	}
+	return nil
+}
+
+// handlePairApprove grants a pending request. Beside operator.pairing
+// (checked by the dispatcher) it needs operator.write for a request with
+// commands and operator.admin when they run programs or reach files.
+func (r *Registry) handlePairApprove(ctx context.Context, req *rpc.Request) (any, error) {
+	var p requestIDParams
 	if err := req.Decode(&p); err != nil {
 		return nil, err
 	}
-	return nil, protocol.Errorf(protocol.CodeInvalidRequest, "unknown requestId: %s (node command surfaces follow gateway.nodes.commands; device pairing is device.pair.*)", p.RequestID)
+	if err := p.check(req.Method); err != nil {
+		return nil, err
+	}
+	q, err := r.Request(ctx, p.RequestID)
+	if err != nil {
+		return nil, err
+	}
+	if need := approveScope(q); need != protocol.ScopeNone && !req.Conn.Has(need) {
+		return nil, protocol.MissingScope(need)
+	}
+	if q, err = r.Approve(ctx, p.RequestID); err != nil {
+		return nil, err
+	}
+	res := map[string]any{"requestId": q.RequestID, "nodeId": q.NodeID, "decision": "approved"}
+	if n, err := r.Describe(ctx, q.NodeID); err == nil {
+		res["node"] = n
+	}
+	return res, nil
+}
+
+func (r *Registry) handlePairReject(ctx context.Context, req *rpc.Request) (any, error) {
+	var p requestIDParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	if err := p.check(req.Method); err != nil {
+		return nil, err
+	}
+	q, err := r.Reject(ctx, p.RequestID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"requestId": q.RequestID, "nodeId": q.NodeID, "decision": "rejected"}, nil
 }
 
 func (r *Registry) handlePairRemove(ctx context.Context, req *rpc.Request) (any, error) {

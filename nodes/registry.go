@@ -46,7 +46,10 @@ type Options struct {
 	// Policy returns the live command policy; nil means the zero Policy
 	// (platform defaults).
 	Policy func() Policy
-	// Notify broadcasts node.presence; optional.
+	// Pairing returns the live gateway.nodes.pairing policy; nil means
+	// the config default (AutoApproveLocal only).
+	Pairing func() PairingPolicy
+	// Notify broadcasts node.presence and node.pair.*; optional.
 	Notify Notifier
 	// DefaultTimeout for invokes; default DefaultInvokeTimeout.
 	DefaultTimeout time.Duration
@@ -82,6 +85,9 @@ func New(opts Options) *Registry {
 	if opts.Policy == nil {
 		opts.Policy = func() Policy { return Policy{} }
 	}
+	if opts.Pairing == nil {
+		opts.Pairing = func() PairingPolicy { return PairingPolicy{AutoApproveLocal: true} }
+	}
 	if opts.DefaultTimeout <= 0 {
 		opts.DefaultTimeout = DefaultInvokeTimeout
 	}
@@ -105,6 +111,8 @@ type Hello struct {
 	Permissions map[string]bool
 	PathEnv     string
 	RemoteIP    netip.Addr
+	// Local is a direct loopback connection (gateway.nodes.pairing.autoApproveLocal).
+	Local       bool
 	ConnectedAt time.Time
 }
 
@@ -114,7 +122,7 @@ func HelloFrom(c *rpc.Conn) (h Hello, ok bool) {
 	if c.Role() != protocol.RoleNode {
 		return Hello{}, false
 	}
-	h = Hello{NodeID: c.DeviceID(), HasDevice: c.DeviceID() != "", Client: c.Client(), RemoteIP: c.RemoteIP(), ConnectedAt: c.ConnectedAt()}
+	h = Hello{NodeID: c.DeviceID(), HasDevice: c.DeviceID() != "", Client: c.Client(), RemoteIP: c.RemoteIP(), Local: c.Local(), ConnectedAt: c.ConnectedAt()}
 	if h.NodeID == "" {
 		h.NodeID = c.Client().ID
 	}
@@ -125,7 +133,9 @@ func HelloFrom(c *rpc.Conn) (h Hello, ok bool) {
 }
 
 // Connect registers a live node. A newer connection of the same node
-// replaces the older one (whose pending invokes then fail).
+// replaces the older one (whose pending invokes then fail). A node that
+// declares more than its approved surface gets a pending pairing request
+// (see [PairRequest]) unless the pairing policy approves it at once.
 func (r *Registry) Connect(ctx context.Context, conn Conn, h Hello) {
 	now := h.ConnectedAt.UnixMilli()
 	if h.ConnectedAt.IsZero() {
@@ -141,13 +151,14 @@ func (r *Registry) Connect(ctx context.Context, conn Conn, h Hello) {
 	if h.RemoteIP.IsValid() {
 		rec.RemoteIP = h.RemoteIP.Unmap().String()
 	}
-	rec.Approved = r.opts.Policy().Effective(rec.Platform, rec.Commands)
 	if err := r.db.upsertConnect(ctx, &rec); err != nil {
 		r.log.Error("remember node", "node", h.NodeID, "err", err)
 	}
 	if stored, err := r.db.get(ctx, h.NodeID); err == nil && stored != nil {
 		rec.CustomName, rec.FirstSeenAt = stored.CustomName, stored.FirstSeenAt
+		rec.Approved, rec.ApprovedAt = stored.Approved, stored.ApprovedAt
 	}
+	req, created := r.admit(ctx, &rec, h)
 	s := &session{rec: rec, perms: h.Permissions, conn: conn}
 	r.mu.Lock()
 	old := r.live[h.NodeID]
@@ -157,7 +168,12 @@ func (r *Registry) Connect(ctx context.Context, conn Conn, h Hello) {
 		r.failPending(old, "node reconnected during invoke")
 	}
 	r.log.Info("node connected", "node", h.NodeID, "name", rec.displayName(), "platform", rec.Platform,
-		"commands", len(rec.Commands), "invocable", len(rec.Approved))
+		"commands", len(rec.Commands), "approved", len(rec.Approved.Commands))
+	// The request goes out before the presence, so an operator who sees
+	// the node connect has seen its request too.
+	if created && r.opts.Notify != nil {
+		r.opts.Notify.Broadcast(EventPairRequested, req)
+	}
 	r.presence(rec, true, "connect")
 }
 
@@ -227,13 +243,18 @@ type Node struct {
 	ModelIdentifier string   `json:"modelIdentifier,omitempty"`
 	RemoteIP        string   `json:"remoteIp,omitempty"`
 	Caps            []string `json:"caps"`
-	// Commands are the invocable ones: declared and allowed by the policy.
+	// Commands are the invocable ones: declared, approved and allowed by
+	// the policy.
 	Commands []string `json:"commands"`
 	// DeclaredCommands is everything the node declared.
 	DeclaredCommands []string        `json:"declaredCommands"`
 	PathEnv          string          `json:"pathEnv,omitempty"`
 	Permissions      map[string]bool `json:"permissions,omitempty"`
-	ApprovalState    string          `json:"approvalState"`
+	// ApprovalState is "pending" while a pairing request waits,
+	// "approved" once a surface was approved, else "unapproved".
+	ApprovalState string `json:"approvalState"`
+	// PairingRequestID is the pending request, if any.
+	PairingRequestID string          `json:"pairingRequestId,omitempty"`
 	ConnectedAtMs    int64           `json:"connectedAtMs,omitempty"`
 	LastSeenAtMs     int64           `json:"lastSeenAtMs,omitempty"`
 	LastSeenReason   string          `json:"lastSeenReason,omitempty"`
@@ -242,14 +263,20 @@ type Node struct {
 	HostStats        json.RawMessage `json:"hostStats,omitempty"`
 }
 
-func (r *Registry) view(rec *record, s *session, p Policy) Node {
+func (r *Registry) view(rec *record, s *session, p Policy, pending map[string]PairRequest) Node {
 	n := Node{
 		NodeID: rec.NodeID, DisplayName: rec.displayName(), Platform: rec.Platform, Version: rec.Version,
 		ClientID: rec.ClientID, ClientMode: rec.ClientMode, DeviceFamily: rec.DeviceFamily,
 		ModelIdentifier: rec.ModelIdentifier, RemoteIP: rec.RemoteIP, Caps: nonNil(rec.Caps),
-		Commands: p.Effective(rec.Platform, rec.Commands), DeclaredCommands: nonNil(rec.Commands),
-		PathEnv: rec.PathEnv, ApprovalState: "approved", LastSeenAtMs: rec.LastSeenAt,
+		Commands: p.Effective(rec.Platform, rec.invocable()), DeclaredCommands: nonNil(rec.Commands),
+		PathEnv: rec.PathEnv, ApprovalState: "unapproved", LastSeenAtMs: rec.LastSeenAt,
 		LastSeenReason: rec.LastSeenReason, Paired: rec.HasDevice,
+	}
+	if rec.ApprovedAt > 0 {
+		n.ApprovalState = "approved"
+	}
+	if q, ok := pending[rec.NodeID]; ok {
+		n.ApprovalState, n.PairingRequestID = "pending", q.RequestID
 	}
 	if s != nil {
 		n.Connected, n.ConnectedAtMs, n.Permissions = true, rec.ConnectedAt, s.perms
@@ -268,6 +295,7 @@ func (r *Registry) List(ctx context.Context) []Node {
 		r.log.Error("list nodes", "err", err)
 	}
 	p := r.opts.Policy()
+	pending := r.pendingByNode(ctx)
 	r.mu.Lock()
 	out := make([]Node, 0, len(recs)+len(r.live))
 	seen := map[string]bool{}
@@ -279,12 +307,12 @@ func (r *Registry) List(ctx context.Context) []Node {
 			rec = &live
 		}
 		seen[rec.NodeID] = true
-		out = append(out, r.view(rec, s, p))
+		out = append(out, r.view(rec, s, p, pending))
 	}
 	for id, s := range r.live {
 		if !seen[id] {
 			rec := s.rec
-			out = append(out, r.view(&rec, s, p))
+			out = append(out, r.view(&rec, s, p, pending))
 		}
 	}
 	r.mu.Unlock()
@@ -307,6 +335,7 @@ func (r *Registry) Describe(ctx context.Context, nodeID string) (Node, error) {
 		return Node{}, err
 	}
 	p := r.opts.Policy()
+	pending := r.pendingByNode(ctx)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.live[nodeID]
@@ -320,7 +349,7 @@ func (r *Registry) Describe(ctx context.Context, nodeID string) (Node, error) {
 	if rec == nil {
 		return Node{}, errUnknownNode(nodeID)
 	}
-	return r.view(rec, s, p), nil
+	return r.view(rec, s, p, pending), nil
 }
 
 // Rename gives a node the operator's display name; it outlives reconnects.

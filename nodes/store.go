@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/openclaw-go/openclaw/gateway/store"
 )
@@ -25,9 +26,13 @@ type record struct {
 	Platform, Version, ClientID, ClientMode, DeviceFamily string
 	ModelIdentifier, RemoteIP, PathEnv                    string
 	HasDevice                                             bool
-	Caps, Commands, Approved                              []string
+	Caps, Commands                                        []string
 	FirstSeenAt, ConnectedAt, LastSeenAt                  int64
 	LastSeenReason                                        string
+	// Approved is the surface an operator (or auto-approval) granted;
+	// ApprovedAt is zero while none ever was.
+	Approved   surface
+	ApprovedAt int64
 }
 
 // displayName is the operator's name for the node, else its own.
@@ -38,26 +43,41 @@ func (r *record) displayName() string {
 	return r.DeclaredName
 }
 
+// invocable is the declared commands within the approved surface, in
+// declared order; the Policy narrows them further.
+func (r *record) invocable() []string {
+	out := []string{}
+	for _, c := range r.Commands {
+		if slices.Contains(r.Approved.Commands, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 type db struct{ sql *sql.DB }
 
 const recordColumns = `node_id, declared_name, custom_name, platform, version, client_id, client_mode,
 	device_family, model_identifier, remote_ip, has_device, caps, commands, approved_commands, path_env,
-	first_seen_at, connected_at, last_seen_at, last_seen_reason`
+	first_seen_at, connected_at, last_seen_at, last_seen_reason, approved_caps, approved_permissions, approved_at`
 
-// upsertConnect records a connect, keeping the custom name and first-seen time.
+// upsertConnect records a connect, keeping the custom name, the
+// first-seen time and the approved surface.
 func (d db) upsertConnect(ctx context.Context, r *record) error {
-	_, err := d.sql.ExecContext(ctx, `INSERT INTO nodes (`+recordColumns+`)
-		VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err := d.sql.ExecContext(ctx, `INSERT INTO nodes (node_id, declared_name, custom_name, platform, version,
+			client_id, client_mode, device_family, model_identifier, remote_ip, has_device, caps, commands, path_env,
+			first_seen_at, connected_at, last_seen_at, last_seen_reason)
+		VALUES (?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(node_id) DO UPDATE SET declared_name=excluded.declared_name, platform=excluded.platform,
 			version=excluded.version, client_id=excluded.client_id, client_mode=excluded.client_mode,
 			device_family=excluded.device_family, model_identifier=excluded.model_identifier,
 			remote_ip=excluded.remote_ip, has_device=excluded.has_device, caps=excluded.caps,
-			commands=excluded.commands, approved_commands=excluded.approved_commands, path_env=excluded.path_env,
+			commands=excluded.commands, path_env=excluded.path_env,
 			connected_at=excluded.connected_at, last_seen_at=excluded.last_seen_at,
 			last_seen_reason=excluded.last_seen_reason`,
 		r.NodeID, r.DeclaredName, r.Platform, r.Version, r.ClientID, r.ClientMode, r.DeviceFamily,
-		r.ModelIdentifier, r.RemoteIP, r.HasDevice, jsonList(r.Caps), jsonList(r.Commands), jsonList(r.Approved),
-		r.PathEnv, r.FirstSeenAt, r.ConnectedAt, r.LastSeenAt, r.LastSeenReason)
+		r.ModelIdentifier, r.RemoteIP, r.HasDevice, jsonList(r.Caps), jsonList(r.Commands), r.PathEnv,
+		r.FirstSeenAt, r.ConnectedAt, r.LastSeenAt, r.LastSeenReason)
 	if err != nil {
 		return fmt.Errorf("record node %s: %w", r.NodeID, err)
 	}
@@ -82,8 +102,12 @@ func (d db) rename(ctx context.Context, nodeID, name string) (bool, error) {
 	return n > 0, nil
 }
 
-// remove forgets a node; it reports false for an unknown node.
+// remove forgets a node and its pending request; it reports false for an
+// unknown node.
 func (d db) remove(ctx context.Context, nodeID string) (bool, error) {
+	if _, err := d.sql.ExecContext(ctx, `DELETE FROM node_pair_requests WHERE node_id=?`, nodeID); err != nil {
+		return false, fmt.Errorf("remove node %s: %w", nodeID, err)
+	}
 	res, err := d.sql.ExecContext(ctx, `DELETE FROM nodes WHERE node_id=?`, nodeID)
 	if err != nil {
 		return false, fmt.Errorf("remove node %s: %w", nodeID, err)
@@ -120,10 +144,10 @@ func (d db) all(ctx context.Context) ([]*record, error) {
 
 func scanRecord(s interface{ Scan(...any) error }) (*record, error) {
 	var r record
-	var caps, cmds, approved string
+	var caps, cmds, approved, approvedCaps, approvedPerms string
 	err := s.Scan(&r.NodeID, &r.DeclaredName, &r.CustomName, &r.Platform, &r.Version, &r.ClientID, &r.ClientMode,
 		&r.DeviceFamily, &r.ModelIdentifier, &r.RemoteIP, &r.HasDevice, &caps, &cmds, &approved, &r.PathEnv,
-		&r.FirstSeenAt, &r.ConnectedAt, &r.LastSeenAt, &r.LastSeenReason)
+		&r.FirstSeenAt, &r.ConnectedAt, &r.LastSeenAt, &r.LastSeenReason, &approvedCaps, &approvedPerms, &r.ApprovedAt)
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, err
@@ -132,7 +156,9 @@ func scanRecord(s interface{ Scan(...any) error }) (*record, error) {
 	}
 	json.Unmarshal([]byte(caps), &r.Caps)
 	json.Unmarshal([]byte(cmds), &r.Commands)
-	json.Unmarshal([]byte(approved), &r.Approved)
+	json.Unmarshal([]byte(approved), &r.Approved.Commands)
+	json.Unmarshal([]byte(approvedCaps), &r.Approved.Caps)
+	json.Unmarshal([]byte(approvedPerms), &r.Approved.Permissions)
 	return &r, nil
 }
 
