@@ -36,7 +36,7 @@ func (ps *plans) add(r checkedRun, resolved []string) runPlan {
 	}
 	p := runPlan{
 		PlanID: uuid.NewString(), Argv: slices.Clone(r.argv), Cwd: r.cwd, Env: maps.Clone(r.env),
-		CommandText: r.text, AgentID: r.agentID, SessionKey: r.session, Resolved: resolved,
+		CommandText: planCommandText(r.argv), AgentID: r.agentID, SessionKey: r.session, Resolved: resolved,
 		CreatedAtMs: now.UnixMilli(), ExpiresAtMs: now.Add(PlanTTL).UnixMilli(),
 	}
 	ps.m[p.PlanID] = p

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/policy/execpolicy"
@@ -170,6 +171,34 @@ func commandText(argv []string, env map[string]string) string {
 		b.WriteString(shellQuote(a, i == 0))
 	}
 	return b.String()
+}
+
+// planCommandText is the commandText of a prepared plan: argv as
+// OpenClaw gateways expect it. They check that the rawCommand of a
+// system.run (which they take from the plan's commandText) is argv in
+// this exact form, and refuse the run otherwise: each word as it is,
+// except that a word holding whitespace or a double quote is put in
+// double quotes with its double quotes backslash-escaped, and an empty
+// word is "".
+func planCommandText(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		switch {
+		case a == "":
+			words[i] = `""`
+		case strings.IndexFunc(a, isJSSpace) >= 0 || strings.Contains(a, `"`):
+			words[i] = `"` + strings.ReplaceAll(a, `"`, `\"`) + `"`
+		default:
+			words[i] = a
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// isJSSpace is whitespace as a JavaScript regular expression's \s has
+// it: Unicode spaces and line ends and U+FEFF, but not U+0085.
+func isJSSpace(r rune) bool {
+	return r == '\uFEFF' || (r != '\u0085' && unicode.IsSpace(r))
 }
 
 // displayText is argv as shell words for people to read.
