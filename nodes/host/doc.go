@@ -26,8 +26,10 @@
 // # Commands
 //
 // Served on this host: system.which, system.run.prepare, system.run,
-// system.execApprovals.get|set, and system.notify when notify-send is on
-// the PATH. Camera, screen and location commands are never declared here
+// system.execApprovals.get|set, fs.listDir (the subdirectories of an
+// absolute directory, the shape of the protocol's FsListDirResult), and
+// system.notify when notify-send is on the PATH. terminal.upload is not
+// served. Camera, screen and location commands are never declared here
 // and answer UNAVAILABLE "unsupported on this host"; anything else answers
 // UNAVAILABLE "command not supported".
 //

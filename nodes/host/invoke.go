@@ -41,6 +41,7 @@ func (h *Host) handlers() map[string]handler {
 		CmdSystemWhich:      h.which,
 		CmdExecApprovalsGet: h.approvalsGet,
 		CmdExecApprovalsSet: h.approvalsSet,
+		CmdFsListDir:        h.listDir,
 	}
 	if _, err := h.lookPath("notify-send"); err == nil {
 		m[CmdSystemNotify] = h.notify

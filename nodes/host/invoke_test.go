@@ -39,7 +39,7 @@ func TestDispatch(t *testing.T) {
 		{name: "run needs command", command: CmdSystemRun, params: `{}`, wantCode: "INVALID_REQUEST", wantMsg: "command required"},
 		{name: "run command not argv", command: CmdSystemRun, params: `{"command":"ls -la"}`, wantCode: "INVALID_REQUEST"},
 		{name: "prepare needs command", command: CmdSystemRunPrepare, params: `{"command":[]}`, wantCode: "INVALID_REQUEST"},
-		{name: "unknown command", command: "fs.listDir", params: `{}`, wantCode: "UNAVAILABLE", wantMsg: "command not supported"},
+		{name: "unknown command", command: "fs.readFile", params: `{}`, wantCode: "UNAVAILABLE", wantMsg: "command not supported"},
 		{name: "camera unsupported", command: "camera.snap", wantCode: "UNAVAILABLE", wantMsg: "unsupported on this host"},
 		{name: "screen unsupported", command: "screen.record", wantCode: "UNAVAILABLE", wantMsg: "unsupported on this host"},
 		{name: "location unsupported", command: "location.get", wantCode: "UNAVAILABLE", wantMsg: "unsupported on this host"},
@@ -87,7 +87,7 @@ func TestCommandsFlag(t *testing.T) {
 		declare []string
 		err     string
 	}{
-		{name: "all by default", declare: []string{CmdSystemRun, CmdSystemRunPrepare, CmdExecApprovalsGet, CmdExecApprovalsSet, CmdSystemWhich}},
+		{name: "all by default", declare: []string{CmdSystemRun, CmdSystemRunPrepare, CmdExecApprovalsGet, CmdExecApprovalsSet, CmdSystemWhich, CmdFsListDir}},
 		{name: "subset", want: []string{"system.which", " system.run "}, declare: []string{CmdSystemRun, CmdSystemWhich}},
 		{name: "camera refused", want: []string{"camera.snap"}, err: "unsupported on this host"},
 		{name: "unknown refused", want: []string{"system.bogus"}, err: "not supported by this node host"},
