@@ -3,11 +3,10 @@ package telegram
 import (
 	"bufio"
 	"bytes"
-	"fmt"
+	"github.com/openclaw-go/openclaw/channels"
 	stdhtml "html"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -134,44 +133,12 @@ func (r *mdRenderer) quote(n *ast.Blockquote, depth int) string {
 }
 
 func (r *mdRenderer) list(n *ast.List, depth int) string {
-	indent := strings.Repeat("  ", depth)
-	var items []string
-	num := n.Start
-	for item := n.FirstChild(); item != nil; item = item.NextSibling() {
-		marker := "• "
-		if n.IsOrdered() {
-			marker = fmt.Sprintf("%d. ", num)
-			num++
-		}
-		cont := indent + strings.Repeat(" ", utf8.RuneCountInString(marker))
-		var lines []string
-		for c := item.FirstChild(); c != nil; c = c.NextSibling() {
-			if l, ok := c.(*ast.List); ok {
-				if len(lines) == 0 {
-					lines = append(lines, indent+strings.TrimSpace(marker))
-				}
-				lines = append(lines, r.list(l, depth+1))
-				continue
-			}
-			saved := r.indent
-			r.indent = cont
-			s := r.block(c, depth)
-			r.indent = saved
-			if strings.TrimSpace(s) == "" {
-				continue
-			}
-			if len(lines) == 0 {
-				lines = append(lines, indent+marker+s)
-			} else {
-				lines = append(lines, cont+s)
-			}
-		}
-		if len(lines) == 0 {
-			lines = append(lines, indent+strings.TrimSpace(marker))
-		}
-		items = append(items, strings.Join(lines, "\n"))
-	}
-	return strings.Join(items, "\n")
+	return channels.RenderList(n, depth, func(c ast.Node, cont string, depth int) string {
+		saved := r.indent
+		r.indent = cont
+		defer func() { r.indent = saved }()
+		return r.block(c, depth)
+	})
 }
 
 // code renders a code block. Telegram shows the language on the block, so
