@@ -1,0 +1,286 @@
+package cron
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+)
+
+// DetailJobNotFound is error.details.code for an unknown job id.
+const DetailJobNotFound = "CRON_JOB_NOT_FOUND"
+
+// Register adds the cron.* methods to the bus. Scopes come from the
+// method catalog (add, update, remove and run need admin).
+func (s *Service) Register(srv *rpc.Server) {
+	srv.HandleFunc("cron.status", func(ctx context.Context, req *rpc.Request) (any, error) {
+		return s.Status(), nil
+	})
+	srv.HandleFunc("cron.list", s.handleList)
+	srv.HandleFunc("cron.get", func(ctx context.Context, req *rpc.Request) (any, error) {
+		id, err := jobID(req)
+		if err != nil {
+			return nil, err
+		}
+		j, err := s.Get(id)
+		return j, rpcError(req.Method, err)
+	})
+	srv.HandleFunc("cron.add", func(ctx context.Context, req *rpc.Request) (any, error) {
+		j, err := s.AddJSON(ctx, req.Params, nil)
+		return j, rpcError(req.Method, err)
+	})
+	srv.HandleFunc("cron.update", func(ctx context.Context, req *rpc.Request) (any, error) {
+		var p struct {
+			ID                     string          `json:"id"`
+			JobID                  string          `json:"jobId"`
+			Patch                  json.RawMessage `json:"patch"`
+			ExpectedConfigRevision string          `json:"expectedConfigRevision"`
+		}
+		if err := decodeStrict(req.Params, &p); err != nil {
+			return nil, protocol.InvalidParams(req.Method, err)
+		}
+		id := firstNonEmpty(p.ID, p.JobID)
+		if id == "" || len(p.Patch) == 0 {
+			return nil, protocol.InvalidParams(req.Method, errors.New("id and patch are required"))
+		}
+		j, err := s.Update(ctx, id, p.Patch)
+		return j, rpcError(req.Method, err)
+	})
+	srv.HandleFunc("cron.remove", func(ctx context.Context, req *rpc.Request) (any, error) {
+		id, err := jobID(req)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Remove(ctx, id); err != nil {
+			return nil, rpcError(req.Method, err)
+		}
+		return map[string]any{"ok": true, "removed": true, "id": id}, nil
+	})
+	srv.HandleFunc("cron.run", func(ctx context.Context, req *rpc.Request) (any, error) {
+		var p struct {
+			ID                        string `json:"id"`
+			JobID                     string `json:"jobId"`
+			Mode                      string `json:"mode"`
+			ExpectedProcessInstanceID string `json:"expectedProcessInstanceId"`
+		}
+		if err := decodeStrict(req.Params, &p); err != nil {
+			return nil, protocol.InvalidParams(req.Method, err)
+		}
+		id := firstNonEmpty(p.ID, p.JobID)
+		if id == "" {
+			return nil, protocol.InvalidParams(req.Method, errors.New("id is required"))
+		}
+		runID, ran, reason, err := s.RunNow(ctx, id, p.Mode)
+		if err != nil {
+			return nil, rpcError(req.Method, err)
+		}
+		if !ran {
+			return map[string]any{"ok": true, "ran": false, "reason": reason}, nil
+		}
+		return map[string]any{"ok": true, "ran": true, "enqueued": true, "runId": runID}, nil
+	})
+	srv.HandleFunc("cron.runs", s.handleRuns)
+}
+
+// AddJSON adds a job from cron.add's params. owner, when set, is the
+// conversation that made it (the cron tool): the job is bound to its
+// agent whatever the params say.
+func (s *Service) AddJSON(ctx context.Context, raw []byte, owner *Owner) (Job, error) {
+	if err := checkKinds(raw); err != nil {
+		return Job{}, err
+	}
+	var in jobInput
+	if err := decodeStrict(raw, &in); err != nil {
+		return Job{}, err
+	}
+	if owner != nil {
+		if in.AgentID != "" && !strings.EqualFold(in.AgentID, owner.AgentID) {
+			return Job{}, fmt.Errorf("agentId %q: a job made in a conversation runs as that conversation's agent (%s)", in.AgentID, owner.AgentID)
+		}
+		in.Owner, in.AgentID = owner, owner.AgentID
+		if in.SessionTarget == TargetCurrent && in.SessionKey == "" {
+			in.SessionKey = owner.SessionKey
+		}
+	} else if in.Owner != nil {
+		return Job{}, errors.New("owner is set by the gateway, not by the caller")
+	}
+	return s.Add(ctx, in)
+}
+
+// checkKinds names an unsupported schedule or payload kind before the
+// strict decode would only call its fields unknown.
+func checkKinds(raw []byte) error {
+	var k struct {
+		Schedule struct{ Kind string } `json:"schedule"`
+		Payload  struct{ Kind string } `json:"payload"`
+	}
+	if json.Unmarshal(raw, &k) != nil {
+		return nil // the strict decode says what is wrong
+	}
+	switch k.Schedule.Kind {
+	case "on-exit", "stream":
+		return fmt.Errorf("schedule.kind %q is not supported by this gateway (at, every or cron)", k.Schedule.Kind)
+	}
+	switch k.Payload.Kind {
+	case "command", "script":
+		return fmt.Errorf("payload.kind %q is not supported by this gateway: use an agentTurn whose agent may run exec", k.Payload.Kind)
+	}
+	return nil
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func jobID(req *rpc.Request) (string, error) {
+	var p struct {
+		ID    string `json:"id"`
+		JobID string `json:"jobId"`
+	}
+	if err := decodeStrict(req.Params, &p); err != nil {
+		return "", protocol.InvalidParams(req.Method, err)
+	}
+	id := firstNonEmpty(p.ID, p.JobID)
+	if id == "" {
+		return "", protocol.InvalidParams(req.Method, errors.New("id is required"))
+	}
+	return id, nil
+}
+
+// rpcError maps the service's errors onto protocol errors: an unknown
+// id carries CRON_JOB_NOT_FOUND, bad input is INVALID_REQUEST, a store
+// failure UNAVAILABLE.
+func rpcError(method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var nf *NotFoundError
+	if errors.As(err, &nf) {
+		return protocol.Errorf(protocol.CodeInvalidRequest, "%s", nf.Error()).
+			WithDetails(map[string]any{"code": DetailJobNotFound, "jobId": nf.ID})
+	}
+	var pe *protocol.Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	if strings.HasPrefix(err.Error(), "store ") || strings.HasPrefix(err.Error(), "remove cron job") {
+		return protocol.Errorf(protocol.CodeUnavailable, "%s: %v", method, err)
+	}
+	return protocol.InvalidParams(method, err)
+}
+
+func (s *Service) handleList(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		IncludeDisabled         bool   `json:"includeDisabled"`
+		Limit                   int    `json:"limit"`
+		Offset                  int    `json:"offset"`
+		Query                   string `json:"query"`
+		Enabled                 string `json:"enabled"`
+		ScheduleKind            string `json:"scheduleKind"`
+		LastRunStatus           string `json:"lastRunStatus"`
+		Trigger                 string `json:"trigger"`
+		SortBy                  string `json:"sortBy"`
+		SortDir                 string `json:"sortDir"`
+		AgentID                 string `json:"agentId"`
+		Compact                 bool   `json:"compact"`
+		IncludeDeliveryPreviews bool   `json:"includeDeliveryPreviews"`
+	}
+	if err := decodeStrict(req.Params, &p); err != nil {
+		return nil, protocol.InvalidParams(req.Method, err)
+	}
+	if p.Limit < 0 || p.Limit > 200 || p.Offset < 0 {
+		return nil, protocol.InvalidParams(req.Method, errors.New("limit must be 1..200 and offset ≥ 0"))
+	}
+	limit := p.Limit
+	if limit == 0 {
+		limit = 200
+	}
+	jobs, total := s.List(ListQuery{IncludeDisabled: p.IncludeDisabled, Enabled: p.Enabled, Query: p.Query,
+		AgentID: p.AgentID, ScheduleKind: p.ScheduleKind, SortBy: p.SortBy, Desc: p.SortDir == "desc",
+		Limit: limit, Offset: p.Offset})
+	if p.LastRunStatus != "" && p.LastRunStatus != "all" {
+		kept := jobs[:0]
+		for _, j := range jobs {
+			st := j.State.LastRunStatus
+			if st == p.LastRunStatus || p.LastRunStatus == "unknown" && st == "" {
+				kept = append(kept, j)
+			}
+		}
+		jobs = kept
+	}
+	if jobs == nil {
+		jobs = []Job{}
+	}
+	return page("jobs", jobs, total, p.Offset, limit), nil
+}
+
+// page is the paging envelope cron.list and cron.runs share.
+func page(key string, items any, total, offset, limit int) map[string]any {
+	n := 0
+	switch v := items.(type) {
+	case []Job:
+		n = len(v)
+	case []RunEntry:
+		n = len(v)
+	}
+	out := map[string]any{key: items, "total": total, "offset": offset, "limit": limit, "hasMore": offset+n < total}
+	if offset+n < total {
+		out["nextOffset"] = offset + n
+	} else {
+		out["nextOffset"] = nil
+	}
+	return out
+}
+
+func (s *Service) handleRuns(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		AgentID          string   `json:"agentId"`
+		Scope            string   `json:"scope"`
+		ID               string   `json:"id"`
+		JobID            string   `json:"jobId"`
+		RunID            string   `json:"runId"`
+		Limit            int      `json:"limit"`
+		Offset           int      `json:"offset"`
+		Statuses         []string `json:"statuses"`
+		Status           string   `json:"status"`
+		DeliveryStatuses []string `json:"deliveryStatuses"`
+		DeliveryStatus   string   `json:"deliveryStatus"`
+		Query            string   `json:"query"`
+		SortDir          string   `json:"sortDir"`
+	}
+	if err := decodeStrict(req.Params, &p); err != nil {
+		return nil, protocol.InvalidParams(req.Method, err)
+	}
+	if p.Limit < 0 || p.Limit > 200 || p.Offset < 0 {
+		return nil, protocol.InvalidParams(req.Method, errors.New("limit must be 1..200 and offset ≥ 0"))
+	}
+	limit := p.Limit
+	if limit == 0 {
+		limit = 50
+	}
+	q := runsQuery{JobID: firstNonEmpty(p.ID, p.JobID), RunID: p.RunID, Statuses: p.Statuses, Delivery: p.DeliveryStatuses,
+		Query: p.Query, Asc: p.SortDir == "asc", Limit: limit, Offset: p.Offset}
+	if p.Status != "" && p.Status != "all" {
+		q.Statuses = append(q.Statuses, p.Status)
+	}
+	if p.DeliveryStatus != "" {
+		q.Delivery = append(q.Delivery, p.DeliveryStatus)
+	}
+	for _, st := range q.Statuses {
+		if st != StatusOK && st != StatusError && st != StatusSkipped {
+			return nil, protocol.InvalidParams(req.Method, fmt.Errorf("status %q is unknown (ok, error or skipped)", st))
+		}
+	}
+	entries, total, err := s.db.runs(ctx, q)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeUnavailable, "cron.runs: %v", err)
+	}
+	return page("entries", entries, total, p.Offset, limit), nil
+}
