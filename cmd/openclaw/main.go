@@ -68,8 +68,13 @@ func init() {
 		"pairing":  {"list and approve DM pairing requests of chat channels", runPairing},
 		"channels": {"show, add and remove chat channels", runChannels},
 		"message":  {"send messages, polls and reactions through a channel", runMessage},
+		"cron":     {"list, add, edit and run the gateway's scheduled jobs (alias: automations)", runCron},
 	}
 }
+
+// commandAliases are other names of commands: OpenClaw renamed cron to
+// automations and accepts both.
+var commandAliases = map[string]string{"automations": "cron"}
 
 // run executes one command line. It prints results to stdout and any
 // failure to stdout (with --json) or stderr, and returns the failure so
@@ -112,6 +117,9 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 	if name == "help" {
 		a.usage(a.stdout)
 		return nil
+	}
+	if real, ok := commandAliases[name]; ok {
+		name = real
 	}
 	cmd, ok := commands[name]
 	if !ok {
