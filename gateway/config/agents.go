@@ -50,7 +50,9 @@ func (d *decoder) validateAgents(c *Config) {
 		if e.Default {
 			defaults = append(defaults, id)
 		}
+		d.validateHeartbeat("agents.entries."+id+".heartbeat", e.Heartbeat)
 	}
+	d.validateHeartbeat("agents.defaults.heartbeat", a.Defaults.Heartbeat)
 	sort.Strings(defaults)
 	if len(defaults) > 1 {
 		n, path := d.where("agents.entries."+defaults[1]+".default", "agents.entries")

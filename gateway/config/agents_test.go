@@ -23,6 +23,11 @@ func TestAgentsConfig(t *testing.T) {
 		{"bad id", `{agents:{entries:{"-bad":{}}}}`, nil, "", []string{`agent id "-bad"`}, ""},
 		{"two defaults", `{agents:{entries:{a:{default:true}, b:{default:true}}}}`, nil, "", []string{"only one agent may be the default"}, ""},
 		{"bad model ref", `{agents:{defaults:{model:"gpt-4o"}}}`, nil, "", []string{`agents.defaults.model: "gpt-4o" is not a model reference`}, ""},
+		{"heartbeat every not a duration", `{agents:{defaults:{heartbeat:{every:"often"}}}}`, nil, "", []string{`agents.defaults.heartbeat.every: "often" is not a duration`}, ""},
+		{"heartbeat every too short", `{agents:{entries:{main:{heartbeat:{every:"5s"}}}}}`, nil, "", []string{`agents.entries.main.heartbeat.every: "5s" is shorter than a minute`}, ""},
+		{"heartbeat channel without to", `{agents:{defaults:{heartbeat:{target:"telegram"}}}}`, nil, "", []string{`target "telegram" names a channel`}, ""},
+		{"heartbeat bad active hours", `{agents:{defaults:{heartbeat:{activeHours:{start:"8am"}}}}}`, nil, "", []string{`activeHours.start: "8am" is not a time of day`}, ""},
+		{"heartbeat off", `{agents:{defaults:{heartbeat:{every:"0m", activeHours:{start:"22:00", end:"06:00", timezone:"Asia/Tokyo"}}}}}`, []string{"main"}, "main", nil, ""},
 		{"bad fallback ref", `{agents:{defaults:{model:{primary:"a/b", fallbacks:["c"]}}}}`, nil, "", []string{`agents.defaults.model.fallbacks[0]: "c" is not a model reference`}, ""},
 	}
 	for _, tt := range tests {

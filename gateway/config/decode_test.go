@@ -42,10 +42,12 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
       model: { primary: "local/llama3", fallbacks: ["local/other"] }, workspace: "/w", timeoutSeconds: 60,
       subagents: { maxConcurrent: 2, maxSpawnDepth: 2, maxChildrenPerAgent: 3, allowAgents: ["*"], announceTimeoutMs: 5,
         archiveAfterMinutes: 6, runTimeoutSeconds: 7, model: "local/small" },
+      heartbeat: { every: "1h", prompt: "p", target: "telegram", to: "42", accountId: "a", model: "local/small", timeoutSeconds: 9,
+        activeHours: { start: "08:00", end: "22:00", timezone: "Europe/Berlin" } },
     },
     entries: { main: { name: "Main", description: "d", workspace: "/m", model: "local/llama3",
       identity: { name: "M", emoji: "m", avatar: "a.png", theme: "t" }, default: true,
-      subagents: { allowAgents: ["helper"], model: "local/small" } } },
+      subagents: { allowAgents: ["helper"], model: "local/small" }, heartbeat: { every: "0m" } } },
     ownership: "explicit",
   },
   tools: { profile: "coding", deny: ["exec"], byProvider: { openai: { allow: ["read"] } },
@@ -53,6 +55,7 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
     disclosure: { mode: "legacy" } },
   session: { scope: "global", dmScope: "per-peer", groupScope: "main", mainKey: "home",
     reset: { mode: "idle", atHour: 5, idleMinutes: 30 }, resetTriggers: ["/fresh"], identityLinks: { alice: ["telegram:1"] } },
+  cron: { enabled: false, skipMissedJobs: true },
 }`
 	snap, errs, warns := parseTest(t, src, nil)
 	if len(errs) > 0 || len(warns) > 0 {
@@ -83,10 +86,13 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
 				Model: ModelRef{Primary: "local/llama3", Fallbacks: []string{"local/other"}}, Workspace: "/w", TimeoutSeconds: 60,
 				Subagents: SubagentDefaults{MaxConcurrent: 2, MaxSpawnDepth: 2, MaxChildrenPerAgent: 3, AllowAgents: []string{"*"},
 					AnnounceTimeoutMs: 5, ArchiveAfterMinutes: 6, RunTimeoutSeconds: 7, Model: ModelRef{Primary: "local/small"}},
+				Heartbeat: Heartbeat{Every: "1h", Prompt: "p", Target: "telegram", To: "42", AccountID: "a", Model: "local/small", TimeoutSeconds: 9,
+					ActiveHours: HeartbeatActiveHours{Start: "08:00", End: "22:00", Timezone: "Europe/Berlin"}},
 			},
 			Entries: map[string]AgentEntry{"main": {Name: "Main", Description: "d", Workspace: "/m", Model: ModelRef{Primary: "local/llama3"},
 				Identity: AgentIdentity{Name: "M", Emoji: "m", Avatar: "a.png", Theme: "t"}, Default: true,
-				Subagents: AgentSubagents{AllowAgents: []string{"helper"}, Model: ModelRef{Primary: "local/small"}}}},
+				Subagents: AgentSubagents{AllowAgents: []string{"helper"}, Model: ModelRef{Primary: "local/small"}},
+				Heartbeat: Heartbeat{Every: "0m"}}},
 			Ownership: "explicit",
 		},
 		Tools: Tools{Profile: "coding", Deny: []string{"exec"}, ByProvider: map[string]ToolProviderRules{"openai": {Allow: []string{"read"}}},
@@ -95,6 +101,7 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
 		Session: Session{Scope: "global", DmScope: "per-peer", GroupScope: "main", MainKey: "home",
 			Reset: SessionReset{Mode: "idle", AtHour: 5, IdleMinutes: 30}, ResetTriggers: []string{"/fresh"},
 			IdentityLinks: map[string][]string{"alice": {"telegram:1"}}},
+		Cron: Cron{Enabled: &no, SkipMissedJobs: true},
 	}
 	if !reflect.DeepEqual(snap.Config, want) {
 		t.Errorf("config =\n%+v\nwant\n%+v", snap.Config, want)

@@ -45,7 +45,9 @@ func Defaults() *Config {
 				MaxConcurrent: 8, MaxSpawnDepth: 1, MaxChildrenPerAgent: 5,
 				AnnounceTimeoutMs: 120_000, ArchiveAfterMinutes: 60,
 			},
+			Heartbeat: Heartbeat{Every: "30m", Target: "none"},
 		}},
+		Cron:  Cron{Enabled: yes()},
 		Tools: Tools{Guard: ToolGuard{DefaultPolicy: "allow", ApprovalTimeoutSeconds: 600}, Disclosure: ToolDisclosure{Mode: "progressive"}},
 		Session: Session{
 			Scope: "per-sender", DmScope: "main", GroupScope: "per-group", MainKey: "main",
@@ -114,3 +116,6 @@ func (l Logging) SlogLevel() slog.Level {
 	}
 	return slog.LevelInfo
 }
+
+// IsEnabled reports cron.enabled (default true).
+func (c Cron) IsEnabled() bool { return boolOr(c.Enabled, true) }

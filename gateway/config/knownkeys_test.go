@@ -18,8 +18,8 @@ var keyCases = []struct {
 }{
 	{
 		name:  "known but not implemented top level",
-		src:   `{cron: {enabled: true}}`,
-		warns: []string{`openclaw.json:1:2: cron: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`},
+		src:   `{discovery: {mdns: {mode: "off"}}}`,
+		warns: []string{`openclaw.json:1:2: discovery: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`},
 	},
 	{
 		name:  "known but not implemented under gateway",
@@ -28,10 +28,10 @@ var keyCases = []struct {
 	},
 	{
 		name: "typo inside an unimplemented section",
-		src:  "{\n  cron: {\n    enabeld: true,\n  },\n}",
-		errs: []string{`openclaw.json:3:5: cron.enabeld: unknown key (did you mean "enabled"?)`},
+		src:  "{\n  discovery: {\n    mdnss: {},\n  },\n}",
+		errs: []string{`openclaw.json:3:5: discovery.mdnss: unknown key (did you mean "mdns"?)`},
 		warns: []string{
-			`openclaw.json:2:3: cron: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
+			`openclaw.json:2:3: discovery: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
 		},
 	},
 	{

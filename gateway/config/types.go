@@ -29,6 +29,46 @@ type Config struct {
 	Channels Channels `json:"channels"`
 	// Bindings route inbound chats to agents by channel, account and peer; the most specific match wins. Default [] (the default agent answers).
 	Bindings []Binding `json:"bindings"`
+	// Cron configures the scheduler that runs jobs and heartbeats. Default: enabled.
+	Cron Cron `json:"cron"`
+}
+
+// Cron is the cron.* section.
+type Cron struct {
+	// Whether jobs and heartbeats fire on schedule (manual runs and wakes still work when off). Default true.
+	Enabled *bool `json:"enabled"`
+	// Record runs missed while the gateway was down as skipped instead of running each job once at start; a job's own catchUp wins. Default false.
+	SkipMissedJobs bool `json:"skipMissedJobs"`
+}
+
+// Heartbeat is agents.defaults.heartbeat and agents.entries.<id>.heartbeat.
+type Heartbeat struct {
+	// How often the agent's main session gets a heartbeat turn, as a duration like "30m" or "1h"; "0m" turns heartbeats off. Default "30m" (per agent: the defaults).
+	Every string `json:"every"`
+	// The message a heartbeat turn sends the model. Default: read HEARTBEAT.md, act on it, and answer HEARTBEAT_OK when nothing needs attention.
+	Prompt string `json:"prompt"`
+	// Where a heartbeat's answer goes: "none", "last" (the chat the agent last talked in), or a channel id with to. Default "none".
+	Target string `json:"target"`
+	// Chat to send to when target names a channel. Default "".
+	To string `json:"to"`
+	// Channel account for target. Default "" (the channel's default account).
+	AccountID string `json:"accountId"`
+	// Hours of the day heartbeats run in; outside them they are skipped. Default: all day.
+	ActiveHours HeartbeatActiveHours `json:"activeHours"`
+	// Model for heartbeat turns as "provider/model". Default "" (the agent's model).
+	Model string `json:"model"`
+	// Seconds a heartbeat turn may take. Default 0 (10 minutes).
+	TimeoutSeconds int `json:"timeoutSeconds" min:"0"`
+}
+
+// HeartbeatActiveHours is heartbeat.activeHours.
+type HeartbeatActiveHours struct {
+	// Start of the active window as HH:MM. Default "" (midnight).
+	Start string `json:"start"`
+	// End of the active window as HH:MM; "24:00" is the end of the day. Default "" (end of the day).
+	End string `json:"end"`
+	// IANA time zone of start and end. Default "" (the gateway's zone).
+	Timezone string `json:"timezone"`
 }
 
 // Commands is the commands.* section.
@@ -209,6 +249,8 @@ type AgentDefaults struct {
 	TimeoutSeconds int `json:"timeoutSeconds" min:"1"`
 	// Limits on sub-agents. Default: see each key.
 	Subagents SubagentDefaults `json:"subagents"`
+	// Periodic turns in each agent's main session. Default: every 30 minutes, answers delivered nowhere.
+	Heartbeat Heartbeat `json:"heartbeat"`
 }
 
 // SubagentDefaults is agents.defaults.subagents.
@@ -251,6 +293,8 @@ type AgentEntry struct {
 	Tools ToolPolicy `json:"tools"`
 	// How the agent behaves in group chats. Default: mentioned by native mentions only.
 	GroupChat AgentGroupChat `json:"groupChat"`
+	// Heartbeat settings for this agent; keys left unset come from agents.defaults.heartbeat. Default: the defaults.
+	Heartbeat Heartbeat `json:"heartbeat"`
 }
 
 // AgentGroupChat is agents.entries.<id>.groupChat.

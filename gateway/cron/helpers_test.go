@@ -250,7 +250,7 @@ func (h *harness) finished(id string) map[string]any {
 
 func (h *harness) runs(id string) []RunEntry {
 	h.t.Helper()
-	got, _, err := h.svc.db.runs(context.Background(), runsQuery{JobID: id, Asc: true, Limit: 200})
+	got, _, err := h.svc.db.runs(context.Background(), RunsQuery{JobID: id, Asc: true, Limit: 200})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -202,23 +202,15 @@ func (s *Service) handleList(ctx context.Context, req *rpc.Request) (any, error)
 	if limit == 0 {
 		limit = 200
 	}
-	jobs, total := s.List(ListQuery{IncludeDisabled: p.IncludeDisabled, Enabled: p.Enabled, Query: p.Query,
-		AgentID: p.AgentID, ScheduleKind: p.ScheduleKind, SortBy: p.SortBy, Desc: p.SortDir == "desc",
-		Limit: limit, Offset: p.Offset})
-	if p.LastRunStatus != "" && p.LastRunStatus != "all" {
-		kept := jobs[:0]
-		for _, j := range jobs {
-			st := j.State.LastRunStatus
-			if st == p.LastRunStatus || p.LastRunStatus == "unknown" && st == "" {
-				kept = append(kept, j)
-			}
-		}
-		jobs = kept
-	}
+	jobs, total, rev := s.list(ListQuery{IncludeDisabled: p.IncludeDisabled, Enabled: p.Enabled, Query: p.Query,
+		AgentID: p.AgentID, ScheduleKind: p.ScheduleKind, LastRunStatus: p.LastRunStatus, SortBy: p.SortBy,
+		Desc: p.SortDir == "desc", Limit: limit, Offset: p.Offset})
 	if jobs == nil {
 		jobs = []Job{}
 	}
-	return page("jobs", jobs, total, p.Offset, limit), nil
+	out := page("jobs", jobs, total, p.Offset, limit)
+	out["snapshotRevision"] = rev
+	return out, nil
 }
 
 // page is the paging envelope cron.list and cron.runs share.
@@ -265,7 +257,7 @@ func (s *Service) handleRuns(ctx context.Context, req *rpc.Request) (any, error)
 	if limit == 0 {
 		limit = 50
 	}
-	q := runsQuery{JobID: firstNonEmpty(p.ID, p.JobID), RunID: p.RunID, Statuses: p.Statuses, Delivery: p.DeliveryStatuses,
+	q := RunsQuery{JobID: firstNonEmpty(p.ID, p.JobID), RunID: p.RunID, Statuses: p.Statuses, Delivery: p.DeliveryStatuses,
 		Query: p.Query, Asc: p.SortDir == "asc", Limit: limit, Offset: p.Offset}
 	if p.Status != "" && p.Status != "all" {
 		q.Statuses = append(q.Statuses, p.Status)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	robcron "github.com/robfig/cron/v3"
+
+	"github.com/openclaw-go/openclaw/gateway/config"
 )
 
 // exprParser takes 5 fields, or 6 with seconds first, and the @daily
@@ -34,54 +36,6 @@ type plan struct {
 	onceDay bool          // the hour field is fixed: a repeated wall-clock hour runs once
 }
 
-// ParseDuration reads 30s, 10m, 1h30m, 2d and 1w (days and weeks are
-// what people write for schedules; Go's parser lacks them).
-func ParseDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, errors.New("empty duration")
-	}
-	var total time.Duration
-	rest := s
-	for rest != "" {
-		i := 0
-		for i < len(rest) && (rest[i] >= '0' && rest[i] <= '9' || rest[i] == '.') {
-			i++
-		}
-		j := i
-		for j < len(rest) && (rest[j] < '0' || rest[j] > '9') && rest[j] != '.' {
-			j++
-		}
-		if i == 0 || j == i {
-			return 0, fmt.Errorf("duration %q: want a number and a unit, like 30s, 10m, 1h30m or 2d", s)
-		}
-		n, err := strconv.ParseFloat(rest[:i], 64)
-		if err != nil {
-			return 0, fmt.Errorf("duration %q: %w", s, err)
-		}
-		var unit time.Duration
-		switch strings.ToLower(rest[i:j]) {
-		case "ms":
-			unit = time.Millisecond
-		case "s", "sec", "secs":
-			unit = time.Second
-		case "m", "min", "mins":
-			unit = time.Minute
-		case "h", "hr", "hrs":
-			unit = time.Hour
-		case "d", "day", "days":
-			unit = 24 * time.Hour
-		case "w", "week", "weeks":
-			unit = 7 * 24 * time.Hour
-		default:
-			return 0, fmt.Errorf("duration %q: unknown unit %q (ms, s, m, h, d, w)", s, rest[i:j])
-		}
-		total += time.Duration(n * float64(unit))
-		rest = rest[j:]
-	}
-	return total, nil
-}
-
 // atLayouts are the offset-less forms of an at time; they mean UTC.
 var atLayouts = []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02"}
 
@@ -102,7 +56,7 @@ func ParseAt(s string, now time.Time) (time.Time, error) {
 		return time.UnixMilli(ms), nil
 	}
 	rel := strings.TrimPrefix(strings.TrimPrefix(s, "in "), "+")
-	if d, err := ParseDuration(rel); err == nil && d > 0 {
+	if d, err := config.ParseDuration(rel); err == nil && d > 0 {
 		return now.Add(d), nil
 	}
 	return time.Time{}, fmt.Errorf("at %q is not a time: use RFC 3339 (2026-12-01T09:00:00+01:00), a UTC date and time (2026-12-01 08:00) or a duration from now (20m)", s)

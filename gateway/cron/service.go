@@ -3,7 +3,9 @@ package cron
 import (
 	"container/heap"
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -95,6 +97,9 @@ type Options struct {
 	// Enabled reports cron.enabled; nil means enabled. While disabled
 	// nothing fires on schedule (manual runs still do).
 	Enabled func() bool
+	// SkipMissed reports cron.skipMissedJobs: jobs without their own
+	// catchUp record missed runs as skipped instead of running once.
+	SkipMissed func() bool
 	// StorePath is shown by cron.status.
 	StorePath string
 	// AbandonAfter is how long a run that ignores its timeout is waited
@@ -250,6 +255,9 @@ func (s *Service) catchUp(ctx context.Context, e *entry, now time.Time) {
 	}
 	job := e.job
 	policy := job.catchUp()
+	if job.CatchUp == "" && s.opts.SkipMissed != nil && s.opts.SkipMissed() {
+		policy = CatchUpSkip
+	}
 	s.mu.Unlock()
 	if missedAt.Equal(now) { // interrupted, not missed: Start logged it
 		s.mu.Lock()
@@ -869,6 +877,7 @@ type ListQuery struct {
 	Query           string
 	AgentID         string
 	ScheduleKind    string
+	LastRunStatus   string // ok | error | skipped | unknown (never ran) | all
 	SortBy          string // nextRunAtMs | updatedAtMs | name
 	Desc            bool
 	Limit, Offset   int
@@ -876,8 +885,24 @@ type ListQuery struct {
 
 // List returns the jobs that match, sorted, one page.
 func (s *Service) List(q ListQuery) ([]Job, int) {
+	jobs, total, _ := s.list(q)
+	return jobs, total
+}
+
+// list is List plus the revision of the whole job set: clients paging
+// through cron.list start over when it changes between pages.
+func (s *Service) list(q ListQuery) ([]Job, int, string) {
 	s.mu.Lock()
 	var out []Job
+	rev := sha256.New()
+	ids := make([]string, 0, len(s.jobs))
+	for id := range s.jobs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		fmt.Fprintf(rev, "%s@%d;", id, s.jobs[id].job.UpdatedAtMs)
+	}
 	for _, e := range s.jobs {
 		j := e.job
 		switch q.Enabled {
@@ -907,6 +932,10 @@ func (s *Service) List(q ListQuery) ([]Job, int) {
 		if q.Query != "" && !matchesQuery(j, q.Query) {
 			continue
 		}
+		if st := j.State.LastRunStatus; q.LastRunStatus != "" && q.LastRunStatus != "all" &&
+			st != q.LastRunStatus && (q.LastRunStatus != "unknown" || st != "") {
+			continue
+		}
 		out = append(out, view(j))
 	}
 	s.mu.Unlock()
@@ -925,7 +954,7 @@ func (s *Service) List(q ListQuery) ([]Job, int) {
 	if q.Limit > 0 && len(out) > q.Limit {
 		out = out[:q.Limit]
 	}
-	return out, total
+	return out, total, "sha256:" + base64.RawURLEncoding.EncodeToString(rev.Sum(nil))
 }
 
 func matchesQuery(j Job, q string) bool {

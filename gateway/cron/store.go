@@ -237,9 +237,10 @@ func (d *db) openRuns(ctx context.Context) ([]openRun, error) {
 	return out, rows.Err()
 }
 
-// runsQuery is cron.runs' filter.
-type runsQuery struct {
+// RunsQuery filters run history.
+type RunsQuery struct {
 	JobID    string
+	JobIDs   []string // any of these jobs (with JobID: both must hold)
 	RunID    string
 	Statuses []string
 	Delivery []string
@@ -249,11 +250,29 @@ type runsQuery struct {
 	Offset   int
 }
 
-func (d *db) runs(ctx context.Context, q runsQuery) ([]RunEntry, int, error) {
+// Runs returns one page of finished runs, newest first unless q.Asc,
+// and how many match in all.
+func (s *Service) Runs(ctx context.Context, q RunsQuery) ([]RunEntry, int, error) {
+	if q.Limit <= 0 {
+		q.Limit = 50
+	}
+	return s.db.runs(ctx, q)
+}
+
+func (d *db) runs(ctx context.Context, q RunsQuery) ([]RunEntry, int, error) {
 	where := []string{"status != 'running'"}
 	var args []any
 	if q.JobID != "" {
 		where, args = append(where, "job_id = ?"), append(args, q.JobID)
+	}
+	if q.JobIDs != nil {
+		if len(q.JobIDs) == 0 {
+			return []RunEntry{}, 0, nil
+		}
+		where = append(where, "job_id IN (?"+strings.Repeat(", ?", len(q.JobIDs)-1)+")")
+		for _, id := range q.JobIDs {
+			args = append(args, id)
+		}
 	}
 	if q.RunID != "" {
 		where, args = append(where, "run_id = ?"), append(args, q.RunID)
