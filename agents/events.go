@@ -25,6 +25,7 @@ type runEvents struct {
 	sessionID  string
 	agentID    string
 	spawnedBy  string
+	heartbeat  bool // a heartbeat turn: clients may hide it
 
 	mu       sync.Mutex
 	agentSeq int
@@ -43,6 +44,9 @@ func (e *runEvents) agent(stream string, data map[string]any) {
 	}
 	if e.spawnedBy != "" {
 		p["spawnedBy"] = e.spawnedBy
+	}
+	if e.heartbeat {
+		p["isHeartbeat"] = true
 	}
 	e.emit.Broadcast(eventAgent, p)
 }

@@ -19,7 +19,7 @@ const maxObservationChars = 16_000
 // execute runs the turn loop of one run: model, then tool calls, then
 // the model again with their results, until a final answer.
 func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, models []string, req StartRequest) (res RunResult) {
-	ev := &runEvents{emit: s.opts.Emit, runID: run.ID, sessionKey: run.SessionKey, sessionID: run.SessionID, agentID: agent.ID, spawnedBy: req.SpawnedBy}
+	ev := &runEvents{emit: s.opts.Emit, runID: run.ID, sessionKey: run.SessionKey, sessionID: run.SessionID, agentID: agent.ID, spawnedBy: req.SpawnedBy, heartbeat: req.Heartbeat}
 	res.StartedAt = time.Now()
 	ev.lifecycle("start", nil)
 	defer func() {
@@ -29,7 +29,8 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 	// Writes after an abort must still land: the transcript keeps what
 	// happened.
 	save := context.WithoutCancel(ctx)
-	turn := &Turn{RunID: run.ID, AgentID: agent.ID, SessionKey: run.SessionKey, SessionID: run.SessionID, SpawnedBy: req.SpawnedBy, Depth: req.Depth}
+	turn := &Turn{RunID: run.ID, AgentID: agent.ID, SessionKey: run.SessionKey, SessionID: run.SessionID, SpawnedBy: req.SpawnedBy, Depth: req.Depth,
+		ToolsAllow: req.ToolsAllow}
 
 	chain, err := s.chain(models)
 	if err == nil && len(chain.Steps) == 0 {

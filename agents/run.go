@@ -30,8 +30,15 @@ type StartRequest struct {
 	SpawnedBy string
 	Depth     int
 	Label     string
-	// Models overrides the agent's model chain (sub-agents).
+	// Models overrides the agent's model chain (sub-agents, jobs).
 	Models []string
+	// ToolsAllow narrows the run's tools (a scheduled job's toolsAllow).
+	ToolsAllow []string
+	// Heartbeat marks a heartbeat turn: its events say so.
+	Heartbeat bool
+	// Fresh starts the session over when it already has turns: each
+	// run of an isolated job sees only its own message.
+	Fresh bool
 }
 
 // Run is one accepted run.
@@ -103,9 +110,24 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (run *Run, dup bo
 		key = sessions.MainKey(agent.ID, cfg.Session.MainKey)
 	}
 	text := strings.TrimSpace(req.Message)
-	sess, _, err := s.opts.Store.Ensure(ctx, key, sessions.Init{AgentID: agent.ID, SpawnedBy: req.SpawnedBy, Depth: req.Depth, Label: req.Label})
+	if pending := s.events.take(key); len(pending) > 0 {
+		// Queued system events (job reminders, wakes) reach the model
+		// with the session's next message, ahead of it.
+		text = strings.TrimSpace(formatSystemEvents(pending) + "\n\n" + text)
+		defer func() {
+			if err != nil {
+				s.events.putBack(key, pending) // not delivered: keep them
+			}
+		}()
+	}
+	sess, created, err := s.opts.Store.Ensure(ctx, key, sessions.Init{AgentID: agent.ID, SpawnedBy: req.SpawnedBy, Depth: req.Depth, Label: req.Label})
 	if err != nil {
 		return nil, false, fmt.Errorf("open session %s: %w", key, err)
+	}
+	if req.Fresh && !created {
+		if sess, err = s.opts.Store.Reset(ctx, key, "fresh"); err != nil {
+			return nil, false, fmt.Errorf("reset session %s: %w", key, err)
+		}
 	}
 	resetOnly := false
 	if _, rest, ok := sessions.IsResetTrigger(text, cfg.Session.ResetTriggers); ok {

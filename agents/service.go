@@ -39,6 +39,9 @@ type Turn struct {
 	SpawnedBy  string
 	Depth      int
 	Model      string // "provider/model" answering this step
+	// ToolsAllow narrows the tools of a scheduled run (a job's
+	// toolsAllow); empty means the policy's tools.
+	ToolsAllow []string
 }
 
 // Options configure a Service.
@@ -72,6 +75,7 @@ type Service struct {
 	ended     []string        // ended run ids, oldest first, to cap runs
 	providers map[string]providerEntry
 	sub       subagentLimits
+	events    systemEvents
 }
 
 type providerEntry struct {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -127,7 +129,24 @@ func (p *policyAdapter) Allowed(ctx context.Context, who tools.Who, s tools.Spec
 	if !td.Allowed {
 		return false, fmt.Sprintf("%s (%s)", td.Reason, td.Layer)
 	}
+	if len(who.ToolsAllow) > 0 && !inToolsAllow(who.ToolsAllow, s) {
+		return false, "not in this scheduled job's toolsAllow"
+	}
 	return true, ""
+}
+
+// inToolsAllow matches a tool against a job's toolsAllow: names and
+// globs as in the policy, and group:<name> by the tool's groups.
+func inToolsAllow(list []string, s tools.Spec) bool {
+	for _, p := range list {
+		if policy.Match(p, s.Name) {
+			return true
+		}
+		if strings.HasPrefix(p, "group:") && (slices.Contains(s.Groups, p) || slices.Contains(policy.CoreGroups()[p], policy.NormalizeName(s.Name))) {
+			return true
+		}
+	}
+	return false
 }
 
 // newHooks compiles tools.hooks.

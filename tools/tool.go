@@ -68,6 +68,9 @@ type Who struct {
 	SenderID string
 	Channel  string
 	Sandbox  bool
+	// ToolsAllow, when set, narrows the caller to these tools (names,
+	// globs or group:<name>): a scheduled job's toolsAllow.
+	ToolsAllow []string
 }
 
 // Call is one tool call.
