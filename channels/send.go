@@ -178,6 +178,19 @@ func (m *Manager) RouteOf(ctx context.Context, sessionKey string) (Route, bool, 
 	return m.db.route(ctx, sessionKey)
 }
 
+// BindRoute ties a session that did not start on a channel (a scheduled
+// run) to a chat, so the message tool and approvals treat it as that
+// chat's session.
+func (m *Manager) BindRoute(ctx context.Context, sessionKey string, r Route) error {
+	return m.db.setRoute(ctx, sessionKey, r)
+}
+
+// LastRoute returns the chat the agent last talked in, across its
+// sessions (ok false when it never talked on a channel).
+func (m *Manager) LastRoute(ctx context.Context, agentID string) (Route, bool, error) {
+	return m.db.lastRoute(ctx, agentID)
+}
+
 // ActionRequest is one message action (message.action, the message
 // tool).
 type ActionRequest struct {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -231,6 +232,21 @@ func (d db) setRoute(ctx context.Context, sessionKey string, r Route) error {
 func (d db) route(ctx context.Context, sessionKey string) (r Route, ok bool, err error) {
 	var kind string
 	err = d.sql.QueryRowContext(ctx, `SELECT channel, account_id, chat_id, chat_kind, thread_id FROM channel_session_routes WHERE session_key = ?`, sessionKey).
+		Scan(&r.Channel, &r.AccountID, &r.ChatID, &kind, &r.ThreadID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Route{}, false, nil
+	}
+	r.ChatKind = ChatKind(kind)
+	return r, err == nil, err
+}
+
+// lastRoute returns the chat an agent's sessions talked in most
+// recently (OpenClaw's "last" delivery target).
+func (d db) lastRoute(ctx context.Context, agentID string) (r Route, ok bool, err error) {
+	prefix := "agent:" + strings.ToLower(agentID) + ":"
+	var kind string
+	err = d.sql.QueryRowContext(ctx, `SELECT channel, account_id, chat_id, chat_kind, thread_id FROM channel_session_routes
+		WHERE substr(session_key, 1, ?) = ? ORDER BY updated_at DESC, rowid DESC LIMIT 1`, len(prefix), prefix).
 		Scan(&r.Channel, &r.AccountID, &r.ChatID, &kind, &r.ThreadID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Route{}, false, nil

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 )
 
@@ -65,17 +66,54 @@ func (s *System) buildHealth() map[string]any {
 		"channels":         channelsByName,
 		"channelOrder":     order,
 		"channelLabels":    labels,
-		"heartbeatSeconds": 0,
-		"defaultAgentId":   "main",
-		"agents": []any{map[string]any{
-			"agentId": "main", "isDefault": true,
-			"heartbeat": map[string]any{"enabled": false, "every": "disabled", "everyMs": nil, "prompt": "", "target": "owner", "ackMaxChars": 300},
-			"sessions":  map[string]any{"path": s.storePath, "count": 0, "recent": []any{}},
-		}},
-		"sessions":     map[string]any{"path": s.storePath, "count": 0, "recent": []any{}},
-		"modelRuntime": map[string]any{"degraded": false, "pendingAgents": []any{}},
-		"process":      processVitals(),
+		"heartbeatSeconds": heartbeatSeconds(cfg.snap.Config),
+		"defaultAgentId":   cfg.snap.Config.DefaultAgentID(),
+		"agents":           s.healthAgents(cfg.snap.Config),
+		"sessions":         map[string]any{"path": s.storePath, "count": 0, "recent": []any{}},
+		"modelRuntime":     map[string]any{"degraded": false, "pendingAgents": []any{}},
+		"process":          processVitals(),
 	}
+}
+
+// healthAgents lists the agents with their heartbeat settings.
+func (s *System) healthAgents(cfg *config.Config) []any {
+	def := cfg.DefaultAgentID()
+	var out []any
+	for _, id := range cfg.AgentIDs() {
+		out = append(out, map[string]any{
+			"agentId": id, "isDefault": id == def, "heartbeat": heartbeatSummary(cfg, id),
+			"sessions": map[string]any{"path": s.storePath, "count": 0, "recent": []any{}},
+		})
+	}
+	return out
+}
+
+// heartbeatSummary is an agent's heartbeat as health and status report
+// it.
+func heartbeatSummary(cfg *config.Config, agentID string) map[string]any {
+	hb := cfg.HeartbeatFor(agentID)
+	every, _ := hb.Interval()
+	prompt := hb.Prompt
+	if prompt == "" {
+		prompt = defaultHeartbeatPrompt
+	}
+	target := hb.Target
+	if target == "" {
+		target = "none"
+	}
+	out := map[string]any{"agentId": agentID, "enabled": every > 0, "every": hb.Every, "everyMs": every.Milliseconds(),
+		"prompt": prompt, "target": target, "ackMaxChars": heartbeatAckMaxChars}
+	if every <= 0 {
+		out["every"], out["everyMs"] = "disabled", nil
+	}
+	return out
+}
+
+// heartbeatSeconds is the default agent's heartbeat interval in seconds
+// (0 when off).
+func heartbeatSeconds(cfg *config.Config) int64 {
+	every, _ := cfg.HeartbeatFor(cfg.DefaultAgentID()).Interval()
+	return int64(every / time.Second)
 }
 
 func processVitals() map[string]any {

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/logtail"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
@@ -27,9 +28,6 @@ func (s *System) registerMethods() {
 	read("gateway.identity.get", func(ctx context.Context, req *rpc.Request) (any, error) {
 		return s.identity, nil
 	})
-	read("last-heartbeat", func(ctx context.Context, req *rpc.Request) (any, error) {
-		return nil, nil // no heartbeat has run yet; the heartbeat runner arrives with automation
-	})
 	s.srv.HandleFunc("logs.tail", s.handleLogsTail)
 	s.registerConfigMethods()
 }
@@ -43,6 +41,16 @@ func (s *System) handleLogsTail(ctx context.Context, req *rpc.Request) (any, err
 		return nil, protocol.InvalidParams(req.Method, err)
 	}
 	return logtail.Tail(s.logFile, p)
+}
+
+// statusHeartbeat is status.heartbeat: every agent's heartbeat.
+func statusHeartbeat(cfg *config.Config) map[string]any {
+	var agents []any
+	for _, id := range cfg.AgentIDs() {
+		h := heartbeatSummary(cfg, id)
+		agents = append(agents, map[string]any{"agentId": id, "enabled": h["enabled"], "every": h["every"], "everyMs": h["everyMs"]})
+	}
+	return map[string]any{"defaultAgentId": cfg.DefaultAgentID(), "agents": agents}
 }
 
 // handleStatus answers in the shape of OpenClaw's status summary (the
@@ -66,10 +74,8 @@ func (s *System) handleStatus(ctx context.Context, req *rpc.Request) (any, error
 	zeroStatus := map[string]int{"queued": 0, "running": 0, "succeeded": 0, "failed": 0, "timed_out": 0, "cancelled": 0, "lost": 0}
 	zeroRuntime := map[string]int{"subagent": 0, "acp": 0, "cli": 0, "cron": 0}
 	out := map[string]any{
-		"runtimeVersion": s.version,
-		"heartbeat": map[string]any{"defaultAgentId": "main", "agents": []any{
-			map[string]any{"agentId": "main", "enabled": false, "every": "disabled", "everyMs": nil},
-		}},
+		"runtimeVersion":       s.version,
+		"heartbeat":            statusHeartbeat(l.snap.Config),
 		"channelSummary":       []any{},
 		"queuedSystemEvents":   []any{},
 		"degradedSecretOwners": []any{},

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -29,6 +30,11 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 	s.state.Store(next)
 	s.agents.SetConfig(snap.Config)
 	s.channels.SetConfig(snap.Config)
+	if s.cron != nil {
+		if err := s.syncHeartbeats(context.Background(), snap.Config); err != nil {
+			s.log.Error("heartbeats not updated from the new config", "err", err)
+		}
+	}
 	s.logLevel.Set(s.levelFor(snap.Config.Logging.Level))
 	for _, w := range snap.Warnings {
 		s.log.Warn("config: " + w.String())

@@ -27,6 +27,7 @@ import (
 	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/gateway/cron"
 	"github.com/openclaw-go/openclaw/gateway/devices"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
@@ -100,6 +101,8 @@ type System struct {
 	downloads *downloads
 	channels  *channels.Manager
 	nodes     *nodes.Registry
+	cron      *cron.Service
+	beats     heartbeats
 	webhooks  webhookRouter
 	policy    *policyAdapter
 	approvals *tools.Approvals
@@ -109,6 +112,10 @@ type System struct {
 	state     atomic.Pointer[live]
 	configMu  sync.Mutex    // serialises config writes
 	restartCh chan struct{} // config.apply asks for a restart here
+	// bg lives as long as the gateway serves: work started by a request
+	// that outlives it (a wake's heartbeat turn) runs under it.
+	bg   context.Context
+	bgWG sync.WaitGroup
 }
 
 // requestRestart asks Run to stop and return ErrRestart.
@@ -341,7 +348,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		return err
 	}
 	s.state.Store(first)
-	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations(), memory.Migrations(), channels.Migrations(), nodes.Migrations())
+	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations(), memory.Migrations(), channels.Migrations(), nodes.Migrations(), cron.Migrations())
 	if err != nil {
 		return err
 	}
@@ -389,6 +396,12 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.registerMethods()
 	s.wireNodes()
 	s.wireChannels()
+	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
+	s.bg = bg
+	defer func() { stopBG(); s.bgWG.Wait() }()
+	if err := s.wireCron(); err != nil {
+		return err
+	}
 
 	host, err := s.bindHost(snap)
 	if err != nil {
@@ -413,6 +426,18 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	// they stop first so no new message arrives during shutdown.
 	s.channels.Start(ctx)
 	defer s.channels.Close(context.Background())
+	// The scheduler starts once channels can deliver (a job missed while
+	// the gateway was down runs now) and stops before them.
+	if err := s.startCron(ctx); err != nil {
+		return err
+	}
+	defer func() {
+		stopBG() // wakes' heartbeat turns end before the channels close
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.cron.Stop(cctx)
+		s.bgWG.Wait()
+	}()
 	s.log.Info("gateway listening", "url", "ws://"+s.addr.String(), "state", s.opts.StateDir, "config", snap.Path, "auth", s.current().auth.Mode)
 	if s.opts.Ready != nil {
 		s.opts.Ready(s.addr.String())

@@ -28,7 +28,12 @@ type running struct {
 
 func startGateway(t *testing.T, env map[string]string) *running {
 	t.Helper()
-	dir := t.TempDir()
+	return startGatewayIn(t, t.TempDir(), env)
+}
+
+// startGatewayIn runs the gateway on a state dir that may hold a config.
+func startGatewayIn(t *testing.T, dir string, env map[string]string) *running {
+	t.Helper()
 	r := &running{dir: dir, config: filepath.Join(dir, "openclaw.json"), restart: make(chan struct{}, 1), done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
@@ -103,10 +108,10 @@ func TestFirstRunWritesPrivateConfig(t *testing.T) {
 		t.Fatalf("health = %v, %v", health, err)
 	}
 	// Methods of parts not built yet answer unknown method.
-	err = c.Call(context.Background(), "cron.list", map[string]any{}, nil)
+	err = c.Call(context.Background(), "voicewake.get", map[string]any{}, nil)
 	var pe *protocol.Error
-	if !errors.As(err, &pe) || pe.Message != "unknown method: cron.list" {
-		t.Fatalf("cron.list = %v", err)
+	if !errors.As(err, &pe) || pe.Message != "unknown method: voicewake.get" {
+		t.Fatalf("voicewake.get = %v", err)
 	}
 }
 

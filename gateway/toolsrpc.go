@@ -60,9 +60,13 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
 	builtins = append(builtins, message.Tools(channelMessenger{s}, workspace)...)
 	builtins = append(builtins, s.nodesTool(workspace))
+	builtins = append(builtins, s.automationsTool())
 	if err := reg.Register(append(s.agents.SessionTools(), builtins...)...); err != nil {
 		return fmt.Errorf("register tools: %w", err)
 	}
+	// OpenClaw renamed the cron tool to automations in 2026.9; models
+	// trained on the old name still call it.
+	reg.Alias("cron", "automations")
 	for alias, canonical := range mateclaw.Aliases {
 		reg.Alias(alias, canonical)
 	}
