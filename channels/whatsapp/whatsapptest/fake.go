@@ -240,11 +240,12 @@ func (f *Fake) IsConnected() bool {
 	return f.connected
 }
 
-// IsLoggedIn implements whatsapp.Client: connected and linked.
+// IsLoggedIn implements whatsapp.Client: connected, linked, and (unless
+// HoldConnected keeps the handshake from finishing) logged in.
 func (f *Fake) IsLoggedIn() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.connected && !f.own.IsEmpty()
+	return f.connected && !f.own.IsEmpty() && !f.noConnected
 }
 
 // OwnID implements whatsapp.Client.
