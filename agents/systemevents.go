@@ -102,3 +102,11 @@ func formatSystemEvents(evs []SystemEvent) string {
 	}
 	return b.String()
 }
+
+// HasModel reports whether the agent has a model to call, so callers
+// that would only fail (a scheduled heartbeat on a fresh install) can
+// skip instead.
+func (s *Service) HasModel(agentID string) bool {
+	a, ok := resolveAgent(s.config(), s.opts.StateDir, agentID)
+	return ok && len(a.Models) > 0
+}

@@ -116,6 +116,10 @@ func (s *System) heartbeatIn(ctx context.Context, agentID, key, runID, trigger s
 			ev.Status, ev.Reason = hbSkipped, "outside activeHours"
 			return finish()
 		}
+		if !s.agents.HasModel(agentID) {
+			ev.Status, ev.Reason = hbSkipped, "no model configured (agents.defaults.model)"
+			return finish()
+		}
 		if pending == 0 && s.heartbeatFileEmpty(agentID) {
 			ev.Status, ev.Reason = hbSkipped, "HEARTBEAT.md has no tasks"
 			return finish()

@@ -17,6 +17,8 @@ var firstRunKeys = []string{
 	"gateway.auth.mode",
 	"gateway.auth.token",
 	"logging.level",
+	"agents.defaults.heartbeat.every",
+	"agents.defaults.heartbeat.target",
 }
 
 const defaultFileHeader = `// OpenClaw config. The format is JSON5: comments, unquoted keys and trailing
