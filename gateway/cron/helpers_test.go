@@ -20,14 +20,17 @@ type fakeClock struct {
 }
 
 type fakeTimer struct {
+	clock    *fakeClock
 	c        chan time.Time
 	deadline time.Time
-	fired    bool
+	fired    bool // guarded by clock.mu, as is stopped
 	stopped  bool
 }
 
 func (t *fakeTimer) C() <-chan time.Time { return t.c }
 func (t *fakeTimer) Stop() bool {
+	t.clock.mu.Lock()
+	defer t.clock.mu.Unlock()
 	t.stopped = true
 	return !t.fired
 }
@@ -41,7 +44,7 @@ func (c *fakeClock) Now() time.Time {
 func (c *fakeClock) TimerAt(d time.Time) Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := &fakeTimer{c: make(chan time.Time, 1), deadline: d}
+	t := &fakeTimer{clock: c, c: make(chan time.Time, 1), deadline: d}
 	if !d.After(c.now) {
 		t.fired = true
 		t.c <- c.now

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	robcron "github.com/robfig/cron/v3"
@@ -115,7 +116,7 @@ func compile(s Schedule, jobID string, created time.Time, local *time.Location) 
 		}
 		p.expr, p.loc = sched, local
 		if s.TZ != "" {
-			loc, err := time.LoadLocation(s.TZ)
+			loc, err := loadLocation(s.TZ)
 			if err != nil {
 				return nil, fmt.Errorf("tz %q is not an IANA time zone (like Europe/Berlin)", s.TZ)
 			}
@@ -142,6 +143,22 @@ func compile(s Schedule, jobID string, created time.Time, local *time.Location) 
 		return nil, fmt.Errorf("kind %q is unknown (at, every or cron)", s.Kind)
 	}
 	return p, nil
+}
+
+// zones caches time zones by name: LoadLocation reads and decodes the
+// zone file on every call, and 10,000 jobs share a handful of zones.
+var zones sync.Map // name -> *time.Location
+
+func loadLocation(name string) (*time.Location, error) {
+	if l, ok := zones.Load(name); ok {
+		return l.(*time.Location), nil
+	}
+	l, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, err
+	}
+	zones.Store(name, l)
+	return l, nil
 }
 
 // hourFixed reports whether the hour field names fixed hours, so a job

@@ -90,7 +90,8 @@ type Options struct {
 	// Location is the zone of cron expressions without tz; default the
 	// gateway's.
 	Location *time.Location
-	// MaxConcurrent runs at once; default 4. Due jobs beyond it wait.
+	// MaxConcurrent runs at once; default 8 (agent turns mostly wait on
+	// the model). Due jobs beyond it wait.
 	MaxConcurrent int
 	// DefaultTimeout bounds a run whose payload sets none; default 10 min.
 	DefaultTimeout time.Duration
@@ -123,6 +124,22 @@ type Service struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the loop and the runs
+
+	pruneMu   sync.Mutex
+	lastPrune time.Time // of runs past the retention
+}
+
+// agePruneDue reports whether runs past the retention should be dropped
+// now: at most hourly, since every finished run would otherwise pay for
+// it.
+func (s *Service) agePruneDue(now time.Time) bool {
+	s.pruneMu.Lock()
+	defer s.pruneMu.Unlock()
+	if now.Sub(s.lastPrune) < time.Hour && !s.lastPrune.IsZero() {
+		return false
+	}
+	s.lastPrune = now
+	return true
 }
 
 // entry is a job with what the scheduler keeps beside it.
@@ -150,7 +167,7 @@ func New(opts Options) (*Service, error) {
 		opts.Location = time.Local
 	}
 	if opts.MaxConcurrent <= 0 {
-		opts.MaxConcurrent = 4
+		opts.MaxConcurrent = 8
 	}
 	if opts.AbandonAfter <= 0 {
 		opts.AbandonAfter = 5 * time.Second
@@ -464,6 +481,15 @@ func (s *Service) persist(fn func(c store.Conn) error) {
 // run executes one claimed run and records its outcome.
 func (s *Service) run(job Job, info RunInfo, claimed time.Time) {
 	defer s.wg.Done()
+	// Wait for a slot before recording the run as started: a run still
+	// queued when the gateway stops is then simply missed (its time is
+	// not stored as passed), and the next start catches it up.
+	select {
+	case s.sem <- struct{}{}:
+	case <-s.ctx.Done():
+		return
+	}
+	defer func() { <-s.sem }()
 	ctx := context.WithoutCancel(s.ctx)
 	if err := s.db.tx(ctx, func(c store.Conn) error {
 		if err := startRun(ctx, c, info.RunID, job.ID, info.Trigger, info.ScheduledAt, claimed); err != nil {
@@ -480,12 +506,6 @@ func (s *Service) run(job Job, info RunInfo, claimed time.Time) {
 		s.mu.Unlock()
 		return
 	}
-	select {
-	case s.sem <- struct{}{}:
-	case <-s.ctx.Done():
-		return // stays "running": the next start runs it
-	}
-	defer func() { <-s.sem }()
 	s.broadcast(map[string]any{"jobId": job.ID, "action": "started", "job": view(job), "runId": info.RunID, "runAtMs": claimed.UnixMilli()})
 	start := s.now()
 	out := s.execute(job, info)
@@ -618,7 +638,7 @@ func (s *Service) finish(job Job, info RunInfo, start time.Time, out Outcome) {
 		if err != nil {
 			return err
 		}
-		return pruneRuns(ctx, c, job.ID, now)
+		return pruneRuns(ctx, c, job.ID, now, s.agePruneDue(now))
 	})
 	if out.Status == StatusError {
 		s.log.Warn("cron run failed", "job", job.ID, "name", job.Name, "runId", info.RunID, "err", out.Error)

@@ -201,12 +201,12 @@ func finishRun(ctx context.Context, c store.Conn, e RunEntry) error {
 	return nil
 }
 
-// pruneRuns keeps a job's newest runsPerJobMax rows and drops rows past
-// the retention.
-func pruneRuns(ctx context.Context, c store.Conn, jobID string, now time.Time) error {
+// pruneRuns keeps a job's newest runsPerJobMax rows and, when byAge,
+// drops every row past the retention.
+func pruneRuns(ctx context.Context, c store.Conn, jobID string, now time.Time, byAge bool) error {
 	_, err := c.ExecContext(ctx, `DELETE FROM cron_runs WHERE job_id = ? AND status != 'running' AND seq <=
 		(SELECT seq FROM cron_runs WHERE job_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`, jobID, jobID, runsPerJobMax)
-	if err == nil {
+	if err == nil && byAge {
 		_, err = c.ExecContext(ctx, `DELETE FROM cron_runs WHERE status != 'running' AND ended_at < ?`,
 			now.Add(-runRetention).UnixMilli())
 	}
