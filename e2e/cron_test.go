@@ -107,6 +107,18 @@ func TestCronEndToEnd(t *testing.T) {
 		t.Fatalf("cron show hides the last error:\n%s", show.Stdout)
 	}
 
+	// A job that keeps failing says so in its chat, once.
+	model.Script(fakemodel.Reply{Status: 401, ErrorMessage: "key revoked"}, fakemodel.Reply{Status: 401, ErrorMessage: "key revoked"})
+	flaky := addedID(t, real.run(t, append([]string{"cron", "add", "--name", "flaky", "--every", "1s",
+		"--message", "flaky job", "--announce", "--channel", "telegram", "--to", "1001", "--json"}, remote...)...))
+	alert := waitSentWhere(t, tg, "with the failure alert", func(m telegramtest.Message) bool {
+		return m.ChatID == "1001" && strings.Contains(m.Text, "in a row")
+	})
+	if !strings.Contains(alert.Text, `"flaky" failed 2 times in a row`) || !strings.Contains(alert.Text, "key revoked") {
+		t.Fatalf("alert: %q", alert.Text)
+	}
+	ours.run(t, "cron", "disable", flaky).mustSucceed(t)
+
 	// A one-shot due while the gateway is down runs once at the next start.
 	late := addedID(t, real.run(t, append([]string{"cron", "add", "--name", "while-down", "--at", "3s",
 		"--message", "missed me", "--announce", "--channel", "telegram", "--to", "1001", "--json"}, remote...)...))

@@ -22,6 +22,7 @@ func (s *System) wireCron() error {
 		Enabled:    func() bool { return s.current().snap.Config.Cron.IsEnabled() },
 		SkipMissed: func() bool { return s.current().snap.Config.Cron.SkipMissedJobs },
 		StorePath:  s.storePath,
+		OnFinish:   s.onCronFinish,
 	})
 	if err != nil {
 		return err

@@ -103,6 +103,7 @@ type System struct {
 	nodes     *nodes.Registry
 	cron      *cron.Service
 	beats     heartbeats
+	alerts    failureAlerts
 	webhooks  webhookRouter
 	policy    *policyAdapter
 	approvals *tools.Approvals

@@ -55,7 +55,8 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
     disclosure: { mode: "legacy" } },
   session: { scope: "global", dmScope: "per-peer", groupScope: "main", mainKey: "home",
     reset: { mode: "idle", atHour: 5, idleMinutes: 30 }, resetTriggers: ["/fresh"], identityLinks: { alice: ["telegram:1"] } },
-  cron: { enabled: false, skipMissedJobs: true },
+  cron: { enabled: false, skipMissedJobs: true, failureAlert: { enabled: false, after: 3, cooldownMs: 60000, channel: "telegram",
+    to: "42", accountId: "a", mode: "announce", includeSkipped: true } },
 }`
 	snap, errs, warns := parseTest(t, src, nil)
 	if len(errs) > 0 || len(warns) > 0 {
@@ -101,7 +102,8 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
 		Session: Session{Scope: "global", DmScope: "per-peer", GroupScope: "main", MainKey: "home",
 			Reset: SessionReset{Mode: "idle", AtHour: 5, IdleMinutes: 30}, ResetTriggers: []string{"/fresh"},
 			IdentityLinks: map[string][]string{"alice": {"telegram:1"}}},
-		Cron: Cron{Enabled: &no, SkipMissedJobs: true},
+		Cron: Cron{Enabled: &no, SkipMissedJobs: true, FailureAlert: CronFailureAlert{Enabled: &no, After: 3, CooldownMs: 60000,
+			Channel: "telegram", To: "42", AccountID: "a", Mode: "announce", IncludeSkipped: true}},
 	}
 	if !reflect.DeepEqual(snap.Config, want) {
 		t.Errorf("config =\n%+v\nwant\n%+v", snap.Config, want)

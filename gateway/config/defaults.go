@@ -47,7 +47,7 @@ func Defaults() *Config {
 			},
 			Heartbeat: Heartbeat{Every: "30m", Target: "none"},
 		}},
-		Cron:  Cron{Enabled: yes()},
+		Cron:  Cron{Enabled: yes(), FailureAlert: CronFailureAlert{Enabled: yes(), After: 2, CooldownMs: 3_600_000, Mode: "announce"}},
 		Tools: Tools{Guard: ToolGuard{DefaultPolicy: "allow", ApprovalTimeoutSeconds: 600}, Disclosure: ToolDisclosure{Mode: "progressive"}},
 		Session: Session{
 			Scope: "per-sender", DmScope: "main", GroupScope: "per-group", MainKey: "main",
@@ -119,3 +119,6 @@ func (l Logging) SlogLevel() slog.Level {
 
 // IsEnabled reports cron.enabled (default true).
 func (c Cron) IsEnabled() bool { return boolOr(c.Enabled, true) }
+
+// IsEnabled reports cron.failureAlert.enabled (default true).
+func (c CronFailureAlert) IsEnabled() bool { return boolOr(c.Enabled, true) }

@@ -39,6 +39,28 @@ type Cron struct {
 	Enabled *bool `json:"enabled"`
 	// Record runs missed while the gateway was down as skipped instead of running each job once at start; a job's own catchUp wins. Default false.
 	SkipMissedJobs bool `json:"skipMissedJobs"`
+	// Telling a chat when a job keeps failing; a job's own failureAlert wins. Default: on, after 2 failures in a row, at most hourly, to the job's delivery chat.
+	FailureAlert CronFailureAlert `json:"failureAlert"`
+}
+
+// CronFailureAlert is cron.failureAlert.
+type CronFailureAlert struct {
+	// Whether failing jobs are reported to a chat. Default true.
+	Enabled *bool `json:"enabled"`
+	// Failures in a row before the first alert. Default 2.
+	After int `json:"after" min:"1"`
+	// Milliseconds between two alerts about the same job. Default 3600000 (an hour).
+	CooldownMs int `json:"cooldownMs" min:"0"`
+	// Channel alerts go to, with to; "last" is the agent's last chat. Default "" (the job's delivery chat).
+	Channel string `json:"channel"`
+	// Chat id alerts go to. Default "" (the job's delivery chat).
+	To string `json:"to"`
+	// Channel account alerts go through. Default "" (the channel's default).
+	AccountID string `json:"accountId"`
+	// How alerts are sent; only "announce" (a chat message) here. Default "announce".
+	Mode string `json:"mode" enum:"announce"`
+	// Whether skipped runs count as failures. Default false.
+	IncludeSkipped bool `json:"includeSkipped"`
 }
 
 // Heartbeat is agents.defaults.heartbeat and agents.entries.<id>.heartbeat.

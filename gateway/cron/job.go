@@ -31,6 +31,9 @@ type Job struct {
 	// at the next start: "once" runs it once (the default), "skip" records
 	// it as skipped and waits for the next time.
 	CatchUp string `json:"catchUp,omitempty"`
+	// FailureAlert is false (never alert) or when and where to say that
+	// the job keeps failing; nil means cron.failureAlert's defaults.
+	FailureAlert *FailureAlert `json:"failureAlert,omitempty"`
 	// System jobs (heartbeats) are made from the config and cannot be
 	// edited over the bus.
 	System bool  `json:"system,omitempty"`
@@ -73,6 +76,45 @@ type Payload struct {
 	TimeoutSeconds float64  `json:"timeoutSeconds,omitempty"`
 	LightContext   bool     `json:"lightContext,omitempty"`
 	ToolsAllow     []string `json:"toolsAllow,omitempty"`
+}
+
+// FailureAlert is a job's failureAlert: the JSON false, or an object.
+type FailureAlert struct {
+	Off            bool   `json:"-"`
+	After          int    `json:"after,omitempty"`
+	Channel        string `json:"channel,omitempty"`
+	To             string `json:"to,omitempty"`
+	CooldownMs     *int64 `json:"cooldownMs,omitempty"`
+	IncludeSkipped bool   `json:"includeSkipped,omitempty"`
+	Mode           string `json:"mode,omitempty"`
+	AccountID      string `json:"accountId,omitempty"`
+}
+
+type failureAlertFields FailureAlert
+
+// UnmarshalJSON reads false or an object (true is refused: OpenClaw's
+// schema allows only false).
+func (f *FailureAlert) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "false" {
+		*f = FailureAlert{Off: true}
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var v failureAlertFields
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Errorf("failureAlert must be false or {after, channel, to, cooldownMs, accountId, mode, includeSkipped}: %w", cleanJSONError(err))
+	}
+	*f = FailureAlert(v)
+	return nil
+}
+
+// MarshalJSON writes false for an alert turned off.
+func (f FailureAlert) MarshalJSON() ([]byte, error) {
+	if f.Off {
+		return []byte("false"), nil
+	}
+	return json.Marshal(failureAlertFields(f))
 }
 
 // Delivery says where a run's result goes.
@@ -144,22 +186,22 @@ const MinEvery = time.Second
 
 // jobInput is cron.add's params and the cron tool's job object.
 type jobInput struct {
-	Name           string          `json:"name"`
-	Description    string          `json:"description"`
-	DisplayName    string          `json:"displayName"`
-	Enabled        *bool           `json:"enabled"`
-	DeleteAfterRun *bool           `json:"deleteAfterRun"`
-	AgentID        string          `json:"agentId"`
-	SessionKey     string          `json:"sessionKey"`
-	Owner          *Owner          `json:"owner"`
-	Schedule       *Schedule       `json:"schedule"`
-	SessionTarget  string          `json:"sessionTarget"`
-	WakeMode       string          `json:"wakeMode"`
-	Payload        *Payload        `json:"payload"`
-	Delivery       *Delivery       `json:"delivery"`
-	CatchUp        string          `json:"catchUp"`
-	FailureAlert   json.RawMessage `json:"failureAlert"`
-	DeclarationKey string          `json:"declarationKey"`
+	Name           string        `json:"name"`
+	Description    string        `json:"description"`
+	DisplayName    string        `json:"displayName"`
+	Enabled        *bool         `json:"enabled"`
+	DeleteAfterRun *bool         `json:"deleteAfterRun"`
+	AgentID        string        `json:"agentId"`
+	SessionKey     string        `json:"sessionKey"`
+	Owner          *Owner        `json:"owner"`
+	Schedule       *Schedule     `json:"schedule"`
+	SessionTarget  string        `json:"sessionTarget"`
+	WakeMode       string        `json:"wakeMode"`
+	Payload        *Payload      `json:"payload"`
+	Delivery       *Delivery     `json:"delivery"`
+	CatchUp        string        `json:"catchUp"`
+	FailureAlert   *FailureAlert `json:"failureAlert"`
+	DeclarationKey string        `json:"declarationKey"`
 }
 
 // decodeStrict decodes one JSON object refusing unknown keys, so a typo
@@ -196,6 +238,7 @@ func newJob(in jobInput, id string, now time.Time) (Job, error) {
 		CreatedAtMs: now.UnixMilli(), UpdatedAtMs: now.UnixMilli(),
 		AgentID: in.AgentID, SessionKey: in.SessionKey, Owner: in.Owner,
 		SessionTarget: in.SessionTarget, WakeMode: in.WakeMode, Delivery: in.Delivery, CatchUp: in.CatchUp,
+		FailureAlert: in.FailureAlert,
 	}
 	if j.Name == "" {
 		j.Name = strings.TrimSpace(in.DisplayName)
@@ -297,6 +340,14 @@ func (j Job) validate(now time.Time) error {
 	if j.CatchUp != "" && j.CatchUp != CatchUpOnce && j.CatchUp != CatchUpSkip {
 		return fmt.Errorf("catchUp %q is unknown (once or skip)", j.CatchUp)
 	}
+	if fa := j.FailureAlert; fa != nil && !fa.Off {
+		if fa.After < 0 || fa.CooldownMs != nil && *fa.CooldownMs < 0 {
+			return errors.New("failureAlert.after and failureAlert.cooldownMs must not be negative")
+		}
+		if fa.Mode != "" && fa.Mode != "announce" {
+			return fmt.Errorf("failureAlert.mode %q is not supported by this gateway (announce)", fa.Mode)
+		}
+	}
 	if d := j.Delivery; d != nil {
 		switch d.Mode {
 		case "announce", "none":
@@ -368,6 +419,9 @@ func (j Job) patch(raw json.RawMessage, now time.Time) (Job, error) {
 	}
 	if set("catchUp") {
 		out.CatchUp = in.CatchUp
+	}
+	if set("failureAlert") {
+		out.FailureAlert = in.FailureAlert
 	}
 	if set("schedule") {
 		if in.Schedule == nil {

@@ -103,6 +103,9 @@ type Options struct {
 	SkipMissed func() bool
 	// StorePath is shown by cron.status.
 	StorePath string
+	// OnFinish, if set, hears of every finished run (after it is
+	// stored), with the job as it now is: the gateway's failure alerts.
+	OnFinish func(job Job, run RunEntry)
 	// AbandonAfter is how long a run that ignores its timeout is waited
 	// for before it is recorded as timed out anyway; default 5 s.
 	AbandonAfter time.Duration
@@ -655,6 +658,9 @@ func (s *Service) finish(job Job, info RunInfo, start time.Time, out Outcome) {
 		ev["summary"] = out.Summary
 	}
 	s.broadcast(ev)
+	if s.opts.OnFinish != nil {
+		s.opts.OnFinish(view(job), entry)
+	}
 	if deleteIt {
 		s.broadcast(map[string]any{"jobId": job.ID, "action": "removed", "job": view(job)})
 	}
