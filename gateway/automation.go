@@ -36,6 +36,9 @@ func (s *System) wireCron() error {
 // startCron settles what the last run of the gateway left (interrupted
 // and missed runs), starts the timer and schedules the heartbeats.
 func (s *System) startCron(ctx context.Context) error {
+	// A stop signal during start-up must not turn into a failed start:
+	// loading the jobs finishes, and the stop follows in order.
+	ctx = context.WithoutCancel(ctx)
 	if err := s.cron.Start(ctx); err != nil {
 		return err
 	}

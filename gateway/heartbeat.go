@@ -247,48 +247,10 @@ func (s *System) wake(agentID, sessionKey, mode, text string) {
 // registerHeartbeatMethods adds wake, system-event, last-heartbeat and
 // set-heartbeats.
 func (s *System) registerHeartbeatMethods() {
-	s.srv.HandleFunc("wake", func(ctx context.Context, req *rpc.Request) (any, error) {
-		var p struct {
-			Mode       string `json:"mode"`
-			Text       string `json:"text"`
-			SessionKey string `json:"sessionKey"`
-			AgentID    string `json:"agentId"`
-		}
-		if err := req.Decode(&p); err != nil {
-			return nil, err
-		}
-		if strings.TrimSpace(p.Text) == "" {
-			return nil, protocol.InvalidParams(req.Method, errors.New("text is required"))
-		}
-		if p.Mode != cron.WakeNow && p.Mode != cron.WakeNextHeartbeat {
-			return nil, protocol.InvalidParams(req.Method, errors.New(`mode must be "now" or "next-heartbeat"`))
-		}
-		agentID, err := s.agentFor(p.AgentID, p.SessionKey)
-		if err != nil {
-			return nil, protocol.InvalidParams(req.Method, err)
-		}
-		s.wake(agentID, p.SessionKey, p.Mode, p.Text)
-		return map[string]any{"ok": true}, nil
-	})
-	s.srv.HandleFunc("system-event", func(ctx context.Context, req *rpc.Request) (any, error) {
-		var p struct {
-			Text       string `json:"text"`
-			SessionKey string `json:"sessionKey"`
-			AgentID    string `json:"agentId"`
-		}
-		if err := req.Decode(&p); err != nil {
-			return nil, err
-		}
-		if strings.TrimSpace(p.Text) == "" {
-			return nil, protocol.InvalidParams(req.Method, errors.New("text is required"))
-		}
-		agentID, err := s.agentFor(p.AgentID, p.SessionKey)
-		if err != nil {
-			return nil, protocol.InvalidParams(req.Method, err)
-		}
-		s.wake(agentID, p.SessionKey, cron.WakeNextHeartbeat, p.Text)
-		return map[string]any{"ok": true}, nil
-	})
+	s.srv.HandleFunc("wake", s.handleWake(""))
+	// system-event queues without waking: the next heartbeat (or message)
+	// sees it.
+	s.srv.HandleFunc("system-event", s.handleWake(cron.WakeNextHeartbeat))
 	s.srv.HandleFunc("last-heartbeat", func(ctx context.Context, req *rpc.Request) (any, error) {
 		s.beats.mu.Lock()
 		defer s.beats.mu.Unlock()
@@ -313,6 +275,37 @@ func (s *System) registerHeartbeatMethods() {
 		s.log.Info("heartbeats switched", "enabled", *p.Enabled)
 		return map[string]any{"ok": true, "enabled": *p.Enabled}, nil
 	})
+}
+
+// handleWake serves wake (mode from the params) and system-event (mode
+// fixed).
+func (s *System) handleWake(fixedMode string) rpc.Handler {
+	return func(ctx context.Context, req *rpc.Request) (any, error) {
+		var p struct {
+			Mode       string `json:"mode"`
+			Text       string `json:"text"`
+			SessionKey string `json:"sessionKey"`
+			AgentID    string `json:"agentId"`
+		}
+		if err := req.Decode(&p); err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(p.Text) == "" {
+			return nil, protocol.InvalidParams(req.Method, errors.New("text is required"))
+		}
+		if fixedMode != "" {
+			p.Mode = fixedMode
+		}
+		if p.Mode != cron.WakeNow && p.Mode != cron.WakeNextHeartbeat {
+			return nil, protocol.InvalidParams(req.Method, errors.New(`mode must be "now" or "next-heartbeat"`))
+		}
+		agentID, err := s.agentFor(p.AgentID, p.SessionKey)
+		if err != nil {
+			return nil, protocol.InvalidParams(req.Method, err)
+		}
+		s.wake(agentID, p.SessionKey, p.Mode, p.Text)
+		return map[string]any{"ok": true}, nil
+	}
 }
 
 // agentFor picks the agent of a wake: the one named, the session's, or

@@ -195,12 +195,9 @@ func (s *Service) handleList(ctx context.Context, req *rpc.Request) (any, error)
 	if err := decodeStrict(req.Params, &p); err != nil {
 		return nil, protocol.InvalidParams(req.Method, err)
 	}
-	if p.Limit < 0 || p.Limit > 200 || p.Offset < 0 {
-		return nil, protocol.InvalidParams(req.Method, errors.New("limit must be 1..200 and offset ≥ 0"))
-	}
-	limit := p.Limit
-	if limit == 0 {
-		limit = 200
+	limit, err := pageLimit(req.Method, p.Limit, p.Offset, 200)
+	if err != nil {
+		return nil, err
 	}
 	jobs, total, rev := s.list(ListQuery{IncludeDisabled: p.IncludeDisabled, Enabled: p.Enabled, Query: p.Query,
 		AgentID: p.AgentID, ScheduleKind: p.ScheduleKind, LastRunStatus: p.LastRunStatus, SortBy: p.SortBy,
@@ -211,6 +208,18 @@ func (s *Service) handleList(ctx context.Context, req *rpc.Request) (any, error)
 	out := page("jobs", jobs, total, p.Offset, limit)
 	out["snapshotRevision"] = rev
 	return out, nil
+}
+
+// pageLimit checks a page request (limit 1..200, 0 for def) and
+// returns the limit to use.
+func pageLimit(method string, limit, offset, def int) (int, error) {
+	if limit < 0 || limit > 200 || offset < 0 {
+		return 0, protocol.InvalidParams(method, errors.New("limit must be 1..200 and offset ≥ 0"))
+	}
+	if limit == 0 {
+		return def, nil
+	}
+	return limit, nil
 }
 
 // page is the paging envelope cron.list and cron.runs share.
@@ -250,12 +259,9 @@ func (s *Service) handleRuns(ctx context.Context, req *rpc.Request) (any, error)
 	if err := decodeStrict(req.Params, &p); err != nil {
 		return nil, protocol.InvalidParams(req.Method, err)
 	}
-	if p.Limit < 0 || p.Limit > 200 || p.Offset < 0 {
-		return nil, protocol.InvalidParams(req.Method, errors.New("limit must be 1..200 and offset ≥ 0"))
-	}
-	limit := p.Limit
-	if limit == 0 {
-		limit = 50
+	limit, err := pageLimit(req.Method, p.Limit, p.Offset, 50)
+	if err != nil {
+		return nil, err
 	}
 	q := RunsQuery{JobID: firstNonEmpty(p.ID, p.JobID), RunID: p.RunID, Statuses: p.Statuses, Delivery: p.DeliveryStatuses,
 		Query: p.Query, Asc: p.SortDir == "asc", Limit: limit, Offset: p.Offset}

@@ -820,14 +820,7 @@ func (s *Service) Remove(ctx context.Context, id string) error {
 	if err := s.db.tx(ctx, func(c store.Conn) error { return deleteJob(ctx, c, id) }); err != nil {
 		return fmt.Errorf("remove cron job: %w", err)
 	}
-	s.mu.Lock()
-	if e, ok := s.jobs[id]; ok {
-		if e.index >= 0 {
-			heap.Remove(&s.queue, e.index)
-		}
-		delete(s.jobs, id)
-	}
-	s.mu.Unlock()
+	s.forget(id)
 	s.broadcast(map[string]any{"jobId": id, "action": "removed", "job": cur})
 	return nil
 }
@@ -1101,16 +1094,21 @@ func (s *Service) SyncSystem(ctx context.Context, want []Job) error {
 		if err := s.db.tx(ctx, func(c store.Conn) error { return deleteJob(ctx, c, id) }); err != nil {
 			return err
 		}
-		s.mu.Lock()
-		if e, ok := s.jobs[id]; ok {
-			if e.index >= 0 {
-				heap.Remove(&s.queue, e.index)
-			}
-			delete(s.jobs, id)
-		}
-		s.mu.Unlock()
+		s.forget(id)
 	}
 	return nil
+}
+
+// forget drops a deleted job from the schedule.
+func (s *Service) forget(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.jobs[id]; ok {
+		if e.index >= 0 {
+			heap.Remove(&s.queue, e.index)
+		}
+		delete(s.jobs, id)
+	}
 }
 
 // entryHeap orders entries by next time.
