@@ -57,6 +57,9 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
     reset: { mode: "idle", atHour: 5, idleMinutes: 30 }, resetTriggers: ["/fresh"], identityLinks: { alice: ["telegram:1"] } },
   cron: { enabled: false, skipMissedJobs: true, failureAlert: { enabled: false, after: 3, cooldownMs: 60000, channel: "telegram",
     to: "42", accountId: "a", mode: "announce", includeSkipped: true } },
+  browser: { enabled: false, defaultProfile: "work", executablePath: "/usr/bin/chromium", evaluateEnabled: false, headless: false,
+    ssrfPolicy: { allowedHostnames: ["intranet.example"] },
+    profiles: { work: { cdpPort: 18801 }, remote: { cdpUrl: "http://10.0.0.5:9222" } } },
 }`
 	snap, errs, warns := parseTest(t, src, nil)
 	if len(errs) > 0 || len(warns) > 0 {
@@ -104,6 +107,9 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
 			IdentityLinks: map[string][]string{"alice": {"telegram:1"}}},
 		Cron: Cron{Enabled: &no, SkipMissedJobs: true, FailureAlert: CronFailureAlert{Enabled: &no, After: 3, CooldownMs: 60000,
 			Channel: "telegram", To: "42", AccountID: "a", Mode: "announce", IncludeSkipped: true}},
+		Browser: Browser{Enabled: &no, DefaultProfile: "work", ExecutablePath: "/usr/bin/chromium", EvaluateEnabled: &no, Headless: &no,
+			SsrfPolicy: BrowserSsrfPolicy{AllowedHostnames: []string{"intranet.example"}},
+			Profiles: map[string]BrowserProfile{"work": {CdpPort: 18801}, "remote": {CdpURL: "http://10.0.0.5:9222"}}},
 	}
 	if !reflect.DeepEqual(snap.Config, want) {
 		t.Errorf("config =\n%+v\nwant\n%+v", snap.Config, want)

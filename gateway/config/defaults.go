@@ -47,8 +47,9 @@ func Defaults() *Config {
 			},
 			Heartbeat: Heartbeat{Every: "30m", Target: "none"},
 		}},
-		Cron:  Cron{Enabled: yes(), FailureAlert: CronFailureAlert{Enabled: yes(), After: 2, CooldownMs: 3_600_000, Mode: "announce"}},
-		Tools: Tools{Guard: ToolGuard{DefaultPolicy: "allow", ApprovalTimeoutSeconds: 600}, Disclosure: ToolDisclosure{Mode: "progressive"}},
+		Cron:    Cron{Enabled: yes(), FailureAlert: CronFailureAlert{Enabled: yes(), After: 2, CooldownMs: 3_600_000, Mode: "announce"}},
+		Browser: Browser{Enabled: yes(), DefaultProfile: "openclaw", EvaluateEnabled: yes(), Headless: yes()},
+		Tools:   Tools{Guard: ToolGuard{DefaultPolicy: "allow", ApprovalTimeoutSeconds: 600}, Disclosure: ToolDisclosure{Mode: "progressive"}},
 		Session: Session{
 			Scope: "per-sender", DmScope: "main", GroupScope: "per-group", MainKey: "main",
 			Reset:         SessionReset{Mode: "none", AtHour: 4},
@@ -122,3 +123,12 @@ func (c Cron) IsEnabled() bool { return boolOr(c.Enabled, true) }
 
 // IsEnabled reports cron.failureAlert.enabled (default true).
 func (c CronFailureAlert) IsEnabled() bool { return boolOr(c.Enabled, true) }
+
+// IsEnabled reports browser.enabled (default true).
+func (b Browser) IsEnabled() bool { return boolOr(b.Enabled, true) }
+
+// EvaluateAllowed reports browser.evaluateEnabled (default true).
+func (b Browser) EvaluateAllowed() bool { return boolOr(b.EvaluateEnabled, true) }
+
+// IsHeadless reports browser.headless (default true).
+func (b Browser) IsHeadless() bool { return boolOr(b.Headless, true) }

@@ -31,6 +31,42 @@ type Config struct {
 	Bindings []Binding `json:"bindings"`
 	// Cron configures the scheduler that runs jobs and heartbeats. Default: enabled.
 	Cron Cron `json:"cron"`
+	// Browser configures the gateway-managed Chromium the browser tool drives. Default: enabled, headless, profile "openclaw".
+	Browser Browser `json:"browser"`
+}
+
+// Browser is the browser.* section.
+type Browser struct {
+	// Whether the browser tool may start a browser. Default true.
+	Enabled *bool `json:"enabled"`
+	// Profile used when a call names none. Default "openclaw".
+	DefaultProfile string `json:"defaultProfile"`
+	// Chromium or Chrome binary. Default "" (chromium, chromium-browser, google-chrome or google-chrome-stable on PATH).
+	ExecutablePath string `json:"executablePath"`
+	// Whether act may run JavaScript in the page (evaluate). Default true.
+	EvaluateEnabled *bool `json:"evaluateEnabled"`
+	// Run the browser without a window. Default true.
+	Headless *bool `json:"headless"`
+	// Which addresses pages may load from; private and loopback addresses are refused unless allowed here. Default: public addresses only.
+	SsrfPolicy BrowserSsrfPolicy `json:"ssrfPolicy"`
+	// Named browser profiles, each with its own user data and port, or a cdpUrl to attach to a browser elsewhere. Default {} (the default profile only).
+	Profiles map[string]BrowserProfile `json:"profiles"`
+}
+
+// BrowserSsrfPolicy is browser.ssrfPolicy.
+type BrowserSsrfPolicy struct {
+	// Let pages load from private, loopback and link-local addresses. Default false.
+	DangerouslyAllowPrivateNetwork bool `json:"dangerouslyAllowPrivateNetwork"`
+	// Host names pages may load from even when they resolve to private addresses, e.g. "intranet.example". Default [] (none).
+	AllowedHostnames []string `json:"allowedHostnames"`
+}
+
+// BrowserProfile is browser.profiles.<name>.
+type BrowserProfile struct {
+	// DevTools port of this profile's browser, 18800–18899. Default 0 (the first free one).
+	CdpPort int `json:"cdpPort" min:"0" max:"65535"`
+	// DevTools URL of a browser elsewhere to attach to (attach only: no start, stop or reset). Default "".
+	CdpURL string `json:"cdpUrl"`
 }
 
 // Cron is the cron.* section.
