@@ -109,7 +109,7 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
 			Channel: "telegram", To: "42", AccountID: "a", Mode: "announce", IncludeSkipped: true}},
 		Browser: Browser{Enabled: &no, DefaultProfile: "work", ExecutablePath: "/usr/bin/chromium", EvaluateEnabled: &no, Headless: &no,
 			SsrfPolicy: BrowserSsrfPolicy{AllowedHostnames: []string{"intranet.example"}},
-			Profiles: map[string]BrowserProfile{"work": {CdpPort: 18801}, "remote": {CdpURL: "http://10.0.0.5:9222"}}},
+			Profiles:   map[string]BrowserProfile{"work": {CdpPort: 18801}, "remote": {CdpURL: "http://10.0.0.5:9222"}}},
 	}
 	if !reflect.DeepEqual(snap.Config, want) {
 		t.Errorf("config =\n%+v\nwant\n%+v", snap.Config, want)
