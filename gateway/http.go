@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/webchat"
+	"github.com/openclaw-go/openclaw/tools/canvas"
 )
 
 // httpHandler multiplexes the gateway port: WebSocket upgrades go to the
@@ -28,6 +29,9 @@ func (s *System) httpHandler() http.Handler {
 	})
 	s.registerToolAdmin(mux)
 	mux.Handle(webchat.Prefix, webchat.New())
+	if s.canvas.host != nil {
+		mux.Handle(canvas.Prefix, s.canvasHandler())
+	}
 	if s.downloads != nil {
 		mux.HandleFunc("GET /files/{token}/{name}", s.downloads.serve)
 	}

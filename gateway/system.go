@@ -104,6 +104,7 @@ type System struct {
 	cron      *cron.Service
 	beats     heartbeats
 	alerts    failureAlerts
+	canvas    canvases
 	webhooks  webhookRouter
 	policy    *policyAdapter
 	approvals *tools.Approvals
@@ -390,6 +391,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		return err
 	}
 	defer s.procs.Close()
+	defer s.closeCanvas()
 	if s.sqlClose != nil {
 		defer s.sqlClose.Close()
 	}

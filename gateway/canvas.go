@@ -1,0 +1,220 @@
+package gateway
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/nodes"
+	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/canvas"
+	"github.com/openclaw-go/openclaw/tools/netguard"
+)
+
+// canvases holds the canvas host (the pages served under
+// /__openclaw__/canvas/) and the built-in renderer, started on first use
+// once the gateway's address is known.
+type canvases struct {
+	host *canvas.Host
+
+	mu       sync.Mutex
+	renderer *canvas.Renderer
+}
+
+// canvasTool builds the agents' canvas tool: a canvas node when one is
+// connected (or named), else the built-in headless renderer.
+func (s *System) canvasTool(workspace func(tools.Who) (string, error)) tools.Tool {
+	s.canvas.host = canvas.NewHost()
+	return canvas.Tool(canvasPicker{s}, workspace)
+}
+
+// canvasHandler serves the canvas host to this machine only: the pages
+// carry what agents put there, and the built-in renderer is local.
+func (s *System) canvasHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		ip, perr := netip.ParseAddr(host)
+		if err != nil || perr != nil || !ip.Unmap().IsLoopback() || r.Header.Get("X-Forwarded-For") != "" {
+			http.Error(w, "the canvas is served to this machine only", http.StatusForbidden)
+			return
+		}
+		s.canvas.host.ServeHTTP(w, r)
+	})
+}
+
+// localRenderer returns the built-in renderer, making it on first use.
+func (s *System) localRenderer() (*canvas.Renderer, error) {
+	s.canvas.mu.Lock()
+	defer s.canvas.mu.Unlock()
+	if s.canvas.renderer != nil {
+		return s.canvas.renderer, nil
+	}
+	tcp, ok := s.addr.(*net.TCPAddr)
+	if !ok {
+		return nil, errors.New("the gateway is not listening yet")
+	}
+	base := fmt.Sprintf("http://127.0.0.1:%d%s", tcp.Port, canvas.Prefix)
+	cfg := s.current().snap.Config.Browser
+	r, err := canvas.NewRenderer(canvas.RendererConfig{
+		BaseURL: base, Host: s.canvas.host, ExecPath: cfg.ExecutablePath,
+		CheckURL: func(u *url.URL) error { return browserPolicy(s.current().snap.Config.Browser).CheckURL(u) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.canvas.renderer = r
+	return r, nil
+}
+
+// closeCanvas stops the renderer's browser.
+func (s *System) closeCanvas() {
+	s.canvas.mu.Lock()
+	r := s.canvas.renderer
+	s.canvas.mu.Unlock()
+	if r != nil {
+		r.Close()
+	}
+}
+
+// canvasPicker chooses the canvas for a call.
+type canvasPicker struct{ s *System }
+
+// localCanvasNames name the built-in renderer.
+var localCanvasNames = []string{"local", "gateway", "headless"}
+
+func (p canvasPicker) Surface(ctx context.Context, who tools.Who, node string) (canvas.Surface, error) {
+	session := who.SessionKey
+	if session == "" {
+		session = canvas.DefaultSession
+	}
+	local := func() (canvas.Surface, error) {
+		r, err := p.s.localRenderer()
+		if err != nil {
+			return nil, err
+		}
+		return r.Surface(session), nil
+	}
+	if slices.Contains(localCanvasNames, strings.ToLower(node)) || p.s.nodes == nil {
+		if node != "" && !slices.Contains(localCanvasNames, strings.ToLower(node)) {
+			return nil, fmt.Errorf("node %q: the node registry is not running", node)
+		}
+		return local()
+	}
+	var canvasNodes []nodes.Node
+	for _, n := range p.s.nodes.List(ctx) {
+		if n.Connected && slices.Contains(n.Caps, "canvas") {
+			canvasNodes = append(canvasNodes, n)
+		}
+	}
+	if node == "" {
+		if len(canvasNodes) == 1 {
+			return nodeCanvas{s: p.s, id: canvasNodes[0].NodeID}, nil
+		}
+		return local()
+	}
+	for _, n := range p.s.nodes.List(ctx) {
+		if n.NodeID == node || strings.EqualFold(n.DisplayName, node) {
+			if !n.Connected {
+				return nil, fmt.Errorf("node %q is not connected", node)
+			}
+			if !slices.ContainsFunc(n.Commands, func(c string) bool { return strings.HasPrefix(c, "canvas.") }) {
+				return nil, fmt.Errorf("node %q has no canvas commands (it declares %s)", node, strings.Join(n.Commands, ", "))
+			}
+			return nodeCanvas{s: p.s, id: n.NodeID}, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown node %q (use openclaw nodes status to list them, or node \"local\" for the built-in canvas)", node)
+}
+
+// nodeCanvas is a paired node's canvas, driven with node.invoke as
+// OpenClaw's node apps serve it.
+type nodeCanvas struct {
+	s  *System
+	id string
+}
+
+const nodeCanvasTimeout = 30 * time.Second
+
+func (n nodeCanvas) invoke(ctx context.Context, command string, params any) (json.RawMessage, error) {
+	return n.s.nodes.Invoke(ctx, n.id, command, params, nodeCanvasTimeout)
+}
+
+func (n nodeCanvas) Present(ctx context.Context, u string) error {
+	params := map[string]any{}
+	if u != "" {
+		params["url"] = u
+	}
+	_, err := n.invoke(ctx, "canvas.present", params)
+	return err
+}
+
+func (n nodeCanvas) Hide(ctx context.Context) error {
+	_, err := n.invoke(ctx, "canvas.hide", map[string]any{})
+	return err
+}
+
+func (n nodeCanvas) Navigate(ctx context.Context, u string) error {
+	_, err := n.invoke(ctx, "canvas.navigate", map[string]any{"url": u})
+	return err
+}
+
+func (n nodeCanvas) Eval(ctx context.Context, js string) (json.RawMessage, error) {
+	out, err := n.invoke(ctx, "canvas.eval", map[string]any{"javaScript": js})
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(out, &r) == nil && len(r.Result) > 0 {
+		return r.Result, nil
+	}
+	return out, nil
+}
+
+func (n nodeCanvas) Snapshot(ctx context.Context) ([]byte, error) {
+	out, err := n.invoke(ctx, "canvas.snapshot", map[string]any{"format": "png"})
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Base64 string `json:"base64"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil || r.Base64 == "" {
+		return nil, fmt.Errorf("node %s sent no snapshot image", n.id)
+	}
+	return base64.StdEncoding.DecodeString(r.Base64)
+}
+
+func (n nodeCanvas) A2UIPush(ctx context.Context, jsonl string) error {
+	_, err := n.invoke(ctx, "canvas.a2ui.pushJSONL", map[string]any{"jsonl": jsonl})
+	return err
+}
+
+func (n nodeCanvas) A2UIReset(ctx context.Context) error {
+	_, err := n.invoke(ctx, "canvas.a2ui.reset", map[string]any{})
+	return err
+}
+
+// browserPolicy is the SSRF policy pages may load under, from
+// browser.ssrfPolicy: public addresses only unless the config allows
+// more.
+func browserPolicy(b config.Browser) netguard.Policy {
+	var p netguard.Policy
+	if b.SsrfPolicy.DangerouslyAllowPrivateNetwork {
+		p.Allow = []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")}
+	}
+	p.AllowHosts = b.SsrfPolicy.AllowedHostnames
+	return p
+}
