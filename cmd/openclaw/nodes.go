@@ -25,6 +25,7 @@ var nodesSubcommands = map[string]func(ctx context.Context, a *app, args []strin
 	"pending":  runNodesPending,
 	"approve":  runNodesRequest("approve"),
 	"reject":   runNodesRequest("reject"),
+	"canvas":   runNodesCanvas,
 }
 
 // runNodes serves `openclaw nodes status|list|describe|rename|invoke|pending|approve|reject`.
