@@ -15,11 +15,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/nodes"
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/canvas"
-	"github.com/openclaw-go/openclaw/tools/netguard"
 )
 
 // canvases holds the canvas host (the pages served under
@@ -205,16 +203,4 @@ func (n nodeCanvas) A2UIPush(ctx context.Context, jsonl string) error {
 func (n nodeCanvas) A2UIReset(ctx context.Context) error {
 	_, err := n.invoke(ctx, "canvas.a2ui.reset", map[string]any{})
 	return err
-}
-
-// browserPolicy is the SSRF policy pages may load under, from
-// browser.ssrfPolicy: public addresses only unless the config allows
-// more.
-func browserPolicy(b config.Browser) netguard.Policy {
-	var p netguard.Policy
-	if b.SsrfPolicy.DangerouslyAllowPrivateNetwork {
-		p.Allow = []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")}
-	}
-	p.AllowHosts = b.SsrfPolicy.AllowedHostnames
-	return p
 }

@@ -35,6 +35,7 @@ import (
 	"github.com/openclaw-go/openclaw/nodes"
 	"github.com/openclaw-go/openclaw/policy"
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/browser"
 	"github.com/openclaw-go/openclaw/tools/memory"
 	"github.com/openclaw-go/openclaw/tools/shell"
 )
@@ -105,6 +106,7 @@ type System struct {
 	beats     heartbeats
 	alerts    failureAlerts
 	canvas    canvases
+	browser   *browser.Manager
 	webhooks  webhookRouter
 	policy    *policyAdapter
 	approvals *tools.Approvals
@@ -392,6 +394,11 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	}
 	defer s.procs.Close()
 	defer s.closeCanvas()
+	defer func() {
+		if s.browser != nil {
+			s.browser.Close()
+		}
+	}()
 	if s.sqlClose != nil {
 		defer s.sqlClose.Close()
 	}

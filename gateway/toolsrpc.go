@@ -62,6 +62,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	builtins = append(builtins, s.nodesTool(workspace))
 	builtins = append(builtins, s.automationsTool())
 	builtins = append(builtins, s.canvasTool(workspace))
+	builtins = append(builtins, s.browserTool(workspace))
 	if err := reg.Register(append(s.agents.SessionTools(), builtins...)...); err != nil {
 		return fmt.Errorf("register tools: %w", err)
 	}

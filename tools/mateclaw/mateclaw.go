@@ -25,6 +25,7 @@ var Aliases = map[string]string{
 	"ShellExecuteTool":  "exec",
 	"WebSearchTool":     "web_search",
 	"DelegateAgentTool": "delegateToAgent",
+	"BrowserUseTool":    "browser",
 }
 
 // DateTimeArgs are DateTimeTool's arguments.

@@ -1,0 +1,42 @@
+package gateway
+
+import (
+	"net/netip"
+
+	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/browser"
+	"github.com/openclaw-go/openclaw/tools/netguard"
+)
+
+// browserTool builds the agents' browser tool over a manager of
+// gateway-managed Chromium profiles, configured from browser.*.
+func (s *System) browserTool(workspace func(tools.Who) (string, error)) tools.Tool {
+	cfg := s.current().snap.Config.Browser
+	profiles := map[string]browser.Profile{}
+	for name, p := range cfg.Profiles {
+		profiles[name] = browser.Profile{Name: name, CDPPort: p.CdpPort, CDPURL: p.CdpURL}
+	}
+	live := func() config.Browser { return s.current().snap.Config.Browser }
+	s.browser = browser.NewManager(browser.Config{
+		Workspace: workspace, StateDir: s.opts.StateDir, ExecPath: cfg.ExecutablePath,
+		Policy:          func() netguard.Policy { return browserPolicy(live()) },
+		Enabled:         func() bool { return live().IsEnabled() },
+		EvaluateEnabled: func() bool { return live().EvaluateAllowed() },
+		DefaultProfile:  cfg.DefaultProfile, Profiles: profiles,
+		Log: s.log.With("component", "browser"),
+	})
+	return s.browser.Tool()
+}
+
+// browserPolicy is the SSRF policy pages may load under, from
+// browser.ssrfPolicy: public addresses only unless the config allows
+// more.
+func browserPolicy(b config.Browser) netguard.Policy {
+	var p netguard.Policy
+	if b.SsrfPolicy.DangerouslyAllowPrivateNetwork {
+		p.Allow = []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")}
+	}
+	p.AllowHosts = b.SsrfPolicy.AllowedHostnames
+	return p
+}

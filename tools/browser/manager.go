@@ -1,0 +1,202 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/netguard"
+)
+
+// Config configures the browser tool (the browser.* keys).
+type Config struct {
+	// Workspace maps a caller to its workspace directory, where
+	// screenshots, PDFs and downloads are saved and uploads are read.
+	Workspace func(tools.Who) (string, error)
+	// StateDir holds browser/profiles.json and each local profile's
+	// user-data dir, browser/<profile>.
+	StateDir string
+	// ExecPath is the Chromium binary (browser.executablePath). Default:
+	// chromium, chromium-browser, google-chrome or google-chrome-stable
+	// from PATH.
+	ExecPath string
+	// Policy says which internal addresses pages may reach
+	// (browser.ssrfPolicy). Default: none.
+	Policy func() netguard.Policy
+	// Enabled turns the tool off when it returns false (browser.enabled).
+	// Default: on.
+	Enabled func() bool
+	// EvaluateEnabled allows act kind=evaluate (browser.evaluateEnabled).
+	// Default: allowed.
+	EvaluateEnabled func() bool
+	// DefaultProfile is used when a call names none
+	// (browser.defaultProfile). Default: "openclaw".
+	DefaultProfile string
+	// Profiles are profiles from the operator's config
+	// (browser.profiles.<name>); keys are names. They are listed beside the
+	// saved ones and cannot be deleted by the tool.
+	Profiles map[string]Profile
+	// Log receives start, stop and guard events. Default: discarded.
+	Log *slog.Logger
+}
+
+// DefaultProfileName is the profile used when none is configured.
+const DefaultProfileName = "openclaw"
+
+// Manager owns the running browsers, one per profile.
+type Manager struct {
+	cfg Config
+	log *slog.Logger
+	now func() time.Time
+
+	mu       sync.Mutex
+	browsers map[string]*instance
+	closed   bool
+}
+
+// NewManager makes a Manager; no browser starts until a call needs one.
+func NewManager(cfg Config) *Manager {
+	if cfg.DefaultProfile == "" {
+		cfg.DefaultProfile = DefaultProfileName
+	}
+	if cfg.Policy == nil {
+		cfg.Policy = func() netguard.Policy { return netguard.Policy{} }
+	}
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Manager{
+		cfg:      cfg,
+		log:      log.With("component", "browser"),
+		now:      time.Now,
+		browsers: map[string]*instance{},
+	}
+}
+
+// Close stops every browser. Calls after Close fail.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	m.closed = true
+	list := m.browsers
+	m.browsers = map[string]*instance{}
+	m.mu.Unlock()
+	var errs []error
+	for _, b := range list {
+		errs = append(errs, b.stop())
+	}
+	return errors.Join(errs...)
+}
+
+// running returns the profile's browser if it runs.
+func (m *Manager) running(name string) *instance {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b := m.browsers[name]
+	if b != nil && b.dead() {
+		delete(m.browsers, name)
+		return nil
+	}
+	return b
+}
+
+// ensure returns the profile's browser, starting it (or attaching, for a
+// remote profile) when it does not run.
+func (m *Manager) ensure(ctx context.Context, name string) (*instance, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, errors.New("browser manager is closed")
+	}
+	if b := m.browsers[name]; b != nil {
+		if !b.dead() {
+			return b, nil
+		}
+		b.stop()
+		delete(m.browsers, name)
+	}
+	p, err := m.profile(name)
+	if err != nil {
+		return nil, err
+	}
+	if !p.Remote() && p.CDPPort == 0 {
+		// The implicit default profile takes a port at each start; the
+		// ports of saved profiles stay theirs.
+		list, _ := m.profiles()
+		used := usedPorts(list)
+		for _, b := range m.browsers {
+			used[b.port] = true
+		}
+		if p.CDPPort, err = freePort(used); err != nil {
+			return nil, err
+		}
+	}
+	b, err := m.start(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	m.browsers[name] = b
+	return b, nil
+}
+
+// stopProfile stops the profile's browser if it runs; it reports whether
+// one did.
+func (m *Manager) stopProfile(name string) (bool, error) {
+	m.mu.Lock()
+	b := m.browsers[name]
+	delete(m.browsers, name)
+	m.mu.Unlock()
+	if b == nil {
+		return false, nil
+	}
+	return true, b.stop()
+}
+
+func (m *Manager) execPath() (string, error) {
+	if m.cfg.ExecPath != "" {
+		return m.cfg.ExecPath, nil
+	}
+	return FindChromium()
+}
+
+// FindChromium looks for a Chromium or Chrome binary on PATH.
+func FindChromium() (string, error) {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("no Chromium found on PATH (install chromium or set browser.executablePath)")
+}
+
+func (m *Manager) evaluateEnabled() bool {
+	return m.cfg.EvaluateEnabled == nil || m.cfg.EvaluateEnabled()
+}
+
+func (m *Manager) enabled() bool {
+	return m.cfg.Enabled == nil || m.cfg.Enabled()
+}
+
+// workspace returns the caller's workspace directory, created if need be.
+func (m *Manager) workspace(who tools.Who) (string, error) {
+	if m.cfg.Workspace == nil {
+		return "", errors.New("no workspace configured for the browser tool")
+	}
+	dir, err := m.cfg.Workspace(who)
+	if err != nil {
+		return "", err
+	}
+	if dir == "" {
+		return "", errors.New("no workspace directory for this agent")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("workspace: %w", err)
+	}
+	return dir, nil
+}

@@ -1,0 +1,11 @@
+//go:build !unix
+
+package browser
+
+import "os/exec"
+
+func setProcessGroup(*exec.Cmd) {}
+
+func killProcessGroup(cmd *exec.Cmd) { cmd.Process.Kill() }
+
+func terminateProcess(cmd *exec.Cmd) { cmd.Process.Kill() }

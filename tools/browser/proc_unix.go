@@ -1,0 +1,24 @@
+//go:build unix
+
+package browser
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// setProcessGroup puts Chromium in a group of its own so that kill
+// reaches its zygote and renderer children too.
+func setProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+func killProcessGroup(cmd *exec.Cmd) {
+	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		cmd.Process.Kill()
+	}
+}
+
+func terminateProcess(cmd *exec.Cmd) {
+	cmd.Process.Signal(syscall.SIGTERM)
+}
