@@ -100,7 +100,10 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 			}); err != nil {
 				return failed(res, fmt.Errorf("save tool result: %w", err))
 			}
-			msgs = append(msgs, providers.Message{Role: providers.RoleTool, Text: r.Text, ToolCallID: call.ID, ToolName: call.Name, IsError: r.IsError})
+			// Pictures reach the model for this turn only; the transcript
+			// keeps the text, which names the file.
+			msgs = append(msgs, providers.Message{Role: providers.RoleTool, Text: r.Text, ToolCallID: call.ID, ToolName: call.Name,
+				IsError: r.IsError, Images: r.Images})
 		}
 		if ctx.Err() != nil {
 			return failedCtx(ctx, res, ctx.Err())

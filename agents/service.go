@@ -28,6 +28,7 @@ type ToolRunner interface {
 type ToolResult struct {
 	Text    string
 	IsError bool
+	Images  []providers.Image // shown to the model beside the text
 }
 
 // Turn identifies the run a tool call belongs to.

@@ -59,7 +59,11 @@ func (r *RegistryTools) Run(ctx context.Context, t *Turn, call providers.ToolCal
 		return ToolResult{Text: fmt.Sprintf("%s is an extension tool: call enable_tool with {\"toolName\": %q} first", call.Name, call.Name), IsError: true}
 	}
 	res := r.Runner.Run(ctx, tools.Call{ID: call.ID, Name: call.Name, Args: call.Arguments, Who: whoOf(t)})
-	return ToolResult{Text: res.Text, IsError: res.IsError}
+	out := ToolResult{Text: res.Text, IsError: res.IsError}
+	for _, img := range res.Images {
+		out.Images = append(out.Images, providers.Image{MediaType: img.MediaType, Data: img.Data})
+	}
+	return out
 }
 
 // SessionTools returns the agent-to-agent tools as registry tools, for

@@ -173,6 +173,19 @@ func TestBrowserInATurn(t *testing.T) {
 	if !strings.Contains(results["b2"], "[ref="+email+"]") || !strings.Contains(results["b5"], "MEDIA:") {
 		t.Fatalf("tool results the model saw: %v", results)
 	}
+	// The screenshot itself came along (OpenAI's API takes pictures from
+	// a user message after the results).
+	var pictures int
+	for _, m := range reqs[len(reqs)-1].Messages {
+		for _, img := range m.Images {
+			if m.Role == "user" && bytes.HasPrefix(img.Data, []byte("\x89PNG")) {
+				pictures++
+			}
+		}
+	}
+	if pictures != 1 {
+		t.Fatalf("the model saw %d screenshots, want 1", pictures)
+	}
 	if fmt.Sprint(final["status"]) != "ok" {
 		t.Fatalf("turn: %v", final)
 	}

@@ -81,11 +81,23 @@ type Call struct {
 	Who  Who
 }
 
-// Result is what a call gave back. Text is what the model reads.
+// Result is what a call gave back. Text is what the model reads; Images
+// (a screenshot, a canvas snapshot) are shown to it beside the text.
 type Result struct {
 	Text    string
 	IsError bool
+	Images  []Image
 }
+
+// Image is a picture in a tool result, sent inline to the model.
+type Image struct {
+	MediaType string // image/png, image/jpeg, image/gif or image/webp
+	Data      []byte
+}
+
+// MaxResultImageBytes is the largest picture a result carries to the
+// model; models refuse bigger ones (the file stays on disk either way).
+const MaxResultImageBytes = 5 << 20
 
 // Tool is one callable tool. Call must honour ctx (the Runner cancels it
 // at the tool's timeout) and may be called concurrently. An error it

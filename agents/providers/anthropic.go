@@ -266,6 +266,12 @@ func toolResult(m Message) anthropic.ContentBlockParamUnion {
 	if m.Text != "" {
 		b.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: m.Text}}}
 	}
+	for _, img := range m.Images {
+		b.Content = append(b.Content, anthropic.ToolResultBlockParamContentUnion{OfImage: &anthropic.ImageBlockParam{
+			Source: anthropic.ImageBlockParamSourceUnion{OfBase64: &anthropic.Base64ImageSourceParam{
+				MediaType: anthropic.Base64ImageSourceMediaType(img.MediaType), Data: base64.StdEncoding.EncodeToString(img.Data)}},
+		}})
+	}
 	if m.IsError {
 		b.IsError = anthropic.Bool(true)
 	}

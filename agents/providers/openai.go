@@ -167,7 +167,20 @@ func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 	if req.System != "" {
 		msgs = append(msgs, openai.SystemMessage(req.System))
 	}
+	// Tool results' pictures wait for the end of the step's results: the
+	// chat API takes images from users only, and tool messages must
+	// follow their assistant turn unbroken.
+	var shown Message
+	flush := func() {
+		if len(shown.Images) > 0 {
+			msgs = append(msgs, openAIUser(shown))
+		}
+		shown = Message{Role: RoleUser}
+	}
 	for i, m := range req.Messages {
+		if m.Role != RoleTool {
+			flush()
+		}
 		switch m.Role {
 		case RoleUser:
 			msgs = append(msgs, openAIUser(m))
@@ -178,10 +191,18 @@ func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 				return openai.ChatCompletionNewParams{}, fmt.Errorf("message %d: tool result without a call id", i)
 			}
 			msgs = append(msgs, openai.ToolMessage(m.Text, m.ToolCallID))
+			if len(m.Images) > 0 {
+				if shown.Text == "" {
+					shown.Text = "Pictures from the tool results above:"
+				}
+				shown.Text += fmt.Sprintf(" %s (%s)", m.ToolName, m.ToolCallID)
+				shown.Images = append(shown.Images, m.Images...)
+			}
 		default:
 			return openai.ChatCompletionNewParams{}, fmt.Errorf("message %d: unknown role %q", i, m.Role)
 		}
 	}
+	flush()
 
 	params := openai.ChatCompletionNewParams{
 		Model:         req.Model,

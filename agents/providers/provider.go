@@ -35,8 +35,10 @@ type Message struct {
 	ToolName   string `json:"toolName,omitempty"`
 	// IsError marks a tool result that is an error.
 	IsError bool `json:"isError,omitempty"`
-	// Images go with a RoleUser message, after its text; other roles
-	// carry none.
+	// Images go with a RoleUser message, after its text, or with a
+	// RoleTool message (a screenshot): Anthropic takes them inside the
+	// tool result, OpenAI's chat API only from a user, so there they
+	// follow the step's tool results as one user message.
 	Images []Image `json:"images,omitempty"`
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/openclaw-go/openclaw/tools"
 )
 
 // maxUploadFiles bounds one upload.
@@ -27,8 +28,7 @@ const maxUploadFiles = 20
 var shotSeq atomic.Int64
 
 // screenshot captures the viewport, the whole page, or one ref's element
-// as PNG. Image blocks in tool results are not part of the tool contract
-// yet, so the picture reaches the model only as a MEDIA: path.
+// as PNG.
 func (t *tab) screenshot(ctx context.Context, fullPage bool, ref string) ([]byte, error) {
 	cctx, cancel := t.bound(ctx, 30*time.Second)
 	defer cancel()
@@ -240,4 +240,13 @@ func (t *tab) uploadByChooser(ctx context.Context, files []string, clickRef stri
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
+}
+
+// resultImage shows the model a PNG beside the MEDIA: path when it is
+// small enough for the model APIs to take.
+func resultImage(png []byte) []tools.Image {
+	if len(png) > tools.MaxResultImageBytes {
+		return nil
+	}
+	return []tools.Image{{MediaType: "image/png", Data: png}}
 }

@@ -216,7 +216,7 @@ func (m *Manager) call(ctx context.Context, c tools.Call, a Args) (tools.Result,
 		}
 		w, h := pngSize(data)
 		meta, _ := json.Marshal(map[string]any{"path": rel, "width": w, "height": h, "bytes": len(data)})
-		return tools.Result{Text: fmt.Sprintf("%s\nMEDIA:%s", meta, abs)}, nil
+		return tools.Result{Text: fmt.Sprintf("%s\nMEDIA:%s", meta, abs), Images: resultImage(data)}, nil
 	case "pdf":
 		if wsErr != nil {
 			return tools.Result{}, wsErr

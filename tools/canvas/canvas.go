@@ -189,7 +189,12 @@ func (t *tool) snapshot(ctx context.Context, who tools.Who, s Surface) (tools.Re
 		return tools.Result{}, fmt.Errorf("snapshot: save: %w", err)
 	}
 	meta, _ := json.Marshal(map[string]any{"path": rel, "bytes": len(png), "format": "png"})
-	return tools.Result{Text: fmt.Sprintf("%s\nMEDIA:%s", meta, filepath.Join(dir, filepath.FromSlash(rel)))}, nil
+	res := tools.Result{Text: fmt.Sprintf("%s\nMEDIA:%s", meta, filepath.Join(dir, filepath.FromSlash(rel)))}
+	if len(png) <= tools.MaxResultImageBytes {
+		// The model sees the picture too, beside the path.
+		res.Images = []tools.Image{{MediaType: "image/png", Data: png}}
+	}
+	return res, nil
 }
 
 // saveNumbered writes data to sub/snap-<n>.png under dir with the first

@@ -69,7 +69,9 @@ func anthropicContent(raw json.RawMessage) ([]Block, string, []Image) {
 		}
 		blk := Block{Type: b.Type, Text: b.Text, ID: b.ID, Name: b.Name, Input: b.Input, ToolUseID: b.ToolUseID, IsError: b.IsError}
 		if b.Type == "tool_result" && len(b.Content) > 0 {
-			_, blk.Text = anthropicBlocks(b.Content)
+			var shown []Image
+			_, blk.Text, shown = anthropicContent(b.Content)
+			imgs = append(imgs, shown...)
 		}
 		if b.Type == "text" {
 			text = append(text, b.Text)
