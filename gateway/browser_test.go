@@ -148,10 +148,12 @@ func TestBrowserInATurn(t *testing.T) {
 	tc := func(id, args string) fakemodel.Reply {
 		return fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: id, Name: "browser", Arguments: args}}}
 	}
+	// The model writes some calls in OpenClaw's own argument shape
+	// (targetUrl, act fields nested in request).
 	model.Script(
-		tc("b1", fmt.Sprintf(`{"action":"open","url":%q}`, site.pageURL())),
+		tc("b1", fmt.Sprintf(`{"action":"open","targetUrl":%q}`, site.pageURL())),
 		tc("b2", `{"action":"snapshot","interactive":true}`),
-		tc("b3", fmt.Sprintf(`{"action":"act","kind":"type","ref":%q,"text":"grace@example.com"}`, email)),
+		tc("b3", fmt.Sprintf(`{"action":"act","request":{"kind":"type","ref":%q,"text":"grace@example.com"}}`, email)),
 		tc("b4", fmt.Sprintf(`{"action":"act","kind":"click","ref":%q}`, submit)),
 		tc("b5", `{"action":"screenshot"}`),
 		fakemodel.Reply{Text: "Signed up."},

@@ -334,6 +334,13 @@ func TestPage(t *testing.T) {
 		if !strings.Contains(again, "clicked 1") {
 			t.Fatalf("click did not change the page:\n%s", again)
 		}
+		// The numbered form of OpenClaw's "ai" snapshots names the same
+		// element, and act fields may come nested in request.
+		numbered := strings.TrimPrefix(refOf(t, again, `button "Increment"`), "e")
+		h.call(t, map[string]any{"action": "act", "request": map[string]any{"kind": "click", "ref": numbered}})
+		if again := h.call(t, map[string]any{"action": "snapshot", "selector": "#side"}); !strings.Contains(again, "clicked 2") {
+			t.Fatalf("a numbered ref did not click:\n%s", again)
+		}
 	})
 
 	t.Run("type fill select submit", func(t *testing.T) {

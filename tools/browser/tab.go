@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -186,6 +187,11 @@ func (t *tab) ref(ref string) (cdp.BackendNodeID, error) {
 	ref = strings.TrimPrefix(strings.TrimSpace(ref), "ref=")
 	if ref == "" {
 		return 0, fmt.Errorf("a ref is needed (take a snapshot; refs look like e12)")
+	}
+	if _, err := strconv.Atoi(ref); err == nil {
+		// OpenClaw's "ai" snapshots number their refs (12); ours are the
+		// same numbers with an e.
+		ref = "e" + ref
 	}
 	t.mu.Lock()
 	id, ok := t.refs[ref]

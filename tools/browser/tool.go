@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -66,6 +67,81 @@ type Args struct {
 
 	Name   string `json:"name,omitempty" jsonschema:"description=create-profile, delete-profile, reset-profile: profile name (lowercase letters, digits, hyphens)"`
 	CDPURL string `json:"cdpUrl,omitempty" jsonschema:"description=create-profile: DevTools URL of a remote browser to attach to"`
+
+	// OpenClaw's names for the same things, so models that learned its
+	// schema are understood.
+	TargetURL      string      `json:"targetUrl,omitempty" jsonschema:"description=Same as url"`
+	Request        *ActRequest `json:"request,omitempty" jsonschema:"description=act: the act fields (kind, ref, text...) as one object; same as giving them at the top level"`
+	SnapshotFormat string      `json:"snapshotFormat,omitempty" jsonschema:"enum=aria,enum=ai,description=snapshot: both give the role view with e-refs here"`
+	Refs           string      `json:"refs,omitempty" jsonschema:"enum=role,enum=aria,description=snapshot: refs are role refs (e12) here"`
+	Mode           string      `json:"mode,omitempty" jsonschema:"enum=efficient,description=snapshot: efficient = interactive and compact"`
+	Query          string      `json:"query,omitempty" jsonschema:"description=snapshot: keep only lines containing all these words (case-insensitive)"`
+	Target         string      `json:"target,omitempty" jsonschema:"enum=host,description=Where the browser runs: the gateway's host only"`
+	Node           string      `json:"node,omitempty" jsonschema:"description=Browser nodes are not supported; leave empty"`
+	Modifiers      []string    `json:"modifiers,omitempty" jsonschema:"description=act click/press: modifier keys are not supported yet; leave empty"`
+}
+
+// ActRequest is act's fields as OpenClaw nests them under request. Its
+// own type (not Args) keeps the schema finite.
+type ActRequest struct {
+	Kind        string   `json:"kind,omitempty" jsonschema:"enum=click,enum=type,enum=press,enum=hover,enum=drag,enum=select,enum=fill,enum=resize,enum=wait,enum=evaluate"`
+	TargetID    string   `json:"targetId,omitempty"`
+	Ref         string   `json:"ref,omitempty"`
+	Text        string   `json:"text,omitempty"`
+	TextGone    string   `json:"textGone,omitempty"`
+	Submit      bool     `json:"submit,omitempty"`
+	DoubleClick bool     `json:"doubleClick,omitempty"`
+	Button      string   `json:"button,omitempty"`
+	Key         string   `json:"key,omitempty"`
+	StartRef    string   `json:"startRef,omitempty"`
+	EndRef      string   `json:"endRef,omitempty"`
+	Values      []string `json:"values,omitempty"`
+	Fields      []Field  `json:"fields,omitempty"`
+	Width       int      `json:"width,omitempty"`
+	Height      int      `json:"height,omitempty"`
+	TimeMs      int      `json:"timeMs,omitempty"`
+	TimeoutMs   int      `json:"timeoutMs,omitempty"`
+	Selector    string   `json:"selector,omitempty"`
+	Fn          string   `json:"fn,omitempty"`
+	Modifiers   []string `json:"modifiers,omitempty"`
+}
+
+// normalize folds OpenClaw's argument names into ours.
+func (a *Args) normalize() error {
+	if a.URL == "" {
+		a.URL = a.TargetURL
+	}
+	if r := a.Request; r != nil {
+		// act's fields may come nested in request; nested ones win.
+		*a = mergeArgs(*a, Args{Kind: r.Kind, TargetID: r.TargetID, Ref: r.Ref, Text: r.Text, TextGone: r.TextGone,
+			Submit: r.Submit, DoubleClick: r.DoubleClick, Button: r.Button, Key: r.Key, StartRef: r.StartRef,
+			EndRef: r.EndRef, Values: r.Values, Fields: r.Fields, Width: r.Width, Height: r.Height, TimeMs: r.TimeMs,
+			TimeoutMs: r.TimeoutMs, Selector: r.Selector, Fn: r.Fn, Modifiers: r.Modifiers})
+	}
+	if a.Mode == "efficient" {
+		a.Interactive, a.Compact = true, true
+	}
+	if a.Target != "" && a.Target != "host" {
+		return fmt.Errorf("target %q: this gateway's browser runs on its host only", a.Target)
+	}
+	if a.Node != "" {
+		return fmt.Errorf("node %q: browser nodes are not supported; the browser runs on the gateway", a.Node)
+	}
+	if len(a.Modifiers) > 0 {
+		return errors.New("modifiers are not supported yet: press the keys one by one (act kind=press)")
+	}
+	return nil
+}
+
+// mergeArgs takes every field set in over from over, else from base.
+func mergeArgs(base, over Args) Args {
+	bv, ov := reflect.ValueOf(&base).Elem(), reflect.ValueOf(over)
+	for i := range bv.NumField() {
+		if f := ov.Field(i); !f.IsZero() {
+			bv.Field(i).Set(f)
+		}
+	}
+	return base
 }
 
 // callTimeout bounds one call of the tool.
@@ -87,6 +163,9 @@ func (m *Manager) Tool() tools.Tool {
 func (m *Manager) call(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
 	if !m.enabled() {
 		return tools.Result{}, errors.New("the browser tool is turned off (browser.enabled=false)")
+	}
+	if err := a.normalize(); err != nil {
+		return tools.Result{}, err
 	}
 	name := strings.TrimSpace(a.Profile)
 	if name == "" {
@@ -194,6 +273,9 @@ func (m *Manager) call(ctx context.Context, c tools.Call, a Args) (tools.Result,
 		text, err := t.snapshot(ctx, strings.TrimSpace(a.Selector), o)
 		if err != nil {
 			return tools.Result{}, err
+		}
+		if q := strings.Fields(strings.ToLower(a.Query)); len(q) > 0 {
+			text = queryLines(text, q)
 		}
 		return tools.Result{Text: text}, nil
 	case "act":
@@ -439,4 +521,24 @@ func orDefault(s, def string) string {
 		return s
 	}
 	return def
+}
+
+// queryLines keeps the snapshot lines holding every word of q; their refs
+// stay usable.
+func queryLines(text string, q []string) string {
+	var kept []string
+	for _, line := range strings.Split(text, "\n") {
+		l := strings.ToLower(line)
+		all := true
+		for _, w := range q {
+			all = all && strings.Contains(l, w)
+		}
+		if all {
+			kept = append(kept, line)
+		}
+	}
+	if len(kept) == 0 {
+		return fmt.Sprintf("no snapshot line matches %q", strings.Join(q, " "))
+	}
+	return strings.Join(kept, "\n")
 }
