@@ -132,3 +132,6 @@ func (b Browser) EvaluateAllowed() bool { return boolOr(b.EvaluateEnabled, true)
 
 // IsHeadless reports browser.headless (default true).
 func (b Browser) IsHeadless() bool { return boolOr(b.Headless, true) }
+
+// IsEnabled reports mcp.servers.<name>.enabled (default true).
+func (m MCPServer) IsEnabled() bool { return boolOr(m.Enabled, true) }

@@ -73,7 +73,8 @@ var notSecretSuffixes = []string{
 // password, apiKey, botToken, appToken, secret, signingSecret,
 // webhookSecret, privateKey and their relatives all match, and so does a
 // database DSN, which may carry a password.
-var secretKeyParts = []string{"password", "passwd", "secret", "apikey", "api_key", "api-key", "privatekey", "private_key", "encryptkey", "accesskey", "dsn"}
+var secretKeyParts = []string{"password", "passwd", "secret", "apikey", "api_key", "api-key", "privatekey", "private_key", "encryptkey", "accesskey", "dsn",
+	"authorization", "cookie"}
 
 // IsSecretKey reports whether a config key holds a credential: a name ending
 // in "token" (token, botToken, appToken), or containing password, secret,

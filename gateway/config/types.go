@@ -33,6 +33,48 @@ type Config struct {
 	Cron Cron `json:"cron"`
 	// Browser configures the gateway-managed Chromium the browser tool drives. Default: enabled, headless, profile "openclaw".
 	Browser Browser `json:"browser"`
+	// MCP configures the Model Context Protocol servers whose tools agents may use. Default: none.
+	MCP MCP `json:"mcp"`
+}
+
+// MCP is the mcp.* section.
+type MCP struct {
+	// MCP servers by name: a command run over stdio, or a url spoken to over streamable HTTP. Default {} (none).
+	Servers map[string]MCPServer `json:"servers"`
+}
+
+// MCPServer is mcp.servers.<name>.
+type MCPServer struct {
+	// Program to run as a stdio MCP server. Default "" (use url).
+	Command string `json:"command"`
+	// Its arguments. Default [] (none).
+	Args []string `json:"args"`
+	// Environment variables added to the gateway's for the program. Default {} (none).
+	Env map[string]string `json:"env"`
+	// Working directory of the program. Default "" (the state directory).
+	Cwd string `json:"cwd"`
+	// URL of a streamable HTTP MCP server. Default "" (use command).
+	URL string `json:"url"`
+	// HTTP headers sent to the url, e.g. Authorization. Default {} (none).
+	Headers map[string]string `json:"headers"`
+	// stdio or streamable-http; inferred from command or url when unset. Default "".
+	Transport string `json:"transport" enum:"stdio,streamable-http,http"`
+	// Whether the gateway starts this server. Default true.
+	Enabled *bool `json:"enabled"`
+	// Milliseconds to wait for the server to start and answer. Default 30000.
+	ConnectionTimeoutMs int `json:"connectionTimeoutMs" min:"0"`
+	// Milliseconds one tool call may take. Default 60000.
+	RequestTimeoutMs int `json:"requestTimeoutMs" min:"0"`
+	// Which of the server's tools agents see, by name or glob. Default: all.
+	ToolFilter MCPToolFilter `json:"toolFilter"`
+}
+
+// MCPToolFilter is mcp.servers.<name>.toolFilter.
+type MCPToolFilter struct {
+	// Only these tools (names or globs). Default [] (all).
+	Include []string `json:"include"`
+	// Not these tools (names or globs); wins over include. Default [] (none).
+	Exclude []string `json:"exclude"`
 }
 
 // Browser is the browser.* section.

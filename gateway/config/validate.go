@@ -40,6 +40,7 @@ func (d *decoder) validate(c *Config) {
 	d.validateAgents(c)
 	d.validateChannels(c)
 	d.validateBrowser(c)
+	d.validateMCP(c)
 	if g.Mode == "remote" && g.Remote.URL == "" && g.Remote.Transport != "ssh" {
 		n, path := d.where("gateway.remote.url", "gateway.remote", "gateway.mode")
 		d.warnAtPath(n, path, "gateway.mode is \"remote\" but gateway.remote.url is empty")
