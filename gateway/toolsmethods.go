@@ -21,6 +21,9 @@ func (s *System) registerToolMethods() {
 	s.srv.HandleFunc("tools.effective", s.handleToolsEffective)
 	s.srv.HandleFunc("tools.invoke", s.handleToolsInvoke)
 	s.srv.Handle("tools.explain", rpc.Route{Scope: protocol.ScopeRead, Handler: s.handleToolsExplain})
+	// tools.schemas (ours) lists the caller's allowed tools with their
+	// JSON schemas: what `openclaw mcp serve` offers MCP clients.
+	s.srv.Handle("tools.schemas", rpc.Route{Scope: protocol.ScopeRead, Handler: s.handleToolsSchemas})
 }
 
 // callerParams select whose view of the tools to show.
@@ -212,4 +215,24 @@ func (s *System) handleToolsInvoke(ctx context.Context, req *rpc.Request) (any, 
 		out["error"] = map[string]any{"code": "TOOL_ERROR", "message": res.Text}
 	}
 	return out, nil
+}
+
+func (s *System) handleToolsSchemas(ctx context.Context, req *rpc.Request) (any, error) {
+	_, who, d, err := s.callerDecision(req)
+	if err != nil {
+		return nil, err
+	}
+	out := []any{}
+	for _, spec := range s.tools.Registry.Specs() {
+		if td := d.Tools[spec.Name]; !td.Allowed {
+			continue
+		}
+		params := spec.Parameters
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object"}`)
+		}
+		out = append(out, map[string]any{"name": spec.Name, "description": spec.Description, "parameters": params,
+			"source": spec.Source, "tier": spec.Tier})
+	}
+	return map[string]any{"agentId": who.AgentID, "tools": out}, nil
 }

@@ -48,3 +48,6 @@ func (d *decoder) validateMCP(c *Config) {
 		}
 	}
 }
+
+// ValidMCPServerName reports whether name can name an MCP server.
+func ValidMCPServerName(name string) bool { return mcpServerName.MatchString(name) }
