@@ -63,6 +63,9 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	builtins = append(builtins, s.automationsTool())
 	builtins = append(builtins, s.canvasTool(workspace))
 	builtins = append(builtins, s.browserTool(workspace))
+	if t, ok := s.llmTaskTool(); ok {
+		builtins = append(builtins, t)
+	}
 	if err := reg.Register(append(s.agents.SessionTools(), builtins...)...); err != nil {
 		return fmt.Errorf("register tools: %w", err)
 	}

@@ -135,3 +135,7 @@ func (b Browser) IsHeadless() bool { return boolOr(b.Headless, true) }
 
 // IsEnabled reports mcp.servers.<name>.enabled (default true).
 func (m MCPServer) IsEnabled() bool { return boolOr(m.Enabled, true) }
+
+// IsEnabled reports plugins.entries.<id>.enabled: optional plugins are
+// off until turned on.
+func (p PluginEntry) IsEnabled() bool { return boolOr(p.Enabled, false) }

@@ -78,7 +78,7 @@ var keyCases = []struct {
 		name: "plugin config is lenient",
 		src:  `{plugins: {entries: {telegram: {config: {newOption: 1}}}}}`,
 		warns: []string{
-			`openclaw.json:1:2: plugins: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
+			`openclaw.json:1:33: plugins.entries.telegram.config: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
 			`openclaw.json:1:42: plugins.entries.telegram.config.newOption: unknown key; OpenClaw ` + OpenClawVersion() + `'s schema for this plugin does not have it`,
 		},
 	},

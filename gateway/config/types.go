@@ -35,6 +35,28 @@ type Config struct {
 	Browser Browser `json:"browser"`
 	// MCP configures the Model Context Protocol servers whose tools agents may use. Default: none.
 	MCP MCP `json:"mcp"`
+	// Plugins turns optional plugin tools on and configures them. Default: none enabled.
+	Plugins Plugins `json:"plugins"`
+}
+
+// Plugins is the plugins.* section.
+type Plugins struct {
+	// Plugins by id, e.g. "llm-task". Default {} (optional plugins off).
+	Entries map[string]PluginEntry `json:"entries"`
+}
+
+// PluginEntry is plugins.entries.<id>.
+type PluginEntry struct {
+	// Whether the plugin's tools are registered; optional plugins such as llm-task need it. Default false.
+	Enabled *bool `json:"enabled"`
+	// What the plugin may ask of the models. Default: the agent's model only.
+	LLM PluginLLM `json:"llm"`
+}
+
+// PluginLLM is plugins.entries.<id>.llm.
+type PluginLLM struct {
+	// Whether a call may name its own model. Default false.
+	AllowModelOverride bool `json:"allowModelOverride"`
 }
 
 // MCP is the mcp.* section.
