@@ -45,6 +45,13 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 	if s.opts.PromptInjections != nil {
 		extra = strings.Join(append([]string{extra}, s.opts.PromptInjections()...), "\n\n")
 	}
+	if s.opts.SkillDirectory != nil {
+		// Only the one-line directory: a loaded skill comes back as a tool
+		// result, so the system prompt (and its cache) stays the same.
+		if dir := s.opts.SkillDirectory(agent.ID); dir != "" {
+			extra = strings.TrimSpace(extra + "\n\n" + dir)
+		}
+	}
 	system := buildSystemPrompt(agent, tools, extra)
 	history, err := s.opts.Store.Context(ctx, run.SessionID)
 	if err != nil {

@@ -58,6 +58,9 @@ type Options struct {
 	// PromptInjections, if set, returns texts to add to every system
 	// prompt (before_llm hooks).
 	PromptInjections func() []string
+	// SkillDirectory, if set, returns the agent's one-line-per-skill
+	// directory for its system prompt ("" when it has none).
+	SkillDirectory func(agentID string) string
 	// AfterLLM, if set and returning true, filters each model answer
 	// before anyone sees it (after_llm hooks); the answer is then sent
 	// whole instead of streamed.

@@ -383,6 +383,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.agents = agents.New(snap.Config, agents.Options{
 		Store: sessions.New(st.DB, s.log), Emit: s.srv, Log: s.log.With("component", "agents"), StateDir: s.opts.StateDir,
 		PromptInjections: func() []string { return s.current().hooks.Injections() },
+		SkillDirectory:   s.skillDirectory,
 		AfterLLM: func() (func(string) string, bool) {
 			h := s.current().hooks
 			return h.AfterLLM, h.HasAfterLLM()

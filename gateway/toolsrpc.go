@@ -63,6 +63,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	builtins = append(builtins, s.automationsTool())
 	builtins = append(builtins, s.canvasTool(workspace))
 	builtins = append(builtins, s.browserTool(workspace))
+	builtins = append(builtins, s.skillTools(workspace)...)
 	if t, ok := s.llmTaskTool(); ok {
 		builtins = append(builtins, t)
 	}

@@ -139,3 +139,6 @@ func (m MCPServer) IsEnabled() bool { return boolOr(m.Enabled, true) }
 // IsEnabled reports plugins.entries.<id>.enabled: optional plugins are
 // off until turned on.
 func (p PluginEntry) IsEnabled() bool { return boolOr(p.Enabled, false) }
+
+// IsEnabled reports skills.entries.<name>.enabled (default true).
+func (s SkillEntry) IsEnabled() bool { return boolOr(s.Enabled, true) }

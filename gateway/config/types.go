@@ -37,6 +37,28 @@ type Config struct {
 	MCP MCP `json:"mcp"`
 	// Plugins turns optional plugin tools on and configures them. Default: none enabled.
 	Plugins Plugins `json:"plugins"`
+	// Skills configures where skill packages (folders with a SKILL.md) are found. Default: the workspace's skills/ and <state dir>/skills.
+	Skills Skills `json:"skills"`
+}
+
+// Skills is the skills.* section.
+type Skills struct {
+	// Where skills are found besides the defaults. Default: see each key.
+	Load SkillsLoad `json:"load"`
+	// Per-skill settings by skill name. Default {} (every skill found is on).
+	Entries map[string]SkillEntry `json:"entries"`
+}
+
+// SkillsLoad is skills.load.
+type SkillsLoad struct {
+	// More folders of skill packages, after the workspace's skills/ and <state dir>/skills. Default [] (none).
+	ExtraDirs []string `json:"extraDirs"`
+}
+
+// SkillEntry is skills.entries.<name>.
+type SkillEntry struct {
+	// Whether the skill is offered to agents. Default true.
+	Enabled *bool `json:"enabled"`
 }
 
 // Plugins is the plugins.* section.

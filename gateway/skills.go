@@ -1,0 +1,112 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+	"github.com/openclaw-go/openclaw/plugins/skills"
+	"github.com/openclaw-go/openclaw/tools"
+)
+
+// skillCatalog finds an agent's skills: its workspace's skills/, then
+// <state dir>/skills, then skills.load.extraDirs, gated by what this
+// machine has and by skills.entries.<name>.enabled. It is cheap, so it
+// runs at each use and sees skills added or edited a moment ago.
+func (s *System) skillCatalog(agentID string) skills.Catalog {
+	cfg := s.current().snap.Config
+	var srcs []skills.Source
+	if ws, err := s.agents.Workspace(agentID); err == nil {
+		srcs = append(srcs, skills.Source{Dir: filepath.Join(ws, "skills"), Origin: skills.OriginWorkspace})
+	}
+	srcs = append(srcs, skills.Source{Dir: filepath.Join(s.opts.StateDir, "skills"), Origin: skills.OriginManaged})
+	for _, d := range cfg.Skills.Load.ExtraDirs {
+		srcs = append(srcs, skills.Source{Dir: d, Origin: skills.OriginExtra})
+	}
+	return skills.Discover(srcs, os.Getenv, exec.LookPath, runtime.GOOS).WithDisabled(func(name string) bool {
+		e, ok := cfg.Skills.Entries[name]
+		return ok && !e.IsEnabled()
+	})
+}
+
+// skillDirectory is the agent's skill directory for its system prompt.
+func (s *System) skillDirectory(agentID string) string {
+	return skills.Directory(s.skillCatalog(agentID), 0)
+}
+
+// skillTools builds load_skill, skill_file, skill_script and
+// skill_manage.
+func (s *System) skillTools(workspace func(tools.Who) (string, error)) []tools.Tool {
+	catalog := func(who tools.Who) skills.Catalog { return s.skillCatalog(who.AgentID) }
+	return []tools.Tool{
+		skills.LoadSkillTool(catalog),
+		skills.SkillFileTool(catalog),
+		skills.SkillScriptTool(catalog, skillRunner{s}),
+		skills.SkillManageTool(func(who tools.Who) (string, error) {
+			ws, err := workspace(who)
+			if err != nil {
+				return "", err
+			}
+			return filepath.Join(ws, "skills"), nil
+		}),
+	}
+}
+
+// skillRunner runs skill scripts as the exec tool does, through the same
+// runner: tool policy (an agent without exec cannot run scripts), Tool
+// Guard, exec approvals and the dangerous-command checks all apply. The
+// script runs from the workspace; SKILL_DIR names its own folder.
+type skillRunner struct{ s *System }
+
+func (r skillRunner) Run(ctx context.Context, who tools.Who, argv []string, dir string, env []string, timeout time.Duration) (string, string, int, error) {
+	quoted := make([]string, len(argv))
+	for i, a := range argv {
+		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	envs := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			envs[k] = v
+		}
+	}
+	secs := int(timeout / time.Second)
+	yield := int(timeout / time.Millisecond) // stay in the foreground for the whole run
+	args := map[string]any{"command": strings.Join(quoted, " "), "env": envs, "timeoutSeconds": secs, "yieldMs": yield}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return "", "", 0, fmt.Errorf("skill script arguments: %w", err)
+	}
+	res := r.s.tools.Run(ctx, tools.Call{ID: "skill-script", Name: "exec", Args: raw, Who: who})
+	if res.IsError {
+		return res.Text, "", 1, nil
+	}
+	return res.Text, "", 0, nil
+}
+
+// handleSkillsStatus answers skills.status {agentId?}: every skill found
+// for the agent, with why an unavailable one is.
+func (s *System) handleSkillsStatus(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		AgentID string `json:"agentId"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	agentID := p.AgentID
+	if agentID == "" {
+		agentID = s.current().snap.Config.DefaultAgentID()
+	}
+	out := []any{}
+	for _, e := range s.skillCatalog(agentID).All() {
+		out = append(out, map[string]any{"name": e.Name, "description": e.Description, "origin": e.Origin, "path": e.Path,
+			"available": e.Status == skills.StatusAvailable, "status": e.Status, "reason": e.Reason, "scripts": e.Scripts})
+	}
+	return map[string]any{"agentId": agentID, "skills": out}, nil
+}
