@@ -30,6 +30,9 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 	s.state.Store(next)
 	s.agents.SetConfig(snap.Config)
 	s.channels.SetConfig(snap.Config)
+	if s.mcp.mgr != nil {
+		s.syncMCP(snap.Config)
+	}
 	if s.cron != nil {
 		if err := s.syncHeartbeats(context.Background(), snap.Config); err != nil {
 			s.log.Error("heartbeats not updated from the new config", "err", err)

@@ -107,6 +107,7 @@ type System struct {
 	alerts    failureAlerts
 	canvas    canvases
 	browser   *browser.Manager
+	mcp       mcpTools
 	webhooks  webhookRouter
 	policy    *policyAdapter
 	approvals *tools.Approvals
@@ -413,6 +414,8 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	if err := s.wireCron(); err != nil {
 		return err
 	}
+	s.wireMCP()
+	defer s.mcp.mgr.Close()
 
 	host, err := s.bindHost(snap)
 	if err != nil {

@@ -74,14 +74,16 @@ type policyAdapter struct {
 type policyKey struct {
 	live               *live
 	agent, prov, model string
-	depth, tools       int
+	depth              int
+	tools              uint64 // the registry's generation
 }
 
 // decide resolves the policy for a caller over the registered tools.
 func (p *policyAdapter) decide(who tools.Who) (policy.Decision, error) {
 	l := p.s.current()
+	gen := p.s.tools.Registry.Generation()
 	specs := p.s.tools.Registry.Specs()
-	key := policyKey{l, who.AgentID, who.Provider, who.Model, who.Depth, len(specs)}
+	key := policyKey{l, who.AgentID, who.Provider, who.Model, who.Depth, gen}
 	p.mu.Lock()
 	if d, ok := p.cache[key]; ok {
 		p.mu.Unlock()

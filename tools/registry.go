@@ -14,6 +14,15 @@ type Registry struct {
 	tools    map[string]Tool
 	excluded map[string]bool
 	aliases  map[string]string // lower-case alias -> canonical name
+	gen      uint64            // bumped on every change, for caches of the tool set
+}
+
+// Generation changes whenever the set of tools does (an MCP server
+// coming or going), so a cache keyed on it never serves a stale view.
+func (r *Registry) Generation() uint64 {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.gen
 }
 
 // NewRegistry makes an empty registry.
@@ -45,6 +54,7 @@ func (r *Registry) Register(tools ...Tool) error {
 	for _, t := range tools {
 		r.tools[strings.ToLower(t.Spec().Name)] = t
 	}
+	r.gen++
 	return nil
 }
 
@@ -55,6 +65,7 @@ func (r *Registry) Unregister(names ...string) {
 	for _, n := range names {
 		delete(r.tools, strings.ToLower(n))
 	}
+	r.gen++
 }
 
 // Exclude hides tools by name without unregistering them.
@@ -64,6 +75,7 @@ func (r *Registry) Exclude(names ...string) {
 	for _, n := range names {
 		r.excluded[strings.ToLower(n)] = true
 	}
+	r.gen++
 }
 
 // Alias lets a tool be called by another name (MateClaw's names for

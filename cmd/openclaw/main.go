@@ -69,6 +69,7 @@ func init() {
 		"channels": {"show, add and remove chat channels", runChannels},
 		"message":  {"send messages, polls and reactions through a channel", runMessage},
 		"cron":     {"list, add, edit and run the gateway's scheduled jobs (alias: automations)", runCron},
+		"mcp":      {"MCP servers whose tools agents use", runMCP},
 	}
 }
 

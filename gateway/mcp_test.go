@@ -1,0 +1,86 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openclaw-go/openclaw/agents/providers/fakemodel"
+	"github.com/openclaw-go/openclaw/gateway/client"
+)
+
+// buildMCPTestServer builds the MCP test server the plugins/mcp tests use.
+func buildMCPTestServer(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "mcpserver")
+	out, err := exec.Command("go", "build", "-o", bin, "../plugins/mcp/testdata/mcpserver").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build the MCP test server: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// waitMCPTool polls tools.schemas until the tool is offered.
+func waitMCPTool(t *testing.T, c *client.Client, name string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		res := call[map[string]any](t, c, "tools.schemas", map[string]any{"agentId": "main"})
+		if strings.Contains(fmt.Sprint(res["tools"]), "name:"+name+" ") {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("MCP tool %s never appeared", name)
+}
+
+// TestMCPServerToolsInATurn: a configured stdio MCP server's tools join
+// the registry, an agent calls one in a turn, and the Tool Guard applies
+// to them like to any tool.
+func TestMCPServerToolsInATurn(t *testing.T) {
+	bin := buildMCPTestServer(t)
+	model := fakemodel.New(t)
+	_, c := startWithConfig(t, model, fmt.Sprintf(`mcp: { servers: { test: { command: %q } } },
+  tools: { disclosure: { mode: "legacy" }, guard: { rules: [{ tool: "test__boom", action: "deny" }] } },`, bin))
+	waitMCPTool(t, c, "test__echo")
+
+	st := call[map[string]any](t, c, "mcp.status", map[string]any{})
+	if s := fmt.Sprint(st["servers"]); !strings.Contains(s, "state:ready") || !strings.Contains(s, "name:test") {
+		t.Fatalf("mcp.status: %v", st)
+	}
+	res := call[map[string]any](t, c, "tools.invoke", map[string]any{"name": "test__echo", "args": map[string]any{"text": "hello mcp"}})
+	if res["ok"] != true || !strings.Contains(fmt.Sprint(res["output"]), "hello mcp") {
+		t.Fatalf("test__echo: %v", res)
+	}
+	res = call[map[string]any](t, c, "tools.invoke", map[string]any{"name": "test__boom", "args": map[string]any{}})
+	if res["ok"] == true || !strings.Contains(fmt.Sprint(res["output"]), "tool guard") {
+		t.Fatalf("a guarded MCP tool ran: %v", res)
+	}
+
+	model.Script(
+		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "m1", Name: "test__add", Arguments: `{"a":2,"b":40}`}}},
+		fakemodel.Reply{Text: "The sum is 42."},
+	)
+	var final map[string]any
+	if err := c.CallFinal(context.Background(), "agent", map[string]any{"message": "add 2 and 40", "idempotencyKey": "mcp-1"}, &final); err != nil {
+		t.Fatal(err)
+	}
+	reqs := model.Requests()
+	offered := false
+	for _, tool := range reqs[0].Tools {
+		offered = offered || tool.Name == "test__add"
+	}
+	var result string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == "tool" && m.ToolCallID == "m1" {
+			result = m.Text
+		}
+	}
+	if !offered || !strings.Contains(result, "42") {
+		t.Fatalf("offered %v, result %q", offered, result)
+	}
+}
