@@ -70,6 +70,7 @@ func init() {
 		"message":  {"send messages, polls and reactions through a channel", runMessage},
 		"cron":     {"list, add, edit and run the gateway's scheduled jobs (alias: automations)", runCron},
 		"mcp":      {"MCP servers whose tools agents use", runMCP},
+		"skills":   {"list and check the agents' skill packages", runSkills},
 	}
 }
 
