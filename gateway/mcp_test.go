@@ -84,3 +84,26 @@ func TestMCPServerToolsInATurn(t *testing.T) {
 		t.Fatalf("offered %v, result %q", offered, result)
 	}
 }
+
+// TestMCPToolsPerAgent: an agent that names some MCP tools gets only
+// those; one that names none gets them all.
+func TestMCPToolsPerAgent(t *testing.T) {
+	bin := buildMCPTestServer(t)
+	_, c := startWithConfig(t, fakemodel.New(t), fmt.Sprintf(`mcp: { servers: { test: { command: %q } } },
+  agents: { defaults: { model: "fake/echo-1" }, entries: { main: {}, narrow: { tools: { alsoAllow: ["test__echo"] } } } },`, bin))
+	waitMCPTool(t, c, "test__echo")
+	offered := func(agent string) string {
+		return fmt.Sprint(call[map[string]any](t, c, "tools.schemas", map[string]any{"agentId": agent})["tools"])
+	}
+	if all := offered("main"); !strings.Contains(all, "name:test__add ") || !strings.Contains(all, "name:test__echo ") {
+		t.Fatalf("main's MCP tools: %s", all)
+	}
+	narrow := offered("narrow")
+	if !strings.Contains(narrow, "name:test__echo ") || strings.Contains(narrow, "name:test__add ") || !strings.Contains(narrow, "name:read ") {
+		t.Fatalf("narrow's tools: %s", narrow)
+	}
+	res := call[map[string]any](t, c, "tools.invoke", map[string]any{"name": "test__add", "agentId": "narrow", "args": map[string]any{"a": 1, "b": 2}})
+	if res["ok"] == true || !strings.Contains(fmt.Sprint(res["output"]), "picked") {
+		t.Fatalf("narrow called an MCP tool it did not pick: %v", res)
+	}
+}

@@ -134,7 +134,30 @@ func (p *policyAdapter) Allowed(ctx context.Context, who tools.Who, s tools.Spec
 	if len(who.ToolsAllow) > 0 && !inToolsAllow(who.ToolsAllow, s) {
 		return false, "not in this scheduled job's toolsAllow"
 	}
+	if s.Source == tools.SourceMCP {
+		if picks := p.mcpPicks(who.AgentID); len(picks) > 0 && !inToolsAllow(picks, s) {
+			return false, "not among the MCP tools this agent picked (agents.entries." + who.AgentID + ".tools)"
+		}
+	}
 	return true, ""
+}
+
+// mcpPicks are the MCP tools an agent's own allow and alsoAllow name
+// (<server>__<tool> globs, or mcp:<server>). As MateClaw scopes MCP
+// tools per agent: an agent that names none gets every MCP tool the
+// policy allows; one that names some gets only those.
+func (p *policyAdapter) mcpPicks(agentID string) []string {
+	e, ok := p.s.current().snap.Config.Agents.Entries[agentID]
+	if !ok {
+		return nil
+	}
+	var picks []string
+	for _, entry := range append(slices.Clone(e.Tools.Allow), e.Tools.AlsoAllow...) {
+		if strings.Contains(entry, "__") || strings.HasPrefix(entry, "mcp:") {
+			picks = append(picks, entry)
+		}
+	}
+	return picks
 }
 
 // inToolsAllow matches a tool against a job's toolsAllow: names and

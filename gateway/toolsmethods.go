@@ -219,13 +219,15 @@ func (s *System) handleToolsInvoke(ctx context.Context, req *rpc.Request) (any, 
 }
 
 func (s *System) handleToolsSchemas(ctx context.Context, req *rpc.Request) (any, error) {
-	_, who, d, err := s.callerDecision(req)
+	_, who, _, err := s.callerDecision(req)
 	if err != nil {
 		return nil, err
 	}
 	out := []any{}
 	for _, spec := range s.tools.Registry.Specs() {
-		if td := d.Tools[spec.Name]; !td.Allowed {
+		// The same check a call gets: the policy chain, then this
+		// gateway's narrowing (per-agent MCP picks).
+		if ok, _ := s.policy.Allowed(ctx, who, spec); !ok {
 			continue
 		}
 		params := spec.Parameters
