@@ -108,6 +108,7 @@ type System struct {
 	canvas    canvases
 	browser   *browser.Manager
 	mcp       mcpTools
+	ext       extPlugins
 	webhooks  webhookRouter
 	policy    *policyAdapter
 	approvals *tools.Approvals
@@ -416,6 +417,8 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	}
 	s.wireMCP()
 	defer s.mcp.mgr.Close()
+	s.wireExtPlugins()
+	defer s.ext.mgr.Close()
 
 	host, err := s.bindHost(snap)
 	if err != nil {

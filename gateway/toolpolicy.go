@@ -187,14 +187,3 @@ func newHooks(cfg *config.Config) (*tools.ConfigHooks, error) {
 	}
 	return hooks, nil
 }
-
-// hooksAdapter lets the runner use the live hooks.
-type hooksAdapter struct{ s *System }
-
-func (h hooksAdapter) BeforeTool(ctx context.Context, call tools.Call) (json.RawMessage, error) {
-	return h.s.current().hooks.BeforeTool(ctx, call)
-}
-
-func (h hooksAdapter) AfterTool(ctx context.Context, call tools.Call, res tools.Result) tools.Result {
-	return h.s.current().hooks.AfterTool(ctx, call, res)
-}

@@ -87,7 +87,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		return err
 	}
 	s.tools = &tools.Runner{Registry: reg, Approver: ap, Auditor: &tools.SQLAudit{DB: st.DB, Log: s.log}, Log: s.log.With("component", "tools"),
-		Guard: guardAdapter{s}, Hooks: hooksAdapter{s}, Settings: settings}
+		Guard: guardAdapter{s}, Hooks: chainedHooks{s}, Settings: settings}
 	s.policy = &policyAdapter{s: s}
 	s.tools.Policy = s.policy
 	s.agents.UseTools(&agents.RegistryTools{Runner: s.tools, Legacy: s.current().snap.Config.Tools.Disclosure.Mode == "legacy"})

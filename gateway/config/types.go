@@ -65,11 +65,19 @@ type SkillEntry struct {
 type Plugins struct {
 	// Plugins by id, e.g. "llm-task". Default {} (optional plugins off).
 	Entries map[string]PluginEntry `json:"entries"`
+	// Where out-of-process plugins (folders with an openclaw.plugin.json) are found. Default: none.
+	Load PluginsLoad `json:"load"`
+}
+
+// PluginsLoad is plugins.load.
+type PluginsLoad struct {
+	// Folders to look for plugins in (each a plugin, or a folder of plugins). Default [] (none).
+	Paths []string `json:"paths"`
 }
 
 // PluginEntry is plugins.entries.<id>.
 type PluginEntry struct {
-	// Whether the plugin's tools are registered; optional plugins such as llm-task need it. Default false.
+	// Whether the plugin's tools are registered: optional built-in plugins such as llm-task need true; a plugin found in plugins.load.paths runs unless this is false. Default: see there.
 	Enabled *bool `json:"enabled"`
 	// What the plugin may ask of the models. Default: the agent's model only.
 	LLM PluginLLM `json:"llm"`

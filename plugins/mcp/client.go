@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openclaw-go/openclaw/plugins/stderrlog"
 	"github.com/openclaw-go/openclaw/tools"
 )
 
@@ -322,7 +323,7 @@ func (c *conn) transport() (sdk.Transport, *exec.Cmd) {
 		cmd.Env = append(cmd.Env, k+"="+c.cfg.Env[k])
 	}
 	// The server's stderr is its log; it goes to ours, attributed.
-	cmd.Stderr = &lineLog{log: c.log}
+	cmd.Stderr = stderrlog.New(c.log, "mcp server stderr")
 	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, cmd
 }
 
