@@ -56,6 +56,9 @@ func TestMCPServerToolsInATurn(t *testing.T) {
 	if res["ok"] != true || !strings.Contains(fmt.Sprint(res["output"]), "hello mcp") {
 		t.Fatalf("test__echo: %v", res)
 	}
+	if err := c.Call(context.Background(), "tools.setTier", map[string]any{"name": "test__echo", "tier": "core"}, nil); err == nil || !strings.Contains(err.Error(), "locked") {
+		t.Fatalf("an MCP tool's tier changed: %v", err)
+	}
 	res = call[map[string]any](t, c, "tools.invoke", map[string]any{"name": "test__boom", "args": map[string]any{}})
 	if res["ok"] == true || !strings.Contains(fmt.Sprint(res["output"]), "tool guard") {
 		t.Fatalf("a guarded MCP tool ran: %v", res)

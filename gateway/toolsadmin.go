@@ -98,6 +98,11 @@ func (s *System) setToolTier(ctx context.Context, name, tier string) (any, error
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "no tool %q", name)
 	}
+	if t.Spec().Source == tools.SourceMCP {
+		// As in MateClaw: MCP tools stay behind enable_tool; a server can
+		// add dozens, and each would otherwise sit in every prompt.
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "tool %q comes from an MCP server; its tier is locked to extension", name)
+	}
 	if err := s.tools.Settings.SetTier(ctx, name, tools.Tier(tier)); err != nil {
 		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "%v", err)
 	}
