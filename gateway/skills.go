@@ -37,7 +37,15 @@ func (s *System) skillCatalog(agentID string) skills.Catalog {
 }
 
 // skillDirectory is the agent's skill directory for its system prompt.
+// An agent whose policy takes load_skill away gets none (tools.deny:
+// ["load_skill"] is how skills are switched off, as MateClaw's
+// load-skill-tool.enabled does).
 func (s *System) skillDirectory(agentID string) string {
+	if t, ok := s.tools.Registry.Get("load_skill"); ok {
+		if allowed, _ := s.policy.Allowed(context.Background(), tools.Who{AgentID: agentID}, t.Spec()); !allowed {
+			return ""
+		}
+	}
 	return skills.Directory(s.skillCatalog(agentID), 0)
 }
 

@@ -121,3 +121,36 @@ func TestSkillScriptNeedsExec(t *testing.T) {
 		t.Fatalf("a script ran without exec: %v", res)
 	}
 }
+
+// TestSkillManageAsksFirst: writing a skill needs a person's approval by
+// default; a guard rule may allow it.
+func TestSkillManageAsksFirst(t *testing.T) {
+	_, c := startWithConfig(t, fakemodel.New(t), `tools: { guard: { approvalTimeoutSeconds: 1 } },`)
+	res := call[map[string]any](t, c, "tools.invoke", map[string]any{"name": "skill_manage", "sessionKey": "agent:main:main",
+		"args": map[string]any{"action": "create", "skillName": "notes", "content": "---\nname: notes\ndescription: Take notes\n---\nWrite notes.\n"}})
+	if res["ok"] == true || !strings.Contains(fmt.Sprint(res["output"]), "not approved") {
+		t.Fatalf("skill_manage without approval: %v", res)
+	}
+	_, c = startWithConfig(t, fakemodel.New(t), `tools: { guard: { rules: [{ tool: "skill_manage", action: "allow" }] } },`)
+	res = call[map[string]any](t, c, "tools.invoke", map[string]any{"name": "skill_manage", "sessionKey": "agent:main:main",
+		"args": map[string]any{"action": "create", "skillName": "notes", "content": "---\nname: notes\ndescription: Take notes\n---\nWrite notes.\n"}})
+	if res["ok"] != true {
+		t.Fatalf("skill_manage allowed by a rule: %v", res)
+	}
+}
+
+// TestSkillsOffWithLoadSkillDenied: denying load_skill takes the skill
+// directory out of the prompt too.
+func TestSkillsOffWithLoadSkillDenied(t *testing.T) {
+	model := fakemodel.New(t)
+	r, c := startWithConfig(t, model, `tools: { deny: ["load_skill"] },`)
+	writeSkill(t, filepath.Join(r.dir, "workspace", "skills"), "weather", "name: weather\ndescription: Forecasts", "x", nil)
+	model.Script(fakemodel.Reply{Text: "ok"})
+	var final map[string]any
+	if err := c.CallFinal(context.Background(), "agent", map[string]any{"message": "hi", "idempotencyKey": "off-1"}, &final); err != nil {
+		t.Fatal(err)
+	}
+	if sys := model.Requests()[0].System; strings.Contains(sys, "## Skills") {
+		t.Fatalf("skills directory shown with load_skill denied:\n%s", sys)
+	}
+}

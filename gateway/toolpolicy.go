@@ -47,6 +47,9 @@ func newGuard(cfg *config.Config) (*policy.Guard, error) {
 	for _, r := range g.Rules {
 		gc.Rules = append(gc.Rules, policy.Rule{Tool: r.Tool, ArgPattern: r.ArgPattern, Action: policy.Action(r.Action)})
 	}
+	// Writing a skill writes instructions (and scripts) later runs will
+	// follow, so a person approves it unless a rule above says otherwise.
+	gc.Rules = append(gc.Rules, policy.Rule{Tool: "skill_manage", Action: policy.ActionRequireApproval})
 	guard, err := policy.NewGuard(gc)
 	if err != nil {
 		return nil, fmt.Errorf("tools.guard: %w", err)
