@@ -1,6 +1,8 @@
 package browser
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -61,5 +63,30 @@ func TestQueryLines(t *testing.T) {
 	}
 	if got := queryLines(snap, []string{"nothing"}); !strings.Contains(got, "no snapshot line matches") {
 		t.Fatalf("no match: %q", got)
+	}
+}
+
+func TestDetached(t *testing.T) {
+	tests := map[string]bool{
+		"Not attached to an active page (-32000)": true,
+		"Cannot find context with specified id":   true,
+		"Execution context was destroyed.":        true,
+		"No node with given id found":             false,
+	}
+	for msg, want := range tests {
+		if got := detached(errors.New(msg)); got != want {
+			t.Errorf("detached(%q) = %v", msg, got)
+		}
+	}
+	calls := 0
+	err := whileNavigating(context.Background(), func() error {
+		calls++
+		if calls < 3 {
+			return errors.New("Not attached to an active page")
+		}
+		return nil
+	})
+	if err != nil || calls != 3 {
+		t.Fatalf("whileNavigating: %v after %d calls", err, calls)
 	}
 }

@@ -55,7 +55,11 @@ func (t *tab) screenshot(ctx context.Context, fullPage bool, ref string) ([]byte
 			p.CaptureBeyondViewport = ptr(true)
 		}
 	}
-	res, err := chromedp.Call(cctx, page.CaptureScreenshot, p)
+	var res page.CaptureScreenshotResult
+	err := whileNavigating(cctx, func() (err error) {
+		res, err = chromedp.Call(cctx, page.CaptureScreenshot, p)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("screenshot: %w", err)
 	}
@@ -89,7 +93,11 @@ func boxOf(ctx context.Context, ref string, id cdp.BackendNodeID) (*page.Viewpor
 func (t *tab) pdf(ctx context.Context) ([]byte, error) {
 	cctx, cancel := t.bound(ctx, 60*time.Second)
 	defer cancel()
-	data, err := chromedp.Run(cctx, chromedp.PrintToPDF(func(p *page.PrintToPDFParams) { p.PrintBackground = ptr(true) }))
+	var data []byte
+	err := whileNavigating(cctx, func() (err error) {
+		data, err = chromedp.Run(cctx, chromedp.PrintToPDF(func(p *page.PrintToPDFParams) { p.PrintBackground = ptr(true) }))
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("print to PDF: %w", err)
 	}
@@ -249,4 +257,29 @@ func resultImage(png []byte) []tools.Image {
 		return nil
 	}
 	return []tools.Image{{MediaType: "image/png", Data: png}}
+}
+
+// whileNavigating runs fn and, when it fails because the tab is between
+// two documents (a click that submitted a form, say), retries it for a
+// few seconds until the new document is there.
+func whileNavigating(ctx context.Context, fn func() error) error {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := fn()
+		if err == nil || !detached(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// detached reports CDP's errors for a page that is navigating away.
+func detached(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Not attached to an active page") || strings.Contains(msg, "Cannot find context") ||
+		strings.Contains(msg, "Execution context was destroyed")
 }

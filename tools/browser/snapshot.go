@@ -212,7 +212,11 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 func (t *tab) snapshot(ctx context.Context, selector string, o snapshotOptions) (string, error) {
 	cctx, cancel := t.bound(ctx, 30*time.Second)
 	defer cancel()
-	res, err := chromedp.Call(cctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+	var res accessibility.GetFullAXTreeResult
+	err := whileNavigating(cctx, func() (err error) {
+		res, err = chromedp.Call(cctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+		return err
+	})
 	if err != nil {
 		return "", fmt.Errorf("read accessibility tree: %w", err)
 	}
