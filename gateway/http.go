@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openclaw-go/openclaw/gateway/ui"
 	"github.com/openclaw-go/openclaw/gateway/webchat"
 	"github.com/openclaw-go/openclaw/tools/canvas"
 )
@@ -29,6 +30,8 @@ func (s *System) httpHandler() http.Handler {
 	})
 	s.registerToolAdmin(mux)
 	mux.Handle(webchat.Prefix, webchat.New())
+	control := ui.New()
+	mux.Handle(ui.AssetPrefix, control)
 	if s.canvas.host != nil {
 		mux.Handle(canvas.Prefix, s.canvasHandler())
 	}
@@ -46,6 +49,10 @@ func (s *System) httpHandler() http.Handler {
 		}
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)
+			return
+		}
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.current().snap.Config.Gateway.ControlUI.IsEnabled() {
+			control.ServeHTTP(w, r) // the Control UI
 			return
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

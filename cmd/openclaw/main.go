@@ -71,6 +71,8 @@ func init() {
 		"cron":     {"list, add, edit and run the gateway's scheduled jobs (alias: automations)", runCron},
 		"mcp":      {"MCP servers whose tools agents use", runMCP},
 		"skills":   {"list and check the agents' skill packages", runSkills},
+
+		"dashboard": {"print (and with --open, open) the Control UI address", runDashboard},
 	}
 }
 

@@ -1,0 +1,220 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/openclaw-go/openclaw/agents/providers/fakemodel"
+)
+
+// TestControlUIHTTP checks what the real gateway serves at "/": the
+// Control UI page with a strict CSP for a browser GET, while /webchat/
+// stays WebChat and other paths stay 404.
+func TestControlUIHTTP(t *testing.T) {
+	needOurGateway(t)
+	t.Parallel()
+	model := fakemodel.New(t)
+	g := startGateway(t, gatewayOpts{Config: agentConfig(model.URL())})
+	base := fmt.Sprintf("http://127.0.0.1:%d", g.Port)
+	get := func(path string) (int, string, http.Header) {
+		t.Helper()
+		res, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b), res.Header
+	}
+	code, body, h := get("/")
+	if code != 200 || !strings.Contains(body, `src="/ui/app.js"`) || !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
+		t.Fatalf("GET / = %d %q", code, body)
+	}
+	if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "connect-src 'self' ws://127.0.0.1:") {
+		t.Errorf("CSP %q", csp)
+	}
+	if code, body, _ := get("/webchat/"); code != 200 || !strings.Contains(body, "WebChat") {
+		t.Errorf("GET /webchat/ = %d", code)
+	}
+	if code, _, _ := get("/no-such-page"); code != 404 {
+		t.Errorf("GET /no-such-page = %d, want 404", code)
+	}
+	if code, _, _ := get("/ui/app.js"); code != 200 {
+		t.Errorf("GET /ui/app.js = %d", code)
+	}
+
+	// openclaw dashboard prints the local address, never the token.
+	ours := ourClient(t, g)
+	r := ours.run(t, "dashboard")
+	r.mustSucceed(t)
+	if got := strings.TrimSpace(r.Stdout); got != base+"/" {
+		t.Errorf("openclaw dashboard printed %q, want %q", got, base+"/")
+	}
+	r = ours.run(t, "dashboard", "--url", "wss://gw.example.com:8443/?token=secret")
+	r.mustSucceed(t)
+	if got := strings.TrimSpace(r.Stdout); got != "https://gw.example.com:8443/" {
+		t.Errorf("openclaw dashboard --url printed %q", got)
+	}
+}
+
+// TestControlUIInBrowser drives the Control UI in headless Chromium: log
+// in with the token (pairing approved by our CLI), chat with a streamed
+// reply, move an extension tool to core, and run a cron job.
+func TestControlUIInBrowser(t *testing.T) {
+	needOurGateway(t)
+	execPath := needChromium(t)
+	t.Parallel()
+
+	model := fakemodel.New(t)
+	g := startGateway(t, gatewayOpts{Config: agentConfig(model.URL())})
+	b := startBrowser(t, execPath)
+	ours := ourClient(t, g)
+	page := fmt.Sprintf("http://127.0.0.1:%d/", g.Port)
+	screenshotOnFailure(t, b)
+
+	b.do(t, "log in",
+		chromedp.Navigate(page),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), g.Token),
+		chromedp.Click(chromedp.ID("login-button")),
+	)
+	requestID := waitFor[string](t, b, "the pairing request", `document.getElementById('notice').dataset.code === 'PAIRING_REQUIRED'
+		&& document.getElementById('notice').textContent.includes('openclaw devices approve')
+		&& document.getElementById('notice').dataset.requestId`)
+	ours.run(t, "devices", "approve", requestID).mustSucceed(t)
+	waitFor[bool](t, b, "the connection after approval", `document.body.dataset.state === 'connected'
+		&& !document.getElementById('nav').hidden && !document.getElementById('input').disabled`)
+	if href := eval[string](t, b, `location.href`); strings.Contains(href, g.Token) {
+		t.Errorf("token in the URL %q", href)
+	}
+	if got := eval[string](t, b, `sessionStorage.getItem('openclaw.control.token')`); got != g.Token {
+		t.Errorf("session storage holds %q, want the token", got)
+	}
+
+	// Chat: a message gets the fake model's streamed echo.
+	b.do(t, "send a message",
+		chromedp.SendKeys(chromedp.ID("input"), "hello control ui"),
+		chromedp.Click(chromedp.ID("send")),
+	)
+	waitFor[bool](t, b, "the reply", `(() => {
+		const li = [...document.querySelectorAll('#messages li.msg.assistant')].pop();
+		return !!li && li.dataset.done === 'true' && li.querySelector('.body').textContent.includes('hello control ui');
+	})()`)
+
+	// Tools: move one extension tool to core.
+	b.do(t, "open Tools", chromedp.Click(`#nav [data-view="tools"]`))
+	name := waitFor[string](t, b, "an extension tool", `(() => {
+		const tr = [...document.querySelectorAll('#tools tr')].find((tr) => tr.querySelector('select.tier')?.value === 'extension'
+			&& tr.children[1].textContent !== 'mcp');
+		return tr ? tr.dataset.name : '';
+	})()`)
+	eval[bool](t, b, `(() => {
+		const sel = document.querySelector('#tools tr[data-name=`+js(name)+`] select.tier');
+		sel.value = 'core';
+		sel.dispatchEvent(new Event('change'));
+		return true;
+	})()`)
+	if !poll(browserDeadline/4, func() bool {
+		r := ours.run(t, "gateway", "call", "tools.list", "--json")
+		var out struct {
+			Tools []struct{ Name, Tier string } `json:"tools"`
+		}
+		if r.Err != nil || json.Unmarshal([]byte(r.Stdout), &out) != nil {
+			return false
+		}
+		for _, tl := range out.Tools {
+			if tl.Name == name {
+				return tl.Tier == "core"
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("tool %s did not become core\npage: %s", name, b.pageState())
+	}
+
+	// Cron: a job added by our CLI is listed; Run now makes a history entry.
+	id := addedID(t, ours.run(t, "cron", "add", "--name", "ui-job", "--every", "1h", "--message", "cron from the ui", "--json"))
+	b.do(t, "open Cron", chromedp.Click(`#nav [data-view="cron"]`))
+	waitFor[bool](t, b, "the job", `!!document.querySelector('#cron tr[data-id=`+js(id)+`]')`)
+	b.do(t, "run now", chromedp.Click(`#cron tr[data-id=`+js(id)+`] button.run`))
+	if !poll(browserDeadline/4, func() bool {
+		return eval[bool](t, b, `(() => {
+			const n = document.querySelectorAll('#cron-runs .run-entry').length;
+			if (n === 0) document.querySelector('#cron tr[data-id=`+js(id)+`] button.history').click();
+			return n > 0;
+		})()`)
+	}) {
+		t.Fatalf("no history entry\npage: %s", b.pageState())
+	}
+}
+
+// TestControlUIApproval: a guarded exec call waits in Approvals; Allow
+// once lets it run and the chat shows the tool call with its result.
+func TestControlUIApproval(t *testing.T) {
+	needOurGateway(t)
+	execPath := needChromium(t)
+	t.Parallel()
+
+	model := fakemodel.New(t)
+	model.Script(
+		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "e1", Name: "exec", Arguments: `{"command":"echo ui-approved-output"}`}}},
+		fakemodel.Reply{Text: "done after approval"},
+	)
+	g := startGateway(t, gatewayOpts{Config: toolsConfig(model.URL(), `{ guard: { rules: [{ tool: "exec", action: "require_approval" }] } }`)})
+	b := startBrowser(t, execPath)
+	ours := ourClient(t, g)
+	screenshotOnFailure(t, b)
+
+	b.do(t, "log in",
+		chromedp.Navigate(fmt.Sprintf("http://127.0.0.1:%d/", g.Port)),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), g.Token),
+		chromedp.Click(chromedp.ID("login-button")),
+	)
+	requestID := waitFor[string](t, b, "the pairing request", `document.getElementById('notice').dataset.code === 'PAIRING_REQUIRED'
+		&& document.getElementById('notice').dataset.requestId`)
+	ours.run(t, "devices", "approve", requestID).mustSucceed(t)
+	waitFor[bool](t, b, "the connection", `document.body.dataset.state === 'connected' && !document.getElementById('input').disabled`)
+
+	b.do(t, "send a message",
+		chromedp.SendKeys(chromedp.ID("input"), "run echo please"),
+		chromedp.Click(chromedp.ID("send")),
+		chromedp.Click(`#nav [data-view="approvals"]`),
+	)
+	waitFor[bool](t, b, "the pending approval", `[...document.querySelectorAll('#approvals li.card')].some((li) =>
+		li.querySelector('.tool-name').textContent === 'exec' && li.querySelector('.args').textContent.includes('ui-approved-output'))`)
+	b.do(t, "allow once",
+		chromedp.Click(`#approvals li.card button.decide-allow-once`),
+		chromedp.Click(`#nav [data-view="chat"]`),
+	)
+	waitFor[bool](t, b, "the tool result and the reply", `(() => {
+		const li = [...document.querySelectorAll('#messages li.msg.assistant')].pop();
+		if (!li || li.dataset.done !== 'true' || !li.querySelector('.body').textContent.includes('done after approval')) return false;
+		const tool = li.querySelector('.tools li.tool');
+		return !!tool && tool.querySelector('strong').textContent === 'exec' && tool.querySelector('.result').textContent.includes('ui-approved-output');
+	})()`)
+	waitFor[bool](t, b, "the empty approvals list", `document.querySelectorAll('#approvals li.card').length === 0`)
+}
+
+// screenshotOnFailure saves a screenshot of the tab under t.TempDir()
+// when the test fails.
+func screenshotOnFailure(t *testing.T, b *browser) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		if png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot()); err == nil {
+			p := filepath.Join(t.TempDir(), "controlui-failure.png")
+			os.WriteFile(p, png, 0o600)
+			t.Logf("screenshot: %s", p)
+		}
+	})
+}
