@@ -35,7 +35,7 @@ func TestControlUIHTTP(t *testing.T) {
 		return res.StatusCode, string(b), res.Header
 	}
 	code, body, h := get("/")
-	if code != 200 || !strings.Contains(body, `src="/ui/app.js"`) || !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
+	if code != 200 || !strings.Contains(body, `src="/ui/views.js"`) || !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
 		t.Fatalf("GET / = %d %q", code, body)
 	}
 	if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "connect-src 'self' ws://127.0.0.1:") {
@@ -47,8 +47,8 @@ func TestControlUIHTTP(t *testing.T) {
 	if code, _, _ := get("/no-such-page"); code != 404 {
 		t.Errorf("GET /no-such-page = %d, want 404", code)
 	}
-	if code, _, _ := get("/ui/app.js"); code != 200 {
-		t.Errorf("GET /ui/app.js = %d", code)
+	if code, _, _ := get("/ui/views.js"); code != 200 {
+		t.Errorf("GET /ui/views.js = %d", code)
 	}
 
 	// openclaw dashboard prints the local address, never the token.

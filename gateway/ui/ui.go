@@ -22,7 +22,7 @@ import (
 // AssetPrefix is where the page's script and stylesheet are served.
 const AssetPrefix = "/ui/"
 
-//go:embed static/index.html static/app.js static/app.css
+//go:embed static/index.html static/views.js static/app.css
 var static embed.FS
 
 type asset struct {
@@ -49,7 +49,7 @@ func New() *Handler {
 		h.assets[path] = asset{body: body, contentType: contentType, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
 	}
 	add("/", "index.html", "text/html; charset=utf-8")
-	add(AssetPrefix+"app.js", "app.js", "text/javascript; charset=utf-8")
+	add(AssetPrefix+"views.js", "views.js", "text/javascript; charset=utf-8")
 	add(AssetPrefix+"app.css", "app.css", "text/css; charset=utf-8")
 	return h
 }

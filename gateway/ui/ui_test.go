@@ -9,7 +9,7 @@ import (
 
 func TestServesPageAndAssetsWithCSP(t *testing.T) {
 	h := New()
-	for path, want := range map[string]string{"/": "text/html", "/ui/app.js": "text/javascript", "/ui/app.css": "text/css"} {
+	for path, want := range map[string]string{"/": "text/html", "/ui/views.js": "text/javascript", "/ui/app.css": "text/css"} {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:18789"+path, nil)
 		h.ServeHTTP(rec, req)
@@ -34,8 +34,8 @@ func TestPageHasNoInlineScriptAndNoCDN(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := string(body)
-	if strings.Count(page, "<script") != 1 || !strings.Contains(page, `<script type="module" src="/ui/app.js"></script>`) {
-		t.Errorf("the page must load exactly one external script, /ui/app.js")
+	if strings.Count(page, "<script") != 1 || !strings.Contains(page, `<script type="module" src="/ui/views.js"></script>`) {
+		t.Errorf("the page must load exactly one external script, /ui/views.js")
 	}
 	for _, bad := range []string{"http://", "https://", " on", "style="} {
 		if bad == " on" {
@@ -48,9 +48,9 @@ func TestPageHasNoInlineScriptAndNoCDN(t *testing.T) {
 			t.Errorf("page contains %q", bad)
 		}
 	}
-	js, _ := static.ReadFile("static/app.js")
+	js, _ := static.ReadFile("static/views.js")
 	if strings.Contains(string(js), "innerHTML") || strings.Contains(string(js), "localStorage") {
-		t.Errorf("app.js uses innerHTML or localStorage")
+		t.Errorf("views.js uses innerHTML or localStorage")
 	}
 }
 

@@ -8,11 +8,21 @@
 // and DOM nodes, never as HTML.
 
 const PROTOCOL = 4;
-const CLIENT = Object.freeze({ id: 'webchat-ui', mode: 'webchat', version: '1.0.0', displayName: 'WebChat' });
+// A page that embeds this client (the Control UI) names itself on <body>:
+// data-client-id, data-client-mode, data-display-name, data-scopes (space
+// separated) and data-storage (the sessionStorage key prefix).
+const PAGE = document.body.dataset;
+const CLIENT = Object.freeze({ id: PAGE.clientId || 'webchat-ui', mode: PAGE.clientMode || 'webchat', version: '1.0.0',
+  displayName: PAGE.displayName || 'WebChat' });
 const ROLE = 'operator';
-const SCOPES = Object.freeze(['operator.read', 'operator.write']);
-const TOKEN_KEY = 'openclaw.webchat.token';
-const SESSION_KEY = 'openclaw.webchat.session';
+const SCOPES = Object.freeze(PAGE.scopes ? PAGE.scopes.split(' ') : ['operator.read', 'operator.write']);
+const STORAGE = PAGE.storage || 'openclaw.webchat';
+const TOKEN_KEY = STORAGE + '.token';
+const SESSION_KEY = STORAGE + '.session';
+
+// hooks let an embedding page add to the client: connected runs after
+// each hello, event gets every event this file does not handle itself.
+const hooks = { connected: [], event: [] };
 const DEFAULT_SESSION = 'agent:main:main';
 const BACKOFF_MIN_MS = 1000;
 const BACKOFF_MAX_MS = 30000;
@@ -347,6 +357,7 @@ function onHello(hello, withDevice) {
   ui.chat.hidden = false;
   setComposerEnabled(true);
   loadSessions().then(loadHistory).catch((err) => showError(err));
+  for (const f of hooks.connected) f();
 }
 
 function onFrame(frame) {
@@ -376,6 +387,8 @@ function onFrame(frame) {
     case 'sessions.changed':
       if (st.connected) loadSessions().catch(() => {});
       break;
+    default:
+      for (const f of hooks.event) f(frame.event, frame.payload);
   }
 }
 
@@ -812,3 +825,6 @@ function base64url(bytes) {
     ui.token.focus();
   }
 }
+
+// What an embedding page (the Control UI) builds on.
+export { $, st, request, showError, loadSessions, loadHistory, SESSION_KEY, hooks };
