@@ -2,8 +2,9 @@
 // with its script and stylesheet under /ui/: embedded in the binary, no
 // build step, nothing loaded from other hosts. The page is a bus client
 // like WebChat (whose connection code it reuses): login with the gateway
-// token (kept in sessionStorage only), a device identity, and the views
-// Chat, Approvals, Tools and Cron over the same RPC methods the CLI uses.
+// token (kept in sessionStorage only), a device identity, and one module
+// per view (Chat, Approvals, Sessions, Channels, Nodes, Tools, Cron,
+// Config) over the same RPC methods the CLI uses.
 //
 // Responses carry the same strict Content-Security-Policy as WebChat.
 package ui
@@ -14,6 +15,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"net/http"
+	"path"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/webchat"
@@ -22,8 +24,16 @@ import (
 // AssetPrefix is where the page's script and stylesheet are served.
 const AssetPrefix = "/ui/"
 
-//go:embed static/index.html static/views.js static/app.css
+//go:embed static
 var static embed.FS
+
+// contentTypes are the kinds of file the UI is made of; a file of any
+// other kind in static/ is a mistake caught at start.
+var contentTypes = map[string]string{
+	".html": "text/html; charset=utf-8",
+	".js":   "text/javascript; charset=utf-8",
+	".css":  "text/css; charset=utf-8",
+}
 
 type asset struct {
 	body        []byte
@@ -48,9 +58,22 @@ func New() *Handler {
 		sum := sha256.Sum256(body)
 		h.assets[path] = asset{body: body, contentType: contentType, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
 	}
-	add("/", "index.html", "text/html; charset=utf-8")
-	add(AssetPrefix+"views.js", "views.js", "text/javascript; charset=utf-8")
-	add(AssetPrefix+"app.css", "app.css", "text/css; charset=utf-8")
+	entries, err := static.ReadDir("static")
+	if err != nil {
+		panic("ui: embedded files missing: " + err.Error())
+	}
+	for _, e := range entries {
+		name := e.Name()
+		ct, ok := contentTypes[path.Ext(name)]
+		if !ok {
+			panic("ui: unexpected embedded file " + name)
+		}
+		if name == "index.html" {
+			add("/", name, ct)
+			continue
+		}
+		add(AssetPrefix+name, name, ct)
+	}
 	return h
 }
 

@@ -48,9 +48,17 @@ func TestPageHasNoInlineScriptAndNoCDN(t *testing.T) {
 			t.Errorf("page contains %q", bad)
 		}
 	}
-	js, _ := static.ReadFile("static/views.js")
-	if strings.Contains(string(js), "innerHTML") || strings.Contains(string(js), "localStorage") {
-		t.Errorf("views.js uses innerHTML or localStorage")
+	entries, err := static.ReadDir("static")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		body, _ := static.ReadFile("static/" + e.Name())
+		for _, bad := range []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "localStorage", "eval(", "new Function", "http://", "https://"} {
+			if strings.Contains(string(body), bad) {
+				t.Errorf("%s contains %q", e.Name(), bad)
+			}
+		}
 	}
 }
 

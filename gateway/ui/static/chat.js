@@ -1,0 +1,68 @@
+// Chat: WebChat's view (index.html, driven by the WebChat client) plus an
+// agent picker and each run's tool calls as they run.
+import { $, st, request, showError, loadSessions, loadHistory, SESSION_KEY, el, registerView } from '/ui/kit.js';
+
+registerView({
+  name: 'chat',
+  label: 'Chat',
+  connected() {
+    loadAgents().catch(() => {});
+  },
+  event(name, p) {
+    if (name === 'agent') onAgentEvent(p);
+  },
+});
+
+// Agents: choosing one switches the chat to its main session.
+async function loadAgents() {
+  const res = await request('agents.list', {});
+  const list = Array.isArray(res?.agents) ? res.agents : [];
+  const sel = $('agent');
+  sel.replaceChildren(...list.map((a) => {
+    const o = el('option', a.name ? `${a.name} (${a.id})` : a.id);
+    o.value = a.id;
+    return o;
+  }));
+  const cur = /^agent:([^:]+):/.exec(st.sessionKey || '');
+  if (cur) sel.value = cur[1];
+  $('agent-label').hidden = list.length === 0;
+}
+
+$('agent').addEventListener('change', () => {
+  st.sessionKey = `agent:${$('agent').value}:main`;
+  sessionStorage.setItem(SESSION_KEY, st.sessionKey);
+  loadSessions().then(loadHistory).catch((err) => showError(err));
+});
+
+// Tool calls of a run, shown under its message as they run: name,
+// arguments, phase, result and how long the call took.
+function onAgentEvent(p) {
+  if (!p || p.stream !== 'tool' || typeof p.runId !== 'string') return;
+  const run = st.runs.get(p.runId);
+  if (!run) return;
+  const d = p.data || {};
+  const id = String(d.toolCallId || d.id || d.name || 'tool');
+  let box = run.li.querySelector(`.tools [data-call="${CSS.escape(id)}"]`);
+  if (!box) {
+    let list = run.li.querySelector('.tools');
+    if (!list) {
+      list = el('ul', null, 'tools');
+      run.li.insertBefore(list, run.li.querySelector('.body'));
+    }
+    box = el('li', null, 'tool');
+    box.dataset.call = id;
+    box.dataset.started = String(Date.now());
+    box.append(el('strong', d.name || d.tool || 'tool'), el('code', '', 'args'), el('span', '', 'phase'), el('span', '', 'duration'), el('pre', '', 'result'));
+    list.append(box);
+  }
+  if (d.args !== undefined) box.querySelector('.args').textContent = JSON.stringify(d.args);
+  const phase = String(d.phase || '');
+  box.querySelector('.phase').textContent = phase;
+  box.dataset.phase = phase;
+  if (phase === 'result' || phase === 'end' || phase === 'error') {
+    const ms = typeof d.durationMs === 'number' ? d.durationMs : Date.now() - Number(box.dataset.started);
+    box.querySelector('.duration').textContent = ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+  }
+  const result = d.result ?? d.partialResult;
+  if (result !== undefined) box.querySelector('.result').textContent = typeof result === 'string' ? result : JSON.stringify(result, null, 1);
+}

@@ -1,0 +1,10 @@
+// Nodes: placeholder until the view lands.
+import { el, registerView } from '/ui/kit.js';
+
+registerView({
+  name: 'nodes',
+  label: 'Nodes',
+  build(section) {
+    section.append(el('h2', 'Nodes'));
+  },
+});
