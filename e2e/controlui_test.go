@@ -77,21 +77,9 @@ func TestControlUIInBrowser(t *testing.T) {
 	g := startGateway(t, gatewayOpts{Config: agentConfig(model.URL())})
 	b := startBrowser(t, execPath)
 	ours := ourClient(t, g)
-	page := fmt.Sprintf("http://127.0.0.1:%d/", g.Port)
 	screenshotOnFailure(t, b)
 
-	b.do(t, "log in",
-		chromedp.Navigate(page),
-		chromedp.WaitVisible(chromedp.ID("token")),
-		chromedp.SendKeys(chromedp.ID("token"), g.Token),
-		chromedp.Click(chromedp.ID("login-button")),
-	)
-	requestID := waitFor[string](t, b, "the pairing request", `document.getElementById('notice').dataset.code === 'PAIRING_REQUIRED'
-		&& document.getElementById('notice').textContent.includes('openclaw devices approve')
-		&& document.getElementById('notice').dataset.requestId`)
-	ours.run(t, "devices", "approve", requestID).mustSucceed(t)
-	waitFor[bool](t, b, "the connection after approval", `document.body.dataset.state === 'connected'
-		&& !document.getElementById('nav').hidden && !document.getElementById('input').disabled`)
+	controlUILogin(t, b, g, ours)
 	if href := eval[string](t, b, `location.href`); strings.Contains(href, g.Token) {
 		t.Errorf("token in the URL %q", href)
 	}
@@ -173,16 +161,7 @@ func TestControlUIApproval(t *testing.T) {
 	ours := ourClient(t, g)
 	screenshotOnFailure(t, b)
 
-	b.do(t, "log in",
-		chromedp.Navigate(fmt.Sprintf("http://127.0.0.1:%d/", g.Port)),
-		chromedp.WaitVisible(chromedp.ID("token")),
-		chromedp.SendKeys(chromedp.ID("token"), g.Token),
-		chromedp.Click(chromedp.ID("login-button")),
-	)
-	requestID := waitFor[string](t, b, "the pairing request", `document.getElementById('notice').dataset.code === 'PAIRING_REQUIRED'
-		&& document.getElementById('notice').dataset.requestId`)
-	ours.run(t, "devices", "approve", requestID).mustSucceed(t)
-	waitFor[bool](t, b, "the connection", `document.body.dataset.state === 'connected' && !document.getElementById('input').disabled`)
+	controlUILogin(t, b, g, ours)
 
 	b.do(t, "send a message",
 		chromedp.SendKeys(chromedp.ID("input"), "run echo please"),
@@ -204,17 +183,61 @@ func TestControlUIApproval(t *testing.T) {
 	waitFor[bool](t, b, "the empty approvals list", `document.querySelectorAll('#approvals li.card').length === 0`)
 }
 
-// screenshotOnFailure saves a screenshot of the tab under t.TempDir()
-// when the test fails.
+// controlUILogin opens the Control UI, logs in with the gateway token,
+// approves the browser's device pairing with our CLI, and waits until the
+// page is connected with its navigation shown.
+func controlUILogin(t *testing.T, b *browser, g *gateway, ours *client) {
+	t.Helper()
+	b.do(t, "log in",
+		chromedp.Navigate(fmt.Sprintf("http://127.0.0.1:%d/", g.Port)),
+		chromedp.WaitVisible(chromedp.ID("token")),
+		chromedp.SendKeys(chromedp.ID("token"), g.Token),
+		chromedp.Click(chromedp.ID("login-button")),
+	)
+	requestID := waitFor[string](t, b, "the pairing request", `document.getElementById('notice').dataset.code === 'PAIRING_REQUIRED'
+		&& document.getElementById('notice').textContent.includes('openclaw devices approve')
+		&& document.getElementById('notice').dataset.requestId`)
+	ours.run(t, "devices", "approve", requestID).mustSucceed(t)
+	waitFor[bool](t, b, "the connection after approval", `document.body.dataset.state === 'connected'
+		&& !document.getElementById('nav').hidden && !document.getElementById('input').disabled`)
+}
+
+// openView clicks a view's button in the navigation and waits until the
+// view is on screen.
+func openView(t *testing.T, b *browser, name string) {
+	t.Helper()
+	b.do(t, "open "+name, chromedp.Click(`#nav [data-view="`+name+`"]`))
+	waitFor[bool](t, b, "the "+name+" view", `document.body.dataset.view === `+js(name)+` && !document.getElementById(`+js("view-"+name)+`).hidden`)
+}
+
+// screenshotOnFailure saves, when the test fails, a screenshot of the tab
+// as it was and then of every view, under t.TempDir().
 func screenshotOnFailure(t *testing.T, b *browser) {
+	dir := t.TempDir()
 	t.Cleanup(func() {
 		if !t.Failed() {
 			return
 		}
-		if png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot()); err == nil {
-			p := filepath.Join(t.TempDir(), "controlui-failure.png")
-			os.WriteFile(p, png, 0o600)
-			t.Logf("screenshot: %s", p)
+		shot := func(name string) {
+			png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+			if err != nil {
+				t.Logf("screenshot %s: %v", name, err)
+				return
+			}
+			p := filepath.Join(dir, "controlui-"+name+".png")
+			if err := os.WriteFile(p, png, 0o600); err == nil {
+				t.Logf("screenshot: %s", p)
+			}
+		}
+		shot("failure")
+		names, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#nav [data-view]')].map((b) => b.dataset.view)`))
+		if err != nil {
+			return
+		}
+		for _, name := range names {
+			if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`(document.querySelector('#nav [data-view=`+js(name)+`]').click(), true)`)); err == nil {
+				shot(name)
+			}
 		}
 	})
 }
