@@ -181,6 +181,34 @@ func TestControlUIApproval(t *testing.T) {
 		return !!tool && tool.querySelector('strong').textContent === 'exec' && tool.querySelector('.result').textContent.includes('ui-approved-output');
 	})()`)
 	waitFor[bool](t, b, "the empty approvals list", `document.querySelectorAll('#approvals li.card').length === 0`)
+
+	// The audit log shows the call; its filters narrow it.
+	openView(t, b, "approvals")
+	waitFor[bool](t, b, "the audit entry", `[...document.querySelectorAll('#audit tr.audit-entry')].some((tr) =>
+		tr.children[1].textContent === 'exec' && tr.dataset.status === 'succeeded')`)
+	b.do(t, "filter blocked calls", chromedp.SetValue(chromedp.ID("audit-status"), "blocked"), chromedp.Click(`#audit-filters button[type="submit"]`))
+	waitFor[bool](t, b, "no blocked entries", `document.querySelectorAll('#audit tr.audit-entry').length === 0`)
+	b.do(t, "filter by tool", chromedp.SetValue(chromedp.ID("audit-status"), ""), chromedp.SendKeys(chromedp.ID("audit-tool"), "exec"),
+		chromedp.Click(`#audit-filters button[type="submit"]`))
+	waitFor[bool](t, b, "the exec entry again", `document.querySelectorAll('#audit tr.audit-entry').length === 1`)
+
+	// The same list over the CLI, in OpenClaw's shape.
+	r := ours.run(t, "gateway", "call", "audit.list", "--params", `{"kind":"tool_action","status":"succeeded"}`, "--json")
+	r.mustSucceed(t)
+	var out struct {
+		Events []struct {
+			Kind, Status, ToolName, AgentID, Redaction string
+		} `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil || len(out.Events) != 1 {
+		t.Fatalf("audit.list: %v %s", err, r.Stdout)
+	}
+	if e := out.Events[0]; e.Kind != "tool_action" || e.ToolName != "exec" || e.AgentID != "main" || e.Redaction != "metadata_only" {
+		t.Errorf("audit event %+v", e)
+	}
+	if r := ours.run(t, "gateway", "call", "audit.list", "--params", `{"status":"exploded"}`); r.Err == nil {
+		t.Errorf("audit.list accepted an unknown status: %s", r.Stdout)
+	}
 }
 
 // controlUILogin opens the Control UI, logs in with the gateway token,

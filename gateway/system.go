@@ -112,6 +112,7 @@ type System struct {
 	webhooks  webhookRouter
 	policy    *policyAdapter
 	approvals *tools.Approvals
+	audit     *tools.SQLAudit
 	identity  Identity
 	health    *healthCache
 	addr      net.Addr

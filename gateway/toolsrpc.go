@@ -86,7 +86,8 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	if err != nil {
 		return err
 	}
-	s.tools = &tools.Runner{Registry: reg, Approver: ap, Auditor: &tools.SQLAudit{DB: st.DB, Log: s.log}, Log: s.log.With("component", "tools"),
+	s.audit = &tools.SQLAudit{DB: st.DB, Log: s.log}
+	s.tools = &tools.Runner{Registry: reg, Approver: ap, Auditor: s.audit, Log: s.log.With("component", "tools"),
 		Guard: guardAdapter{s}, Hooks: chainedHooks{s}, Settings: settings}
 	s.policy = &policyAdapter{s: s}
 	s.tools.Policy = s.policy
@@ -166,6 +167,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		}
 	})
 	s.srv.Handle("approval.get", rpc.Route{Scope: protocol.ScopeApprovals, Handler: status})
+	s.srv.HandleFunc("audit.list", s.handleAuditList)
 	return nil
 }
 

@@ -3,7 +3,10 @@ package tools
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"log/slog"
+	"strings"
+	"time"
 )
 
 // SQLAudit writes audit entries to the tool_audit table.
@@ -23,4 +26,111 @@ func (a *SQLAudit) Audit(ctx context.Context, e AuditEntry) {
 	if err != nil && a.Log != nil {
 		a.Log.Error("write tool audit", "tool", e.Tool, "err", err)
 	}
+}
+
+// AuditQuery selects audit entries, newest first. Zero fields match all.
+type AuditQuery struct {
+	AgentID    string
+	SessionKey string
+	RunID      string
+	Tool       string
+	// Outcome keeps entries with this outcome (see AuditRecord.Outcome).
+	Outcome string
+	After   time.Time // exclusive
+	Before  time.Time // exclusive
+	// BeforeID continues a listing: only entries older than this row.
+	BeforeID int64
+	Limit    int
+}
+
+// AuditRecord is a stored audit entry with its row id.
+type AuditRecord struct {
+	ID int64
+	AuditEntry
+}
+
+// Outcomes of a guarded call, in OpenClaw's audit words.
+const (
+	OutcomeSucceeded = "succeeded" // ran without error
+	OutcomeFailed    = "failed"    // ran and failed, or could not run
+	OutcomeBlocked   = "blocked"   // refused by policy, a guard rule, a person or a hook
+)
+
+// Outcome says how the call ended.
+func (r AuditRecord) Outcome() string {
+	switch {
+	case r.Decision == "denied" || r.Decision == "refused":
+		return OutcomeBlocked
+	case r.Decision == "error" || r.IsError:
+		return OutcomeFailed
+	}
+	return OutcomeSucceeded
+}
+
+// List returns the entries q selects, newest first, at most q.Limit
+// (default 100).
+func (a *SQLAudit) List(ctx context.Context, q AuditQuery) ([]AuditRecord, error) {
+	var where []string
+	var args []any
+	eq := func(col, v string) {
+		if v != "" {
+			where = append(where, col+" = ?")
+			args = append(args, v)
+		}
+	}
+	eq("agent_id", q.AgentID)
+	eq("session_key", q.SessionKey)
+	eq("run_id", q.RunID)
+	eq("tool", q.Tool)
+	switch q.Outcome {
+	case "":
+	case OutcomeBlocked:
+		where = append(where, "decision IN ('denied', 'refused')")
+	case OutcomeFailed:
+		where = append(where, "decision NOT IN ('denied', 'refused') AND (decision = 'error' OR is_error)")
+	case OutcomeSucceeded:
+		where = append(where, "decision IN ('allowed', 'approved') AND NOT is_error")
+	default:
+		return nil, fmt.Errorf("unknown audit outcome %q", q.Outcome)
+	}
+	if !q.After.IsZero() {
+		where = append(where, "at > ?")
+		args = append(args, q.After.UnixMilli())
+	}
+	if !q.Before.IsZero() {
+		where = append(where, "at < ?")
+		args = append(args, q.Before.UnixMilli())
+	}
+	if q.BeforeID > 0 {
+		where = append(where, "id < ?")
+		args = append(args, q.BeforeID)
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	query := `SELECT id, at, agent_id, session_key, run_id, tool, args_digest, decision, rule, reason, approval_id, duration_ms, is_error
+		FROM tool_audit`
+	if len(where) > 0 {
+		query += " WHERE " + strings.Join(where, " AND ")
+	}
+	query += " ORDER BY id DESC LIMIT ?"
+	args = append(args, limit)
+	rows, err := a.DB.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list tool audit: %w", err)
+	}
+	defer rows.Close()
+	var out []AuditRecord
+	for rows.Next() {
+		var r AuditRecord
+		var at, durMs int64
+		if err := rows.Scan(&r.ID, &at, &r.Who.AgentID, &r.Who.SessionKey, &r.Who.RunID, &r.Tool, &r.ArgsDigest, &r.Decision,
+			&r.Rule, &r.Reason, &r.ApprovalID, &durMs, &r.IsError); err != nil {
+			return nil, fmt.Errorf("list tool audit: %w", err)
+		}
+		r.At, r.Duration = time.UnixMilli(at), time.Duration(durMs)*time.Millisecond
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }

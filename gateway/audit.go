@@ -1,0 +1,118 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+	"github.com/openclaw-go/openclaw/tools"
+)
+
+// auditListParams are audit.list's params in OpenClaw's shape.
+type auditListParams struct {
+	AgentID    string `json:"agentId"`
+	SessionKey string `json:"sessionKey"`
+	RunID      string `json:"runId"`
+	Kind       string `json:"kind"`
+	Status     string `json:"status"`
+	After      int64  `json:"after"`
+	Before     int64  `json:"before"`
+	Limit      int    `json:"limit"`
+	Cursor     string `json:"cursor"`
+}
+
+// auditStatuses are OpenClaw's audit statuses; the tool audit holds
+// finished calls only, so started, cancelled, timed_out and unknown
+// select nothing.
+var auditStatuses = map[string]bool{"started": true, "succeeded": true, "failed": true, "cancelled": true, "timed_out": true, "blocked": true, "unknown": true}
+
+// handleAuditList answers audit.list from the tool audit: one
+// tool_action event per guarded call, metadata only (arguments are kept
+// as a digest and not shown). Newest first; nextCursor continues.
+func (s *System) handleAuditList(ctx context.Context, req *rpc.Request) (any, error) {
+	var p auditListParams
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	bad := func(msg string) error { return protocol.InvalidParams(req.Method, errors.New(msg)) }
+	switch {
+	case p.Kind != "" && p.Kind != "agent_run" && p.Kind != "tool_action":
+		return nil, bad("kind must be agent_run or tool_action")
+	case p.Status != "" && !auditStatuses[p.Status]:
+		return nil, bad("unknown status " + strconv.Quote(p.Status))
+	case p.Limit < 0 || p.Limit > 500:
+		return nil, bad("limit must be between 1 and 500")
+	case p.After < 0 || p.Before < 0:
+		return nil, bad("after and before are epoch milliseconds")
+	}
+	q := tools.AuditQuery{AgentID: p.AgentID, SessionKey: p.SessionKey, RunID: p.RunID, Limit: p.Limit}
+	if q.Limit == 0 {
+		q.Limit = 100
+	}
+	if p.Cursor != "" {
+		id, err := strconv.ParseInt(p.Cursor, 10, 64)
+		if err != nil || id <= 0 {
+			return nil, bad("cursor is not one this gateway gave")
+		}
+		q.BeforeID = id
+	}
+	if p.After > 0 {
+		q.After = time.UnixMilli(p.After)
+	}
+	if p.Before > 0 {
+		q.Before = time.UnixMilli(p.Before)
+	}
+	events := []any{}
+	if p.Kind == "agent_run" || (p.Status != "" && p.Status != tools.OutcomeSucceeded && p.Status != tools.OutcomeFailed && p.Status != tools.OutcomeBlocked) {
+		return map[string]any{"events": events}, nil
+	}
+	q.Outcome = p.Status
+	recs, err := s.audit.List(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defaultAgent := s.current().snap.Config.DefaultAgentID()
+	for _, r := range recs {
+		events = append(events, auditEvent(r, defaultAgent))
+	}
+	out := map[string]any{"events": events}
+	if len(recs) == q.Limit {
+		out["nextCursor"] = strconv.FormatInt(recs[len(recs)-1].ID, 10)
+	}
+	return out, nil
+}
+
+// auditEvent renders one tool audit record as an OpenClaw audit event.
+// Calls made outside an agent's run (tools.invoke by an operator) are
+// the system's, under the default agent.
+func auditEvent(r tools.AuditRecord, defaultAgent string) map[string]any {
+	id := "tool-" + strconv.FormatInt(r.ID, 10)
+	actor := map[string]any{"type": "agent", "id": r.Who.AgentID}
+	agentID := r.Who.AgentID
+	if agentID == "" {
+		actor = map[string]any{"type": "system", "id": "gateway"}
+		agentID = defaultAgent
+	}
+	runID := r.Who.RunID
+	if runID == "" {
+		runID = id
+	}
+	ev := map[string]any{
+		"eventId": id, "sequence": r.ID, "sourceSequence": r.ID, "occurredAt": r.At.UnixMilli(),
+		"kind": "tool_action", "action": "tool.action.finished", "status": r.Outcome(),
+		"actor": actor, "agentId": agentID, "runId": runID, "toolName": r.Tool, "redaction": "metadata_only",
+	}
+	switch r.Outcome() {
+	case tools.OutcomeBlocked:
+		ev["errorCode"] = "tool_blocked"
+	case tools.OutcomeFailed:
+		ev["errorCode"] = "tool_failed"
+	}
+	if r.Who.SessionKey != "" {
+		ev["sessionKey"] = r.Who.SessionKey
+	}
+	return ev
+}
