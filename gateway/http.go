@@ -31,7 +31,13 @@ func (s *System) httpHandler() http.Handler {
 	s.registerToolAdmin(mux)
 	mux.Handle(webchat.Prefix, webchat.New())
 	control := ui.New()
-	mux.Handle(ui.AssetPrefix, control)
+	mux.HandleFunc(ui.AssetPrefix, func(w http.ResponseWriter, r *http.Request) {
+		if !s.current().snap.Config.Gateway.ControlUI.IsEnabled() {
+			http.NotFound(w, r) // switched off means nothing of it is served
+			return
+		}
+		control.ServeHTTP(w, r)
+	})
 	if s.canvas.host != nil {
 		mux.Handle(canvas.Prefix, s.canvasHandler())
 	}

@@ -61,6 +61,9 @@ type Options struct {
 	ShutdownTimeout time.Duration
 	// Ready, if set, gets the listening address once serving.
 	Ready func(addr string)
+	// ReadyUI, if set, gets the Control UI's address once serving, when
+	// gateway.controlUi is enabled.
+	ReadyUI func(url string)
 }
 
 // ErrRestart is returned by Run when a restart was asked for.
@@ -459,6 +462,9 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.log.Info("gateway listening", "url", "ws://"+s.addr.String(), "state", s.opts.StateDir, "config", snap.Path, "auth", s.current().auth.Mode)
 	if s.opts.Ready != nil {
 		s.opts.Ready(s.addr.String())
+	}
+	if s.opts.ReadyUI != nil && snap.Config.Gateway.ControlUI.IsEnabled() {
+		s.opts.ReadyUI("http://" + s.addr.String() + "/")
 	}
 	// Start-up (config schema tables, migrations) leaves freed heap behind;
 	// give it back so an idle gateway stays small.

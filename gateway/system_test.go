@@ -395,3 +395,46 @@ func TestGatewayTool(t *testing.T) {
 		t.Fatal("config.get through the tool shows the token")
 	}
 }
+
+// TestControlUISwitch: gateway.controlUi.enabled false serves neither the
+// page nor its files; the default serves both.
+func TestControlUISwitch(t *testing.T) {
+	get := func(base, path string) (int, string) {
+		t.Helper()
+		res, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode, res.Header.Get("Content-Type")
+	}
+	tests := []struct {
+		name     string
+		config   string
+		wantFile int
+		wantRoot string // content type of "/"
+	}{
+		{"default", "", http.StatusOK, "text/html"},
+		{"disabled", `{ gateway: { controlUi: { enabled: false } } }`, http.StatusNotFound, "text/plain"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.config != "" {
+				if err := os.WriteFile(filepath.Join(dir, "openclaw.json"), []byte(tc.config), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := startGatewayIn(t, dir, nil)
+			base := "http" + strings.TrimPrefix(r.url, "ws")
+			for _, path := range []string{"/ui/views.js", "/ui/kit.js"} {
+				if got, _ := get(base, path); got != tc.wantFile {
+					t.Errorf("GET %s = %d, want %d", path, got, tc.wantFile)
+				}
+			}
+			if code, ct := get(base, "/"); code != http.StatusOK || !strings.HasPrefix(ct, tc.wantRoot) {
+				t.Errorf("GET / = %d %s, want %s", code, ct, tc.wantRoot)
+			}
+		})
+	}
+}

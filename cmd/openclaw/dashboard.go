@@ -25,6 +25,7 @@ func runDashboard(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	fmt.Fprintln(a.stdout, addr)
+	fmt.Fprintln(a.stderr, "Log in with the gateway token (gateway.auth.token in openclaw.json); the first time, approve the browser with the `openclaw devices approve` command the page shows.")
 	if *open {
 		if err := exec.CommandContext(ctx, "xdg-open", addr).Start(); err != nil {
 			fmt.Fprintf(a.stderr, "could not open a browser (%v); open %s yourself\n", err, addr)

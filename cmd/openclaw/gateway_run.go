@@ -67,6 +67,9 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			fmt.Fprintf(stdout, "openclaw gateway listening on ws://%s (config %s)\n", addr, paths.ConfigPath)
 			fmt.Fprintf(stdout, "connect with: openclaw health   (the CLI reads the token from the config)\n")
 		},
+		ReadyUI: func(url string) {
+			fmt.Fprintf(stdout, "Control UI: %s   (log in with gateway.auth.token from the config)\n", url)
+		},
 	}
 	usr1 := make(chan os.Signal, 1)
 	if len(restartSignals) > 0 { // Notify with no signals would relay every one
