@@ -97,6 +97,18 @@ func TestControlUIInBrowser(t *testing.T) {
 		return !!li && li.dataset.done === 'true' && li.querySelector('.body').textContent.includes('hello control ui');
 	})()`)
 
+	// /new starts over: the old exchange leaves the screen and the rest of
+	// the message opens the new conversation.
+	b.do(t, "start over",
+		chromedp.SendKeys(chromedp.ID("input"), "/new second topic"),
+		chromedp.Click(chromedp.ID("send")),
+	)
+	waitFor[bool](t, b, "the new conversation", `(() => {
+		const li = [...document.querySelectorAll('#messages li.msg.assistant')];
+		return li.length === 1 && li[0].dataset.done === 'true' && li[0].querySelector('.body').textContent.includes('second topic')
+			&& !document.getElementById('messages').textContent.includes('hello control ui');
+	})()`)
+
 	// Tools: move one extension tool to core.
 	b.do(t, "open Tools", chromedp.Click(`#nav [data-view="tools"]`))
 	name := waitFor[string](t, b, "an extension tool", `(() => {

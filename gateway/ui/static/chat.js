@@ -34,6 +34,15 @@ $('agent').addEventListener('change', () => {
   loadSessions().then(loadHistory).catch((err) => showError(err));
 });
 
+// "/new" and "/reset" start the session over on the gateway (the rest of
+// the message opens the new conversation), so the old messages leave the
+// screen too. This runs in the capture phase, before the WebChat client
+// shows the message being sent.
+document.addEventListener('submit', (ev) => {
+  if (ev.target?.id !== 'composer') return;
+  if (/^\/(new|reset)(\s|$)/.test($('input').value.trim())) $('messages').replaceChildren();
+}, true);
+
 // Tool calls of a run, shown under its message as they run: name,
 // arguments, phase, result and how long the call took.
 function onAgentEvent(p) {
