@@ -136,12 +136,15 @@ func (s *Service) runTools(ctx context.Context, turn *Turn, ev *runEvents, calls
 				}
 			}()
 			ev.agent("tool", map[string]any{"phase": "start", "name": call.Name, "toolCallId": call.ID, "args": call.Arguments})
+			started := time.Now()
 			r := s.opts.Tools.Run(ctx, turn, call)
+			took := time.Since(started)
 			if len(r.Text) > maxObservationChars {
 				r.Text = r.Text[:maxObservationChars] + fmt.Sprintf("\n[output truncated: %d of %d characters shown]", maxObservationChars, len(r.Text))
 			}
 			out[i] = r
-			ev.agent("tool", map[string]any{"phase": "result", "name": call.Name, "toolCallId": call.ID, "isError": r.IsError, "result": r.Text})
+			ev.agent("tool", map[string]any{"phase": "result", "name": call.Name, "toolCallId": call.ID, "isError": r.IsError, "result": r.Text,
+				"durationMs": took.Milliseconds()})
 		}()
 	}
 	wg.Wait()

@@ -190,7 +190,8 @@ func TestControlUIApproval(t *testing.T) {
 		const li = [...document.querySelectorAll('#messages li.msg.assistant')].pop();
 		if (!li || li.dataset.done !== 'true' || !li.querySelector('.body').textContent.includes('done after approval')) return false;
 		const tool = li.querySelector('.tools li.tool');
-		return !!tool && tool.querySelector('strong').textContent === 'exec' && tool.querySelector('.result').textContent.includes('ui-approved-output');
+		return !!tool && tool.querySelector('strong').textContent === 'exec' && tool.querySelector('.result').textContent.includes('ui-approved-output')
+			&& /^\d+(\.\d)? m?s$/.test(tool.querySelector('.duration').textContent);
 	})()`)
 	waitFor[bool](t, b, "the empty approvals list", `document.querySelectorAll('#approvals li.card').length === 0`)
 
