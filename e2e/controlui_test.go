@@ -35,7 +35,7 @@ func TestControlUIHTTP(t *testing.T) {
 		return res.StatusCode, string(b), res.Header
 	}
 	code, body, h := get("/")
-	if code != 200 || !strings.Contains(body, `src="/ui/views.js"`) || !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
+	if code != 200 || !strings.Contains(body, `src="ui/views.js"`) || !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
 		t.Fatalf("GET / = %d %q", code, body)
 	}
 	if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "connect-src 'self' ws://127.0.0.1:") {
@@ -224,13 +224,65 @@ func TestControlUIApproval(t *testing.T) {
 	}
 }
 
+// TestControlUIBasePath: with gateway.controlUi.basePath the page, its
+// files and the bus live under the prefix (as behind a reverse proxy that
+// forwards one path), the root no longer serves the UI, and the page logs
+// in and chats from there.
+func TestControlUIBasePath(t *testing.T) {
+	needOurGateway(t)
+	execPath := needChromium(t)
+	t.Parallel()
+
+	model := fakemodel.New(t)
+	cfg := strings.Replace(agentConfig(model.URL()), `gateway: { mode: "local" }`, `gateway: { mode: "local", controlUi: { basePath: "/oc" } }`, 1)
+	g := startGateway(t, gatewayOpts{Config: cfg})
+	ours := ourClient(t, g)
+	base := fmt.Sprintf("http://127.0.0.1:%d", g.Port)
+	for path, want := range map[string]int{"/oc/": 200, "/oc/ui/views.js": 200, "/oc/webchat/app.js": 200, "/ui/views.js": 404} {
+		res, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("GET %s = %d, want %d", path, res.StatusCode, want)
+		}
+	}
+	if res, err := http.Get(base + "/"); err != nil || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/plain") {
+		t.Errorf("GET / should not be the UI under a basePath: %v", err)
+	}
+	r := ours.run(t, "dashboard")
+	r.mustSucceed(t)
+	if got := strings.TrimSpace(r.Stdout); got != base+"/oc/" {
+		t.Errorf("openclaw dashboard printed %q, want %q", got, base+"/oc/")
+	}
+
+	b := startBrowser(t, execPath)
+	screenshotOnFailure(t, b)
+	controlUILoginAt(t, b, g, ours, "/oc/")
+	b.do(t, "send a message",
+		chromedp.SendKeys(chromedp.ID("input"), "hello under a base path"),
+		chromedp.Click(chromedp.ID("send")),
+	)
+	waitFor[bool](t, b, "the reply", `(() => {
+		const li = [...document.querySelectorAll('#messages li.msg.assistant')].pop();
+		return !!li && li.dataset.done === 'true' && li.querySelector('.body').textContent.includes('hello under a base path');
+	})()`)
+}
+
 // controlUILogin opens the Control UI, logs in with the gateway token,
 // approves the browser's device pairing with our CLI, and waits until the
 // page is connected with its navigation shown.
 func controlUILogin(t *testing.T, b *browser, g *gateway, ours *client) {
 	t.Helper()
+	controlUILoginAt(t, b, g, ours, "/")
+}
+
+// controlUILoginAt is controlUILogin for a page at path (a basePath).
+func controlUILoginAt(t *testing.T, b *browser, g *gateway, ours *client, path string) {
+	t.Helper()
 	b.do(t, "log in",
-		chromedp.Navigate(fmt.Sprintf("http://127.0.0.1:%d/", g.Port)),
+		chromedp.Navigate(fmt.Sprintf("http://127.0.0.1:%d%s", g.Port, path)),
 		chromedp.WaitVisible(chromedp.ID("token")),
 		chromedp.SendKeys(chromedp.ID("token"), g.Token),
 		chromedp.Click(chromedp.ID("login-button")),

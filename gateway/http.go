@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"net/http"
@@ -32,7 +33,7 @@ func (s *System) httpHandler() http.Handler {
 	mux.Handle(webchat.Prefix, webchat.New())
 	control := ui.New()
 	mux.HandleFunc(ui.AssetPrefix, func(w http.ResponseWriter, r *http.Request) {
-		if !s.current().snap.Config.Gateway.ControlUI.IsEnabled() {
+		if !s.current().snap.Config.Gateway.ControlUI.IsEnabled() || !uiHere(r, s) {
 			http.NotFound(w, r) // switched off means nothing of it is served
 			return
 		}
@@ -57,14 +58,51 @@ func (s *System) httpHandler() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.current().snap.Config.Gateway.ControlUI.IsEnabled() {
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.current().snap.Config.Gateway.ControlUI.IsEnabled() && uiHere(r, s) {
 			control.ServeHTTP(w, r) // the Control UI
 			return
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Write([]byte("openclaw gateway " + s.version + "\nConnect a client to ws://" + r.Host + "/\n"))
 	})
-	return securityHeaders(mux)
+	return securityHeaders(s.underBasePath(mux))
+}
+
+// underBase marks a request that came in under gateway.controlUi.basePath.
+type underBase struct{}
+
+// underBasePath serves the Control UI, WebChat and the bus also under
+// gateway.controlUi.basePath (for a reverse proxy that forwards one
+// path): a request there is handled as if at the root, and the UI then
+// lives only there. The setting is read per request, so a reload moves it.
+func (s *System) underBasePath(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		base := s.current().snap.Config.Gateway.ControlUI.Base()
+		if base == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.URL.Path == base && !isUpgrade(r) {
+			http.Redirect(w, r, base+"/", http.StatusMovedPermanently)
+			return
+		}
+		rest, ok := strings.CutPrefix(r.URL.Path, base+"/")
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		r2 := r.WithContext(context.WithValue(r.Context(), underBase{}, true))
+		u := *r.URL
+		u.Path, u.RawPath = "/"+rest, ""
+		r2.URL = &u
+		next.ServeHTTP(w, r2)
+	})
+}
+
+// uiHere reports whether the Control UI is served at r's place: at the
+// root without a basePath, else only under it.
+func uiHere(r *http.Request, s *System) bool {
+	return s.current().snap.Config.Gateway.ControlUI.Base() == "" || r.Context().Value(underBase{}) != nil
 }
 
 func isUpgrade(r *http.Request) bool {

@@ -464,7 +464,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		s.opts.Ready(s.addr.String())
 	}
 	if s.opts.ReadyUI != nil && snap.Config.Gateway.ControlUI.IsEnabled() {
-		s.opts.ReadyUI("http://" + s.addr.String() + "/")
+		s.opts.ReadyUI("http://" + s.addr.String() + snap.Config.Gateway.ControlUI.Base() + "/")
 	}
 	// Start-up (config schema tables, migrations) leaves freed heap behind;
 	// give it back so an idle gateway stays small.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"os/exec"
 	"strings"
 )
@@ -37,6 +38,7 @@ func runDashboard(ctx context.Context, a *app, args []string) error {
 // dashboardURL is the Control UI's address: raw (default: the gateway the
 // CLI would reach) turned into http(s), without query or credentials.
 func dashboardURL(raw string, dev bool) (string, error) {
+	base := ""
 	if raw == "" {
 		// Where the CLI would connect: OPENCLAW_GATEWAY_URL, a remote
 		// gateway.remote.url, or the local port (OPENCLAW_GATEWAY_PORT,
@@ -46,6 +48,10 @@ func dashboardURL(raw string, dev bool) (string, error) {
 			return "", err
 		}
 		raw = t.url
+		// The local gateway's UI may live under a base path.
+		if local, err := localCredentials(dev); err == nil && !local.Remote && os.Getenv(envGatewayURL) == "" {
+			base = local.BasePath
+		}
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
@@ -60,6 +66,9 @@ func dashboardURL(raw string, dev bool) (string, error) {
 		return "", usageErrorf("--url %q: scheme must be ws, wss, http or https", raw)
 	}
 	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	if base != "" {
+		u.Path = base
+	}
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 	}

@@ -15,6 +15,8 @@ type localGateway struct {
 	Port     int
 	Token    string
 	Password string
+	// BasePath is gateway.controlUi.basePath without a trailing slash.
+	BasePath string
 
 	Remote         bool // gateway.mode is "remote"
 	RemoteURL      string
@@ -57,6 +59,7 @@ func localCredentials(dev bool) (localGateway, error) {
 	if err == nil {
 		g := snap.Config.Gateway
 		out.Token, out.Password = g.Auth.Token.Value, g.Auth.Password.Value
+		out.BasePath = g.ControlUI.Base()
 		out.Remote = g.Mode == "remote"
 		out.RemoteURL, out.RemoteToken, out.RemotePassword = g.Remote.URL, g.Remote.Token.Value, g.Remote.Password.Value
 		return out, nil

@@ -133,6 +133,8 @@ var decodeErrorCases = []struct {
 	{"top level array", `[]`, `openclaw.json:1:1: the config must be an object, got an array`},
 	{"no auth on lan", `{gateway: {bind: "lan", auth: {mode: "none"}}}`, `openclaw.json:1:38: gateway.auth.mode: auth mode "none" is only allowed with a loopback bind, but gateway.bind is "lan"; use token or password auth`},
 	{"custom bind needs host", `{gateway: {bind: "custom"}}`, `openclaw.json:1:18: gateway.bind: bind "custom" needs customBindHost set to an IPv4 address, got ""`},
+	{"base path without slash", `{gateway: {controlUi: {basePath: "oc"}}}`, `openclaw.json:1:34: gateway.controlUi.basePath: basePath "oc" must be a URL path like "/openclaw": starting with /, of letters, digits, '-', '_', '.' and '/', without ".."`},
+	{"base path escape", `{gateway: {controlUi: {basePath: "/a/../b"}}}`, `openclaw.json:1:34: gateway.controlUi.basePath: basePath "/a/../b" must be a URL path like "/openclaw": starting with /, of letters, digits, '-', '_', '.' and '/', without ".."`},
 	{"bad proxy", `{gateway: {trustedProxies: ["10.0.0.0/33"]}}`, `openclaw.json:1:29: gateway.trustedProxies[0]: "10.0.0.0/33" is not an IP address or CIDR range`},
 	{"secret ref bad source", `{gateway: {auth: {token: {source: "vault", provider: "default", id: "X"}}}}`, `openclaw.json:1:35: gateway.auth.token.source: "vault" is not a secret source; want one of "env", "file", "exec" or "store"`},
 	{"secret ref extra key", `{gateway: {auth: {token: {source: "env", provider: "default", id: "X", x: 1}}}}`, `openclaw.json:1:72: gateway.auth.token.x: unknown key in a SecretRef; want source, provider and id`},

@@ -3,6 +3,7 @@ package config
 import (
 	"log/slog"
 	"reflect"
+	"strings"
 )
 
 const (
@@ -89,6 +90,10 @@ func boolOr(p *bool, def bool) bool {
 
 // IsEnabled reports whether the Control UI is served (nil means the default, true).
 func (c ControlUI) IsEnabled() bool { return boolOr(c.Enabled, true) }
+
+// Base is basePath without a trailing slash: "" for the root, else like
+// "/openclaw".
+func (c ControlUI) Base() string { return strings.TrimRight(c.BasePath, "/") }
 
 // IsLoopbackExempt reports whether loopback clients skip rate limiting
 // (nil means the default, true).

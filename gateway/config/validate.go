@@ -37,6 +37,10 @@ func (d *decoder) validate(c *Config) {
 			d.errorAtPath(n, path, "%q is not a CIDR range", p)
 		}
 	}
+	if bp := g.ControlUI.BasePath; bp != "" && !validBasePath(bp) {
+		n, path := d.where("gateway.controlUi.basePath")
+		d.errorAtPath(n, path, "basePath %q must be a URL path like \"/openclaw\": starting with /, of letters, digits, '-', '_', '.' and '/', without \"..\"", bp)
+	}
 	d.validateAgents(c)
 	d.validateChannels(c)
 	d.validateBrowser(c)
@@ -45,6 +49,19 @@ func (d *decoder) validate(c *Config) {
 		n, path := d.where("gateway.remote.url", "gateway.remote", "gateway.mode")
 		d.warnAtPath(n, path, "gateway.mode is \"remote\" but gateway.remote.url is empty")
 	}
+}
+
+// validBasePath accepts what can prefix a URL path unescaped.
+func validBasePath(p string) bool {
+	if !strings.HasPrefix(p, "/") || strings.Contains(p, "..") || strings.Contains(p, "//") {
+		return false
+	}
+	for _, r := range p {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./", r)) {
+			return false
+		}
+	}
+	return true
 }
 
 // isLoopbackBind reports whether the gateway listens on loopback only.

@@ -1,6 +1,6 @@
 // Approvals: the calls waiting for a decision (exact tool and arguments),
 // allow once / allow always / deny, and the audit log of guarded calls.
-import { $, request, el, button, table, cell, when, registerView } from '/ui/kit.js';
+import { $, request, el, button, table, cell, when, registerView } from './kit.js';
 
 let list, empty, auditBody, auditForm;
 

@@ -1,6 +1,6 @@
 // Chat: WebChat's view (index.html, driven by the WebChat client) plus an
 // agent picker and each run's tool calls as they run.
-import { $, st, request, showError, loadSessions, loadHistory, SESSION_KEY, el, registerView } from '/ui/kit.js';
+import { $, st, request, showError, loadSessions, loadHistory, SESSION_KEY, el, registerView } from './kit.js';
 
 registerView({
   name: 'chat',

@@ -1,6 +1,6 @@
 // Cron: jobs with their next run and last status, run now, and a job's
 // run history with errors.
-import { request, el, button, table, cell, when, registerView } from '/ui/kit.js';
+import { request, el, button, table, cell, when, registerView } from './kit.js';
 
 let tbody, empty, runsBox;
 

@@ -1,5 +1,5 @@
 // Nodes: placeholder until the view lands.
-import { el, registerView } from '/ui/kit.js';
+import { el, registerView } from './kit.js';
 
 registerView({
   name: 'nodes',

@@ -1,6 +1,6 @@
 // Tools: every tool with its source, tier and enabled switch, and why one
 // is or is not offered in the chat's session (tools.explain).
-import { st, request, showError, el, button, table, cell, registerView } from '/ui/kit.js';
+import { st, request, showError, el, button, table, cell, registerView } from './kit.js';
 
 let tbody, explainBox;
 

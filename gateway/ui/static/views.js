@@ -2,15 +2,15 @@
 // itself with the kit), builds the navigation and a <section> per view,
 // and shows one at a time. The Chat view's markup is in index.html
 // because the WebChat client drives it.
-import { $, st, showError, hooks, el, views, isShown } from '/ui/kit.js';
-import '/ui/chat.js';
-import '/ui/approvals.js';
-import '/ui/sessions.js';
-import '/ui/channels.js';
-import '/ui/nodes.js';
-import '/ui/tools.js';
-import '/ui/cron.js';
-import '/ui/config.js';
+import { $, st, showError, hooks, el, views, isShown } from './kit.js';
+import './chat.js';
+import './approvals.js';
+import './sessions.js';
+import './channels.js';
+import './nodes.js';
+import './tools.js';
+import './cron.js';
+import './config.js';
 
 const nav = $('nav');
 const main = $('chat');

@@ -175,6 +175,10 @@ function stop(text) {
 
 // ---- connection ----
 
+// The bus listens where the page's base is (the gateway's root, or
+// gateway.controlUi.basePath): the folder above this script's.
+const busPath = new URL('../', import.meta.url).pathname;
+
 function connect() {
   clearTimeout(st.timer);
   const gen = ++st.gen;
@@ -183,7 +187,7 @@ function connect() {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   let ws;
   try {
-    ws = new WebSocket(`${scheme}//${location.host}/`);
+    ws = new WebSocket(`${scheme}//${location.host}${busPath}`);
   } catch (err) {
     showNotice('UNAVAILABLE', `cannot open a WebSocket: ${err.message}`);
     scheduleReconnect();
