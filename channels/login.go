@@ -54,7 +54,11 @@ func (m *Manager) startLogin(channel, accountID, phone string, force bool) (*log
 	if err != nil {
 		return nil, err
 	}
-	flow, ok := a.adapterNow().(LoginFlow)
+	ad := a.adapterNow()
+	if ad == nil {
+		return nil, fmt.Errorf("the %s account %q is stopped; start it first (channels.start)", a.network.Label, a.id)
+	}
+	flow, ok := ad.(LoginFlow)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s has no device login (it uses a token from the config)", ErrUnsupported, a.network.Label)
 	}

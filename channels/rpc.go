@@ -183,15 +183,31 @@ func (m *Manager) handleLogout(ctx context.Context, req *rpc.Request) (any, erro
 	if err != nil {
 		return nil, bad(req.Method, err)
 	}
-	unlinked := false
-	if flow, ok := a.adapterNow().(LoginFlow); ok {
+	unlinked, err := m.logout(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"ok": true, "channel": a.network.Name, "accountId": a.id, "unlinked": unlinked}, nil
+}
+
+// logout unlinks the account's device when its network links one, then
+// stops the account. A stopped account's device is unlinked too, through
+// an adapter built just for that (it is never started).
+func (m *Manager) logout(ctx context.Context, a *account) (unlinked bool, err error) {
+	ad := a.adapterNow()
+	if spec := a.specNow(); ad == nil && spec.New != nil {
+		if built, err := spec.New(); err == nil {
+			ad = built
+		}
+	}
+	if flow, ok := ad.(LoginFlow); ok {
 		if err := flow.Logout(ctx); err != nil {
-			return nil, fmt.Errorf("%s logout: %w", a.network.Label, err)
+			return false, fmt.Errorf("%s logout: %w", a.network.Label, err)
 		}
 		unlinked = true
 	}
 	m.stopAccount(ctx, a)
-	return map[string]any{"ok": true, "channel": a.network.Name, "accountId": a.id, "unlinked": unlinked}, nil
+	return unlinked, nil
 }
 
 func (m *Manager) label(channel string) string {

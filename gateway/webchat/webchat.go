@@ -98,9 +98,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 var hostPattern = regexp.MustCompile(`^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$`)
 
 // ContentSecurityPolicy is the policy of WebChat responses for a request
-// to host: the page's own script and style only, and WebSocket
-// connections back to the same host ('self' covers ws: and wss: of the
-// same host in current browsers; the explicit sources cover older ones).
+// to host: the page's own script and style only, images from the page or
+// inline data: URLs (the WhatsApp link QR code comes as one), and
+// WebSocket connections back to the same host ('self' covers ws: and
+// wss: of the same host in current browsers; the explicit sources cover
+// older ones).
 func ContentSecurityPolicy(host string) string {
 	connect := "'self'"
 	if hostPattern.MatchString(host) {
@@ -110,7 +112,7 @@ func ContentSecurityPolicy(host string) string {
 		"default-src 'none'",
 		"script-src 'self'",
 		"style-src 'self'",
-		"img-src 'self'",
+		"img-src 'self' data:",
 		"connect-src " + connect,
 		"base-uri 'none'",
 		"form-action 'none'",

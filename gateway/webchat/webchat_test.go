@@ -138,6 +138,28 @@ func TestContentSecurityPolicyHost(t *testing.T) {
 	}
 }
 
+// TestContentSecurityPolicyImages: images may come from the page or be
+// inline data: URLs (the WhatsApp QR code), never from another host or a
+// blob, and nothing else gains data:.
+func TestContentSecurityPolicyImages(t *testing.T) {
+	csp := ContentSecurityPolicy("127.0.0.1:18789")
+	var img []string
+	for _, d := range strings.Split(csp, ";") {
+		f := strings.Fields(d)
+		if len(f) == 0 {
+			continue
+		}
+		if f[0] == "img-src" {
+			img = f[1:]
+		} else if strings.Contains(d, "data:") {
+			t.Errorf("directive %q allows data:", strings.TrimSpace(d))
+		}
+	}
+	if strings.Join(img, " ") != "'self' data:" {
+		t.Errorf("img-src %q, want exactly 'self' data: (CSP %q)", img, csp)
+	}
+}
+
 // TestPageHasNoInlineCode: the strict policy forbids inline script and
 // style, so the page must not need them, and nothing may come from
 // another host.
