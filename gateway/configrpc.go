@@ -74,6 +74,12 @@ type configWriteParams struct {
 	Note           string   `json:"note"`
 	SessionKey     string   `json:"sessionKey"`
 	ReplacePaths   []string `json:"replacePaths"`
+	// DryRun validates the text as the write would (base hash, syntax,
+	// keys, types, whether the gateway could start with it) and answers
+	// with the issues, without writing or applying anything. It is this
+	// gateway's addition: OpenClaw's schema has no such field, and its
+	// clients never send it.
+	DryRun bool `json:"dryRun"`
 }
 
 // handleConfigWrite serves config.set (replace the file) and config.apply
@@ -86,7 +92,7 @@ func (s *System) handleConfigWrite(ctx context.Context, req *rpc.Request) (any, 
 	if p.Raw == "" {
 		return nil, protocol.InvalidParams(req.Method, errors.New("raw is required"))
 	}
-	return s.writeConfig(req.Method, []byte(p.Raw), p.BaseHash, req.Method == "config.apply")
+	return s.writeOrCheckConfig(req.Method, []byte(p.Raw), p.BaseHash, req.Method == "config.apply", p.DryRun)
 }
 
 // handleConfigPatch merges a JSON5 merge patch into the file, keeping the
@@ -111,31 +117,59 @@ func (s *System) handleConfigPatch(ctx context.Context, req *rpc.Request) (any, 
 	if err != nil {
 		return nil, protocol.InvalidParams(req.Method, err)
 	}
-	return s.writeConfig(req.Method, next, p.BaseHash, true)
+	return s.writeOrCheckConfig(req.Method, next, p.BaseHash, true, p.DryRun)
 }
 
+// writeConfig validates raw, writes it and (with apply) applies it. An
+// invalid text is refused with INVALID_CONFIG and its issues (line,
+// column, key path) in the error's details, and the file is left as it
+// was.
 func (s *System) writeConfig(method string, raw []byte, baseHash string, apply bool) (any, error) {
+	return s.writeOrCheckConfig(method, raw, baseHash, apply, false)
+}
+
+// writeOrCheckConfig is writeConfig, or with dryRun only its checks: it
+// then answers {ok, valid, dryRun, issues, warnings, restartRequired}
+// whether the text is valid or not, and never writes. A base hash that
+// no longer matches the file is an error either way.
+func (s *System) writeOrCheckConfig(method string, raw []byte, baseHash string, apply, dryRun bool) (any, error) {
 	s.configMu.Lock()
 	defer s.configMu.Unlock()
-	path := s.current().snap.Path
+	cur := s.current().snap
+	path := cur.Path
 	if baseHash != "" {
-		cur, _ := config.Load(path, s.loadOptions())
-		if cur == nil || cur.Hash != baseHash {
+		disk, _ := config.Load(path, s.loadOptions())
+		if disk == nil || disk.Hash != baseHash {
 			return nil, protocol.Errorf(protocol.CodeInvalidRequest, "config changed since it was read (baseHash mismatch); call config.get and retry").
 				WithDetails(map[string]any{"code": "CONFIG_BASE_HASH_MISMATCH"})
 		}
 	}
+	raw, unrestored := restoreRedacted(raw, cur.Raw, cur.Tree)
+	issues := config.Issues{}
+	for _, p := range unrestored {
+		issues = append(issues, config.Issue{File: path, Path: p, Message: "holds the redaction placeholder " + config.RedactedSentinel + " and there is no value to restore; write the secret itself"})
+	}
 	snap, err := config.Parse(path, raw, s.loadOptions())
 	if err != nil {
 		var le *config.LoadError
-		if errors.As(err, &le) {
-			return nil, protocol.Errorf(protocol.CodeInvalidRequest, "invalid config: %s", le.Issues.String()).
-				WithDetails(map[string]any{"code": "INVALID_CONFIG", "issues": issueList(le.Issues)})
+		if !errors.As(err, &le) {
+			return nil, protocol.InvalidParams(method, err)
 		}
-		return nil, protocol.InvalidParams(method, err)
+		issues = append(le.Issues, issues...)
+	} else if err := s.checkStartable(snap); err != nil {
+		issues = append(issues, config.Issue{Message: err.Error()}) // err names the file
 	}
-	if err := s.checkStartable(snap); err != nil {
-		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "%v", err)
+	if dryRun {
+		out := map[string]any{"ok": len(issues) == 0, "valid": len(issues) == 0, "dryRun": true, "path": path,
+			"issues": issueList(issues), "warnings": issueList(snap.Warnings), "restartRequired": []string{}}
+		if len(issues) == 0 {
+			out["restartRequired"] = nonNilStrings(config.Diff(cur.Config, snap.Config))
+		}
+		return out, nil
+	}
+	if len(issues) > 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "invalid config: %s", issues.String()).
+			WithDetails(map[string]any{"code": "INVALID_CONFIG", "issues": issueList(issues)})
 	}
 	if err := config.WriteFile(path, raw); err != nil {
 		return nil, err
@@ -152,6 +186,51 @@ func (s *System) writeConfig(method string, raw []byte, baseHash string, apply b
 		s.requestRestart()
 	}
 	return out, nil
+}
+
+// restoreRedacted puts back the secrets config.get replaced with
+// RedactedSentinel in the raw text (see redactRaw), so a client can send
+// the text it was shown, edited elsewhere, without wiping its secrets. A
+// placeholder is restored from the running config only where that value
+// was written in the running file's text, as redactRaw hid it; the paths
+// of placeholders it could not restore are returned.
+func restoreRedacted(raw, curRaw []byte, curTree map[string]any) ([]byte, []string) {
+	if !bytes.Contains(raw, []byte(config.RedactedSentinel)) {
+		return raw, nil
+	}
+	tree, err := config.ParseObject(raw)
+	if err != nil {
+		return raw, nil // the syntax error is reported by the parse that follows
+	}
+	var unrestored []string
+	var walk func(v, cur any, path string)
+	walk = func(v, cur any, path string) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		cm, _ := cur.(map[string]any)
+		for k, x := range m {
+			p := config.JoinPath(path, k)
+			if s, ok := x.(string); ok && s == config.RedactedSentinel && config.IsSecretKey(k) {
+				old, _ := cm[k].(string)
+				if old == "" || old == config.RedactedSentinel || !bytes.Contains(curRaw, []byte(old)) {
+					unrestored = append(unrestored, p)
+					continue
+				}
+				next, err := config.Set(raw, p, old)
+				if err != nil {
+					unrestored = append(unrestored, p)
+					continue
+				}
+				raw = next
+				continue
+			}
+			walk(x, cm[k], p)
+		}
+	}
+	walk(tree, curTree, "")
+	return raw, unrestored
 }
 
 // redactRaw replaces every secret value in the config text, keeping the

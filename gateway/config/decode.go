@@ -106,7 +106,7 @@ func (d *decoder) decodeStruct(n *node, v reflect.Value, k *keyTree, segs []segm
 	fields := fieldsOf(v.Type())
 	for _, m := range n.members {
 		childSegs := append(segs[:len(segs):len(segs)], segment{key: m.key})
-		childPath := joinPath(path, m.key)
+		childPath := JoinPath(path, m.key)
 		known := k.child(m.key)
 		i := slices.IndexFunc(fields, func(f fieldInfo) bool { return f.name == m.key })
 		switch {

@@ -105,9 +105,9 @@ func TestSchema(t *testing.T) {
 		for k, v := range props {
 			child := v.(map[string]any)
 			if child["description"] == nil {
-				t.Errorf("%s has no description", joinPath(path, k))
+				t.Errorf("%s has no description", JoinPath(path, k))
 			}
-			walk(child, joinPath(path, k))
+			walk(child, JoinPath(path, k))
 		}
 	}
 	walk(s, "")

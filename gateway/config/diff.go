@@ -54,7 +54,7 @@ func Changes(old, new *Config) []string {
 func diffValue(a, b reflect.Value, path string, out *[]string) {
 	if a.Kind() == reflect.Struct && !isLeafType(a.Type()) {
 		for _, f := range fieldsOf(a.Type()) {
-			diffValue(a.FieldByIndex(f.index), b.FieldByIndex(f.index), joinPath(path, f.name), out)
+			diffValue(a.FieldByIndex(f.index), b.FieldByIndex(f.index), JoinPath(path, f.name), out)
 		}
 		return
 	}

@@ -19,7 +19,7 @@ func substituteEnv(n *node, path string, getenv func(string) string, issues *iss
 		}
 	case kindObject:
 		for _, m := range n.members {
-			substituteEnv(m.val, joinPath(path, m.key), getenv, issues)
+			substituteEnv(m.val, JoinPath(path, m.key), getenv, issues)
 		}
 	case kindArray:
 		for i, e := range n.elems {

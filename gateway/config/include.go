@@ -49,7 +49,7 @@ func (in *includer) resolve(n *node, path string, chain []string) *node {
 	out.members = make([]member, 0, len(n.members))
 	for _, m := range n.members {
 		if m.key != includeKey {
-			out.members = append(out.members, member{m.key, in.resolve(m.val, joinPath(path, m.key), chain)})
+			out.members = append(out.members, member{m.key, in.resolve(m.val, JoinPath(path, m.key), chain)})
 		}
 	}
 	ref := n.get(includeKey)
@@ -63,7 +63,7 @@ func (in *includer) resolve(n *node, path string, chain []string) *node {
 	case len(out.members) == 0:
 		return included
 	case included.kind != kindObject:
-		in.issues.errorAt(ref, false, joinPath(path, includeKey), "keys beside $include need the included file to hold an object, but it holds %s", included.kindName())
+		in.issues.errorAt(ref, false, JoinPath(path, includeKey), "keys beside $include need the included file to hold an object, but it holds %s", included.kindName())
 		return &out
 	}
 	return deepMerge(included, &out)
@@ -71,7 +71,7 @@ func (in *includer) resolve(n *node, path string, chain []string) *node {
 
 // load reads the file or files a $include value names; nil if none could be.
 func (in *includer) load(ref *node, path string, chain []string) *node {
-	incPath := joinPath(path, includeKey)
+	incPath := JoinPath(path, includeKey)
 	var refs []*node
 	switch ref.kind {
 	case kindString:

@@ -29,8 +29,9 @@ func isBareKey(key string) bool {
 	return true
 }
 
-// joinPath appends an object key to a dotted path.
-func joinPath(parent, key string) string {
+// JoinPath appends an object key to a dotted key path (as config.Set
+// takes it), bracketing and quoting keys that need it.
+func JoinPath(parent, key string) string {
 	if !isBareKey(key) {
 		return parent + `[` + string(appendJSONString(nil, key)) + `]`
 	}
@@ -52,7 +53,7 @@ func formatPath(segs []segment) string {
 		if s.isIndex {
 			p = indexPath(p, s.index)
 		} else {
-			p = joinPath(p, s.key)
+			p = JoinPath(p, s.key)
 		}
 	}
 	return p

@@ -142,7 +142,7 @@ func (d *decoder) checkKnown(n *node, k *keyTree, segs []segment, lenient bool) 
 			childSegs := append(segs[:len(segs):len(segs)], segment{key: m.key})
 			child := k.child(m.key)
 			if child == nil {
-				d.unknownKey(m.val, joinPath(path, m.key), m.key, k.names, lenient)
+				d.unknownKey(m.val, JoinPath(path, m.key), m.key, k.names, lenient)
 				continue
 			}
 			d.checkKnown(m.val, child, childSegs, lenient)

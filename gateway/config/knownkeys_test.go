@@ -152,7 +152,7 @@ func TestImplementedKeysExistInOpenClaw(t *testing.T) {
 	var walk func(rt reflect.Type, k *keyTree, path string)
 	walk = func(rt reflect.Type, k *keyTree, path string) {
 		for _, f := range fieldsOf(rt) {
-			p := joinPath(path, f.name)
+			p := JoinPath(path, f.name)
 			if legacyKeys[p] {
 				continue
 			}

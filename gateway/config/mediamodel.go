@@ -40,7 +40,7 @@ func (m *MediaModelRef) decodeNode(d *decoder, n *node, path string) {
 			rest.members = append(rest.members, mem)
 			continue
 		}
-		p := joinPath(path, mem.key)
+		p := JoinPath(path, mem.key)
 		d.at[p] = mem.val
 		if v, ok := d.integer(mem.val, p, fieldInfo{name: mem.key, goName: "TimeoutMs", min: &minMediaTimeoutMs}); ok {
 			m.TimeoutMs = int(v)

@@ -43,7 +43,7 @@ func (m *ModelRef) decodeNode(d *decoder, n *node, path string) {
 		}
 	case kindObject:
 		for _, mem := range n.members {
-			p := joinPath(path, mem.key)
+			p := JoinPath(path, mem.key)
 			d.at[p] = mem.val
 			switch mem.key {
 			case "primary":

@@ -87,7 +87,7 @@ func (s *SecretInput) decodeNode(d *decoder, n *node, path string) {
 	fields := map[string]*string{"source": &ref.Source, "provider": &ref.Provider, "id": &ref.ID}
 	for _, m := range n.members {
 		dst, known := fields[m.key]
-		childPath := joinPath(path, m.key)
+		childPath := JoinPath(path, m.key)
 		switch {
 		case !known:
 			d.issues.errorAt(m.val, true, childPath, "unknown key in a SecretRef; want source, provider and id")
@@ -110,13 +110,13 @@ func (s *SecretInput) decodeNode(d *decoder, n *node, path string) {
 	}
 	switch {
 	case !slices.Contains(secretSources, ref.Source):
-		d.issues.errorAt(n.get("source"), false, joinPath(path, "source"), "%q is not a secret source; want one of %s", ref.Source, quoteList(secretSources))
+		d.issues.errorAt(n.get("source"), false, JoinPath(path, "source"), "%q is not a secret source; want one of %s", ref.Source, quoteList(secretSources))
 		return
 	case !secretProviderRE.MatchString(ref.Provider):
-		d.issues.errorAt(n.get("provider"), false, joinPath(path, "provider"), "provider %q must be lower case letters, digits, _ or -", ref.Provider)
+		d.issues.errorAt(n.get("provider"), false, JoinPath(path, "provider"), "provider %q must be lower case letters, digits, _ or -", ref.Provider)
 		return
 	case (ref.Source == "env" || ref.Source == "store") && !secretEnvIDRE.MatchString(ref.ID):
-		d.issues.errorAt(n.get("id"), false, joinPath(path, "id"), "id %q must be upper case letters, digits or _", ref.ID)
+		d.issues.errorAt(n.get("id"), false, JoinPath(path, "id"), "id %q must be upper case letters, digits or _", ref.ID)
 		return
 	}
 	*s = SecretInput{Ref: &ref}

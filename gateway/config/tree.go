@@ -206,7 +206,7 @@ func (p *parsed) build(v *hujson.Value, keyOff int, path string, issues *issueLi
 		for i := range t.Members {
 			m := &t.Members[i]
 			key := m.Name.Value.(hujson.Literal).String()
-			childPath := joinPath(path, key)
+			childPath := JoinPath(path, key)
 			child := p.build(&m.Value, p.tr.srcOffset(m.Name.StartOffset), childPath, issues)
 			if j, dup := index[key]; dup {
 				issues.warnAt(child, true, childPath, "key is written more than once; the last value wins")
