@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
@@ -17,6 +19,7 @@ func (r *Registry) Register(s *rpc.Server) {
 	s.HandleFunc("device.pair.approve", r.handleApprove)
 	s.HandleFunc("device.pair.reject", r.handleReject)
 	s.HandleFunc("device.pair.remove", r.handleRemove)
+	s.HandleFunc("device.pair.rename", r.handleRename)
 	s.HandleFunc("device.token.rotate", r.handleRotate)
 	s.HandleFunc("device.token.revoke", r.handleRevoke)
 }
@@ -228,6 +231,57 @@ func (r *Registry) handleRemove(ctx context.Context, req *rpc.Request) (any, err
 		return nil, err
 	}
 	return map[string]any{"deviceId": p.DeviceID, "removed": true}, nil
+}
+
+// MaxLabelLen bounds an operator's label for a device, as OpenClaw does.
+const MaxLabelLen = 64
+
+// Rename sets the label an operator gave a paired device.
+func (r *Registry) Rename(ctx context.Context, deviceID, label string) error {
+	res, err := r.db.ExecContext(ctx, `UPDATE devices SET operator_label=? WHERE device_id=?`, label, deviceID)
+	if err != nil {
+		return fmt.Errorf("rename device %s: %w", deviceID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return protocol.Errorf(protocol.CodeInvalidRequest, "unknown deviceId: %s", deviceID)
+	}
+	r.notify.Broadcast(protocol.EventDevicePairChanged, map[string]any{"deviceId": deviceID, "action": "renamed", "ts": r.now().UnixMilli()})
+	r.log.Info("device renamed", "device", deviceID, "label", label)
+	return nil
+}
+
+// handleRename is device.pair.rename {deviceId, label}: admins rename any
+// device; others only their own, and only while it is operator-only.
+func (r *Registry) handleRename(ctx context.Context, req *rpc.Request) (any, error) {
+	var p struct {
+		DeviceID string `json:"deviceId"`
+		Label    string `json:"label"`
+	}
+	if err := req.Decode(&p); err != nil {
+		return nil, err
+	}
+	label := strings.TrimSpace(p.Label)
+	switch {
+	case p.DeviceID == "":
+		return nil, protocol.InvalidParams(req.Method, errors.New("deviceId is required"))
+	case label == "":
+		return nil, protocol.InvalidParams(req.Method, errors.New("label required"))
+	case utf8.RuneCountInString(label) > MaxLabelLen:
+		return nil, protocol.InvalidParams(req.Method, fmt.Errorf("label must be at most %d characters", MaxLabelLen))
+	}
+	if err := r.ownOrAdmin(req, p.DeviceID); err != nil {
+		return nil, err
+	}
+	if !req.Conn.Has(protocol.ScopeAdmin) {
+		d, err := r.device(ctx, p.DeviceID)
+		if err == nil && slices.ContainsFunc(d.Roles, func(role string) bool { return role != string(protocol.RoleOperator) }) {
+			return nil, protocol.MissingScope(protocol.ScopeAdmin)
+		}
+	}
+	if err := r.Rename(ctx, p.DeviceID, label); err != nil {
+		return nil, err
+	}
+	return map[string]any{"deviceId": p.DeviceID, "label": label}, nil
 }
 
 // ownOrAdmin lets non-admin callers manage only their own device.

@@ -71,21 +71,23 @@ func New(db *sql.DB, log *slog.Logger, policy func() Policy, notify Notifier) *R
 
 // Device is a paired device as listed to operators (no secrets).
 type Device struct {
-	DeviceID     string   `json:"deviceId"`
-	PublicKey    string   `json:"publicKey"`
-	DisplayName  string   `json:"displayName,omitempty"`
-	Platform     string   `json:"platform,omitempty"`
-	DeviceFamily string   `json:"deviceFamily,omitempty"`
-	ClientID     string   `json:"clientId,omitempty"`
-	ClientMode   string   `json:"clientMode,omitempty"`
-	Roles        []string `json:"roles"`
-	Scopes       []string `json:"scopes"`
-	RemoteIP     string   `json:"remoteIp,omitempty"`
-	CreatedAtMs  int64    `json:"createdAtMs"`
-	ApprovedAtMs int64    `json:"approvedAtMs"`
-	LastSeenAtMs int64    `json:"lastSeenAtMs,omitempty"`
-	Tokens       []Token  `json:"tokens"`
-	Connected    bool     `json:"connected"`
+	DeviceID    string `json:"deviceId"`
+	PublicKey   string `json:"publicKey"`
+	DisplayName string `json:"displayName,omitempty"`
+	// OperatorLabel is the name an operator gave it (device.pair.rename).
+	OperatorLabel string   `json:"operatorLabel,omitempty"`
+	Platform      string   `json:"platform,omitempty"`
+	DeviceFamily  string   `json:"deviceFamily,omitempty"`
+	ClientID      string   `json:"clientId,omitempty"`
+	ClientMode    string   `json:"clientMode,omitempty"`
+	Roles         []string `json:"roles"`
+	Scopes        []string `json:"scopes"`
+	RemoteIP      string   `json:"remoteIp,omitempty"`
+	CreatedAtMs   int64    `json:"createdAtMs"`
+	ApprovedAtMs  int64    `json:"approvedAtMs"`
+	LastSeenAtMs  int64    `json:"lastSeenAtMs,omitempty"`
+	Tokens        []Token  `json:"tokens"`
+	Connected     bool     `json:"connected"`
 }
 
 // Token describes a device token without its value.
@@ -151,9 +153,9 @@ var ErrNotFound = errors.New("not found")
 func (r *Registry) device(ctx context.Context, id string) (*Device, error) {
 	d := &Device{DeviceID: id}
 	var roles, scopes string
-	err := r.db.QueryRowContext(ctx, `SELECT public_key, display_name, platform, device_family, client_id, client_mode,
+	err := r.db.QueryRowContext(ctx, `SELECT public_key, display_name, operator_label, platform, device_family, client_id, client_mode,
 		roles, scopes, remote_ip, created_at, approved_at, last_seen_at FROM devices WHERE device_id=?`, id).
-		Scan(&d.PublicKey, &d.DisplayName, &d.Platform, &d.DeviceFamily, &d.ClientID, &d.ClientMode,
+		Scan(&d.PublicKey, &d.DisplayName, &d.OperatorLabel, &d.Platform, &d.DeviceFamily, &d.ClientID, &d.ClientMode,
 			&roles, &scopes, &d.RemoteIP, &d.CreatedAtMs, &d.ApprovedAtMs, &d.LastSeenAtMs)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
