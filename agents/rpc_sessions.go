@@ -212,10 +212,18 @@ func (s *Service) handleSessionsCreate(ctx context.Context, req *rpc.Request) (a
 	if err != nil {
 		return nil, invalid(req.Method, err)
 	}
+	if created {
+		s.sessionsChanged(sess.Key, "create", sess)
+	}
 	return map[string]any{"ok": true, "key": sess.Key, "sessionId": sess.SessionID, "created": created, "session": sessionRow(sess, s.defaultModel(sess.AgentID))}, nil
 }
 
+// handleSessionsPatch needs write; the catalog marks the method dynamic,
+// so the route does not check.
 func (s *Service) handleSessionsPatch(ctx context.Context, req *rpc.Request) (any, error) {
+	if !req.Conn.Has(protocol.ScopeWrite) {
+		return nil, protocol.MissingScope(protocol.ScopeWrite)
+	}
 	var p struct {
 		Key        string  `json:"key"`
 		Label      *string `json:"label"`
@@ -238,6 +246,7 @@ func (s *Service) handleSessionsPatch(ctx context.Context, req *rpc.Request) (an
 		}
 		return nil, err
 	}
+	s.sessionsChanged(sess.Key, "patch", sess)
 	return map[string]any{"ok": true, "key": sess.Key, "session": sessionRow(sess, s.defaultModel(sess.AgentID))}, nil
 }
 
@@ -258,10 +267,17 @@ func (s *Service) handleSessionsReset(ctx context.Context, req *rpc.Request) (an
 	if err != nil {
 		return nil, err
 	}
+	s.sessionsChanged(sess.Key, "reset", sess)
 	return map[string]any{"ok": true, "key": sess.Key, "sessionId": sess.SessionID, "previousSessionId": sess.PreviousID}, nil
 }
 
+// handleSessionsDelete needs admin, as in OpenClaw (its write-scoped
+// archivedOnly form is not offered here); the catalog marks the method
+// dynamic, so the route does not check.
 func (s *Service) handleSessionsDelete(ctx context.Context, req *rpc.Request) (any, error) {
+	if !req.Conn.Has(protocol.ScopeAdmin) {
+		return nil, protocol.MissingScope(protocol.ScopeAdmin)
+	}
 	var p keyParams
 	if err := req.Decode(&p); err != nil {
 		return nil, err
@@ -274,6 +290,9 @@ func (s *Service) handleSessionsDelete(ctx context.Context, req *rpc.Request) (a
 	deleted, err := s.opts.Store.Delete(ctx, p.Key, deleteTranscript)
 	if err != nil {
 		return nil, err
+	}
+	if deleted {
+		s.sessionsChanged(p.Key, "delete", nil)
 	}
 	return map[string]any{"ok": true, "key": p.Key, "deleted": deleted}, nil
 }
@@ -315,6 +334,20 @@ func (s *Service) handleSessionsPreview(ctx context.Context, req *rpc.Request) (
 		previews = append(previews, map[string]any{"key": key, "status": "ok", "items": items})
 	}
 	return map[string]any{"ts": time.Now().UnixMilli(), "previews": previews}, nil
+}
+
+// sessionsChanged tells clients that a session was created, changed or
+// deleted (OpenClaw's sessions.changed): its key, why, and its row unless
+// it is gone.
+func (s *Service) sessionsChanged(key, reason string, sess *sessions.Session) {
+	if s.opts.Emit == nil {
+		return
+	}
+	p := map[string]any{"sessionKey": key, "reason": reason, "ts": time.Now().UnixMilli()}
+	if sess != nil {
+		p["session"] = sessionRow(sess, s.defaultModel(sess.AgentID))
+	}
+	s.opts.Emit.Broadcast("sessions.changed", p)
 }
 
 // defaultModel is an agent's primary model, or "".

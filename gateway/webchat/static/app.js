@@ -391,9 +391,9 @@ function onFrame(frame) {
     case 'sessions.changed':
       if (st.connected) loadSessions().catch(() => {});
       break;
-    default:
-      for (const f of hooks.event) f(frame.event, frame.payload);
   }
+  // Pages built on this client (the Control UI) see every event too.
+  for (const f of hooks.event) f(frame.event, frame.payload);
 }
 
 function request(method, params, timeoutMs = REQUEST_TIMEOUT_MS) {

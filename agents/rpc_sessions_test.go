@@ -1,0 +1,170 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openclaw-go/openclaw/agents/sessions"
+	"github.com/openclaw-go/openclaw/gateway/client"
+	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+)
+
+const rpcTestToken = "agents-rpc-test-token"
+
+// grantAsked pairs every device with the scopes it asks for.
+type grantAsked struct{}
+
+func (grantAsked) AuthorizeDevice(ctx context.Context, d rpc.DeviceConnect) (rpc.DeviceGrant, error) {
+	return rpc.DeviceGrant{Scopes: d.Scopes}, nil
+}
+
+func (grantAsked) VerifyDeviceToken(ctx context.Context, id, role, token string) ([]string, error) {
+	return nil, errors.New("no device tokens here")
+}
+
+// serveRPC puts the fixture's service behind an in-process bus and
+// returns a dialer for operators with the given scopes.
+func serveRPC(t *testing.T, f *fixture) func(scopes ...protocol.Scope) *client.Client {
+	t.Helper()
+	srv := rpc.NewServer(rpc.Options{
+		Auth: func() rpc.AuthConfig {
+			return rpc.AuthConfig{Mode: "token", Token: rpcTestToken, RateLimit: rpc.RateLimitConfig{ExemptLoopback: true}}
+		},
+		Pairing:      grantAsked{},
+		TickInterval: time.Hour,
+	})
+	f.svc.Register(srv)
+	srv.Start()
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx, "test over", 0)
+		hs.Close()
+	})
+	url := "ws" + strings.TrimPrefix(hs.URL, "http")
+	return func(scopes ...protocol.Scope) *client.Client {
+		t.Helper()
+		ss := make([]string, len(scopes))
+		for i, s := range scopes {
+			ss[i] = string(s)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		c, err := client.Dial(ctx, client.Options{URL: url, Token: rpcTestToken, Scopes: ss})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+}
+
+// changes returns the sessions.changed events recorded so far as
+// "reason key" strings.
+func (r *recorder) changes() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.events {
+		if e.name == "sessions.changed" {
+			out = append(out, e.payload["reason"].(string)+" "+e.payload["sessionKey"].(string))
+		}
+	}
+	return out
+}
+
+// TestSessionsWritesNeedScopes: the catalog marks sessions.delete and
+// sessions.patch dynamic, so their handlers check: delete needs admin,
+// patch needs write, and a refused call changes nothing.
+func TestSessionsWritesNeedScopes(t *testing.T) {
+	tests := []struct {
+		method  string
+		params  map[string]any
+		refused [][]protocol.Scope
+		allowed protocol.Scope
+		changed func(*sessions.Session, error) bool
+	}{
+		{"sessions.delete", map[string]any{}, [][]protocol.Scope{{protocol.ScopeRead}, {protocol.ScopeRead, protocol.ScopeWrite}}, protocol.ScopeAdmin,
+			func(_ *sessions.Session, err error) bool { return errors.Is(err, sessions.ErrNotFound) }},
+		{"sessions.patch", map[string]any{"label": "renamed"}, [][]protocol.Scope{{protocol.ScopeRead}}, protocol.ScopeWrite,
+			func(s *sessions.Session, err error) bool { return err == nil && s.Label == "renamed" }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.method, func(t *testing.T) {
+			f := newFixture(t, "", nil)
+			dial := serveRPC(t, f)
+			ctx := context.Background()
+			const key = "agent:main:guarded"
+			if _, _, err := f.store.Ensure(ctx, key, sessions.Init{AgentID: "main"}); err != nil {
+				t.Fatal(err)
+			}
+			params := map[string]any{"key": key}
+			for k, v := range tc.params {
+				params[k] = v
+			}
+			for _, scopes := range tc.refused {
+				err := dial(scopes...).Call(ctx, tc.method, params, nil)
+				var pe *protocol.Error
+				if !errors.As(err, &pe) || !strings.Contains(pe.Message, string(tc.allowed)) {
+					t.Errorf("%s with %v: err = %v, want a missing %s scope", tc.method, scopes, err, tc.allowed)
+				}
+				if tc.changed(f.store.Get(ctx, key)) {
+					t.Fatalf("%s with %v changed the session", tc.method, scopes)
+				}
+			}
+			if err := dial(tc.allowed).Call(ctx, tc.method, params, nil); err != nil {
+				t.Fatalf("%s with %s: %v", tc.method, tc.allowed, err)
+			}
+			if !tc.changed(f.store.Get(ctx, key)) {
+				t.Fatalf("%s with %s did not change the session", tc.method, tc.allowed)
+			}
+		})
+	}
+}
+
+// TestSessionsChangedEvents: create, patch, reset and delete each tell
+// clients with sessions.changed; a create of an existing session and a
+// delete of a missing one do not.
+func TestSessionsChangedEvents(t *testing.T) {
+	f := newFixture(t, "", nil)
+	c := serveRPC(t, f)(protocol.ScopeAdmin)
+	ctx := context.Background()
+	const key = "agent:main:evented"
+	call := func(method string, params map[string]any) {
+		t.Helper()
+		if err := c.Call(ctx, method, params, nil); err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+	}
+	call("sessions.create", map[string]any{"key": key})
+	call("sessions.create", map[string]any{"key": key})
+	call("sessions.patch", map[string]any{"key": key, "label": "Evented"})
+	call("sessions.reset", map[string]any{"key": key})
+	call("sessions.delete", map[string]any{"key": key})
+	call("sessions.delete", map[string]any{"key": key})
+	want := []string{"create " + key, "patch " + key, "reset " + key, "delete " + key}
+	if got := f.rec.changes(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("sessions.changed events = %q, want %q", got, want)
+	}
+	f.rec.mu.Lock()
+	defer f.rec.mu.Unlock()
+	for _, e := range f.rec.events {
+		if e.name != "sessions.changed" {
+			continue
+		}
+		row, _ := e.payload["session"].(map[string]any)
+		if e.payload["reason"] == "delete" {
+			if row != nil {
+				t.Errorf("the delete event carries a row: %v", row)
+			}
+		} else if row == nil || row["key"] != key {
+			t.Errorf("the %v event's row = %v", e.payload["reason"], row)
+		}
+	}
+}
