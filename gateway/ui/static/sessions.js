@@ -18,7 +18,7 @@ registerView({
   name: 'sessions',
   label: 'Sessions',
   build(section) {
-    const t = table('Session', 'Agent', 'Updated', 'Messages', 'Tokens', '');
+    const t = table('Session', 'Agent', 'Updated', 'Tokens', '');
     tbody = t.tbody;
     tbody.id = 'sessions';
     t.wrap.classList.add('sessions-table');
@@ -98,7 +98,6 @@ function row(s) {
   name.append(el('code', s.key, 'key'));
   if (s.key === st.sessionKey) name.append(el('span', 'in chat', 'badge'));
 
-  const messages = s.messageCount ?? s.messages;
   const tokens = cell();
   tokens.className = 'tokens';
   const input = Number(s.inputTokens) || 0;
@@ -123,9 +122,7 @@ function row(s) {
   agent.className = 'agent';
   const updated = cell(when(s.updatedAt));
   updated.className = 'updated';
-  const msgs = cell(count(messages));
-  msgs.className = 'messages';
-  tr.append(name, agent, updated, msgs, tokens, act);
+  tr.append(name, agent, updated, tokens, act);
   return tr;
 }
 
