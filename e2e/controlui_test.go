@@ -334,3 +334,43 @@ func screenshotOnFailure(t *testing.T, b *browser) {
 		}
 	})
 }
+
+// TestControlUIToolsOffered: the Tools view shows which tools a caller is
+// offered and which layer decided, for the chat's session by default and
+// for another provider when asked, and Explain gives the reason.
+func TestControlUIToolsOffered(t *testing.T) {
+	needOurGateway(t)
+	execPath := needChromium(t)
+	t.Parallel()
+
+	model := fakemodel.New(t)
+	g := startGateway(t, gatewayOpts{Config: toolsConfig(model.URL(), `{ byProvider: { "fake/echo-1": { deny: ["sessions_spawn"] } } }`)})
+	b := startBrowser(t, execPath)
+	ours := ourClient(t, g)
+	screenshotOnFailure(t, b)
+	controlUILogin(t, b, g, ours)
+
+	openView(t, b, "tools")
+	offered := func(tool string) string {
+		return `document.querySelector('#tools tr[data-name=` + js(tool) + `]')?.dataset.offered`
+	}
+	waitFor[bool](t, b, "the offered column", offered("read")+` === 'true' && `+offered("sessions_spawn")+` === 'false'
+		&& `+offered("sessions_send")+` === 'false'
+		&& document.querySelector('#tools tr[data-name="sessions_spawn"] .offered').textContent.includes('tools.byProvider[fake/echo-1].deny')
+		&& document.getElementById('tools-summary').textContent.includes('agent main with fake/echo-1')`)
+
+	// Another provider is not under that byProvider rule; the agent's own
+	// deny still holds.
+	b.do(t, "ask for another provider",
+		chromedp.SendKeys(chromedp.ID("tools-provider"), "other/model-x"),
+		chromedp.Click(`#tools-caller button[type="submit"]`),
+	)
+	waitFor[bool](t, b, "the other provider's view", offered("sessions_spawn")+` === 'true' && `+offered("sessions_send")+` === 'false'
+		&& document.getElementById('tools-summary').textContent.includes('other/model-x')`)
+
+	b.do(t, "explain sessions_send", chromedp.Click(`#tools tr[data-name="sessions_send"] button.explain`))
+	waitFor[bool](t, b, "the reason", `(() => {
+		const v = document.querySelector('#tool-explain[data-tool="sessions_send"] .verdict');
+		return !!v && v.dataset.allowed === 'false' && v.textContent.includes('agents') && document.querySelectorAll('#tool-explain .layers li').length > 0;
+	})()`)
+}
