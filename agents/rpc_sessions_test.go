@@ -3,7 +3,6 @@ package agents
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -12,42 +11,16 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/client"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
+	"github.com/openclaw-go/openclaw/gateway/rpc/rpctest"
 )
-
-const rpcTestToken = "agents-rpc-test-token"
-
-// grantAsked pairs every device with the scopes it asks for.
-type grantAsked struct{}
-
-func (grantAsked) AuthorizeDevice(ctx context.Context, d rpc.DeviceConnect) (rpc.DeviceGrant, error) {
-	return rpc.DeviceGrant{Scopes: d.Scopes}, nil
-}
-
-func (grantAsked) VerifyDeviceToken(ctx context.Context, id, role, token string) ([]string, error) {
-	return nil, errors.New("no device tokens here")
-}
 
 // serveRPC puts the fixture's service behind an in-process bus and
 // returns a dialer for operators with the given scopes.
 func serveRPC(t *testing.T, f *fixture) func(scopes ...protocol.Scope) *client.Client {
 	t.Helper()
-	srv := rpc.NewServer(rpc.Options{
-		Auth: func() rpc.AuthConfig {
-			return rpc.AuthConfig{Mode: "token", Token: rpcTestToken, RateLimit: rpc.RateLimitConfig{ExemptLoopback: true}}
-		},
-		Pairing:      grantAsked{},
-		TickInterval: time.Hour,
-	})
+	srv := rpctest.NewServer(rpc.Options{Pairing: rpctest.GrantAsked{}})
 	f.svc.Register(srv)
-	srv.Start()
-	hs := httptest.NewServer(srv)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx, "test over", 0)
-		hs.Close()
-	})
-	url := "ws" + strings.TrimPrefix(hs.URL, "http")
+	url := rpctest.Serve(t, srv)
 	return func(scopes ...protocol.Scope) *client.Client {
 		t.Helper()
 		ss := make([]string, len(scopes))
@@ -56,7 +29,7 @@ func serveRPC(t *testing.T, f *fixture) func(scopes ...protocol.Scope) *client.C
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		c, err := client.Dial(ctx, client.Options{URL: url, Token: rpcTestToken, Scopes: ss})
+		c, err := client.Dial(ctx, client.Options{URL: url, Token: rpctest.Token, Scopes: ss})
 		if err != nil {
 			t.Fatal(err)
 		}

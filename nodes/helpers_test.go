@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http/httptest"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,21 +13,9 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/client"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
+	"github.com/openclaw-go/openclaw/gateway/rpc/rpctest"
 	"github.com/openclaw-go/openclaw/gateway/store"
 )
-
-const testToken = "nodes-test-token"
-
-// grantAll pairs every device with what it asks for.
-type grantAll struct{}
-
-func (grantAll) AuthorizeDevice(ctx context.Context, d rpc.DeviceConnect) (rpc.DeviceGrant, error) {
-	return rpc.DeviceGrant{Scopes: d.Scopes}, nil
-}
-
-func (grantAll) VerifyDeviceToken(ctx context.Context, id, role, token string) ([]string, error) {
-	return nil, errors.New("no device tokens here")
-}
 
 // testGateway is an in-process bus with the node registry wired as the
 // gateway wires it.
@@ -85,12 +71,8 @@ func startGateway(t testing.TB, p Policy) *testGateway {
 	g := &testGateway{}
 	g.policy.Store(&p)
 	g.pairing.Store(&PairingPolicy{AutoApproveLocal: true})
-	g.srv = rpc.NewServer(rpc.Options{
-		Auth: func() rpc.AuthConfig {
-			return rpc.AuthConfig{Mode: "token", Token: testToken, RateLimit: rpc.RateLimitConfig{ExemptLoopback: true}}
-		},
-		Pairing:      grantAll{},
-		TickInterval: time.Hour,
+	g.srv = rpctest.NewServer(rpc.Options{
+		Pairing: rpctest.GrantAsked{},
 		OnConnect: func(c *rpc.Conn) {
 			if h, ok := HelloFrom(c); ok {
 				g.reg.Connect(context.Background(), c, h)
@@ -102,16 +84,8 @@ func startGateway(t testing.TB, p Policy) *testGateway {
 		Pairing: func() PairingPolicy { return *g.pairing.Load() },
 		Now:     func() time.Time { return time.Now().Add(time.Duration(g.skew.Load())) }})
 	g.reg.Register(g.srv)
-	g.srv.Start()
-	hs := httptest.NewServer(g.srv)
-	g.url = "ws" + strings.TrimPrefix(hs.URL, "http")
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		g.srv.Shutdown(ctx, "test over", 0)
-		hs.Close()
-		st.Close()
-	})
+	g.url = rpctest.Serve(t, g.srv)
+	t.Cleanup(func() { st.Close() })
 	return g
 }
 
@@ -124,7 +98,7 @@ func (g *testGateway) operator(t testing.TB, scopes ...protocol.Scope) *client.C
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, client.Options{URL: g.url, Token: testToken, Scopes: ss})
+	c, err := client.Dial(ctx, client.Options{URL: g.url, Token: rpctest.Token, Scopes: ss})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +138,7 @@ func (g *testGateway) nodeWith(t testing.TB, id *client.DeviceIdentity, name str
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := client.Dial(ctx, client.Options{URL: g.url, Token: testToken, Identity: id, Role: protocol.RoleNode,
+	c, err := client.Dial(ctx, client.Options{URL: g.url, Token: rpctest.Token, Identity: id, Role: protocol.RoleNode,
 		ClientID: "node-host", ClientMode: "node", DisplayName: name, Platform: "linux", DeviceFamily: "Linux",
 		Caps: []string{"system"}, Commands: commands, PathEnv: "/usr/bin:/bin"})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,10 +13,11 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/devices"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
+	"github.com/openclaw-go/openclaw/gateway/rpc/rpctest"
 	"github.com/openclaw-go/openclaw/gateway/store"
 )
 
-const token = "shared-secret"
+const token = rpctest.Token
 
 type env struct {
 	url    string
@@ -34,25 +34,12 @@ func newEnv(t *testing.T, autoLocal bool) *env {
 	}
 	t.Cleanup(func() { st.Close() })
 	e := &env{policy: devices.Policy{AutoApproveLocal: autoLocal}}
-	srv := rpc.NewServer(rpc.Options{
-		Auth: func() rpc.AuthConfig {
-			return rpc.AuthConfig{Mode: "token", Token: token, RateLimit: rpc.RateLimitConfig{ExemptLoopback: true}}
-		},
-		TickInterval: time.Hour,
-	})
+	srv := rpctest.NewServer(rpc.Options{})
 	e.reg = devices.New(st.DB, slog.New(slog.DiscardHandler), func() devices.Policy { return e.policy }, srv)
 	srv.SetPairing(e.reg, e.reg.RecordAuthFailure)
 	e.reg.Register(srv)
 	srv.Handle("health", rpc.Route{Scope: protocol.ScopeNone, Handler: func(ctx context.Context, r *rpc.Request) (any, error) { return "ok", nil }})
-	srv.Start()
-	hs := httptest.NewServer(srv)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx, "test over", 0)
-		hs.Close()
-	})
-	e.url = "ws" + strings.TrimPrefix(hs.URL, "http")
+	e.url = rpctest.Serve(t, srv)
 	return e
 }
 
