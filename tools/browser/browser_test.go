@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -46,14 +48,18 @@ type harness struct {
 
 func newHarness(t *testing.T, policy netguard.Policy) *harness {
 	t.Helper()
+	return newHarnessWith(t, Config{Policy: func() netguard.Policy { return policy }})
+}
+
+// newHarnessWith is newHarness for a Config with more set (its
+// Workspace, StateDir and ExecPath are filled in).
+func newHarnessWith(t *testing.T, cfg Config) *harness {
+	t.Helper()
 	exe := chromiumPath(t)
 	ws := t.TempDir()
-	m := NewManager(Config{
-		Workspace: func(tools.Who) (string, error) { return ws, nil },
-		StateDir:  t.TempDir(),
-		ExecPath:  exe,
-		Policy:    func() netguard.Policy { return policy },
-	})
+	cfg.Workspace = func(tools.Who) (string, error) { return ws, nil }
+	cfg.StateDir, cfg.ExecPath = t.TempDir(), exe
+	m := NewManager(cfg)
 	t.Cleanup(func() { m.Close() })
 	return &harness{m: m, tool: m.Tool(), ws: ws, srv: newSite(t)}
 }
@@ -581,6 +587,54 @@ func TestGuard(t *testing.T) {
 		}
 		if n := h.srv.hit("/pixel"); n != 0 {
 			t.Fatalf("blocked image was fetched %d times", n)
+		}
+	})
+}
+
+// hostsResolver answers names from a table, as a stand-in for DNS.
+type hostsResolver map[string]string
+
+func (r hostsResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	if a, ok := r[host]; ok {
+		return []netip.Addr{netip.MustParseAddr(a)}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// TestGuardProxy: a local browser sends every request through the
+// guard's proxy, which resolves the name itself and dials the address it
+// checked. A name only the guard's resolver knows loads (Chromium never
+// resolved it), and when that name points at a blocked address the
+// proxy refuses the connection even with the request guard out of the
+// way.
+func TestGuardProxy(t *testing.T) {
+	t.Run("requests go through the proxy", func(t *testing.T) {
+		h := newHarnessWith(t, Config{
+			Policy:   func() netguard.Policy { return loopback },
+			Resolver: hostsResolver{"pinned.test": "127.0.0.1"},
+		})
+		port := h.srv.URL[strings.LastIndex(h.srv.URL, ":")+1:]
+		h.call(t, map[string]any{"action": "navigate", "url": "http://pinned.test:" + port + "/"})
+		if h.srv.hit("/") == 0 {
+			t.Fatal("the page was not fetched through the proxy")
+		}
+	})
+	t.Run("the proxy refuses what the policy blocks", func(t *testing.T) {
+		h := newHarness(t, netguard.Policy{})
+		addr, err := h.m.proxyServer()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// What a browser whose own lookup was fooled would send.
+		proxyURL, _ := url.Parse("http://" + addr)
+		c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxyURL)}}
+		resp, err := c.Get(h.srv.URL + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || h.srv.hit("/") != 0 {
+			t.Fatalf("proxy answered %d and the page was fetched %d times, want 403 and none", resp.StatusCode, h.srv.hit("/"))
 		}
 	})
 }

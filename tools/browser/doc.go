@@ -18,8 +18,12 @@
 // or https, every resolved address allowed) before the browser sees it.
 // Beyond that, the Fetch domain pauses every request of every target of
 // the browser (tabs, popups, frames, workers) and fails those whose host
-// resolves to a blocked address. Chromium resolves the host again when it
-// connects, so DNS rebinding between the two lookups is not covered.
+// resolves to a blocked address. A local browser sends every request,
+// loopback ones included, through a proxy of the Manager's
+// (netguard.Proxy) that resolves each name once, checks the answers and
+// dials the checked address, so DNS rebinding between lookups cannot
+// reach a blocked address. A remote (cdpUrl) browser has only the
+// request guard: it cannot be made to use the proxy.
 //
 // # Wiring
 //

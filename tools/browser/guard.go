@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -42,7 +41,7 @@ func (m *Manager) checkURL(ctx context.Context, u *url.URL) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	ips, err := m.cfg.Resolver.LookupNetIP(ctx, "ip", host)
 	if err != nil {
 		return fmt.Errorf("resolve %s: %w", host, err)
 	}
@@ -103,9 +102,10 @@ func (b *instance) guard(ctx context.Context) error {
 // blob:, about:) pass; ws(s) is judged like http(s); anything else, such
 // as file:, fails.
 //
-// Chromium resolves the host again when it connects, so a name whose
-// answer flips between the two lookups can still reach a blocked
-// address; pinning would need a proxy in front of the browser.
+// Chromium does not resolve the host itself afterwards: local browsers
+// send every request through the guard's proxy (Manager.proxyServer),
+// which resolves, checks and dials the checked address, so a name whose
+// answer flips between lookups cannot reach a blocked address.
 func (b *instance) guardRequest(ev *fetch.EventRequestPaused) {
 	ctx, cancel := context.WithTimeout(b.browserCtx, 10*time.Second)
 	defer cancel()

@@ -123,6 +123,13 @@ func (b *instance) launch(ctx context.Context) error {
 		"--remote-debugging-port=" + strconv.Itoa(b.port),
 		"--user-data-dir=" + dir,
 	}
+	proxy, err := b.m.proxyServer()
+	if err != nil {
+		return err
+	}
+	// Every request, loopback ones included (Chromium skips the proxy for
+	// those unless told), goes through the network guard's proxy.
+	args = append(args, "--proxy-server=http://"+proxy, "--proxy-bypass-list=<-loopback>")
 	if os.Geteuid() == 0 {
 		// Chromium refuses to run its sandbox as root.
 		args = append(args, "--no-sandbox")

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"sync"
@@ -29,6 +31,9 @@ type Config struct {
 	// Policy says which internal addresses pages may reach
 	// (browser.ssrfPolicy). Default: none.
 	Policy func() netguard.Policy
+	// Resolver resolves the hosts pages ask for, for the guard's checks
+	// and its proxy. Default: net.DefaultResolver.
+	Resolver netguard.Resolver
 	// Enabled turns the tool off when it returns false (browser.enabled).
 	// Default: on.
 	Enabled func() bool
@@ -58,6 +63,13 @@ type Manager struct {
 	mu       sync.Mutex
 	browsers map[string]*instance
 	closed   bool
+
+	// The proxy local browsers send all their traffic through (see
+	// proxyServer); started with the first of them.
+	proxyMu   sync.Mutex
+	proxyAddr string
+	proxySrv  *http.Server
+	proxy     *netguard.Proxy
 }
 
 // NewManager makes a Manager; no browser starts until a call needs one.
@@ -67,6 +79,9 @@ func NewManager(cfg Config) *Manager {
 	}
 	if cfg.Policy == nil {
 		cfg.Policy = func() netguard.Policy { return netguard.Policy{} }
+	}
+	if cfg.Resolver == nil {
+		cfg.Resolver = net.DefaultResolver
 	}
 	log := cfg.Log
 	if log == nil {
@@ -91,7 +106,37 @@ func (m *Manager) Close() error {
 	for _, b := range list {
 		errs = append(errs, b.stop())
 	}
+	m.proxyMu.Lock()
+	if m.proxySrv != nil {
+		errs = append(errs, m.proxySrv.Close())
+		m.proxy.Close()
+		m.proxySrv, m.proxyAddr = nil, ""
+	}
+	m.proxyMu.Unlock()
 	return errors.Join(errs...)
+}
+
+// proxyServer returns the address of the guarded proxy that local
+// browsers use for every request, starting it on a loopback port the
+// first time. Chromium resolves names again when it connects, after the
+// request guard has checked them; through the proxy, the name is
+// resolved and checked once and the checked address is the one dialled,
+// so a rebinding answer cannot reach an internal address.
+func (m *Manager) proxyServer() (string, error) {
+	m.proxyMu.Lock()
+	defer m.proxyMu.Unlock()
+	if m.proxyAddr != "" {
+		return m.proxyAddr, nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("browser network guard proxy: %w", err)
+	}
+	m.proxy = netguard.NewProxy(netguard.ProxyOptions{Policy: m.cfg.Policy, Resolver: m.cfg.Resolver, Log: m.log})
+	m.proxySrv = &http.Server{Handler: m.proxy, ReadHeaderTimeout: 10 * time.Second}
+	go m.proxySrv.Serve(ln)
+	m.proxyAddr = ln.Addr().String()
+	return m.proxyAddr, nil
 }
 
 // running returns the profile's browser if it runs.

@@ -42,18 +42,7 @@ const DefaultMaxRedirects = 5
 // NewClient returns an HTTP client whose every connection and redirect
 // is checked against o.Policy. It never uses a proxy.
 func NewClient(o Options) *http.Client {
-	g := &guard{opts: o}
-	if g.opts.Resolver == nil {
-		g.opts.Resolver = net.DefaultResolver
-	}
-	if g.opts.MaxRedirects <= 0 {
-		g.opts.MaxRedirects = DefaultMaxRedirects
-	}
-	if g.opts.Dial == nil {
-		d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-		d.ControlContext = g.control
-		g.opts.Dial = d.DialContext
-	}
+	g := newGuard(o)
 	tr := &http.Transport{
 		Proxy:                 nil, // env proxies would dial by name and skip the pin
 		DialContext:           g.dial,
@@ -95,6 +84,23 @@ func (p Policy) CheckURL(u *url.URL) error {
 
 type guard struct {
 	opts Options
+}
+
+// newGuard fills o's defaults.
+func newGuard(o Options) *guard {
+	g := &guard{opts: o}
+	if g.opts.Resolver == nil {
+		g.opts.Resolver = net.DefaultResolver
+	}
+	if g.opts.MaxRedirects <= 0 {
+		g.opts.MaxRedirects = DefaultMaxRedirects
+	}
+	if g.opts.Dial == nil {
+		d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+		d.ControlContext = g.control
+		g.opts.Dial = d.DialContext
+	}
+	return g
 }
 
 // dial resolves the host once, checks every answer, and dials the
