@@ -730,3 +730,35 @@ func TestRestartAfterCrash(t *testing.T) {
 		t.Fatalf("open after crash: %s", out)
 	}
 }
+
+// TestDevToolsPortTaken: when the DevTools port is taken by the time
+// Chromium binds it, Chromium listens elsewhere instead of failing; the
+// manager notices from its announcement, never connects there, and the
+// implicit default profile moves on to other ports before giving up.
+func TestDevToolsPortTaken(t *testing.T) {
+	dir := t.TempDir()
+	ports := filepath.Join(dir, "ports")
+	fake := filepath.Join(dir, "chromium")
+	script := `#!/bin/sh
+port=$(echo "$@" | sed -n 's/.*--remote-debugging-port=\([0-9]*\).*/\1/p')
+echo "$port" >> ` + ports + `
+echo "DevTools listening on ws://[::1]:$port/devtools/browser/not-ours" >&2
+exec sleep 30
+`
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager(Config{StateDir: t.TempDir(), ExecPath: fake})
+	t.Cleanup(func() { m.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	_, err := m.ensure(ctx, DefaultProfileName)
+	if err == nil || !strings.Contains(err.Error(), "taken by other programs") {
+		t.Fatalf("ensure: %v, want the ports reported taken", err)
+	}
+	raw, _ := os.ReadFile(ports)
+	tried := strings.Fields(string(raw))
+	if len(tried) != 3 || tried[0] == tried[1] || tried[1] == tried[2] {
+		t.Fatalf("ports tried: %v, want three different ones", tried)
+	}
+}

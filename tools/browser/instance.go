@@ -3,14 +3,18 @@ package browser
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,9 +34,10 @@ type instance struct {
 	port    int
 	log     *slog.Logger
 
-	cmd    *exec.Cmd     // nil for a remote profile
-	exited chan struct{} // closed when cmd exits
-	output *bytes.Buffer // Chromium's stderr, for start errors
+	cmd    *exec.Cmd      // nil for a remote profile
+	exited chan struct{}  // closed when cmd exits
+	output *limitedWriter // Chromium's stderr, for start errors
+	wsURL  string         // the browser's DevTools WebSocket, as it announced it
 
 	allocCancel   context.CancelFunc
 	browserCtx    context.Context // browser-level chromedp context; opens no tab itself
@@ -55,7 +60,9 @@ func (m *Manager) start(ctx context.Context, p Profile) (*instance, error) {
 		if err := b.launch(ctx); err != nil {
 			return nil, err
 		}
-		endpoint = "http://127.0.0.1:" + strconv.Itoa(p.CDPPort)
+		// Our own browser's socket, by its id: never another program's
+		// browser that happens to answer on the port.
+		endpoint = b.wsURL
 	}
 	// The allocator and the browser context live as long as the browser,
 	// not as long as the call that started it.
@@ -101,7 +108,7 @@ func (b *instance) launch(ctx context.Context) error {
 		return err
 	}
 	if !portFree(b.port) {
-		return fmt.Errorf("DevTools port %d of profile %q is in use (another browser may hold it; try action reset-profile)", b.port, b.profile.Name)
+		return fmt.Errorf("DevTools port %d of profile %q is in use (another browser may hold it; try action reset-profile): %w", b.port, b.profile.Name, errPortTaken)
 	}
 	dir := b.m.userDataDir(b.profile.Name)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -135,10 +142,10 @@ func (b *instance) launch(ctx context.Context) error {
 		args = append(args, "--no-sandbox")
 	}
 	args = append(args, "about:blank")
-	b.output = &bytes.Buffer{}
+	b.output = &limitedWriter{buf: &bytes.Buffer{}, max: 64 << 10}
 	cmd := exec.Command(path, args...)
 	cmd.Stdout = nil
-	cmd.Stderr = &limitedWriter{buf: b.output, max: 64 << 10}
+	cmd.Stderr = b.output
 	setProcessGroup(cmd)
 	// Chromium's helpers inherit stderr and can hold it open after the
 	// browser exits; do not let them hold up Wait.
@@ -153,10 +160,26 @@ func (b *instance) launch(ctx context.Context) error {
 		close(b.exited)
 	}()
 	deadline := time.Now().Add(startTimeout)
+	want := "ws://127.0.0.1:" + strconv.Itoa(b.port) + "/devtools/browser/"
 	versionURL := "http://127.0.0.1:" + strconv.Itoa(b.port) + "/json/version"
 	for {
-		if devtoolsUp(ctx, versionURL) {
-			return nil
+		// Chromium says where its DevTools listen. When the port is
+		// taken it falls back to another address (such as [::1]) rather
+		// than failing, so the announcement must be the address asked
+		// for, and the port must answer with this browser's own id.
+		if ws, ok := b.output.devtoolsURL(); ok {
+			if !strings.HasPrefix(ws, want) {
+				b.kill()
+				return fmt.Errorf("DevTools port %d of profile %q is taken by another program (chromium listened on %s): %w", b.port, b.profile.Name, ws, errPortTaken)
+			}
+			if got, up := devtoolsBrowserURL(ctx, versionURL); up {
+				if got != ws {
+					b.kill()
+					return fmt.Errorf("DevTools port %d of profile %q answers for another browser: %w", b.port, b.profile.Name, errPortTaken)
+				}
+				b.wsURL = ws
+				return nil
+			}
 		}
 		select {
 		case <-b.exited:
@@ -171,6 +194,28 @@ func (b *instance) launch(ctx context.Context) error {
 			return fmt.Errorf("chromium did not open DevTools port %d within %s", b.port, startTimeout)
 		}
 	}
+}
+
+// errPortTaken marks a DevTools port that another program holds.
+var errPortTaken = errors.New("DevTools port in use")
+
+// devtoolsBrowserURL asks a DevTools port which browser it serves.
+func devtoolsBrowserURL(ctx context.Context, versionURL string) (string, bool) {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, versionURL, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", false
+	}
+	defer resp.Body.Close()
+	var v struct {
+		WebSocketDebuggerURL string `json:"webSocketDebuggerUrl"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&v) != nil {
+		return "", false
+	}
+	return v.WebSocketDebuggerURL, true
 }
 
 func devtoolsUp(ctx context.Context, versionURL string) bool {
@@ -457,6 +502,24 @@ func (w *limitedWriter) Write(p []byte) (int, error) {
 		w.buf.Write(p[:min(room, len(p))])
 	}
 	return len(p), nil
+}
+
+func (w *limitedWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+var devtoolsListening = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
+
+// devtoolsURL is the DevTools WebSocket URL Chromium announced, if it
+// has yet.
+func (w *limitedWriter) devtoolsURL() (string, bool) {
+	m := devtoolsListening.FindStringSubmatch(w.String())
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
 }
 
 func lastLines(s string) string {

@@ -170,24 +170,39 @@ func (m *Manager) ensure(ctx context.Context, name string) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !p.Remote() && p.CDPPort == 0 {
-		// The implicit default profile takes a port at each start; the
-		// ports of saved profiles stay theirs.
-		list, _ := m.profiles()
-		used := usedPorts(list)
-		for _, b := range m.browsers {
-			used[b.port] = true
+	if p.Remote() || p.CDPPort != 0 {
+		b, err := m.start(ctx, p)
+		if err != nil {
+			return nil, err
 		}
+		m.browsers[name] = b
+		return b, nil
+	}
+	// The implicit default profile takes a free port at each start (the
+	// ports of saved profiles stay theirs); another program may take it
+	// between the check and Chromium's bind, so a taken port is skipped.
+	list, _ := m.profiles()
+	used := usedPorts(list)
+	for _, b := range m.browsers {
+		used[b.port] = true
+	}
+	for range 3 {
 		if p.CDPPort, err = freePort(used); err != nil {
 			return nil, err
 		}
+		b, err := m.start(ctx, p)
+		if errors.Is(err, errPortTaken) {
+			m.log.Info("DevTools port taken, trying another", "port", p.CDPPort, "err", err)
+			used[p.CDPPort] = true
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		m.browsers[name] = b
+		return b, nil
 	}
-	b, err := m.start(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	m.browsers[name] = b
-	return b, nil
+	return nil, fmt.Errorf("start browser of profile %q: three DevTools ports in a row were taken by other programs", name)
 }
 
 // stopProfile stops the profile's browser if it runs; it reports whether
