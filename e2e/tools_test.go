@@ -174,3 +174,33 @@ func TestBuiltinToolsInAnAgentTurn(t *testing.T) {
 		}
 	}
 }
+
+// TestRealCLIAudit: OpenClaw's own `openclaw audit` reads this gateway's
+// tool audit through audit.list, filters included.
+func TestRealCLIAudit(t *testing.T) {
+	needRealCLI(t)
+	needOurGateway(t)
+	t.Parallel()
+	g := startGateway(t, gatewayOpts{Config: toolsConfig("http://127.0.0.1:9", `{}`)})
+	ourClient(t, g).run(t, "gateway", "call", "tools.invoke", "--params", `{"name":"DateTimeTool","args":{}}`).mustSucceed(t)
+	real := realClient(t, g)
+	real.env = append(real.env, "OPENCLAW_GATEWAY_URL="+fmt.Sprintf("ws://127.0.0.1:%d", g.Port), "OPENCLAW_GATEWAY_TOKEN="+g.Token)
+	r := real.run(t, "audit", "--kind", "tool_action", "--json")
+	r.mustSucceed(t)
+	var out struct {
+		Events []struct {
+			Kind, Status, ToolName, Action string
+		} `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil || len(out.Events) != 1 {
+		t.Fatalf("openclaw audit: %v\n%s", err, r)
+	}
+	if e := out.Events[0]; e.Kind != "tool_action" || e.Status != "succeeded" || e.ToolName != "DateTimeTool" || e.Action != "tool.action.finished" {
+		t.Errorf("event %+v", e)
+	}
+	r = real.run(t, "audit", "--status", "blocked", "--json")
+	r.mustSucceed(t)
+	if strings.Contains(r.Stdout, "DateTimeTool") {
+		t.Errorf("--status blocked listed a succeeded call:\n%s", r.Stdout)
+	}
+}
