@@ -57,7 +57,9 @@
 // calls fail with an error result, it is restarted with exponential
 // backoff, [Manager.Status] says where it is, and its tools stay listed,
 // answering that it is restarting, so the model's tool list does not
-// churn on every crash.
+// churn on every crash. Package supervisor does the restarting, as it
+// does for plugins/mcp; this package says how to start a plugin and talk
+// to it.
 //
 // [Manager.Hooks] has the method set of tools.Hooks. Plugins are asked in
 // id order; one that is down, errs, or takes longer than HookTimeout

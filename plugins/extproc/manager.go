@@ -3,18 +3,16 @@ package extproc
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
-	"strings"
-	"sync"
 	"time"
 
+	"github.com/openclaw-go/openclaw/plugins/supervisor"
+	"github.com/openclaw-go/openclaw/plugins/toolset"
 	"github.com/openclaw-go/openclaw/tools"
 )
 
@@ -48,17 +46,9 @@ type Manager struct {
 	// StartTimeout bounds initialize and tools/list (default 10 s).
 	StartTimeout time.Duration
 
-	log      *slog.Logger
-	onChange func()
-	root     context.Context
-	stop     context.CancelFunc
-
-	mu     sync.Mutex
-	plugs  map[string]*proc
-	closed bool
-
-	notifyMu sync.Mutex // serializes onChange
-	lastSig  string
+	log     *slog.Logger
+	plugs   *supervisor.Group[Plugin, *proc]
+	changes *toolset.Watch // calls onChange when Tools changes
 }
 
 // NewManager makes a Manager with no plugins. onChange (may be nil) is
@@ -68,12 +58,10 @@ func NewManager(log *slog.Logger, onChange func()) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	// The Manager's root lifetime; every plugin process hangs off it.
-	root, stop := context.WithCancel(context.Background())
-	return &Manager{
-		log: log.With("component", "plugins"), onChange: onChange,
-		root: root, stop: stop, plugs: map[string]*proc{},
-	}
+	m := &Manager{log: log.With("component", "plugins")}
+	m.changes = toolset.NewWatch(m.Tools, onChange)
+	m.plugs = supervisor.NewGroup("plugin", Plugin.same, m.start)
+	return m
 }
 
 // Sync makes the running plugins match ps: new and changed ones start,
@@ -105,33 +93,16 @@ func (m *Manager) Sync(ctx context.Context, ps []Plugin) error {
 		return errors.Join(errs...)
 	}
 
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		return errors.New("plugins: manager closed")
+	err := m.plugs.Sync(ctx, want)
+	if errors.Is(err, supervisor.ErrClosed) {
+		return fmt.Errorf("plugins: %w", err)
 	}
-	var stopping []*proc
-	for id, p := range m.plugs {
-		if q, ok := want[id]; !ok || !p.plug.same(q) {
-			stopping = append(stopping, p)
-			delete(m.plugs, id)
-		}
-	}
-	for id, q := range want {
-		if _, ok := m.plugs[id]; !ok {
-			m.plugs[id] = m.start(q)
-		}
-	}
-	m.mu.Unlock()
-
-	err := m.wait(ctx, stopping)
-	m.notify()
+	m.changes.Check()
 	return err
 }
 
-// start launches the supervisor of one plugin; m.mu is held.
-func (m *Manager) start(q Plugin) *proc {
-	ctx, cancel := context.WithCancel(m.root)
+// start makes the supervised process of one plugin; the Group runs it.
+func (m *Manager) start(q Plugin) (*proc, *supervisor.Unit) {
 	st := m.StartTimeout
 	if st <= 0 {
 		st = 10 * time.Second
@@ -139,49 +110,11 @@ func (m *Manager) start(q Plugin) *proc {
 	p := &proc{
 		plug:         q,
 		log:          m.log.With("plugin", q.Manifest.ID),
-		backoff:      m.backoff,
-		stable:       m.backoff(64),
 		startTimeout: st,
-		changed:      m.notify,
-		cancel:       cancel,
-		done:         make(chan struct{}),
-		state:        StateStarting,
-		since:        time.Now(),
+		changed:      m.changes.Check,
 	}
-	go p.run(ctx)
-	return p
-}
-
-// wait stops procs and waits for their processes to be reaped.
-func (m *Manager) wait(ctx context.Context, ps []*proc) error {
-	for _, p := range ps {
-		p.cancel()
-	}
-	for _, p := range ps {
-		select {
-		case <-p.done:
-		case <-ctx.Done():
-			return fmt.Errorf("stop plugin %q: %w", p.plug.Manifest.ID, ctx.Err())
-		}
-	}
-	return nil
-}
-
-func (m *Manager) backoff(attempt int) time.Duration {
-	lo, hi := m.MinBackoff, m.MaxBackoff
-	if lo <= 0 {
-		lo = time.Second
-	}
-	if hi <= 0 {
-		hi = time.Minute
-	}
-	d := lo
-	for range attempt {
-		if d *= 2; d >= hi {
-			return hi
-		}
-	}
-	return min(d, hi)
+	p.unit = supervisor.NewUnit(p.log, "plugin", supervisor.Backoff{Min: m.MinBackoff, Max: m.MaxBackoff}, p.runOnce)
+	return p, p.unit
 }
 
 func (m *Manager) hookTimeout() time.Duration {
@@ -192,33 +125,19 @@ func (m *Manager) hookTimeout() time.Duration {
 }
 
 // procs returns the running plugins in id order.
-func (m *Manager) procs() []*proc {
-	m.mu.Lock()
-	ps := slices.Collect(maps.Values(m.plugs))
-	m.mu.Unlock()
-	slices.SortFunc(ps, func(a, b *proc) int { return strings.Compare(a.plug.Manifest.ID, b.plug.Manifest.ID) })
-	return ps
-}
+func (m *Manager) procs() []*proc { return m.plugs.Members() }
 
 // Tools returns the tools of every plugin that has registered, sorted by
 // name. A restarting plugin keeps its last list. When two plugins' names
 // sanitize alike, the first by plugin id wins.
 func (m *Manager) Tools() []tools.Tool {
-	var out []tools.Tool
-	seen := map[string]string{}
+	var owners []toolset.Owner
 	for _, p := range m.procs() {
-		for _, t := range p.toolList() {
-			n := strings.ToLower(t.Spec().Name)
-			if other, dup := seen[n]; dup {
-				m.log.Warn("plugin tool name taken; skipped", "tool", t.Spec().Name, "plugin", p.plug.Manifest.ID, "by", other)
-				continue
-			}
-			seen[n] = p.plug.Manifest.ID
-			out = append(out, t)
-		}
+		owners = append(owners, toolset.Owner{Name: p.plug.Manifest.ID, Tools: p.toolList()})
 	}
-	slices.SortFunc(out, func(a, b tools.Tool) int { return strings.Compare(a.Spec().Name, b.Spec().Name) })
-	return out
+	return toolset.Merge(owners, func(tool, plugin, by string) {
+		m.log.Warn("plugin tool name taken; skipped", "tool", tool, "plugin", plugin, "by", by)
+	})
 }
 
 // Hooks returns the plugins' hooks; it follows later Syncs, so the
@@ -236,38 +155,4 @@ func (m *Manager) Status() []Status {
 
 // Close stops every plugin and waits for its process to be reaped. It is
 // idempotent.
-func (m *Manager) Close() {
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		return
-	}
-	m.closed = true
-	ps := slices.Collect(maps.Values(m.plugs))
-	clear(m.plugs)
-	m.mu.Unlock()
-	m.stop()
-	for _, p := range ps {
-		<-p.done
-	}
-}
-
-// notify calls onChange if the tool set differs from the last one
-// reported, so a restart that lists the same tools stays silent.
-func (m *Manager) notify() {
-	m.notifyMu.Lock()
-	defer m.notifyMu.Unlock()
-	h := sha256.New()
-	for _, t := range m.Tools() {
-		s := t.Spec()
-		fmt.Fprintf(h, "%s\x00%s\x00%s\x00", s.Name, s.Description, s.Parameters)
-	}
-	sig := hex.EncodeToString(h.Sum(nil))
-	if sig == m.lastSig {
-		return
-	}
-	m.lastSig = sig
-	if m.onChange != nil {
-		m.onChange()
-	}
-}
+func (m *Manager) Close() { m.plugs.Close() }

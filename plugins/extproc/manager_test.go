@@ -3,9 +3,7 @@ package extproc
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -15,40 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openclaw-go/openclaw/plugins/internal/plugintest"
 	"github.com/openclaw-go/openclaw/tools"
 )
 
 // pluginBin is the test plugin, built once.
 var pluginBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "extproctest")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	pluginBin = filepath.Join(dir, "plugin")
-	out, err := exec.Command("go", "build", "-o", pluginBin, "./testdata/plugin").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build test plugin: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
+func TestMain(m *testing.M) { plugintest.Main(m, "./testdata/plugin", &pluginBin) }
 
 // testPlugin makes a plugin folder whose manifest runs the test plugin
 // through a relative command, as a real one would.
@@ -94,35 +66,16 @@ func startPlugins(t *testing.T, m *Manager, ps ...Plugin) {
 	}
 	for _, p := range ps {
 		if p.Enabled {
-			waitFor(t, p.Manifest.ID+" ready", func() bool { return status(m, p.Manifest.ID).State == StateReady })
+			plugintest.WaitFor(t, p.Manifest.ID+" ready", func() bool { return status(m, p.Manifest.ID).State == StateReady })
 		}
 	}
-}
-
-func toolNames(m *Manager) []string {
-	var out []string
-	for _, t := range m.Tools() {
-		out = append(out, t.Spec().Name)
-	}
-	return out
-}
-
-func findTool(t *testing.T, m *Manager, name string) tools.Tool {
-	t.Helper()
-	for _, tl := range m.Tools() {
-		if tl.Spec().Name == name {
-			return tl
-		}
-	}
-	t.Fatalf("no tool %s in %v", name, toolNames(m))
-	return nil
 }
 
 func call(t *testing.T, m *Manager, name, args string) tools.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	res, err := findTool(t, m, name).Call(ctx, tools.Call{Name: name, Args: json.RawMessage(args), Who: tools.Who{AgentID: "main"}})
+	res, err := plugintest.FindTool(t, m, name).Call(ctx, tools.Call{Name: name, Args: json.RawMessage(args), Who: tools.Who{AgentID: "main"}})
 	if err != nil {
 		t.Fatalf("call %s: %v", name, err)
 	}
@@ -136,10 +89,10 @@ func TestToolsAndCalls(t *testing.T) {
 	startPlugins(t, m, testPlugin(t, "test", ""))
 
 	want := []string{"test__crash", "test__env", "test__fail", "test__grow", "test__shout"}
-	if got := toolNames(m); !slices.Equal(got, want) {
+	if got := plugintest.ToolNames(m); !slices.Equal(got, want) {
 		t.Fatalf("tools = %v, want %v", got, want)
 	}
-	spec := findTool(t, m, "test__shout").Spec()
+	spec := plugintest.FindTool(t, m, "test__shout").Spec()
 	if spec.Source != tools.SourcePlugin || spec.Tier != tools.TierExtension || spec.Timeout != 60*time.Second ||
 		!slices.Equal(spec.Groups, []string{"group:plugins", "plugin:test"}) {
 		t.Errorf("spec = %+v", spec)
@@ -147,7 +100,7 @@ func TestToolsAndCalls(t *testing.T) {
 	if !strings.Contains(string(spec.Parameters), `"text"`) {
 		t.Errorf("parameters = %s", spec.Parameters)
 	}
-	if p := findTool(t, m, "test__fail").Spec().Parameters; string(p) != `{"type":"object"}` {
+	if p := plugintest.FindTool(t, m, "test__fail").Spec().Parameters; string(p) != `{"type":"object"}` {
 		t.Errorf("missing schema became %s", p)
 	}
 
@@ -264,10 +217,10 @@ func TestCrashRestart(t *testing.T) {
 		t.Errorf("crash = %+v", res)
 	}
 	// While down its tools stay and say so; hooks skip it.
-	if !slices.Contains(toolNames(m), "test__shout") {
-		t.Errorf("tools went during restart: %v", toolNames(m))
+	if !slices.Contains(plugintest.ToolNames(m), "test__shout") {
+		t.Errorf("tools went during restart: %v", plugintest.ToolNames(m))
 	}
-	waitFor(t, "restart", func() bool {
+	plugintest.WaitFor(t, "restart", func() bool {
 		st := status(m, "test")
 		return st.State == StateReady && st.PID != pid && st.Restarts >= 1
 	})
@@ -284,7 +237,7 @@ func TestDownToolAnswersRestarting(t *testing.T) {
 	m.MinBackoff, m.MaxBackoff = time.Hour, time.Hour // stay down
 	startPlugins(t, m, testPlugin(t, "test", ""))
 	call(t, m, "test__crash", `{}`)
-	waitFor(t, "restarting", func() bool { return status(m, "test").State == StateRestarting })
+	plugintest.WaitFor(t, "restarting", func() bool { return status(m, "test").State == StateRestarting })
 	if st := status(m, "test"); !strings.Contains(st.Error, "exit status 3") || st.PID != 0 {
 		t.Errorf("status = %+v", st)
 	}
@@ -301,14 +254,14 @@ func TestToolsChanged(t *testing.T) {
 	var changes atomic.Int32
 	m := newTestManager(t, func() { changes.Add(1) })
 	startPlugins(t, m, testPlugin(t, "test", ""))
-	waitFor(t, "first onChange", func() bool { return changes.Load() >= 1 })
+	plugintest.WaitFor(t, "first onChange", func() bool { return changes.Load() >= 1 })
 	before := changes.Load()
 
 	if res := call(t, m, "test__grow", `{}`); res.Text != "grown" {
 		t.Fatalf("grow = %+v", res)
 	}
-	waitFor(t, "test__extra", func() bool { return slices.Contains(toolNames(m), "test__extra") })
-	waitFor(t, "onChange after tools/changed", func() bool { return changes.Load() > before })
+	plugintest.WaitFor(t, "test__extra", func() bool { return slices.Contains(plugintest.ToolNames(m), "test__extra") })
+	plugintest.WaitFor(t, "onChange after tools/changed", func() bool { return changes.Load() > before })
 	if res := call(t, m, "test__extra", `{}`); res.Text != "extra here" {
 		t.Errorf("extra = %+v", res)
 	}
@@ -320,7 +273,7 @@ func TestSyncDisable(t *testing.T) {
 	a, b := testPlugin(t, "a", ""), testPlugin(t, "b", "")
 	startPlugins(t, m, a, b)
 	pidA, pidB := status(m, "a").PID, status(m, "b").PID
-	tool := findTool(t, m, "a__shout")
+	tool := plugintest.FindTool(t, m, "a__shout")
 	before := changes.Load()
 
 	a.Enabled = false
@@ -330,8 +283,8 @@ func TestSyncDisable(t *testing.T) {
 	if alive(pidA) {
 		t.Errorf("disabled plugin %d still alive", pidA)
 	}
-	if slices.ContainsFunc(toolNames(m), func(n string) bool { return strings.HasPrefix(n, "a__") }) {
-		t.Errorf("disabled plugin's tools stayed: %v", toolNames(m))
+	if slices.ContainsFunc(plugintest.ToolNames(m), func(n string) bool { return strings.HasPrefix(n, "a__") }) {
+		t.Errorf("disabled plugin's tools stayed: %v", plugintest.ToolNames(m))
 	}
 	if changes.Load() == before {
 		t.Error("no onChange after disabling")
@@ -372,7 +325,7 @@ func TestStartFailure(t *testing.T) {
 	if err := m.Sync(context.Background(), []Plugin{p}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "failed with error", func() bool {
+	plugintest.WaitFor(t, "failed with error", func() bool {
 		st := status(m, "gone")
 		return st.Error != "" && st.Restarts >= 1
 	})
@@ -399,5 +352,5 @@ func TestCloseLeavesNoProcess(t *testing.T) {
 	if len(m.Status()) != 0 {
 		t.Errorf("status after Close = %+v", m.Status())
 	}
-	waitFor(t, "goroutines to end", func() bool { return runtime.NumGoroutine() <= goroutines })
+	plugintest.WaitFor(t, "goroutines to end", func() bool { return runtime.NumGoroutine() <= goroutines })
 }

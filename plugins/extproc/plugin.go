@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/openclaw-go/openclaw/plugins/stderrlog"
+	"github.com/openclaw-go/openclaw/plugins/supervisor"
 	"github.com/openclaw-go/openclaw/tools"
 )
 
@@ -37,48 +38,37 @@ type Status struct {
 	Since    time.Time
 }
 
-// proc supervises one plugin's process.
+// states names the supervisor's states as Status shows them.
+var states = [...]State{
+	supervisor.Starting: StateStarting,
+	supervisor.Ready:    StateReady,
+	supervisor.Down:     StateRestarting,
+	supervisor.Stopped:  StateStopped,
+}
+
+// proc is the supervised process of one plugin.
 type proc struct {
 	plug         Plugin
 	log          *slog.Logger
-	backoff      func(attempt int) time.Duration
-	stable       time.Duration
+	unit         *supervisor.Unit // runs runOnce, restarting it with backoff
 	startTimeout time.Duration
 	changed      func()
-	cancel       context.CancelFunc
-	done         chan struct{}
 
-	mu       sync.Mutex
-	state    State
-	lastErr  error
-	client   *rpcClient
-	pid      int
-	tools    []tools.Tool
-	hooks    []HookDef
-	since    time.Time
-	restarts int
-}
-
-func (p *proc) setState(s State, err error) {
-	p.mu.Lock()
-	p.state, p.since = s, time.Now()
-	if err != nil {
-		p.lastErr = err
-	}
-	if s == StateReady {
-		p.lastErr = nil
-	}
-	p.mu.Unlock()
+	mu     sync.Mutex
+	client *rpcClient
+	pid    int
+	tools  []tools.Tool
+	hooks  []HookDef
 }
 
 func (p *proc) status() Status {
+	u := p.unit.Status()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	st := Status{ID: p.plug.Manifest.ID, State: p.state, Tools: len(p.tools), PID: p.pid, Restarts: p.restarts, Since: p.since}
-	if p.lastErr != nil {
-		st.Error = p.lastErr.Error()
+	return Status{
+		ID: p.plug.Manifest.ID, State: states[u.State], Error: u.Error,
+		Tools: len(p.tools), PID: p.pid, Restarts: u.Restarts, Since: u.Since,
 	}
-	return st
 }
 
 func (p *proc) toolList() []tools.Tool {
@@ -94,42 +84,9 @@ func (p *proc) current() (*rpcClient, []HookDef) {
 	return p.client, p.hooks
 }
 
-// run keeps the process up until ctx ends, restarting it with backoff.
-func (p *proc) run(ctx context.Context) {
-	defer close(p.done)
-	attempt := 0
-	for {
-		p.setState(StateStarting, nil)
-		start := time.Now()
-		ready, err := p.runOnce(ctx)
-		if ctx.Err() != nil {
-			p.setState(StateStopped, nil)
-			return
-		}
-		if ready && time.Since(start) >= p.stable {
-			// It worked for a while: this failure starts afresh rather
-			// than continuing a crash loop.
-			attempt = 0
-		}
-		p.setState(StateRestarting, err)
-		delay := p.backoff(attempt)
-		attempt++
-		p.log.Warn("plugin down; restarting", "err", err, "in", delay)
-		select {
-		case <-ctx.Done():
-			p.setState(StateStopped, nil)
-			return
-		case <-time.After(delay):
-		}
-		p.mu.Lock()
-		p.restarts++
-		p.mu.Unlock()
-	}
-}
-
-// runOnce runs one process: start, initialize, serve until it ends.
-// ready says it got as far as registering.
-func (p *proc) runOnce(ctx context.Context) (ready bool, err error) {
+// runOnce runs one process: start, initialize, serve until it ends. It
+// calls ready once the plugin has registered.
+func (p *proc) runOnce(ctx context.Context, ready func()) (err error) {
 	m := p.plug.Manifest
 	cmd := exec.CommandContext(ctx, m.commandPath(), m.Args...)
 	cmd.Dir = m.Dir
@@ -144,17 +101,17 @@ func (p *proc) runOnce(ctx context.Context) (ready bool, err error) {
 	cmd.WaitDelay = time.Second
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return false, fmt.Errorf("start: %w", err)
+		return fmt.Errorf("start: %w", err)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return false, fmt.Errorf("start: %w", err)
+		return fmt.Errorf("start: %w", err)
 	}
 	// Stopping asks politely first: stdin closes, and WaitDelay later the
 	// process is killed if it has not left.
 	cmd.Cancel = stdin.Close
 	if err := cmd.Start(); err != nil {
-		return false, fmt.Errorf("start: %w", err)
+		return fmt.Errorf("start: %w", err)
 	}
 
 	listChanged := make(chan struct{}, 1)
@@ -203,23 +160,23 @@ func (p *proc) runOnce(ctx context.Context) (ready bool, err error) {
 	err = client.call(ictx, MethodInitialize, InitializeParams{ProtocolVersion: ProtocolVersion, PluginID: m.ID, Config: config}, &init)
 	cancel()
 	if err != nil {
-		return false, fmt.Errorf("initialize: %w", err)
+		return fmt.Errorf("initialize: %w", err)
 	}
 	hooks := validHooks(p.log, init.Hooks)
 	p.mu.Lock()
 	p.client, p.hooks = client, hooks
 	p.tools = p.makeTools(init.Tools)
 	p.mu.Unlock()
-	p.setState(StateReady, nil)
+	ready()
 	p.log.Info("plugin ready", "tools", len(init.Tools), "hooks", len(hooks), "pid", cmd.Process.Pid)
 	p.changed()
 
 	for {
 		select {
 		case <-ctx.Done():
-			return true, nil
+			return nil
 		case <-client.done:
-			return true, client.err
+			return client.err
 		case <-listChanged:
 			lctx, cancel := context.WithTimeout(ctx, p.startTimeout)
 			var list ToolsListResult

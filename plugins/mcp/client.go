@@ -18,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openclaw-go/openclaw/plugins/stderrlog"
+	"github.com/openclaw-go/openclaw/plugins/supervisor"
 	"github.com/openclaw-go/openclaw/tools"
 )
 
@@ -120,49 +121,35 @@ type ServerStatus struct {
 // keepAlive is how often an idle session is pinged.
 var keepAlive = 30 * time.Second
 
+// states names the supervisor's states as status shows them.
+var states = [...]State{
+	supervisor.Starting: StateConnecting,
+	supervisor.Ready:    StateReady,
+	supervisor.Down:     StateFailed,
+	supervisor.Stopped:  StateStopped,
+}
+
 // conn is the supervised session with one server.
 type conn struct {
 	cfg     ServerConfig
 	log     *slog.Logger
-	backoff func(attempt int) time.Duration
-	stable  time.Duration // a session this long resets the backoff
-	changed func()        // the tool set may have changed
-	cancel  context.CancelFunc
-	done    chan struct{}
+	unit    *supervisor.Unit // runs runSession, restarting it with backoff
+	changed func()           // the tool set may have changed
 
-	mu       sync.Mutex
-	state    State
-	lastErr  error
-	session  *sdk.ClientSession
-	pid      int
-	tools    []tools.Tool
-	since    time.Time
-	restarts int
-}
-
-func (c *conn) setState(s State, err error) {
-	c.mu.Lock()
-	c.state, c.since = s, time.Now()
-	if err != nil {
-		c.lastErr = err
-	}
-	if s == StateReady {
-		c.lastErr = nil
-	}
-	c.mu.Unlock()
+	mu      sync.Mutex
+	session *sdk.ClientSession
+	pid     int
+	tools   []tools.Tool
 }
 
 func (c *conn) status() ServerStatus {
+	u := c.unit.Status()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st := ServerStatus{
-		Name: c.cfg.Name, Transport: c.cfg.transport(), State: c.state,
-		Tools: len(c.tools), PID: c.pid, Since: c.since, Restarts: c.restarts,
+	return ServerStatus{
+		Name: c.cfg.Name, Transport: c.cfg.transport(), State: states[u.State], Error: u.Error,
+		Tools: len(c.tools), PID: c.pid, Since: u.Since, Restarts: u.Restarts,
 	}
-	if c.lastErr != nil {
-		st.Error = c.lastErr.Error()
-	}
-	return st
 }
 
 func (c *conn) toolList() []tools.Tool {
@@ -177,42 +164,9 @@ func (c *conn) current() *sdk.ClientSession {
 	return c.session
 }
 
-// run keeps a session up until ctx ends, restarting it with backoff.
-func (c *conn) run(ctx context.Context) {
-	defer close(c.done)
-	attempt := 0
-	for {
-		c.setState(StateConnecting, nil)
-		start := time.Now()
-		ready, err := c.runSession(ctx)
-		if ctx.Err() != nil {
-			c.setState(StateStopped, nil)
-			return
-		}
-		if ready && time.Since(start) >= c.stable {
-			// It worked for a while: the next failure is a fresh start,
-			// not part of a crash loop.
-			attempt = 0
-		}
-		c.setState(StateFailed, err)
-		delay := c.backoff(attempt)
-		attempt++
-		c.log.Warn("mcp server down; restarting", "err", err, "in", delay)
-		select {
-		case <-ctx.Done():
-			c.setState(StateStopped, nil)
-			return
-		case <-time.After(delay):
-		}
-		c.mu.Lock()
-		c.restarts++
-		c.mu.Unlock()
-	}
-}
-
 // runSession runs one session: connect, list tools, serve until it ends.
-// ready says it got as far as listing tools.
-func (c *conn) runSession(ctx context.Context) (ready bool, err error) {
+// It calls ready once it has listed the tools.
+func (c *conn) runSession(ctx context.Context, ready func()) error {
 	listChanged := make(chan struct{}, 1)
 	client := sdk.NewClient(&sdk.Implementation{Name: "openclaw", Version: "1"}, &sdk.ClientOptions{
 		// No roots, sampling or elicitation: the gateway only calls tools.
@@ -234,7 +188,7 @@ func (c *conn) runSession(ctx context.Context) (ready bool, err error) {
 	defer cancel()
 	cs, err := client.Connect(cctx, t, nil)
 	if err != nil {
-		return false, fmt.Errorf("connect: %w", err)
+		return fmt.Errorf("connect: %w", err)
 	}
 	defer cs.Close()
 	if cmd != nil && cmd.Process != nil {
@@ -250,12 +204,12 @@ func (c *conn) runSession(ctx context.Context) (ready bool, err error) {
 	err = c.refresh(cctx, cs)
 	cancel()
 	if err != nil {
-		return false, err
+		return err
 	}
 	c.mu.Lock()
 	c.session = cs
 	c.mu.Unlock()
-	c.setState(StateReady, nil)
+	ready()
 	c.log.Info("mcp server ready", "tools", len(c.toolList()))
 
 	ended := make(chan error, 1)
@@ -265,12 +219,12 @@ func (c *conn) runSession(ctx context.Context) (ready bool, err error) {
 		case <-ctx.Done():
 			cs.Close()
 			<-ended
-			return true, ctx.Err()
+			return ctx.Err()
 		case err := <-ended:
 			if err == nil {
 				err = errors.New("session closed by server")
 			}
-			return true, fmt.Errorf("session ended: %w", err)
+			return fmt.Errorf("session ended: %w", err)
 		case <-listChanged:
 			lctx, cancel := context.WithTimeout(ctx, c.cfg.requestTimeout())
 			err := c.refresh(lctx, cs)

@@ -9,7 +9,9 @@
 // not an error: it is restarted with exponential backoff and [Manager.Status]
 // says where it is. Its tools stay listed while it reconnects and answer
 // with an error result meanwhile, so the model's tool list does not churn
-// on every crash.
+// on every crash. Package supervisor does the restarting, as it
+// does for plugins/extproc; this package says how to connect to a server
+// and list its tools.
 //
 // As a server, [Serve] lists and calls the tools of a [ToolSource]; the
 // gateway backs that with its Runner so policy, guard and timeouts apply.

@@ -2,17 +2,14 @@ package mcp
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
-	"slices"
-	"strings"
-	"sync"
 	"time"
 
+	"github.com/openclaw-go/openclaw/plugins/supervisor"
+	"github.com/openclaw-go/openclaw/plugins/toolset"
 	"github.com/openclaw-go/openclaw/tools"
 )
 
@@ -24,17 +21,9 @@ type Manager struct {
 	// and 60 s). Set them before the first Sync.
 	MinBackoff, MaxBackoff time.Duration
 
-	log      *slog.Logger
-	onChange func()
-	root     context.Context
-	stop     context.CancelFunc
-
-	mu      sync.Mutex
-	servers map[string]*conn
-	closed  bool
-
-	notifyMu sync.Mutex // serializes onChange
-	lastSig  string
+	log     *slog.Logger
+	servers *supervisor.Group[ServerConfig, *conn]
+	changes *toolset.Watch // calls onChange when Tools changes
 }
 
 // NewManager makes a Manager with no servers. onChange (may be nil) is
@@ -44,12 +33,12 @@ func NewManager(log *slog.Logger, onChange func()) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	// The Manager's root lifetime; every session hangs off it.
-	root, stop := context.WithCancel(context.Background())
-	return &Manager{
-		log: log.With("component", "mcp"), onChange: onChange,
-		root: root, stop: stop, servers: map[string]*conn{},
-	}
+	m := &Manager{log: log.With("component", "mcp")}
+	m.changes = toolset.NewWatch(m.Tools, onChange)
+	// A server whose config changed in any way gets a new session.
+	same := func(a, b ServerConfig) bool { return reflect.DeepEqual(a, b) }
+	m.servers = supervisor.NewGroup("mcp server", same, m.start)
+	return m
 }
 
 // Sync makes the running servers match cfgs: new and changed servers are
@@ -77,161 +66,47 @@ func (m *Manager) Sync(ctx context.Context, cfgs []ServerConfig) error {
 		return errors.Join(errs...)
 	}
 
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		return errors.New("mcp: manager closed")
+	err := m.servers.Sync(ctx, want)
+	if errors.Is(err, supervisor.ErrClosed) {
+		return fmt.Errorf("mcp: %w", err)
 	}
-	var stopping []*conn
-	for name, c := range m.servers {
-		if cfg, ok := want[name]; !ok || !reflect.DeepEqual(cfg, c.cfg) {
-			stopping = append(stopping, c)
-			delete(m.servers, name)
-		}
-	}
-	for name, cfg := range want {
-		if _, ok := m.servers[name]; !ok {
-			m.servers[name] = m.start(cfg)
-		}
-	}
-	m.mu.Unlock()
-
-	err := m.wait(ctx, stopping)
-	m.notify()
+	m.changes.Check()
 	return err
 }
 
-// start launches the supervisor of one server; m.mu is held.
-func (m *Manager) start(cfg ServerConfig) *conn {
-	ctx, cancel := context.WithCancel(m.root)
+// start makes the supervised session of one server; the Group runs it.
+func (m *Manager) start(cfg ServerConfig) (*conn, *supervisor.Unit) {
 	c := &conn{
 		cfg:     cfg,
 		log:     m.log.With("server", cfg.Name, "transport", cfg.transport()),
-		backoff: m.backoff,
-		stable:  m.backoff(64),
-		changed: m.notify,
-		cancel:  cancel,
-		done:    make(chan struct{}),
-		state:   StateConnecting,
-		since:   time.Now(),
+		changed: m.changes.Check,
 	}
-	go c.run(ctx)
-	return c
-}
-
-// wait stops conns and waits for their sessions to close.
-func (m *Manager) wait(ctx context.Context, conns []*conn) error {
-	for _, c := range conns {
-		c.cancel()
-	}
-	for _, c := range conns {
-		select {
-		case <-c.done:
-		case <-ctx.Done():
-			return fmt.Errorf("stop mcp server %q: %w", c.cfg.Name, ctx.Err())
-		}
-	}
-	return nil
-}
-
-func (m *Manager) backoff(attempt int) time.Duration {
-	lo, hi := m.MinBackoff, m.MaxBackoff
-	if lo <= 0 {
-		lo = time.Second
-	}
-	if hi <= 0 {
-		hi = time.Minute
-	}
-	d := lo
-	for range attempt {
-		if d *= 2; d >= hi {
-			return hi
-		}
-	}
-	return min(d, hi)
+	c.unit = supervisor.NewUnit(c.log, "mcp server", supervisor.Backoff{Min: m.MinBackoff, Max: m.MaxBackoff}, c.runSession)
+	return c, c.unit
 }
 
 // Tools returns the tools of every server that has listed them, sorted by
 // name. A server that is reconnecting keeps its last list. When two
 // servers' names sanitize alike, the first by server name wins.
 func (m *Manager) Tools() []tools.Tool {
-	m.mu.Lock()
-	conns := make([]*conn, 0, len(m.servers))
-	for _, c := range m.servers {
-		conns = append(conns, c)
+	var owners []toolset.Owner
+	for _, c := range m.servers.Members() {
+		owners = append(owners, toolset.Owner{Name: c.cfg.Name, Tools: c.toolList()})
 	}
-	m.mu.Unlock()
-	slices.SortFunc(conns, func(a, b *conn) int { return strings.Compare(a.cfg.Name, b.cfg.Name) })
-
-	var out []tools.Tool
-	seen := map[string]string{}
-	for _, c := range conns {
-		for _, t := range c.toolList() {
-			n := lower(t.Spec().Name)
-			if other, dup := seen[n]; dup {
-				m.log.Warn("mcp tool name taken; skipped", "tool", t.Spec().Name, "server", c.cfg.Name, "by", other)
-				continue
-			}
-			seen[n] = c.cfg.Name
-			out = append(out, t)
-		}
-	}
-	slices.SortFunc(out, func(a, b tools.Tool) int { return strings.Compare(a.Spec().Name, b.Spec().Name) })
-	return out
+	return toolset.Merge(owners, func(tool, server, by string) {
+		m.log.Warn("mcp tool name taken; skipped", "tool", tool, "server", server, "by", by)
+	})
 }
 
 // Status reports every configured, enabled server, sorted by name.
 func (m *Manager) Status() []ServerStatus {
-	m.mu.Lock()
-	out := make([]ServerStatus, 0, len(m.servers))
-	for _, c := range m.servers {
+	conns := m.servers.Members()
+	out := make([]ServerStatus, 0, len(conns))
+	for _, c := range conns {
 		out = append(out, c.status())
 	}
-	m.mu.Unlock()
-	slices.SortFunc(out, func(a, b ServerStatus) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
 // Close stops every server and waits for them to exit. It is idempotent.
-func (m *Manager) Close() {
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		return
-	}
-	m.closed = true
-	conns := make([]*conn, 0, len(m.servers))
-	for name, c := range m.servers {
-		conns = append(conns, c)
-		delete(m.servers, name)
-	}
-	m.mu.Unlock()
-	m.stop()
-	for _, c := range conns {
-		<-c.done
-	}
-}
-
-// notify calls onChange if the tool set differs from the last one
-// reported. Refreshes that list the same tools stay silent.
-func (m *Manager) notify() {
-	m.notifyMu.Lock()
-	defer m.notifyMu.Unlock()
-	sig := signature(m.Tools())
-	if sig == m.lastSig {
-		return
-	}
-	m.lastSig = sig
-	if m.onChange != nil {
-		m.onChange()
-	}
-}
-
-func signature(ts []tools.Tool) string {
-	h := sha256.New()
-	for _, t := range ts {
-		s := t.Spec()
-		fmt.Fprintf(h, "%s\x00%s\x00%s\x00", s.Name, s.Description, s.Parameters)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
+func (m *Manager) Close() { m.servers.Close() }

@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -20,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openclaw-go/openclaw/plugins/internal/plugintest"
 	"github.com/openclaw-go/openclaw/plugins/mcp/testdata/mcpserver/testserver"
 	"github.com/openclaw-go/openclaw/tools"
 )
@@ -27,22 +25,7 @@ import (
 // serverBin is the stdio test server, built once.
 var serverBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcptest")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	serverBin = filepath.Join(dir, "mcpserver")
-	out, err := exec.Command("go", "build", "-o", serverBin, "./testdata/mcpserver").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "build test server: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { plugintest.Main(m, "./testdata/mcpserver", &serverBin) }
 
 func newManager(t *testing.T, onChange func()) *Manager {
 	t.Helper()
@@ -63,18 +46,6 @@ func stdio(name string, env ...string) ServerConfig {
 	return c
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func status(m *Manager, name string) ServerStatus {
 	for _, s := range m.Status() {
 		if s.Name == name {
@@ -86,27 +57,8 @@ func status(m *Manager, name string) ServerStatus {
 
 func waitReady(t *testing.T, m *Manager, name string) ServerStatus {
 	t.Helper()
-	waitFor(t, name+" ready", func() bool { return status(m, name).State == StateReady })
+	plugintest.WaitFor(t, name+" ready", func() bool { return status(m, name).State == StateReady })
 	return status(m, name)
-}
-
-func toolNames(m *Manager) []string {
-	var out []string
-	for _, t := range m.Tools() {
-		out = append(out, t.Spec().Name)
-	}
-	return out
-}
-
-func find(t *testing.T, m *Manager, name string) tools.Tool {
-	t.Helper()
-	for _, tl := range m.Tools() {
-		if tl.Spec().Name == name {
-			return tl
-		}
-	}
-	t.Fatalf("tool %s not found in %v", name, toolNames(m))
-	return nil
 }
 
 func call(t *testing.T, tl tools.Tool, args string) tools.Result {
@@ -121,16 +73,16 @@ func call(t *testing.T, tl tools.Tool, args string) tools.Result {
 // checkTools calls the test server's tools through m under prefix.
 func checkTools(t *testing.T, m *Manager, prefix string) {
 	t.Helper()
-	if r := call(t, find(t, m, prefix+"__echo"), `{"text":"hi"}`); r.Text != "hi" || r.IsError {
+	if r := call(t, plugintest.FindTool(t, m, prefix+"__echo"), `{"text":"hi"}`); r.Text != "hi" || r.IsError {
 		t.Errorf("echo = %+v", r)
 	}
-	if r := call(t, find(t, m, prefix+"__add"), `{"a":2,"b":3}`); r.Text != "5" || r.IsError {
+	if r := call(t, plugintest.FindTool(t, m, prefix+"__add"), `{"a":2,"b":3}`); r.Text != "5" || r.IsError {
 		t.Errorf("add = %+v", r)
 	}
-	if r := call(t, find(t, m, prefix+"__boom"), ``); !r.IsError || r.Text != "boom failed" {
+	if r := call(t, plugintest.FindTool(t, m, prefix+"__boom"), ``); !r.IsError || r.Text != "boom failed" {
 		t.Errorf("boom = %+v", r)
 	}
-	r := call(t, find(t, m, prefix+"__picture"), `{}`)
+	r := call(t, plugintest.FindTool(t, m, prefix+"__picture"), `{}`)
 	if r.IsError || r.Text != "a picture" || len(r.Images) != 1 {
 		t.Fatalf("picture = %+v", r)
 	}
@@ -149,10 +101,10 @@ func TestStdioServer(t *testing.T) {
 		t.Errorf("status = %+v", st)
 	}
 	want := []string{"test__add", "test__boom", "test__echo", "test__grow", "test__picture", "test__slow"}
-	if got := toolNames(m); !slices.Equal(got, want) {
+	if got := plugintest.ToolNames(m); !slices.Equal(got, want) {
 		t.Fatalf("tools = %v, want %v", got, want)
 	}
-	spec := find(t, m, "test__echo").Spec()
+	spec := plugintest.FindTool(t, m, "test__echo").Spec()
 	if spec.Source != tools.SourceMCP || spec.Tier != tools.TierExtension ||
 		!slices.Equal(spec.Groups, []string{"group:plugins", "mcp:test"}) ||
 		spec.Description != "[mcp:test] echoes text" || spec.Timeout != DefaultRequestTimeout {
@@ -202,7 +154,7 @@ func TestCrashRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := waitReady(t, m, "c")
-	echo := find(t, m, "c__echo")
+	echo := plugintest.FindTool(t, m, "c__echo")
 	if r := call(t, echo, `{"text":"one"}`); r.Text != "one" {
 		t.Fatalf("first echo = %+v", r)
 	}
@@ -211,7 +163,7 @@ func TestCrashRestart(t *testing.T) {
 	if err == nil && !res.IsError {
 		t.Fatalf("call to crashing server = %+v", res)
 	}
-	waitFor(t, "failed state with error", func() bool {
+	plugintest.WaitFor(t, "failed state with error", func() bool {
 		st := status(m, "c")
 		return st.State == StateFailed && st.Error != ""
 	})
@@ -219,14 +171,14 @@ func TestCrashRestart(t *testing.T) {
 	if r := call(t, echo, `{"text":"x"}`); !r.IsError || !strings.Contains(r.Text, "reconnecting") {
 		t.Errorf("call while down = %+v", r)
 	}
-	waitFor(t, "restart", func() bool {
+	plugintest.WaitFor(t, "restart", func() bool {
 		st := status(m, "c")
 		return st.State == StateReady && st.Restarts >= 1
 	})
 	if st := status(m, "c"); st.PID == first.PID || st.Error != "" {
 		t.Errorf("after restart status = %+v (first pid %d)", st, first.PID)
 	}
-	if r := call(t, find(t, m, "c__echo"), `{"text":"three"}`); r.Text != "three" {
+	if r := call(t, plugintest.FindTool(t, m, "c__echo"), `{"text":"three"}`); r.Text != "three" {
 		t.Errorf("echo after restart = %+v", r)
 	}
 }
@@ -238,14 +190,14 @@ func TestListChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReady(t, m, "g")
-	waitFor(t, "first onChange", func() bool { return changes.Load() >= 1 })
+	plugintest.WaitFor(t, "first onChange", func() bool { return changes.Load() >= 1 })
 	before := changes.Load()
-	if r := call(t, find(t, m, "g__grow"), `{}`); r.Text != "grown" {
+	if r := call(t, plugintest.FindTool(t, m, "g__grow"), `{}`); r.Text != "grown" {
 		t.Fatalf("grow = %+v", r)
 	}
-	waitFor(t, "g__extra", func() bool { return slices.Contains(toolNames(m), "g__extra") })
-	waitFor(t, "onChange after list_changed", func() bool { return changes.Load() > before })
-	if r := call(t, find(t, m, "g__extra"), `{}`); r.Text != "extra here" {
+	plugintest.WaitFor(t, "g__extra", func() bool { return slices.Contains(plugintest.ToolNames(m), "g__extra") })
+	plugintest.WaitFor(t, "onChange after list_changed", func() bool { return changes.Load() > before })
+	if r := call(t, plugintest.FindTool(t, m, "g__extra"), `{}`); r.Text != "extra here" {
 		t.Errorf("extra = %+v", r)
 	}
 	if st := status(m, "g"); st.Tools != 7 {
@@ -261,7 +213,7 @@ func TestSlowToolTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReady(t, m, "s")
-	slow := find(t, m, "s__slow")
+	slow := plugintest.FindTool(t, m, "s__slow")
 	if slow.Spec().Timeout != 200*time.Millisecond {
 		t.Errorf("spec timeout = %v", slow.Spec().Timeout)
 	}
@@ -284,7 +236,7 @@ func TestSlowToolTimeout(t *testing.T) {
 		t.Errorf("cancelled call took %v", d)
 	}
 	// The session survives a cancelled call.
-	if r := call(t, find(t, m, "s__slow"), `{"ms":1}`); r.Text != "slept" {
+	if r := call(t, plugintest.FindTool(t, m, "s__slow"), `{"ms":1}`); r.Text != "slept" {
 		t.Errorf("short slow = %+v", r)
 	}
 }
@@ -298,7 +250,7 @@ func TestToolFilter(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReady(t, m, "f")
-	if got, want := toolNames(m), []string{"f__add", "f__picture"}; !slices.Equal(got, want) {
+	if got, want := plugintest.ToolNames(m), []string{"f__add", "f__picture"}; !slices.Equal(got, want) {
 		t.Errorf("tools = %v, want %v", got, want)
 	}
 }
@@ -324,7 +276,7 @@ func TestSyncAddRemove(t *testing.T) {
 	if err := m.Sync(t.Context(), []ServerConfig{stdio("a")}); err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range toolNames(m) {
+	for _, n := range plugintest.ToolNames(m) {
 		if !strings.HasPrefix(n, "a__") {
 			t.Errorf("tool %s left after its server was removed", n)
 		}
@@ -342,8 +294,8 @@ func TestSyncAddRemove(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReady(t, m, "a")
-	if slices.Contains(toolNames(m), "a__boom") || len(m.Tools()) != 5 {
-		t.Errorf("tools after change = %v", toolNames(m))
+	if slices.Contains(plugintest.ToolNames(m), "a__boom") || len(m.Tools()) != 5 {
+		t.Errorf("tools after change = %v", plugintest.ToolNames(m))
 	}
 }
 
@@ -374,7 +326,7 @@ func TestFailingCommand(t *testing.T) {
 	if err := m.Sync(t.Context(), []ServerConfig{{Name: "bad", Command: filepath.Join(t.TempDir(), "missing")}}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "failed", func() bool {
+	plugintest.WaitFor(t, "failed", func() bool {
 		st := status(m, "bad")
 		return st.State == StateFailed && st.Error != ""
 	})
@@ -406,11 +358,11 @@ func TestHTTPServerRestart(t *testing.T) {
 
 	// The first call finds the server gone: an error result saying it
 	// reconnects, and the state leaves ready.
-	echo := find(t, m, "h__echo")
+	echo := plugintest.FindTool(t, m, "h__echo")
 	if r := call(t, echo, `{"text":"a"}`); !r.IsError || !strings.Contains(r.Text, "reconnecting") {
 		t.Errorf("call while down = %+v", r)
 	}
-	waitFor(t, "not ready", func() bool { return status(m, "h").State != StateReady })
+	plugintest.WaitFor(t, "not ready", func() bool { return status(m, "h").State != StateReady })
 
 	ln, err = net.Listen("tcp", addr)
 	if err != nil {
@@ -418,7 +370,7 @@ func TestHTTPServerRestart(t *testing.T) {
 	}
 	hs = serve(ln)
 	defer hs.Close()
-	waitFor(t, "reconnected", func() bool {
+	plugintest.WaitFor(t, "reconnected", func() bool {
 		st := status(m, "h")
 		return st.State == StateReady && st.Restarts >= 1
 	})
@@ -435,7 +387,7 @@ func TestServerErrorKeepsSession(t *testing.T) {
 	st := waitReady(t, m, "e")
 	// A tool the server does not know: the server answers with a JSON-RPC
 	// error, which is the call's failure, not the session's.
-	ghost := &remoteTool{conn: find(t, m, "e__echo").(*remoteTool).conn, remote: "ghost"}
+	ghost := &remoteTool{conn: plugintest.FindTool(t, m, "e__echo").(*remoteTool).conn, remote: "ghost"}
 	if _, err := ghost.Call(t.Context(), tools.Call{}); err == nil {
 		t.Error("call of an unknown tool succeeded")
 	}
@@ -453,7 +405,7 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	waitReady(t, m, "l")
 	m.Close()
 	m.Close()
-	waitFor(t, "goroutines to exit", func() bool { return runtime.NumGoroutine() <= before })
+	plugintest.WaitFor(t, "goroutines to exit", func() bool { return runtime.NumGoroutine() <= before })
 	if err := m.Sync(t.Context(), []ServerConfig{stdio("l")}); err == nil {
 		t.Error("Sync after Close succeeded")
 	}
