@@ -7,8 +7,8 @@ import (
 )
 
 // Lifecycle runs an adapter's background loop once: Begin starts it, End
-// cancels it and waits. Adapters embed one instead of each keeping the
-// same cancel, done and stopped fields.
+// cancels it and waits. Runner embeds one for the adapters, so none keeps
+// its own cancel, done and stopped fields.
 type Lifecycle struct {
 	mu      sync.Mutex
 	cancel  context.CancelFunc

@@ -1,10 +1,13 @@
-// Package channelstest holds what the fake networks of the channel tests
-// share: waking a test when a fake's state changes, so waits are
-// conditions with a deadline, never sleeps.
+// Package channelstest holds what the channel adapters' tests and their
+// fake networks share: waking a test when a fake's state changes, so
+// waits are conditions with a deadline, never sleeps; a recording Sink
+// that can play a store that is down; and golden-file cases.
 package channelstest
 
 import (
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -69,5 +72,32 @@ func Golden(t testing.TB, path, got string, update bool) {
 	}
 	if got+"\n" != string(want) {
 		t.Errorf("%s differs\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// GoldenCases runs check as a subtest for each NAME.md in dir, passing
+// the path without ".md" (where NAME's expected outputs sit beside it) and
+// the file's text; fewer than atLeast cases fail t, so a moved testdata
+// folder is not a silent pass. The cases run in parallel, so that -race
+// checks a renderer shared between calls is safe.
+func GoldenCases(t *testing.T, dir string, atLeast int, check func(t *testing.T, base, src string)) {
+	t.Helper()
+	inputs, err := filepath.Glob(filepath.Join(dir, "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inputs) < atLeast {
+		t.Fatalf("found %d golden inputs in %s, want at least %d", len(inputs), dir, atLeast)
+	}
+	for _, in := range inputs {
+		base := strings.TrimSuffix(in, ".md")
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			t.Parallel()
+			src, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, base, string(src))
+		})
 	}
 }

@@ -83,12 +83,12 @@ type Adapter struct {
 	rest   *discordgo.Session
 	base   *url.URL
 
-	self     atomic.Pointer[botIdentity] // set from READY
-	sink     atomic.Pointer[channels.Sink]
+	self atomic.Pointer[botIdentity] // set from READY
+
 	threads  sync.Map // channel id → threadInfo, learnt from events and lookups
 	botRoles sync.Map // role id → true for the bot's managed roles (GUILD_CREATE)
 
-	life channels.Lifecycle
+	life channels.Runner
 }
 
 // botIdentity is who the bot is, for mentions and interaction follow-ups.
@@ -147,14 +147,11 @@ func New(opts Options) *Adapter {
 	if opts.BackoffMax < opts.BackoffMin {
 		opts.BackoffMax = max(DefaultBackoffMax, opts.BackoffMin)
 	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	a := &Adapter{
 		opts: opts,
-		log:  log.With("component", "channel", "channel", Channel, "account", opts.AccountID),
+		log:  channels.AdapterLog(opts.Log, Channel, opts.AccountID),
 	}
+	a.life = channels.Runner{Channel: Channel, Bot: a.botName}
 	a.base, _ = url.Parse(opts.APIBase)
 	SetAPIBase(opts.APIBase)
 
@@ -175,6 +172,14 @@ func New(opts Options) *Adapter {
 	a.rest.LogLevel = -1 // discordgo logs through the std logger; we log ourselves
 	a.rest.UserAgent = "DiscordBot (https://github.com/openclaw-go/openclaw, 1) openclaw-go"
 	return a
+}
+
+// botName is the bot's username once READY told it.
+func (a *Adapter) botName() string {
+	if me := a.self.Load(); me != nil {
+		return me.Username
+	}
+	return ""
 }
 
 var endpointsMu sync.Mutex
@@ -242,42 +247,14 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 	if err := a.validate(); err != nil {
 		return err
 	}
-	if sink == nil {
-		return errors.New("discord: Start needs a sink")
-	}
-	err := a.life.Begin(ctx, func() {
-		a.sink.Store(&sink)
-		a.report(channels.Status{State: channels.StateStarting})
-	}, a.run)
-	if errors.Is(err, channels.ErrStarted) {
-		return errors.New("discord: already started")
-	}
-	return err
+	return a.life.Start(ctx, sink, a.run)
 }
 
 // Stop closes the gateway connection and waits for the reader, or until
 // ctx is done. Stop on an adapter that never started does nothing. An
 // Adapter runs once: build a new one to start again.
 func (a *Adapter) Stop(ctx context.Context) error {
-	first, err := a.life.End(ctx)
-	if err != nil {
-		return fmt.Errorf("discord: stop: %w", err)
-	}
-	if first {
-		a.report(channels.Status{State: channels.StateStopped})
-	}
-	return nil
-}
-
-func (a *Adapter) report(st channels.Status) {
-	sink := a.sink.Load()
-	st.At = time.Now()
-	if me := a.self.Load(); me != nil && st.Bot == "" {
-		st.Bot = me.Username
-	}
-	if sink != nil {
-		(*sink).Status(st)
-	}
+	return a.life.Stop(ctx)
 }
 
 // TextLimit is the longest message in UTF-16 units.

@@ -2,11 +2,12 @@ package discord
 
 import (
 	"flag"
-	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/format")
@@ -14,21 +15,9 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files in testd
 // TestFormatGolden renders each testdata/format/NAME.md and compares it
 // with NAME.out. Run with -update to rewrite, then review the diff.
 func TestFormatGolden(t *testing.T) {
-	inputs, err := filepath.Glob(filepath.Join("testdata", "format", "*.md"))
-	if err != nil || len(inputs) == 0 {
-		t.Fatalf("no format cases: %v", err)
-	}
-	for _, in := range inputs {
-		name := strings.TrimSuffix(filepath.Base(in), ".md")
-		t.Run(name, func(t *testing.T) {
-			src, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := FormatMarkdown(string(src))
-			channelstest.Golden(t, strings.TrimSuffix(in, ".md")+".out", got, *updateGolden)
-		})
-	}
+	channelstest.GoldenCases(t, filepath.Join("testdata", "format"), 1, func(t *testing.T, base, src string) {
+		channelstest.Golden(t, base+".out", FormatMarkdown(src), *updateGolden)
+	})
 }
 
 func TestFormatMarkdown(t *testing.T) {

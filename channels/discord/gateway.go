@@ -91,7 +91,7 @@ func (a *Adapter) run(ctx context.Context) {
 		var fe *fatalError
 		if errors.As(err, &fe) {
 			a.log.Error("discord refused the bot; gateway stopped until the settings are fixed", "err", err)
-			a.report(channels.Status{State: channels.StateLoggedOut, Detail: fe.detail, LastError: a.scrub(err.Error())})
+			a.life.Report(channels.Status{State: channels.StateLoggedOut, Detail: fe.detail, LastError: a.scrub(err.Error())})
 			return
 		}
 		if ready && time.Since(began) >= stableAfter {
@@ -105,7 +105,7 @@ func (a *Adapter) run(ctx context.Context) {
 			msg = a.scrub(err.Error())
 		}
 		a.log.Warn("discord gateway disconnected; reconnecting", "attempt", failures, "resume", sess.id != "", "err", msg)
-		a.report(channels.Status{State: channels.StateBackingOff, Attempts: failures,
+		a.life.Report(channels.Status{State: channels.StateBackingOff, Attempts: failures,
 			Detail: "gateway disconnected", LastError: msg})
 		if !channels.Sleep(ctx, a.backoff(failures-1, err)) {
 			return
@@ -348,11 +348,11 @@ func (c *gwConn) dispatch(ctx context.Context, f frame, ready *bool) bool {
 		a.self.Store(&botIdentity{ID: r.User.ID, Username: r.User.Username, AppID: nonEmpty(r.Application.ID, r.User.ID)})
 		*ready = true
 		a.log.Info("discord gateway connected", "bot", r.User.Username)
-		a.report(channels.Status{State: channels.StateConnected, Bot: r.User.Username})
+		a.life.Report(channels.Status{State: channels.StateConnected, Bot: r.User.Username})
 	case "RESUMED":
 		*ready = true
 		a.log.Info("discord gateway resumed")
-		a.report(channels.Status{State: channels.StateConnected})
+		a.life.Report(channels.Status{State: channels.StateConnected})
 	default:
 		if !a.handle(ctx, f.T, f.D) {
 			return false

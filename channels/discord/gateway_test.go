@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"github.com/openclaw-go/openclaw/channels/discord/discordtest"
 )
 
@@ -22,10 +23,10 @@ func TestInboundEndToEnd(t *testing.T) {
 	fake.AddChannel("chan-1", map[string]any{"type": 0, "guild_id": "g1"})
 	// No GatewayURL: the adapter asks gateway/bot.
 	a := newAdapter(t, fake, func(o *Options) { o.GatewayURL = "" })
-	sink := &recSink{failN: 1} // the first store fails and is retried
+	sink := channelstest.FailingSink(1) // the first store fails and is retried
 	start(t, a, sink)
 	fake.WaitLive(1, 0, waitFor)
-	eventually(t, "connected", func() bool { return sink.count(channels.StateConnected) > 0 })
+	eventually(t, "connected", func() bool { return sink.Count(channels.StateConnected) > 0 })
 	for _, st := range sink.Statuses() {
 		if st.State == channels.StateConnected && st.Bot != discordtest.BotUsername {
 			t.Errorf("connected status Bot = %q, want %q", st.Bot, discordtest.BotUsername)
@@ -41,7 +42,7 @@ func TestInboundEndToEnd(t *testing.T) {
 	fake.Dispatch("MESSAGE_CREATE", own)
 	fake.Dispatch("MESSAGE_CREATE", message("m5", "dm-1", "", "last", ada))
 
-	got := sink.waitStored(t, 4)
+	got := waitStored(t, sink, 4)
 	want := []struct {
 		id, chat, thread string
 		kind             channels.ChatKind
@@ -91,7 +92,7 @@ func TestReconnect(t *testing.T) {
 				t.Errorf("IDENTIFY intents %d, want %d", got, want)
 			}
 			fake.Dispatch("MESSAGE_CREATE", message("m1", "dm-1", "", "before", ada))
-			sink.waitStored(t, 1)
+			waitStored(t, sink, 1)
 
 			tt.fault(fake)
 			want := []string{"m1", "m3"}
@@ -104,7 +105,7 @@ func TestReconnect(t *testing.T) {
 				fake.WaitLive(2, 0, waitFor)
 			}
 			fake.Dispatch("MESSAGE_CREATE", message("m3", "dm-1", "", "after", ada))
-			got := sink.waitStored(t, len(want))
+			got := waitStored(t, sink, len(want))
 			var ids []string
 			for _, in := range got {
 				ids = append(ids, in.EventID)
@@ -115,8 +116,8 @@ func TestReconnect(t *testing.T) {
 			if st := fake.Stats(); tt.resumes && st.Identifies != 1 {
 				t.Errorf("%d identifies, want 1 (the reconnect resumes)", st.Identifies)
 			}
-			eventually(t, "connected again", func() bool { return sink.count(channels.StateConnected) >= 2 })
-			if sink.count(channels.StateBackingOff) == 0 {
+			eventually(t, "connected again", func() bool { return sink.Count(channels.StateConnected) >= 2 })
+			if sink.Count(channels.StateBackingOff) == 0 {
 				t.Errorf("statuses %+v: want backing-off between the connections", sink.Statuses())
 			}
 		})
@@ -130,7 +131,7 @@ func TestGatewayBotRetried(t *testing.T) {
 	sink := &recSink{}
 	start(t, a, sink)
 	fake.WaitLive(1, 0, waitFor)
-	eventually(t, "connected", func() bool { return sink.count(channels.StateConnected) > 0 })
+	eventually(t, "connected", func() bool { return sink.Count(channels.StateConnected) > 0 })
 	var attempts []int
 	for _, st := range sink.Statuses() {
 		if st.State == channels.StateBackingOff {
@@ -163,7 +164,7 @@ func TestInvalidTokenLogsOut(t *testing.T) {
 			a.log = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 			sink := &recSink{}
 			start(t, a, sink)
-			eventually(t, "logged-out", func() bool { return sink.count(channels.StateLoggedOut) > 0 })
+			eventually(t, "logged-out", func() bool { return sink.Count(channels.StateLoggedOut) > 0 })
 			select {
 			case <-a.life.Done(): // the loop gave up: no reconnect storm
 			case <-time.After(waitFor):
@@ -203,7 +204,7 @@ func TestMalformedPayloads(t *testing.T) {
 		fake.SendRaw([]byte(raw))
 	}
 	fake.Dispatch("MESSAGE_CREATE", message("ok", "dm-1", "", "still here", ada))
-	got := sink.waitStored(t, 1)
+	got := waitStored(t, sink, 1)
 	if len(got) != 1 || got[0].EventID != "ok" {
 		t.Errorf("stored %+v, want only the good message", got)
 	}
@@ -228,7 +229,7 @@ func TestInteractions(t *testing.T) {
 		"id": "1300000000000000101", "type": 2, "token": "tok-b", "channel_id": "dm-1", "user": ada,
 		"data": map[string]any{"name": "new", "type": 1},
 	})
-	got := sink.waitStored(t, 2)
+	got := waitStored(t, sink, 2)
 	if in := got[0]; in.Kind != channels.EventCallback || in.CallbackData != "approve:7:allow" ||
 		in.CallbackID != "1300000000000000100:tok-a" || in.MessageID != "m9" {
 		t.Errorf("button press = %+v", in)
@@ -273,19 +274,13 @@ func TestStopLeavesNoGoroutines(t *testing.T) {
 		{"connected", func(t *testing.T, fake *discordtest.Server, sink *recSink) { fake.WaitLive(1, 0, waitFor) }},
 		{"backing off", func(t *testing.T, fake *discordtest.Server, sink *recSink) {
 			fake.Close()
-			eventually(t, "backing-off", func() bool { return sink.count(channels.StateBackingOff) > 0 })
+			eventually(t, "backing-off", func() bool { return sink.Count(channels.StateBackingOff) > 0 })
 		}},
 		{"storing", func(t *testing.T, fake *discordtest.Server, sink *recSink) {
-			sink.mu.Lock()
-			sink.failN = 1 << 30 // the store never recovers
-			sink.mu.Unlock()
+			sink.SetFail(1 << 30) // the store never recovers
 			fake.WaitLive(1, 0, waitFor)
 			fake.Dispatch("MESSAGE_CREATE", message("m1", "dm-1", "", "x", ada))
-			eventually(t, "a failing store", func() bool {
-				sink.mu.Lock()
-				defer sink.mu.Unlock()
-				return sink.failN < 1<<30
-			})
+			eventually(t, "a failing store", func() bool { return sink.Failing() < 1<<30 })
 		}},
 	}
 	for _, tt := range tests {
@@ -304,7 +299,7 @@ func TestStopLeavesNoGoroutines(t *testing.T) {
 				t.Fatal(err)
 			}
 			eventually(t, "adapter goroutines to end", func() bool { return len(ourGoroutines()) == 0 })
-			if n := sink.count(channels.StateStopped); n != 1 {
+			if n := sink.Count(channels.StateStopped); n != 1 {
 				t.Errorf("%d stopped statuses, want 1", n)
 			}
 		})

@@ -1,14 +1,11 @@
 package discord
 
 import (
-	"context"
-	"errors"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"github.com/openclaw-go/openclaw/channels/discord/discordtest"
 )
 
@@ -17,72 +14,20 @@ const (
 	waitFor   = 10 * time.Second
 )
 
-// recSink records what the adapter hands it and fails the first failN
-// Receive calls.
-type recSink struct {
-	mu       sync.Mutex
-	failN    int
-	stored   []channels.Inbound
-	statuses []channels.Status
-}
-
-func (s *recSink) Receive(_ context.Context, in channels.Inbound) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.failN > 0 {
-		s.failN--
-		return errors.New("store unavailable")
-	}
-	s.stored = append(s.stored, in)
-	return nil
-}
-
-func (s *recSink) Status(st channels.Status) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.statuses = append(s.statuses, st)
-}
-
-func (s *recSink) Stored() []channels.Inbound {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.stored)
-}
-
-func (s *recSink) Statuses() []channels.Status {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.statuses)
-}
-
-// count returns how many statuses had state.
-func (s *recSink) count(state channels.State) int {
-	n := 0
-	for _, st := range s.Statuses() {
-		if st.State == state {
-			n++
-		}
-	}
-	return n
-}
-
-// waitStored waits until n events were stored and returns them.
-func (s *recSink) waitStored(t *testing.T, n int) []channels.Inbound {
-	t.Helper()
-	eventually(t, "stored events", func() bool { return len(s.Stored()) >= n })
-	return s.Stored()
-}
+// recSink records what the adapter hands it; see channelstest.Sink.
+type recSink = channelstest.Sink
 
 // eventually polls cond until it holds, failing the test after waitFor.
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	channelstest.Eventually(t, waitFor, what, cond)
+}
+
+// waitStored waits until n events were stored and returns them.
+func waitStored(t *testing.T, sink *recSink, n int) []channels.Inbound {
+	t.Helper()
+	eventually(t, "stored events", func() bool { return len(sink.Stored()) >= n })
+	return sink.Stored()
 }
 
 // newAdapter returns an adapter on fake with fast backoff.
@@ -104,18 +49,9 @@ func newAdapter(t testing.TB, fake *discordtest.Server, edit func(*Options)) *Ad
 }
 
 // start starts a on sink and stops it when the test ends.
-func start(t *testing.T, a *Adapter, sink channels.Sink) {
+func start(t testing.TB, a *Adapter, sink channels.Sink) {
 	t.Helper()
-	if err := a.Start(context.Background(), sink); err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), waitFor)
-		defer cancel()
-		if err := a.Stop(ctx); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-	})
+	channelstest.Start(t, a, sink, waitFor)
 }
 
 // Event builders in Discord's wire shape.

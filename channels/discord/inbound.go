@@ -394,22 +394,15 @@ func (a *Adapter) handle(ctx context.Context, t string, d json.RawMessage) bool 
 	if in.Time.IsZero() {
 		in.Time = time.Now().UTC()
 	}
-	sink := a.sink.Load()
+	sink := a.life.Sink()
 	if sink == nil {
 		return true
 	}
-	for attempt := 0; ; attempt++ {
-		err := (*sink).Receive(ctx, in)
-		if err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			return false
-		}
+	stored := channels.ReceiveUntilStored(ctx, sink, in, a.backoff, func(attempt int, err error) {
 		a.log.Warn("discord event not stored; retrying", "event", in.EventID, "attempt", attempt+1, "err", err)
-		if !channels.Sleep(ctx, a.backoff(attempt, nil)) {
-			return false
-		}
+	})
+	if !stored {
+		return false
 	}
 	if t == "INTERACTION_CREATE" && in.CallbackID != "" {
 		a.ackInteraction(ctx, in)

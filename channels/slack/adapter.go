@@ -99,10 +99,9 @@ type Adapter struct {
 	client *http.Client
 	api    *slackapi.Client
 
-	self atomic.Pointer[botIdentity]   // set once auth.test succeeded
-	sink atomic.Pointer[channels.Sink] // set by Start, cleared by Stop
+	self atomic.Pointer[botIdentity] // set once auth.test succeeded
 
-	life channels.Lifecycle
+	life channels.Runner
 }
 
 // botIdentity is who the bot is, from auth.test.
@@ -177,17 +176,13 @@ func New(opts Options) *Adapter {
 	if opts.BackoffMax < opts.BackoffMin {
 		opts.BackoffMax = max(DefaultBackoffMax, opts.BackoffMin)
 	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	client := opts.HTTPClient
 	if client == nil {
 		client = &http.Client{}
 	}
 	a := &Adapter{
 		opts:   opts,
-		log:    log.With("component", "channel", "channel", Channel, "account", opts.AccountID),
+		log:    channels.AdapterLog(opts.Log, Channel, opts.AccountID),
 		client: client,
 	}
 	a.api = slackapi.New(opts.BotToken,
@@ -195,7 +190,17 @@ func New(opts Options) *Adapter {
 		slackapi.OptionAppLevelToken(opts.AppToken),
 		slackapi.OptionHTTPClient(client),
 	)
+	// ForgetSink: the webhook answers 503 once stopped.
+	a.life = channels.Runner{Channel: Channel, Bot: a.botName, ForgetSink: true}
 	return a
+}
+
+// botName is the bot's name once auth.test told it.
+func (a *Adapter) botName() string {
+	if me := a.self.Load(); me != nil {
+		return me.Name
+	}
+	return ""
 }
 
 // validate says why the settings cannot work. It never quotes a secret.
@@ -240,17 +245,7 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 	if err := a.validate(); err != nil {
 		return err
 	}
-	if sink == nil {
-		return errors.New("slack: Start needs a sink")
-	}
-	err := a.life.Begin(ctx, func() {
-		a.sink.Store(&sink)
-		a.report(channels.Status{State: channels.StateStarting})
-	}, a.run)
-	if errors.Is(err, channels.ErrStarted) {
-		return errors.New("slack: already started")
-	}
-	return err
+	return a.life.Start(ctx, sink, a.run)
 }
 
 // Stop closes the socket and waits for the loop, or until ctx is done.
@@ -258,26 +253,7 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 // run. Stop on an adapter that never started does nothing. An Adapter
 // runs once: build a new one to start again.
 func (a *Adapter) Stop(ctx context.Context) error {
-	first, err := a.life.End(ctx)
-	if err != nil {
-		return fmt.Errorf("slack: stop: %w", err)
-	}
-	if first {
-		a.report(channels.Status{State: channels.StateStopped})
-		a.sink.Store(nil) // the webhook answers 503 from now on
-	}
-	return nil
-}
-
-func (a *Adapter) report(st channels.Status) {
-	sink := a.sink.Load()
-	st.At = time.Now()
-	if me := a.self.Load(); me != nil && st.Bot == "" {
-		st.Bot = me.Name
-	}
-	if sink != nil {
-		(*sink).Status(st)
-	}
+	return a.life.Stop(ctx)
 }
 
 // TextLimit is the longest message in UTF-16 units.

@@ -12,6 +12,8 @@ import (
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/openclaw-go/openclaw/channels"
 )
 
 // mdParser reads what agents write: CommonMark plus the GFM pieces models
@@ -69,18 +71,9 @@ func (r *mrkdwn) block(n ast.Node, depth int) string {
 	case *ast.CodeBlock:
 		return fence(r.lines(n))
 	case *ast.HTMLBlock:
-		raw := r.lines(n)
-		if n.HasClosure() {
-			raw += string(n.ClosureLine.Value(r.src))
-		}
-		return escapeText(strings.TrimRight(raw, "\n"))
+		return escapeText(channels.RawHTML(n, r.src))
 	case *ast.Blockquote:
-		inner := r.children(n, depth)
-		lines := strings.Split(inner, "\n")
-		for i, l := range lines {
-			lines[i] = strings.TrimRight("> "+l, " ")
-		}
-		return strings.Join(lines, "\n")
+		return channels.QuoteLines(r.children(n, depth))
 	case *ast.List:
 		return r.list(n, depth)
 	case *east.Table:
@@ -92,13 +85,7 @@ func (r *mrkdwn) block(n ast.Node, depth int) string {
 
 // children renders n's blocks a blank line apart.
 func (r *mrkdwn) children(n ast.Node, depth int) string {
-	var parts []string
-	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		if s := r.block(c, depth); strings.TrimSpace(s) != "" {
-			parts = append(parts, s)
-		}
-	}
-	return strings.Join(parts, "\n\n")
+	return channels.JoinBlocks(n, func(c ast.Node) string { return r.block(c, depth) })
 }
 
 func (r *mrkdwn) list(n *ast.List, depth int) string {
@@ -183,15 +170,7 @@ func fence(code string) string {
 	return "```\n" + escapeText(code) + "\n```"
 }
 
-func (r *mrkdwn) lines(n ast.Node) string {
-	var b strings.Builder
-	l := n.Lines()
-	for i := 0; i < l.Len(); i++ {
-		seg := l.At(i)
-		b.Write(seg.Value(r.src))
-	}
-	return b.String()
-}
+func (r *mrkdwn) lines(n ast.Node) string { return channels.BlockLines(n, r.src) }
 
 func (r *mrkdwn) inlines(n ast.Node) string {
 	var b strings.Builder

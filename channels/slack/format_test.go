@@ -3,11 +3,12 @@ package slack
 import (
 	"flag"
 	"fmt"
-	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 )
 
 var updateFormat = flag.Bool("update", false, "rewrite the golden files in testdata/format")
@@ -16,29 +17,13 @@ var updateFormat = flag.Bool("update", false, "rewrite the golden files in testd
 // compares it with NAME.mrkdwn. Run with -update to rewrite the expected
 // files, then review the diff.
 func TestFormatGolden(t *testing.T) {
-	inputs, err := filepath.Glob(filepath.Join("testdata", "format", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(inputs) < 12 {
-		t.Fatalf("found %d golden inputs, want at least 12", len(inputs))
-	}
-	for _, in := range inputs {
-		name := strings.TrimSuffix(filepath.Base(in), ".md")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel() // one shared parser: -race checks it is safe
-			src, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := ToMrkdwn(string(src))
-			if err := checkMrkdwn(got); err != nil {
-				t.Errorf("ToMrkdwn output is unsafe: %v\n%s", err, got)
-			}
-			path := strings.TrimSuffix(in, ".md") + ".mrkdwn"
-			channelstest.Golden(t, path, got, *updateFormat)
-		})
-	}
+	channelstest.GoldenCases(t, filepath.Join("testdata", "format"), 12, func(t *testing.T, base, src string) {
+		got := ToMrkdwn(src)
+		if err := checkMrkdwn(got); err != nil {
+			t.Errorf("ToMrkdwn output is unsafe: %v\n%s", err, got)
+		}
+		channelstest.Golden(t, base+".mrkdwn", got, *updateFormat)
+	})
 }
 
 func TestToMrkdwn(t *testing.T) {

@@ -32,7 +32,7 @@ func (a *Adapter) connect(ctx context.Context) bool {
 		err := a.authTest(ctx)
 		if err == nil {
 			if a.opts.Mode == ModeHTTP {
-				a.report(channels.Status{State: channels.StateConnected})
+				a.life.Report(channels.Status{State: channels.StateConnected})
 			}
 			return true
 		}
@@ -44,7 +44,7 @@ func (a *Adapter) connect(ctx context.Context) bool {
 			return false
 		}
 		a.log.Warn("slack auth.test failed", "attempt", attempt+1, "err", err)
-		a.report(channels.Status{State: channels.StateBackingOff, Attempts: attempt + 1,
+		a.life.Report(channels.Status{State: channels.StateBackingOff, Attempts: attempt + 1,
 			Detail: "auth.test failed", LastError: err.Error()})
 		if !channels.Sleep(ctx, a.backoff(attempt, err)) {
 			return false
@@ -65,7 +65,7 @@ func (a *Adapter) authTest(ctx context.Context) error {
 
 func (a *Adapter) loggedOut(err error) {
 	a.log.Error("slack refused a token; receiving stopped until the token is fixed", "err", err)
-	a.report(channels.Status{State: channels.StateLoggedOut, Detail: "token refused by Slack", LastError: err.Error()})
+	a.life.Report(channels.Status{State: channels.StateLoggedOut, Detail: "token refused by Slack", LastError: err.Error()})
 }
 
 // socketLoop runs slack-go's Socket Mode client. The client reconnects by
@@ -100,7 +100,7 @@ func (a *Adapter) socketLoop(ctx context.Context) {
 		}
 		st.failures++
 		a.log.Warn("slack socket mode stopped; restarting", "attempt", st.failures, "err", err)
-		a.report(channels.Status{State: channels.StateBackingOff, Attempts: st.failures,
+		a.life.Report(channels.Status{State: channels.StateBackingOff, Attempts: st.failures,
 			Detail: "socket mode stopped", LastError: err.Error()})
 		if !channels.Sleep(ctx, a.backoff(st.failures-1, err)) {
 			return
@@ -136,7 +136,7 @@ func (a *Adapter) handle(ctx context.Context, smc *socketmode.Client, evt socket
 		if c, ok := evt.Data.(*slackapi.ConnectingEvent); ok && c.ConnectionCount > 0 && c.Attempt == 1 {
 			st.failures++
 			a.log.Info("slack socket lost; reconnecting", "reason", st.lastErr)
-			a.report(channels.Status{State: channels.StateBackingOff, Attempts: st.failures,
+			a.life.Report(channels.Status{State: channels.StateBackingOff, Attempts: st.failures,
 				Detail: "socket lost; reconnecting", LastError: st.lastErr})
 		}
 	case socketmode.EventTypeConnectionError:
@@ -145,14 +145,14 @@ func (a *Adapter) handle(ctx context.Context, smc *socketmode.Client, evt socket
 			st.failures++
 			st.lastErr = err.Error()
 			a.log.Warn("slack socket connect failed", "attempt", st.failures, "err", err)
-			a.report(channels.Status{State: channels.StateBackingOff, Attempts: st.failures,
+			a.life.Report(channels.Status{State: channels.StateBackingOff, Attempts: st.failures,
 				Detail: "connecting the socket failed", LastError: st.lastErr})
 		}
 	case socketmode.EventTypeInvalidAuth:
 		st.invalidAuth = true
 	case socketmode.EventTypeConnected:
 		st.failures, st.lastErr = 0, "socket closed"
-		a.report(channels.Status{State: channels.StateConnected})
+		a.life.Report(channels.Status{State: channels.StateConnected})
 	case socketmode.EventTypeIncomingError:
 		if e, ok := evt.Data.(*slackapi.IncomingEventError); ok {
 			st.lastErr = a.scrub(e.Error())
@@ -188,7 +188,7 @@ func (a *Adapter) handle(ctx context.Context, smc *socketmode.Client, evt socket
 // first.
 func (a *Adapter) deliver(ctx context.Context, kind, envelopeID string, payload []byte) bool {
 	me := a.self.Load()
-	sink := a.sink.Load()
+	sink := a.life.Sink()
 	if me == nil || sink == nil {
 		return false
 	}
@@ -203,19 +203,9 @@ func (a *Adapter) deliver(ctx context.Context, kind, envelopeID string, payload 
 	if in.Time.IsZero() {
 		in.Time = time.Now().UTC()
 	}
-	for attempt := 0; ; attempt++ {
-		err := (*sink).Receive(ctx, in)
-		if err == nil {
-			return true
-		}
-		if ctx.Err() != nil {
-			return false
-		}
+	return channels.ReceiveUntilStored(ctx, sink, in, a.backoff, func(attempt int, err error) {
 		a.log.Warn("slack event not stored; retrying", "event_id", in.EventID, "attempt", attempt+1, "err", err)
-		if !channels.Sleep(ctx, a.backoff(attempt, nil)) {
-			return false
-		}
-	}
+	})
 }
 
 // backoff is the wait before attempt n+1 (see channels.Backoff).

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"github.com/openclaw-go/openclaw/channels/slack/slacktest"
 )
 
@@ -22,7 +23,7 @@ func TestSocketDelivers(t *testing.T) {
 	a := newAdapter(t, fake, nil)
 	start(t, a, sink)
 	fake.WaitConnections(1, waitFor)
-	eventually(t, "connected", func() bool { return sink.hasState(channels.StateConnected) })
+	eventually(t, "connected", func() bool { return sink.HasState(channels.StateConnected) })
 
 	dmEnv, dmTS := fake.PushMessage(slacktest.Msg{Channel: "D100", User: "U1", Text: "hello &amp; welcome"})
 	mention := slacktest.Msg{Channel: "C200", User: "U2", Text: "<@" + slacktest.BotUserID + "> what is <https://go.dev|Go>?"}
@@ -118,7 +119,7 @@ func TestOwnAndBotMessagesSkipped(t *testing.T) {
 // acknowledged; it is acknowledged once Receive succeeds.
 func TestPersistBeforeAck(t *testing.T) {
 	fake := newFake(t)
-	sink := &recSink{failN: 1 << 30}
+	sink := channelstest.FailingSink(1 << 30)
 	start(t, newAdapter(t, fake, nil), sink)
 	fake.WaitConnections(1, waitFor)
 	env, _ := fake.PushMessage(slacktest.Msg{Channel: "D1", User: "U1", Text: "keep me"})
@@ -127,7 +128,7 @@ func TestPersistBeforeAck(t *testing.T) {
 	if fake.Acked(env) {
 		t.Fatal("envelope acknowledged while Receive still failed")
 	}
-	sink.setFail(0)
+	sink.SetFail(0)
 	fake.WaitAcked(waitFor, env)
 	if got := sink.Stored(); len(got) != 1 || got[0].Text != "keep me" {
 		t.Errorf("stored %+v", got)
@@ -143,7 +144,7 @@ func TestPersistBeforeAck(t *testing.T) {
 // Slack to the next connection and stored there.
 func TestRestartRedelivers(t *testing.T) {
 	fake := newFake(t)
-	down := &recSink{failN: 1 << 30}
+	down := channelstest.FailingSink(1 << 30)
 	first := newAdapter(t, fake, nil)
 	if err := first.Start(context.Background(), down); err != nil {
 		t.Fatal(err)
@@ -154,7 +155,7 @@ func TestRestartRedelivers(t *testing.T) {
 	if err := first.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if !down.hasState(channels.StateStopped) {
+	if !down.HasState(channels.StateStopped) {
 		t.Error("Stop reported no stopped status")
 	}
 	if fake.Acked(env) {
@@ -190,13 +191,13 @@ func TestReconnect(t *testing.T) {
 			sink := &recSink{}
 			start(t, newAdapter(t, fake, nil), sink)
 			fake.WaitConnections(1, waitFor)
-			eventually(t, "connected", func() bool { return sink.hasState(channels.StateConnected) })
+			eventually(t, "connected", func() bool { return sink.HasState(channels.StateConnected) })
 
 			tt.fault(fake)
 			fake.WaitConnections(2, waitFor)
 			env, _ := fake.PushMessage(slacktest.Msg{Channel: "D1", User: "U1", Text: "after"})
 			fake.WaitAcked(waitFor, env)
-			eventually(t, "connected again", func() bool { return sink.count(channels.StateConnected) >= 2 })
+			eventually(t, "connected again", func() bool { return sink.Count(channels.StateConnected) >= 2 })
 			if got := sink.Stored(); len(got) != 1 || got[0].Text != "after" {
 				t.Errorf("stored %+v", got)
 			}
@@ -223,7 +224,7 @@ func TestMalformedFramesDoNotCrash(t *testing.T) {
 	if got := sink.Stored(); len(got) != 1 || got[0].Text != "still here" {
 		t.Errorf("stored %+v", got)
 	}
-	if sink.hasState(channels.StateLoggedOut) {
+	if sink.HasState(channels.StateLoggedOut) {
 		t.Error("malformed frames logged the adapter out")
 	}
 }
@@ -243,12 +244,12 @@ func TestInvalidAuthLogsOut(t *testing.T) {
 			sink := &recSink{}
 			a := newAdapter(t, fake, nil)
 			start(t, a, sink)
-			eventually(t, "logged-out", func() bool { return sink.hasState(channels.StateLoggedOut) })
+			eventually(t, "logged-out", func() bool { return sink.HasState(channels.StateLoggedOut) })
 			eventually(t, "loop ended", func() bool { return loopEnded(a) })
 			if n := len(fake.Calls(tt.method)); n != 1 {
 				t.Errorf("%d calls of %s after the token was refused, want 1 (no retry storm)", n, tt.method)
 			}
-			if st := sink.last(); st.State != channels.StateLoggedOut || !strings.Contains(st.LastError, "invalid_auth") {
+			if st := sink.Last(); st.State != channels.StateLoggedOut || !strings.Contains(st.LastError, "invalid_auth") {
 				t.Errorf("last status %+v", st)
 			}
 		})
@@ -265,7 +266,7 @@ func TestRevokedWhileConnected(t *testing.T) {
 	fake.WaitConnections(1, waitFor)
 	fake.RevokeTokens()
 	fake.DropSocket()
-	eventually(t, "logged-out", func() bool { return sink.hasState(channels.StateLoggedOut) })
+	eventually(t, "logged-out", func() bool { return sink.HasState(channels.StateLoggedOut) })
 	eventually(t, "loop ended", func() bool { return loopEnded(a) })
 	if n := len(fake.Calls("apps.connections.open")); n != 2 {
 		t.Errorf("%d apps.connections.open calls, want 2", n)
@@ -305,7 +306,7 @@ func TestBackoffAndRecovery(t *testing.T) {
 			if !slices.Equal(attempts, []int{1, 2}) {
 				t.Errorf("backing-off attempts %v, want [1 2]", attempts)
 			}
-			eventually(t, "connected last", func() bool { return sink.last().State == channels.StateConnected })
+			eventually(t, "connected last", func() bool { return sink.Last().State == channels.StateConnected })
 		})
 	}
 }

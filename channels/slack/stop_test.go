@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"github.com/openclaw-go/openclaw/channels/slack/slacktest"
 )
 
@@ -20,7 +21,7 @@ func TestStopLeavesNoGoroutines(t *testing.T) {
 		{"connected", func(*slacktest.Server) *recSink { return &recSink{} }},
 		{"receive failing", func(fake *slacktest.Server) *recSink {
 			fake.PushMessage(slacktest.Msg{Channel: "D1", User: "U1", Text: "x"})
-			return &recSink{failN: 1 << 30}
+			return channelstest.FailingSink(1 << 30)
 		}},
 		{"auth.test backing off", func(fake *slacktest.Server) *recSink {
 			fake.Fail("auth.test", 1000, slacktest.ServerError())
@@ -48,7 +49,7 @@ func TestStopLeavesNoGoroutines(t *testing.T) {
 			if err := a.Stop(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if st := sink.last(); st.State != channels.StateStopped {
+			if st := sink.Last(); st.State != channels.StateStopped {
 				t.Errorf("last status %q, want stopped", st.State)
 			}
 			eventually(t, "no adapter goroutines", func() bool { return leftover() == "" })

@@ -118,7 +118,7 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if a.self.Load() == nil || a.sink.Load() == nil {
+	if a.self.Load() == nil || a.life.Sink() == nil {
 		// Not started, or auth.test has not succeeded yet: without the
 		// bot's id mentions and our own messages cannot be told. Slack
 		// retries.
@@ -146,11 +146,11 @@ func (a *Adapter) deliverOnce(r *http.Request, kind string, payload []byte) bool
 	if in.Time.IsZero() {
 		in.Time = time.Now().UTC()
 	}
-	sink := a.sink.Load()
+	sink := a.life.Sink()
 	if sink == nil {
 		return false
 	}
-	if err := (*sink).Receive(r.Context(), in); err != nil {
+	if err := sink.Receive(r.Context(), in); err != nil {
 		a.log.Warn("slack event not stored; Slack will retry", "event_id", in.EventID, "err", err)
 		return false
 	}

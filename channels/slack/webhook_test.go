@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"github.com/openclaw-go/openclaw/channels/slack/slacktest"
 )
 
@@ -22,7 +23,7 @@ func hookServer(t *testing.T, fake *slacktest.Server, sink *recSink) (*Adapter, 
 	t.Helper()
 	a := newAdapter(t, fake, httpMode)
 	start(t, a, sink)
-	eventually(t, "connected", func() bool { return sink.hasState(channels.StateConnected) })
+	eventually(t, "connected", func() bool { return sink.HasState(channels.StateConnected) })
 	mux := http.NewServeMux()
 	mux.Handle(a.WebhookPath(), a)
 	srv := httptest.NewServer(mux)
@@ -187,7 +188,7 @@ func TestWebhookRefuses(t *testing.T) {
 // 500 (Slack retries); the retry is stored and gets 200.
 func TestWebhookPersistBeforeAck(t *testing.T) {
 	fake := newFake(t)
-	sink := &recSink{failN: 1}
+	sink := channelstest.FailingSink(1)
 	_, hook := hookServer(t, fake, sink)
 	body := fake.MessagePayload(&slacktest.Msg{Channel: "D1", User: "U1", Text: "keep"})
 	if code, _ := post(t, hook, jsonType, testSecret, time.Now(), body); code != http.StatusInternalServerError {

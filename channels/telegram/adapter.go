@@ -88,9 +88,7 @@ type Adapter struct {
 
 	self atomic.Pointer[botIdentity] // set once getMe succeeded
 
-	sink atomic.Pointer[channels.Sink] // set by Start
-
-	life channels.Lifecycle
+	life channels.Runner
 }
 
 // botIdentity is who the bot is, for mentions and command suffixes.
@@ -148,17 +146,23 @@ func New(opts Options) *Adapter {
 	if opts.BackoffMax < opts.BackoffMin {
 		opts.BackoffMax = max(DefaultBackoffMax, opts.BackoffMin)
 	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	a := &Adapter{
 		opts:     opts,
-		log:      log.With("component", "channel", "channel", Channel, "account", opts.AccountID),
+		log:      channels.AdapterLog(opts.Log, Channel, opts.AccountID),
 		endpoint: opts.APIRoot + "/bot%s/%s",
 	}
+	// ForgetSink: the webhook answers 503 once stopped.
+	a.life = channels.Runner{Channel: Channel, Bot: a.botName, ForgetSink: true}
 	a.client, a.clientErr = newHTTPClient(opts)
 	return a
+}
+
+// botName is the bot's username once getMe told it.
+func (a *Adapter) botName() string {
+	if me := a.self.Load(); me != nil {
+		return me.Username
+	}
+	return ""
 }
 
 func newHTTPClient(opts Options) (*http.Client, error) {
@@ -241,17 +245,7 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 	if err := a.validate(); err != nil {
 		return err
 	}
-	if sink == nil {
-		return errors.New("telegram: Start needs a sink")
-	}
-	err := a.life.Begin(ctx, func() {
-		a.sink.Store(&sink)
-		a.report(channels.Status{State: channels.StateStarting})
-	}, a.run)
-	if errors.Is(err, channels.ErrStarted) {
-		return errors.New("telegram: already started")
-	}
-	return err
+	return a.life.Start(ctx, sink, a.run)
 }
 
 // Stop ends polling and waits for the loop, or until ctx is done. Updates
@@ -260,26 +254,7 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 // adapter that never started does nothing. An Adapter runs once: build a
 // new one to start again.
 func (a *Adapter) Stop(ctx context.Context) error {
-	first, err := a.life.End(ctx)
-	if err != nil {
-		return fmt.Errorf("telegram: stop: %w", err)
-	}
-	if first {
-		a.report(channels.Status{State: channels.StateStopped})
-		a.sink.Store(nil) // the webhook answers 503 from now on
-	}
-	return nil
-}
-
-func (a *Adapter) report(st channels.Status) {
-	sink := a.sink.Load()
-	st.At = time.Now()
-	if me := a.self.Load(); me != nil && st.Bot == "" {
-		st.Bot = me.Username
-	}
-	if sink != nil {
-		(*sink).Status(st)
-	}
+	return a.life.Stop(ctx)
 }
 
 // TextLimit is the longest message in UTF-16 units.

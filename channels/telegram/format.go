@@ -3,7 +3,6 @@ package telegram
 import (
 	"bufio"
 	"bytes"
-	"github.com/openclaw-go/openclaw/channels"
 	stdhtml "html"
 	"strings"
 	"unicode"
@@ -15,6 +14,8 @@ import (
 	gmhtml "github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/openclaw-go/openclaw/channels"
 )
 
 // mdParser reads what agents write: CommonMark plus the GFM pieces models
@@ -83,11 +84,7 @@ func (r *mdRenderer) block(n ast.Node, depth int) string {
 	case *ast.CodeBlock:
 		return r.code(r.lines(n), "")
 	case *ast.HTMLBlock:
-		raw := r.lines(n)
-		if n.HasClosure() {
-			raw += string(n.ClosureLine.Value(r.src))
-		}
-		return r.escape(strings.TrimRight(raw, "\n"))
+		return r.escape(channels.RawHTML(n, r.src))
 	case *ast.Blockquote:
 		return r.quote(n, depth)
 	case *ast.List:
@@ -95,13 +92,7 @@ func (r *mdRenderer) block(n ast.Node, depth int) string {
 	case *east.Table:
 		return r.table(n)
 	default: // Document and anything unknown: its blocks, a blank line apart.
-		var parts []string
-		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-			if s := r.block(c, depth); strings.TrimSpace(s) != "" {
-				parts = append(parts, s)
-			}
-		}
-		return strings.Join(parts, "\n\n")
+		return r.children(n, depth)
 	}
 }
 
@@ -112,20 +103,10 @@ func (r *mdRenderer) quote(n *ast.Blockquote, depth int) string {
 		r.active["blockquote"] = true
 		defer delete(r.active, "blockquote")
 	}
-	var parts []string
-	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		if s := r.block(c, depth); strings.TrimSpace(s) != "" {
-			parts = append(parts, s)
-		}
-	}
-	inner := strings.Join(parts, "\n\n")
+	inner := r.children(n, depth)
 	switch {
 	case !r.html:
-		lines := strings.Split(inner, "\n")
-		for i, l := range lines {
-			lines[i] = strings.TrimRight("> "+l, " ")
-		}
-		return strings.Join(lines, "\n")
+		return channels.QuoteLines(inner)
 	case nested || inner == "":
 		return inner
 	}
@@ -155,14 +136,11 @@ func (r *mdRenderer) code(body, lang string) string {
 }
 
 // lines returns the raw source lines of a block (code, raw HTML).
-func (r *mdRenderer) lines(n ast.Node) string {
-	var b strings.Builder
-	ls := n.Lines()
-	for i := range ls.Len() {
-		seg := ls.At(i)
-		b.Write(seg.Value(r.src))
-	}
-	return b.String()
+func (r *mdRenderer) lines(n ast.Node) string { return channels.BlockLines(n, r.src) }
+
+// children renders n's blocks a blank line apart.
+func (r *mdRenderer) children(n ast.Node, depth int) string {
+	return channels.JoinBlocks(n, func(c ast.Node) string { return r.block(c, depth) })
 }
 
 // wrap renders inner inside tag unless the same tag is already open
@@ -304,16 +282,8 @@ func (r *mdRenderer) plain(n ast.Node) string {
 var linkSchemes = map[string]bool{"http": true, "https": true, "tg": true, "mailto": true, "tel": true, "ftp": true}
 
 func linkAllowed(href string) bool {
-	scheme, _, ok := strings.Cut(href, ":")
-	if !ok || scheme == "" {
-		return false
-	}
-	for i, c := range scheme {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
-			return false
-		}
-	}
-	return linkSchemes[strings.ToLower(scheme)]
+	scheme, ok := channels.LinkScheme(href)
+	return ok && linkSchemes[scheme]
 }
 
 // decodeInline resolves backslash escapes and entity references the way
@@ -336,68 +306,11 @@ var escapeAttr = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`
 // table renders a GFM table as aligned monospace text in a <pre> block:
 // Telegram has no tables, and a <pre> keeps the columns lined up.
 func (r *mdRenderer) table(t *east.Table) string {
-	var rows [][]string
-	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
-		var cells []string
-		for c := row.FirstChild(); c != nil; c = c.NextSibling() {
-			cells = append(cells, strings.TrimSpace(r.plain(c)))
-		}
-		rows = append(rows, cells)
-	}
-	cols := len(t.Alignments)
-	for _, row := range rows {
-		cols = max(cols, len(row))
-	}
-	widths := make([]int, cols)
-	for _, row := range rows {
-		for i, c := range row {
-			widths[i] = max(widths[i], cellWidth(c))
-		}
-	}
-	var lines []string
-	for ri, row := range rows {
-		cells := make([]string, cols)
-		for i := range cols {
-			c := ""
-			if i < len(row) {
-				c = row[i]
-			}
-			align := east.AlignNone
-			if i < len(t.Alignments) {
-				align = t.Alignments[i]
-			}
-			cells[i] = padCell(c, widths[i], align)
-		}
-		lines = append(lines, strings.TrimRight(strings.Join(cells, " | "), " "))
-		if ri == 0 {
-			seps := make([]string, cols)
-			for i, w := range widths {
-				seps[i] = strings.Repeat("-", max(w, 1))
-			}
-			lines = append(lines, strings.Join(seps, "-|-"))
-		}
-	}
-	body := strings.Join(lines, "\n")
+	body := channels.RenderTable(t, func(c ast.Node) string { return strings.TrimSpace(r.plain(c)) }, cellWidth)
 	if !r.html {
 		return body
 	}
 	return "<pre>" + escapeText(body) + "</pre>"
-}
-
-func padCell(s string, width int, align east.Alignment) string {
-	gap := width - cellWidth(s)
-	if gap <= 0 {
-		return s
-	}
-	switch align {
-	case east.AlignRight:
-		return strings.Repeat(" ", gap) + s
-	case east.AlignCenter:
-		left := gap / 2
-		return strings.Repeat(" ", left) + s + strings.Repeat(" ", gap-left)
-	default:
-		return s + strings.Repeat(" ", gap)
-	}
 }
 
 // cellWidth approximates how many monospace columns s takes: East Asian

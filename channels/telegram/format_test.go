@@ -4,12 +4,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/format")
@@ -18,34 +19,14 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files in testd
 // NAME.html (FormatHTML) and NAME.txt (PlainText). Run with -update to
 // rewrite the expected files, then review the diff.
 func TestFormatGolden(t *testing.T) {
-	inputs, err := filepath.Glob(filepath.Join("testdata", "format", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(inputs) < 12 {
-		t.Fatalf("found %d golden inputs, want at least 12", len(inputs))
-	}
-	for _, in := range inputs {
-		name := strings.TrimSuffix(filepath.Base(in), ".md")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel() // one shared parser: -race checks it is safe
-			src, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			html := FormatHTML(string(src))
-			if err := checkTelegramHTML(html); err != nil {
-				t.Errorf("FormatHTML output is not valid Telegram HTML: %v\n%s", err, html)
-			}
-			for _, out := range []struct{ ext, got string }{
-				{".html", html},
-				{".txt", PlainText(string(src))},
-			} {
-				path := strings.TrimSuffix(in, ".md") + out.ext
-				channelstest.Golden(t, path, out.got, *updateGolden)
-			}
-		})
-	}
+	channelstest.GoldenCases(t, filepath.Join("testdata", "format"), 12, func(t *testing.T, base, src string) {
+		html := FormatHTML(src)
+		if err := checkTelegramHTML(html); err != nil {
+			t.Errorf("FormatHTML output is not valid Telegram HTML: %v\n%s", err, html)
+		}
+		channelstest.Golden(t, base+".html", html, *updateGolden)
+		channelstest.Golden(t, base+".txt", PlainText(src), *updateGolden)
+	})
 }
 
 func TestFormatHTML(t *testing.T) {

@@ -63,7 +63,7 @@ func (a *Adapter) retry(ctx context.Context, what string, step func() error) boo
 	for attempt := 0; ; attempt++ {
 		err := step()
 		if err == nil {
-			a.report(channels.Status{State: channels.StateConnected})
+			a.life.Report(channels.Status{State: channels.StateConnected})
 			return true
 		}
 		if ctx.Err() != nil {
@@ -74,7 +74,7 @@ func (a *Adapter) retry(ctx context.Context, what string, step func() error) boo
 			return false
 		}
 		a.log.Warn("telegram connect failed", "step", what, "attempt", attempt+1, "err", err)
-		a.report(channels.Status{State: channels.StateBackingOff, Attempts: attempt + 1,
+		a.life.Report(channels.Status{State: channels.StateBackingOff, Attempts: attempt + 1,
 			Detail: what + " failed", LastError: err.Error()})
 		if !channels.Sleep(ctx, a.backoff(attempt, err)) {
 			return false
@@ -84,7 +84,7 @@ func (a *Adapter) retry(ctx context.Context, what string, step func() error) boo
 
 func (a *Adapter) loggedOut(err error) {
 	a.log.Error("telegram refused the bot token; polling stopped until the token is fixed", "err", err)
-	a.report(channels.Status{State: channels.StateLoggedOut, Detail: "bot token refused (401 Unauthorized)", LastError: err.Error()})
+	a.life.Report(channels.Status{State: channels.StateLoggedOut, Detail: "bot token refused (401 Unauthorized)", LastError: err.Error()})
 }
 
 // poll is the long-poll loop. Each update is handed to the sink and only
@@ -92,7 +92,7 @@ func (a *Adapter) loggedOut(err error) {
 // is confirmed to Telegram (by the next getUpdates) only once it is
 // stored. A failing Receive is retried with backoff, never skipped.
 func (a *Adapter) poll(ctx context.Context) {
-	sink := *a.sink.Load()
+	sink := a.life.Sink()
 	me := *a.self.Load()
 	var offset int64
 	failures := 0
@@ -117,7 +117,7 @@ func (a *Adapter) poll(ctx context.Context) {
 			}
 			failures++
 			a.log.Warn("telegram getUpdates failed", "attempt", failures, "err", err)
-			a.report(channels.Status{State: channels.StateBackingOff, Attempts: failures,
+			a.life.Report(channels.Status{State: channels.StateBackingOff, Attempts: failures,
 				Detail: "getUpdates failed", LastError: err.Error()})
 			if !channels.Sleep(ctx, a.backoff(failures-1, err)) {
 				return
@@ -126,7 +126,7 @@ func (a *Adapter) poll(ctx context.Context) {
 		}
 		if failures > 0 {
 			failures = 0
-			a.report(channels.Status{State: channels.StateConnected})
+			a.life.Report(channels.Status{State: channels.StateConnected})
 		}
 		for _, raw := range raws {
 			next, ok := a.deliver(ctx, sink, me, raw)
@@ -159,19 +159,13 @@ func (a *Adapter) deliver(ctx context.Context, sink channels.Sink, me botIdentit
 	if !ok {
 		return u.UpdateID + 1, true
 	}
-	for attempt := 0; ; attempt++ {
-		err := sink.Receive(ctx, in)
-		if err == nil {
-			return u.UpdateID + 1, true
-		}
-		if ctx.Err() != nil {
-			return 0, false
-		}
+	stored := channels.ReceiveUntilStored(ctx, sink, in, a.backoff, func(attempt int, err error) {
 		a.log.Warn("telegram update not stored; retrying", "update_id", u.UpdateID, "attempt", attempt+1, "err", err)
-		if !channels.Sleep(ctx, a.backoff(attempt, nil)) {
-			return 0, false
-		}
+	})
+	if !stored {
+		return 0, false
 	}
+	return u.UpdateID + 1, true
 }
 
 // backoff is the wait before attempt n+1 (see channels.Backoff).

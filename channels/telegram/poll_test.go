@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"github.com/openclaw-go/openclaw/channels/telegram/telegramtest"
 )
 
@@ -79,7 +80,7 @@ func TestPersistBeforeAck(t *testing.T) {
 	fake := telegramtest.New(t, testToken)
 	id := fake.AddPrivateText(ada, "keep me")
 	later := fake.AddPrivateText(ada, "after")
-	sink := &recSink{failN: 3}
+	sink := channelstest.FailingSink(3)
 	start(t, newAdapter(t, fake, nil), sink)
 
 	eventually(t, "two failed attempts", func() bool { return len(sink.Attempts()) >= 2 })
@@ -111,7 +112,7 @@ func TestRestartRedelivers(t *testing.T) {
 	fake := telegramtest.New(t, testToken)
 	id := fake.AddPrivateText(ada, "not yet stored")
 
-	down := &recSink{failN: 1 << 30}
+	down := channelstest.FailingSink(1 << 30)
 	first := newAdapter(t, fake, nil)
 	if err := first.Start(context.Background(), down); err != nil {
 		t.Fatal(err)
@@ -120,7 +121,7 @@ func TestRestartRedelivers(t *testing.T) {
 	if err := first.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if !down.hasState(channels.StateStopped) {
+	if !down.HasState(channels.StateStopped) {
 		t.Error("Stop reported no stopped status")
 	}
 	if !slices.Contains(fake.Pending(), id) {
@@ -143,7 +144,7 @@ func TestUnauthorizedLogsOut(t *testing.T) {
 	}{
 		{"at start", func(fake *telegramtest.Server, _ *recSink, _ *testing.T) { fake.RevokeToken() }},
 		{"while polling", func(fake *telegramtest.Server, sink *recSink, t *testing.T) {
-			eventually(t, "connected", func() bool { return sink.hasState(channels.StateConnected) })
+			eventually(t, "connected", func() bool { return sink.HasState(channels.StateConnected) })
 			fake.RevokeToken()
 		}},
 	}
@@ -159,7 +160,7 @@ func TestUnauthorizedLogsOut(t *testing.T) {
 			if tt.name != "at start" {
 				tt.revoke(fake, sink, t)
 			}
-			eventually(t, "logged-out", func() bool { return sink.hasState(channels.StateLoggedOut) })
+			eventually(t, "logged-out", func() bool { return sink.HasState(channels.StateLoggedOut) })
 			eventually(t, "loop ended", func() bool {
 				select {
 				case <-a.life.Done():
@@ -274,7 +275,7 @@ func TestStopLeavesNoGoroutines(t *testing.T) {
 		{"long polling", func(*telegramtest.Server) *recSink { return &recSink{} }},
 		{"receive failing", func(fake *telegramtest.Server) *recSink {
 			fake.AddPrivateText(ada, "x")
-			return &recSink{failN: 1 << 30}
+			return channelstest.FailingSink(1 << 30)
 		}},
 		{"backing off", func(fake *telegramtest.Server) *recSink {
 			fake.Fail("getMe", 1000, telegramtest.ServerError())

@@ -33,7 +33,7 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	sink, me := a.sink.Load(), a.self.Load()
+	sink, me := a.life.Sink(), a.self.Load()
 	if sink == nil || me == nil {
 		// Not started, or getMe has not succeeded yet: without the bot's
 		// name mentions cannot be judged. Telegram retries.
@@ -57,7 +57,7 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	in, ok := normalise(u, *me, a.opts.AccountID)
 	if ok {
-		if err := (*sink).Receive(r.Context(), in); err != nil {
+		if err := sink.Receive(r.Context(), in); err != nil {
 			a.log.Warn("telegram webhook update not stored; Telegram will retry", "update_id", u.UpdateID, "err", err)
 			http.Error(w, "not stored", http.StatusInternalServerError)
 			return

@@ -53,7 +53,7 @@ func TestWebhook(t *testing.T) {
 			})
 			rec := &recSink{}
 			if tt.sink == "failing" {
-				rec.failN = 1 << 30
+				rec.SetFail(1 << 30)
 			}
 			start(t, a, rec)
 			eventually(t, "webhook registered", func() bool { u, _ := fake.Webhook(); return u != "" })

@@ -4,10 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	wastore "go.mau.fi/whatsmeow/store"
@@ -73,7 +71,6 @@ type Adapter struct {
 	opts Options
 	log  *slog.Logger
 
-	sink   atomic.Pointer[channels.Sink] // set by Start
 	recent *recentMessages
 
 	storeOnce sync.Once
@@ -87,7 +84,7 @@ type Adapter struct {
 	login    bool          // a Login is under way
 	ended    string        // why the session is over (LinkHint when not linked), "" while it is not
 
-	life channels.Lifecycle
+	life channels.Runner
 }
 
 var (
@@ -123,22 +120,20 @@ func New(opts Options) *Adapter {
 	if opts.PairDisplayName == "" {
 		opts.PairDisplayName = "Chrome (Linux)"
 	}
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	log = log.With("component", "channel", "channel", Channel, "account", opts.AccountID)
+	log := channels.AdapterLog(opts.Log, Channel, opts.AccountID)
 	if opts.NewClient == nil {
 		waLog := log.With("component", "whatsmeow")
 		opts.NewClient = func(d *wastore.Device) Client { return NewWhatsmeowClient(d, waLog) }
 	}
-	return &Adapter{
+	a := &Adapter{
 		opts:     opts,
 		log:      log,
 		recent:   newRecentMessages(recentSize),
 		linked:   make(chan struct{}, 1),
 		unlinked: make(chan struct{}, 1),
 	}
+	a.life = channels.Runner{Channel: Channel, Bot: a.botName}
+	return a
 }
 
 // deviceStore opens (once) whatsmeow's store in the database.
@@ -169,20 +164,13 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 	if a.opts.DB == nil {
 		return errors.New("whatsapp: Options.DB is required")
 	}
-	if sink == nil {
+	if sink == nil { // checked again by life.Start, but here before the store is opened
 		return errors.New("whatsapp: Start needs a sink")
 	}
 	if _, err := a.deviceStore(ctx); err != nil {
 		return err
 	}
-	err := a.life.Begin(ctx, func() {
-		a.sink.Store(&sink)
-		a.report(channels.Status{State: channels.StateStarting})
-	}, a.run)
-	if errors.Is(err, channels.ErrStarted) {
-		return errors.New("whatsapp: already started")
-	}
-	return err
+	return a.life.Start(ctx, sink, a.run)
 }
 
 // Stop disconnects and waits for the run goroutine, or until ctx is
@@ -190,27 +178,15 @@ func (a *Adapter) Start(ctx context.Context, sink channels.Sink) error {
 // next connection. Stop on an adapter that never started does nothing.
 // An Adapter runs once: build a new one to start again.
 func (a *Adapter) Stop(ctx context.Context) error {
-	first, err := a.life.End(ctx)
-	if err != nil {
-		return fmt.Errorf("whatsapp: stop: %w", err)
-	}
-	if first {
-		a.report(channels.Status{State: channels.StateStopped})
-	}
-	return nil
+	return a.life.Stop(ctx)
 }
 
-// report sends st to the sink, if started.
-func (a *Adapter) report(st channels.Status) {
-	st.At = time.Now()
-	if st.Bot == "" {
-		if c := a.currentClient(); c != nil {
-			st.Bot = botName(c)
-		}
+// botName is the account's phone number once a client has one.
+func (a *Adapter) botName() string {
+	if c := a.currentClient(); c != nil {
+		return botName(c)
 	}
-	if sink := a.sink.Load(); sink != nil {
-		(*sink).Status(st)
-	}
+	return ""
 }
 
 func (a *Adapter) currentClient() Client {

@@ -19,8 +19,8 @@ func TestStartNotLinked(t *testing.T) {
 	a := newAdapter(t, fake, nil)
 	sink := &recSink{}
 	start(t, a, sink)
-	eventually(t, "logged-out", func() bool { return sink.last().State == channels.StateLoggedOut })
-	if st := sink.last(); st.Detail != LinkHint {
+	eventually(t, "logged-out", func() bool { return sink.Last().State == channels.StateLoggedOut })
+	if st := sink.Last(); st.Detail != LinkHint {
 		t.Errorf("Detail %q, want %q", st.Detail, LinkHint)
 	}
 	if n := fake.Connects(); n != 0 {
@@ -45,7 +45,7 @@ func TestStartNeedsDB(t *testing.T) {
 
 func TestConnectedReportsBot(t *testing.T) {
 	_, _, sink := connected(t, nil)
-	if st := sink.last(); st.Bot != "+4915100000001" {
+	if st := sink.Last(); st.Bot != "+4915100000001" {
 		t.Errorf("Bot %q, want +4915100000001", st.Bot)
 	}
 }
@@ -91,9 +91,7 @@ func TestInboundThroughFake(t *testing.T) {
 
 func TestReceiveFailureNoReadReceipt(t *testing.T) {
 	_, fake, sink := connected(t, func(o *Options) { o.SendReadReceipts = true })
-	sink.mu.Lock()
-	sink.failN = receiveAttempts
-	sink.mu.Unlock()
+	sink.SetFail(receiveAttempts)
 	if fake.Emit(whatsapptest.DM(ada, "M1", "hello")) {
 		t.Fatal("a message the store refused was acknowledged")
 	}
@@ -114,9 +112,7 @@ func TestReceiveFailureNoReadReceipt(t *testing.T) {
 
 func TestReceiveRetriesBriefly(t *testing.T) {
 	_, fake, sink := connected(t, nil)
-	sink.mu.Lock()
-	sink.failN = receiveAttempts - 1
-	sink.mu.Unlock()
+	sink.SetFail(receiveAttempts - 1)
 	if !fake.Emit(whatsapptest.DM(ada, "M1", "hello")) {
 		t.Fatal("not acknowledged after the store recovered")
 	}
@@ -131,7 +127,7 @@ func TestReconnectWithBackoff(t *testing.T) {
 	fake.FailConnect(whatsapptest.ErrNetwork, whatsapptest.ErrNetwork)
 	fake.Drop()
 	eventually(t, "connected again", func() bool {
-		return fake.Connects() >= before+3 && sink.last().State == channels.StateConnected
+		return fake.Connects() >= before+3 && sink.Last().State == channels.StateConnected
 	})
 	var attempts []int
 	for _, st := range sink.Statuses() {
@@ -142,7 +138,7 @@ func TestReconnectWithBackoff(t *testing.T) {
 	if len(attempts) < 3 || attempts[0] != 1 || attempts[1] != 2 || attempts[2] != 3 {
 		t.Errorf("backing-off attempts %v, want 1, 2, 3", attempts)
 	}
-	if st := sink.last(); st.Attempts != 0 {
+	if st := sink.Last(); st.Attempts != 0 {
 		t.Errorf("connected with Attempts %d", st.Attempts)
 	}
 }
@@ -174,8 +170,8 @@ func TestSessionEndStopsReconnecting(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a, fake, sink := connected(t, nil)
 			fake.Emit(tt.evt)
-			eventually(t, "logged-out", func() bool { return sink.last().State == channels.StateLoggedOut })
-			if d := sink.last().Detail; !strings.Contains(d, tt.detail) {
+			eventually(t, "logged-out", func() bool { return sink.Last().State == channels.StateLoggedOut })
+			if d := sink.Last().Detail; !strings.Contains(d, tt.detail) {
 				t.Errorf("Detail %q does not say %q", d, tt.detail)
 			}
 			eventually(t, "client released", func() bool { return a.currentClient() == nil && !fake.IsConnected() })
@@ -189,9 +185,9 @@ func TestSessionEndStopsReconnecting(t *testing.T) {
 			if errors.As(err, &re) {
 				t.Errorf("Send after the end is retryable: %v", err)
 			}
-			if fake.Connects() != n || sink.last().State != channels.StateLoggedOut {
+			if fake.Connects() != n || sink.Last().State != channels.StateLoggedOut {
 				t.Errorf("reconnected after the session ended: %d connects (was %d), state %s",
-					fake.Connects(), n, sink.last().State)
+					fake.Connects(), n, sink.Last().State)
 			}
 		})
 	}
@@ -204,12 +200,12 @@ func TestStopReportsStopped(t *testing.T) {
 	if err := a.Start(context.Background(), sink); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "connected", func() bool { return sink.last().State == channels.StateConnected })
+	eventually(t, "connected", func() bool { return sink.Last().State == channels.StateConnected })
 	if err := a.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if sink.last().State != channels.StateStopped || fake.IsConnected() {
-		t.Errorf("after Stop: state %s, connected %v", sink.last().State, fake.IsConnected())
+	if sink.Last().State != channels.StateStopped || fake.IsConnected() {
+		t.Errorf("after Stop: state %s, connected %v", sink.Last().State, fake.IsConnected())
 	}
 	if err := a.Start(context.Background(), sink); err == nil {
 		t.Error("second Start succeeded")

@@ -1,7 +1,6 @@
 package whatsapp
 
 import (
-	"github.com/openclaw-go/openclaw/channels"
 	"strings"
 	"unicode"
 
@@ -12,6 +11,8 @@ import (
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 	"golang.org/x/text/width"
+
+	"github.com/openclaw-go/openclaw/channels"
 )
 
 // mdParser reads what agents write: CommonMark plus the GFM pieces models
@@ -97,18 +98,9 @@ func (r *waRenderer) block(n ast.Node, depth int) string {
 	case *ast.CodeBlock:
 		return codeBlock(r.lines(n))
 	case *ast.HTMLBlock:
-		raw := r.lines(n)
-		if n.HasClosure() {
-			raw += string(n.ClosureLine.Value(r.src))
-		}
-		return strings.TrimRight(raw, "\n")
+		return channels.RawHTML(n, r.src)
 	case *ast.Blockquote:
-		inner := r.children(n, depth)
-		lines := strings.Split(inner, "\n")
-		for i, l := range lines {
-			lines[i] = strings.TrimRight("> "+l, " ")
-		}
-		return strings.Join(lines, "\n")
+		return channels.QuoteLines(r.children(n, depth))
 	case *ast.List:
 		return r.list(n, depth)
 	case *east.Table:
@@ -119,13 +111,7 @@ func (r *waRenderer) block(n ast.Node, depth int) string {
 }
 
 func (r *waRenderer) children(n ast.Node, depth int) string {
-	var parts []string
-	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		if s := r.block(c, depth); strings.TrimSpace(s) != "" {
-			parts = append(parts, s)
-		}
-	}
-	return strings.Join(parts, "\n\n")
+	return channels.JoinBlocks(n, func(c ast.Node) string { return r.block(c, depth) })
 }
 
 // codeBlock is a monospace block; WhatsApp shows no language.
@@ -146,15 +132,7 @@ func (r *waRenderer) list(n *ast.List, depth int) string {
 	})
 }
 
-func (r *waRenderer) lines(n ast.Node) string {
-	var b strings.Builder
-	ls := n.Lines()
-	for i := range ls.Len() {
-		seg := ls.At(i)
-		b.Write(seg.Value(r.src))
-	}
-	return b.String()
-}
+func (r *waRenderer) lines(n ast.Node) string { return channels.BlockLines(n, r.src) }
 
 // mark wraps inner in a WhatsApp marker. WhatsApp only formats when the
 // markers touch the text, so surrounding spaces move outside; a marker
@@ -266,16 +244,11 @@ func (r *waRenderer) link(href, label string) string {
 var linkSchemes = map[string]bool{"http": true, "https": true, "mailto": true, "tel": true, "ftp": true, "whatsapp": true}
 
 func linkAllowed(href string) bool {
-	scheme, _, ok := strings.Cut(href, ":")
-	if !ok || scheme == "" || strings.ContainsAny(href, " \n") {
+	if strings.ContainsAny(href, " \n") {
 		return false
 	}
-	for i, c := range scheme {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
-			return false
-		}
-	}
-	return linkSchemes[strings.ToLower(scheme)]
+	scheme, ok := channels.LinkScheme(href)
+	return ok && linkSchemes[scheme]
 }
 
 // decodeInline resolves backslash escapes and entity references.
@@ -300,63 +273,7 @@ func (r *waRenderer) plain(n ast.Node) string {
 // table renders a GFM table as aligned text in a monospace block:
 // WhatsApp has no tables.
 func (r *waRenderer) table(t *east.Table) string {
-	var rows [][]string
-	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
-		var cells []string
-		for c := row.FirstChild(); c != nil; c = c.NextSibling() {
-			cells = append(cells, r.plain(c))
-		}
-		rows = append(rows, cells)
-	}
-	cols := len(t.Alignments)
-	for _, row := range rows {
-		cols = max(cols, len(row))
-	}
-	widths := make([]int, cols)
-	for _, row := range rows {
-		for i, c := range row {
-			widths[i] = max(widths[i], cellWidth(c))
-		}
-	}
-	var lines []string
-	for ri, row := range rows {
-		cells := make([]string, cols)
-		for i := range cols {
-			c := ""
-			if i < len(row) {
-				c = row[i]
-			}
-			align := east.AlignNone
-			if i < len(t.Alignments) {
-				align = t.Alignments[i]
-			}
-			cells[i] = padCell(c, widths[i], align)
-		}
-		lines = append(lines, strings.TrimRight(strings.Join(cells, " | "), " "))
-		if ri == 0 {
-			seps := make([]string, cols)
-			for i, w := range widths {
-				seps[i] = strings.Repeat("-", max(w, 1))
-			}
-			lines = append(lines, strings.Join(seps, "-|-"))
-		}
-	}
-	return codeBlock(strings.Join(lines, "\n"))
-}
-
-func padCell(s string, w int, align east.Alignment) string {
-	gap := w - cellWidth(s)
-	if gap <= 0 {
-		return s
-	}
-	switch align {
-	case east.AlignRight:
-		return strings.Repeat(" ", gap) + s
-	case east.AlignCenter:
-		left := gap / 2
-		return strings.Repeat(" ", left) + s + strings.Repeat(" ", gap-left)
-	}
-	return s + strings.Repeat(" ", gap)
+	return codeBlock(channels.RenderTable(t, r.plain, cellWidth))
 }
 
 // cellWidth approximates the monospace columns of s: East Asian wide and

@@ -3,12 +3,13 @@ package whatsapp
 import (
 	"flag"
 	"fmt"
-	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata/format")
@@ -17,29 +18,13 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files in testd
 // NAME.txt. Run with -update to rewrite the expected files, then review
 // the diff.
 func TestFormatGolden(t *testing.T) {
-	inputs, err := filepath.Glob(filepath.Join("testdata", "format", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(inputs) < 10 {
-		t.Fatalf("found %d golden inputs, want at least 10", len(inputs))
-	}
-	for _, in := range inputs {
-		name := strings.TrimSuffix(filepath.Base(in), ".md")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel() // one shared parser: -race checks it is safe
-			src, err := os.ReadFile(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := ToWhatsApp(string(src))
-			if err := checkFences(got); err != nil {
-				t.Errorf("%v\n%s", err, got)
-			}
-			path := strings.TrimSuffix(in, ".md") + ".txt"
-			channelstest.Golden(t, path, got, *updateGolden)
-		})
-	}
+	channelstest.GoldenCases(t, filepath.Join("testdata", "format"), 10, func(t *testing.T, base, src string) {
+		got := ToWhatsApp(src)
+		if err := checkFences(got); err != nil {
+			t.Errorf("%v\n%s", err, got)
+		}
+		channelstest.Golden(t, base+".txt", got, *updateGolden)
+	})
 }
 
 func TestToWhatsApp(t *testing.T) {

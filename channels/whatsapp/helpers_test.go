@@ -3,10 +3,7 @@ package whatsapp
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"path/filepath"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +11,7 @@ import (
 	"go.mau.fi/whatsmeow/types"
 
 	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"github.com/openclaw-go/openclaw/channels/whatsapp/whatsapptest"
 	"github.com/openclaw-go/openclaw/gateway/store"
 )
@@ -30,74 +28,13 @@ var (
 	team   = whatsapptest.Group("120363000000000001")
 )
 
-// recSink records what the adapter hands it and fails the first failN
-// Receive calls.
-type recSink struct {
-	mu       sync.Mutex
-	failN    int
-	attempts []channels.Inbound
-	stored   []channels.Inbound
-	statuses []channels.Status
-}
-
-func (s *recSink) Receive(_ context.Context, in channels.Inbound) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.attempts = append(s.attempts, in)
-	if s.failN > 0 {
-		s.failN--
-		return errors.New("store unavailable")
-	}
-	s.stored = append(s.stored, in)
-	return nil
-}
-
-func (s *recSink) Status(st channels.Status) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.statuses = append(s.statuses, st)
-}
-
-func (s *recSink) Stored() []channels.Inbound {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.stored)
-}
-
-func (s *recSink) Statuses() []channels.Status {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.statuses)
-}
-
-// last is the latest status, zero before any.
-func (s *recSink) last() channels.Status {
-	st := s.Statuses()
-	if len(st) == 0 {
-		return channels.Status{}
-	}
-	return st[len(st)-1]
-}
-
-func (s *recSink) hasState(state channels.State) bool {
-	for _, st := range s.Statuses() {
-		if st.State == state {
-			return true
-		}
-	}
-	return false
-}
+// recSink records what the adapter hands it; see channelstest.Sink.
+type recSink = channelstest.Sink
 
 // eventually polls cond until it holds, failing the test after waitFor.
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	channelstest.Eventually(t, waitFor, what, cond)
 }
 
 // openDB is a fresh gateway database in a temp dir.
@@ -130,16 +67,7 @@ func newAdapter(t testing.TB, fake *whatsapptest.Fake, edit func(*Options)) *Ada
 // start starts a on sink and stops it when the test ends.
 func start(t testing.TB, a *Adapter, sink channels.Sink) {
 	t.Helper()
-	if err := a.Start(context.Background(), sink); err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), waitFor)
-		defer cancel()
-		if err := a.Stop(ctx); err != nil {
-			t.Errorf("Stop: %v", err)
-		}
-	})
+	channelstest.Start(t, a, sink, waitFor)
 }
 
 // connected starts a linked adapter on fake and waits for connected.
@@ -150,6 +78,6 @@ func connected(t testing.TB, edit func(*Options)) (*Adapter, *whatsapptest.Fake,
 	a := newAdapter(t, fake, edit)
 	sink := &recSink{}
 	start(t, a, sink)
-	eventually(t, "connected", func() bool { return sink.last().State == channels.StateConnected })
+	eventually(t, "connected", func() bool { return sink.Last().State == channels.StateConnected })
 	return a, fake, sink
 }

@@ -40,11 +40,10 @@ func (a *Adapter) onMessage(ctx context.Context, c Client, e *events.Message) bo
 		return true
 	}
 	a.recent.add(in.Chat.ID, in.MessageID, e.Info.Sender.ToNonAD(), quotable(e.Message))
-	sinkp := a.sink.Load()
-	if sinkp == nil {
+	sink := a.life.Sink()
+	if sink == nil {
 		return false
 	}
-	sink := *sinkp
 	for attempt := 1; ; attempt++ {
 		err := sink.Receive(ctx, in)
 		if err == nil {

@@ -37,7 +37,7 @@ func TestLoginQRThenConnect(t *testing.T) {
 	a := newAdapter(t, fake, nil)
 	sink := &recSink{}
 	start(t, a, sink)
-	eventually(t, "logged-out", func() bool { return sink.last().State == channels.StateLoggedOut })
+	eventually(t, "logged-out", func() bool { return sink.Last().State == channels.StateLoggedOut })
 
 	var s steps
 	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
@@ -52,7 +52,7 @@ func TestLoginQRThenConnect(t *testing.T) {
 	if !strings.Contains(got[2].Detail, "+4915100000001") {
 		t.Errorf("Done detail %q does not name the account", got[2].Detail)
 	}
-	eventually(t, "connected after login", func() bool { return sink.last().State == channels.StateConnected })
+	eventually(t, "connected after login", func() bool { return sink.Last().State == channels.StateConnected })
 	var jid string
 	if err := a.opts.DB.QueryRow(`SELECT jid FROM whatsapp_accounts WHERE account_id='main'`).Scan(&jid); err != nil || jid != ownJID.String() {
 		t.Errorf("account row %q (err %v), want %s", jid, err, ownJID)
@@ -107,7 +107,7 @@ func TestLogout(t *testing.T) {
 	if fake.Logouts() != 1 {
 		t.Errorf("%d logouts", fake.Logouts())
 	}
-	eventually(t, "logged-out", func() bool { return sink.last().State == channels.StateLoggedOut })
+	eventually(t, "logged-out", func() bool { return sink.Last().State == channels.StateLoggedOut })
 	// The run loop has let go of the client: it now waits for a login.
 	eventually(t, "client released", func() bool { return a.currentClient() == nil })
 	n := fake.Connects()
@@ -117,7 +117,7 @@ func TestLogout(t *testing.T) {
 		t.Errorf("%d account rows after logout", rows)
 	}
 	fake.Emit(&events.Disconnected{}) // a late event must not restart it
-	if fake.Connects() != n || sink.last().State != channels.StateLoggedOut {
+	if fake.Connects() != n || sink.Last().State != channels.StateLoggedOut {
 		t.Error("reconnected after logout")
 	}
 	// Logging out again: nothing linked, nothing to do.

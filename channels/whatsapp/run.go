@@ -25,7 +25,7 @@ func (a *Adapter) run(ctx context.Context) {
 			}
 			failures++
 			a.log.Warn("whatsapp device store unavailable", "attempt", failures, "err", err)
-			a.report(channels.Status{State: channels.StateBackingOff, Attempts: failures,
+			a.life.Report(channels.Status{State: channels.StateBackingOff, Attempts: failures,
 				Detail: "device store unavailable", LastError: err.Error()})
 			if !channels.Sleep(ctx, a.backoff(failures-1)) {
 				return
@@ -36,7 +36,7 @@ func (a *Adapter) run(ctx context.Context) {
 		if c.OwnID().IsEmpty() {
 			a.log.Info("whatsapp account not linked; waiting for a login")
 			a.setEnded(LinkHint)
-			a.report(channels.Status{State: channels.StateLoggedOut, Detail: LinkHint})
+			a.life.Report(channels.Status{State: channels.StateLoggedOut, Detail: LinkHint})
 			if !a.waitLinked(ctx) {
 				return
 			}
@@ -90,7 +90,7 @@ func (a *Adapter) connectLoop(ctx context.Context, c Client) {
 			if err := c.Connect(); err != nil && !errors.Is(err, whatsmeow.ErrAlreadyConnected) {
 				attempt++
 				a.log.Warn("whatsapp connect failed", "attempt", attempt, "err", err)
-				a.report(channels.Status{State: channels.StateBackingOff, Attempts: attempt,
+				a.life.Report(channels.Status{State: channels.StateBackingOff, Attempts: attempt,
 					Detail: "connect failed", LastError: err.Error()})
 				if !channels.Sleep(ctx, a.backoff(attempt-1)) {
 					return
@@ -105,7 +105,7 @@ func (a *Adapter) connectLoop(ctx context.Context, c Client) {
 			return
 		case <-a.unlinked:
 			a.setEnded(LinkHint)
-			a.report(channels.Status{State: channels.StateLoggedOut, Detail: "logged out; " + LinkHint})
+			a.life.Report(channels.Status{State: channels.StateLoggedOut, Detail: "logged out; " + LinkHint})
 			return
 		case evt = <-conn:
 		}
@@ -114,11 +114,11 @@ func (a *Adapter) connectLoop(ctx context.Context, c Client) {
 			attempt = 0
 			a.setEnded("")
 			a.log.Info("whatsapp connected", "as", botName(c))
-			a.report(channels.Status{State: channels.StateConnected})
+			a.life.Report(channels.Status{State: channels.StateConnected})
 		case *events.Disconnected:
 			attempt++
 			a.log.Warn("whatsapp connection lost; reconnecting", "attempt", attempt)
-			a.report(channels.Status{State: channels.StateBackingOff, Attempts: attempt, Detail: "connection lost"})
+			a.life.Report(channels.Status{State: channels.StateBackingOff, Attempts: attempt, Detail: "connection lost"})
 			if !channels.Sleep(ctx, a.backoff(attempt-1)) {
 				return
 			}
@@ -131,26 +131,26 @@ func (a *Adapter) connectLoop(ctx context.Context, c Client) {
 			detail := "logged out from the phone (" + e.Reason.String() + "); " + LinkHint
 			a.log.Error("whatsapp session ended", "detail", detail)
 			a.setEnded(LinkHint)
-			a.report(channels.Status{State: channels.StateLoggedOut, Detail: detail, LastError: e.PermanentDisconnectDescription()})
+			a.life.Report(channels.Status{State: channels.StateLoggedOut, Detail: detail, LastError: e.PermanentDisconnectDescription()})
 			return
 		case *events.TemporaryBan:
 			until := time.Now().Add(e.Expire).UTC().Format(time.RFC3339)
 			detail := fmt.Sprintf("banned by WhatsApp until %s (%s); not reconnecting until restarted", until, e.Code)
 			a.log.Error("whatsapp session ended", "detail", detail)
 			a.setEnded(detail)
-			a.report(channels.Status{State: channels.StateLoggedOut, Detail: detail, LastError: e.String()})
+			a.life.Report(channels.Status{State: channels.StateLoggedOut, Detail: detail, LastError: e.String()})
 			return
 		case *events.StreamReplaced:
 			detail := "another client connected with this device's keys (stream replaced); not reconnecting so the two do not take turns"
 			a.log.Error("whatsapp session ended", "detail", detail)
 			a.setEnded(detail)
-			a.report(channels.Status{State: channels.StateLoggedOut, Detail: detail})
+			a.life.Report(channels.Status{State: channels.StateLoggedOut, Detail: detail})
 			return
 		case events.PermanentDisconnect:
 			detail := e.PermanentDisconnectDescription()
 			a.log.Error("whatsapp session ended", "detail", detail)
 			a.setEnded(detail)
-			a.report(channels.Status{State: channels.StateLoggedOut, Detail: detail + "; not reconnecting until restarted"})
+			a.life.Report(channels.Status{State: channels.StateLoggedOut, Detail: detail + "; not reconnecting until restarted"})
 			return
 		}
 	}

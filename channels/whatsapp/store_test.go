@@ -124,8 +124,8 @@ func TestStartUnlinkedRealClient(t *testing.T) {
 	a := New(Options{AccountID: "main", DB: openDB(t)})
 	sink := &recSink{}
 	start(t, a, sink)
-	eventually(t, "logged-out", func() bool { return sink.last().State == channels.StateLoggedOut })
-	if d := sink.last().Detail; d != LinkHint {
+	eventually(t, "logged-out", func() bool { return sink.Last().State == channels.StateLoggedOut })
+	if d := sink.Last().Detail; d != LinkHint {
 		t.Errorf("Detail %q", d)
 	}
 }
