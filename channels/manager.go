@@ -106,6 +106,10 @@ type Options struct {
 	// OnStatus hears every adapter state change (the gateway publishes
 	// them in its health event). It must not block.
 	OnStatus func(channel, accountID string, st Status)
+	// OnPairing hears a DM pairing request made (resolved "") or
+	// resolved ("approved" or "dismissed"), so operators' screens can
+	// follow. It must not block.
+	OnPairing func(req PairingRequest, resolved string)
 }
 
 // Manager runs the configured channel accounts, the inbound pipeline and
@@ -550,6 +554,7 @@ func (m *Manager) process(r inboundRow) {
 			return
 		}
 		m.log.Info("channels: pairing requested", "channel", in.Channel, "accountId", in.AccountID, "requestId", out.Request.RequestID)
+		m.pairingEvent(*out.Request, "")
 		msg := Outbound{
 			AccountID: in.AccountID, To: Target{ChatID: in.Chat.ID},
 			Text:           pairingText(in.Channel, out.Request.Code),
@@ -931,3 +936,10 @@ func (m *Manager) deliver(r outboundRow) bool {
 // backoff is the wait before delivery attempt n+1: 1 s doubling to
 // 5 min, with jitter.
 func backoff(attempts int) time.Duration { return Backoff(time.Second, 5*time.Minute, attempts, nil) }
+
+// pairingEvent tells Options.OnPairing, if set, about a request.
+func (m *Manager) pairingEvent(r PairingRequest, resolved string) {
+	if m.opts.OnPairing != nil {
+		m.opts.OnPairing(r, resolved)
+	}
+}

@@ -204,6 +204,15 @@ func TestPipelineAnswersAndDedupes(t *testing.T) {
 
 func TestPipelinePairing(t *testing.T) {
 	h := newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{}, &echoAgent{}, nil)
+	var evMu sync.Mutex
+	var requested []string // senders whose new request was announced
+	h.m.opts.OnPairing = func(r PairingRequest, resolved string) {
+		evMu.Lock()
+		defer evMu.Unlock()
+		if resolved == "" {
+			requested = append(requested, r.SenderID)
+		}
+	}
 	h.ad.push(t, dmFrom("1", "42", "hi"))
 	got := h.ad.waitSent(t, 1)
 	if !strings.Contains(got[0].Text, "pairing code") {
@@ -219,6 +228,11 @@ func TestPipelinePairing(t *testing.T) {
 	if err != nil || len(reqs) != PairingMaxPending {
 		t.Fatalf("pending %d (%v), want %d", len(reqs), err, PairingMaxPending)
 	}
+	evMu.Lock()
+	if len(requested) != PairingMaxPending || requested[0] != "42" {
+		t.Errorf("announced requests %v, want one per new request (%d), the first from 42", requested, PairingMaxPending)
+	}
+	evMu.Unlock()
 	var code string
 	for _, r := range reqs {
 		if r.SenderID == "42" {

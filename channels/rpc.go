@@ -283,6 +283,7 @@ func (m *Manager) handlePairingApprove(ctx context.Context, req *rpc.Request) (a
 		return nil, err
 	}
 	m.log.Info("channels: pairing approved", "channel", r.Channel, "accountId", r.AccountID, "requestId", r.RequestID)
+	m.pairingEvent(r, "approved")
 	notification := "not-requested"
 	if p.Notify {
 		notification = "sent"
@@ -311,6 +312,7 @@ func (m *Manager) handlePairingDismiss(ctx context.Context, req *rpc.Request) (a
 	if err != nil {
 		return nil, err
 	}
+	m.pairingEvent(r, "dismissed")
 	return map[string]any{"requestId": r.RequestID, "senderId": r.SenderID}, nil
 }
 

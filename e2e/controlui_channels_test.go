@@ -69,7 +69,7 @@ func TestControlUIChannels(t *testing.T) {
 	})()`)
 
 	// A stranger writes: the bot answers with a code, and the request
-	// appears in the view without a reload.
+	// appears in the view without a reload (the channels.pairing.requested event).
 	zoe := telegramtest.User{ID: 4242, Username: "zoe", FirstName: "Zoe"}
 	tg.AddPrivateText(zoe, "hello before approval")
 	code := pairingCode(t, tg, "4242")

@@ -40,6 +40,18 @@ func (s *System) wireChannels() {
 			s.log.Info("channel state", "channel", channel, "accountId", accountID, "state", st.State, "detail", st.Detail)
 			go s.srv.Broadcast(protocol.EventHealth, json.RawMessage(s.health.get(true)))
 		},
+		OnPairing: func(r channels.PairingRequest, resolved string) {
+			// The code stays out of the event: it is the stranger's
+			// password, shown only to channels.pairing.list.
+			p := map[string]any{"requestId": r.RequestID, "channel": r.Channel, "accountId": r.AccountID, "senderLabel": r.SenderLabel}
+			event := protocol.EventChannelPairingRequested
+			if resolved != "" {
+				event, p["decision"] = protocol.EventChannelPairingResolved, resolved
+			} else {
+				p["expiresAtMs"] = r.ExpiresAt.UnixMilli()
+			}
+			s.srv.Broadcast(event, p)
+		},
 		Mount:   s.webhooks.mount,
 		Unmount: s.webhooks.unmount,
 		DefaultAgent: func(cfg *config.Config) string {

@@ -12,42 +12,49 @@ const (
 	EventDevicePairRequested = "device.pair.requested"
 	EventDevicePairResolved  = "device.pair.resolved"
 	EventDevicePairChanged   = "device.pair.changed"
+
+	EventChannelPairingRequested = "channels.pairing.requested"
+	EventChannelPairingResolved  = "channels.pairing.resolved"
 )
 
 // eventScopes gates broadcast events by operator scope. Events not in the
 // table fail closed: only admins get them. ScopeNone means every
 // connection, nodes included.
 var eventScopes = map[string]Scope{
-	EventTick:                   ScopeNone,
-	EventHealth:                 ScopeNone,
-	EventHeartbeat:              ScopeNone,
-	EventShutdown:               ScopeNone,
-	"gateway.suspension":        ScopeNone,
-	"update.available":          ScopeNone,
-	EventPresence:               ScopeRead,
-	EventConfigChanged:          ScopeRead,
-	"agent":                     ScopeRead,
-	"chat":                      ScopeRead,
-	"cron":                      ScopeRead,
-	"task":                      ScopeRead,
-	"sessions.changed":          ScopeRead,
-	"skills.changed":            ScopeRead,
-	"voicewake.changed":         ScopeRead,
-	"node.presence":             ScopeRead,
-	EventDevicePairRequested:    ScopePairing,
-	EventDevicePairResolved:     ScopePairing,
-	EventDevicePairChanged:      ScopePairing,
-	"node.pair.requested":       ScopePairing,
-	"node.pair.resolved":        ScopePairing,
-	"exec.approval.requested":   ScopeApprovals,
-	"exec.approval.resolved":    ScopeApprovals,
-	"exec.finished":             ScopeApprovals, // node exec outcomes, rebroadcast from node.event
-	"exec.denied":               ScopeApprovals,
-	"plugin.approval.requested": ScopeApprovals,
-	"plugin.approval.resolved":  ScopeApprovals,
-	"question.requested":        ScopeQuestions,
-	"question.resolved":         ScopeQuestions,
-	"talk.mode":                 ScopeTalk,
+	EventTick:                ScopeNone,
+	EventHealth:              ScopeNone,
+	EventHeartbeat:           ScopeNone,
+	EventShutdown:            ScopeNone,
+	"gateway.suspension":     ScopeNone,
+	"update.available":       ScopeNone,
+	EventPresence:            ScopeRead,
+	EventConfigChanged:       ScopeRead,
+	"agent":                  ScopeRead,
+	"chat":                   ScopeRead,
+	"cron":                   ScopeRead,
+	"task":                   ScopeRead,
+	"sessions.changed":       ScopeRead,
+	"skills.changed":         ScopeRead,
+	"voicewake.changed":      ScopeRead,
+	"node.presence":          ScopeRead,
+	EventDevicePairRequested: ScopePairing,
+	EventDevicePairResolved:  ScopePairing,
+	EventDevicePairChanged:   ScopePairing,
+	"node.pair.requested":    ScopePairing,
+	"node.pair.resolved":     ScopePairing,
+	// DM pairing of channels: this gateway's events, beside OpenClaw's
+	// channels.pairing.* methods.
+	EventChannelPairingRequested: ScopePairing,
+	EventChannelPairingResolved:  ScopePairing,
+	"exec.approval.requested":    ScopeApprovals,
+	"exec.approval.resolved":     ScopeApprovals,
+	"exec.finished":              ScopeApprovals, // node exec outcomes, rebroadcast from node.event
+	"exec.denied":                ScopeApprovals,
+	"plugin.approval.requested":  ScopeApprovals,
+	"plugin.approval.resolved":   ScopeApprovals,
+	"question.requested":         ScopeQuestions,
+	"question.resolved":          ScopeQuestions,
+	"talk.mode":                  ScopeTalk,
 }
 
 // EventVisible reports whether a connection with role and scopes may

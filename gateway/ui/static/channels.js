@@ -1,12 +1,7 @@
 // Channels: every configured channel account with its state and last
 // error (start, stop, log out), linking WhatsApp by QR code or phone
 // number, and the DM pairing requests of strangers (approve, dismiss).
-import { $, st, request, showError, el, button, when, registerView, isShown } from './kit.js';
-
-// The gateway announces channel state changes (in its health event) but
-// not new pairing requests, so the view asks again this often while it is
-// on screen.
-const POLL_MS = 4000;
+import { $, request, showError, el, button, when, registerView } from './kit.js';
 
 // Labels of the adapter states (channels.State).
 const STATES = {
@@ -19,7 +14,6 @@ const STATES = {
 
 let list, empty, pairList, pairEmpty, pairResult, notify, linkBox;
 let lastStatus = '', lastPairing = '';
-let pollTimer = 0;
 // linkRun numbers the running WhatsApp link; a new link or Close ends the
 // older one's wait loop.
 let linkRun = 0;
@@ -62,30 +56,19 @@ registerView({
     loadPairing().catch(() => {});
   },
   load() {
-    startPolling();
     return loadAll(true);
   },
   event(name, p, shown) {
-    // Channel state changes reach operators as health events.
+    // Channel state changes reach operators as health events; pairing
+    // requests as channels.pairing.requested/resolved (the badge counts
+    // them even when the view is not shown).
     if (name === 'health' && shown) loadStatus().catch(() => {});
+    if (name === 'channels.pairing.requested' || name === 'channels.pairing.resolved') loadPairing().catch(() => {});
   },
 });
 
 function loadAll(force) {
   return Promise.all([loadStatus(force), loadPairing(force)]);
-}
-
-function startPolling() {
-  if (pollTimer) return;
-  pollTimer = setInterval(() => {
-    if (!isShown('channels')) {
-      clearInterval(pollTimer);
-      pollTimer = 0;
-      return;
-    }
-    if (!st.connected || document.hidden) return;
-    loadAll(false).catch(() => {});
-  }, POLL_MS);
 }
 
 // ---- accounts ----
