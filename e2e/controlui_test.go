@@ -195,6 +195,16 @@ func TestControlUIApproval(t *testing.T) {
 	})()`)
 	waitFor[bool](t, b, "the empty approvals list", `document.querySelectorAll('#approvals li.card').length === 0`)
 
+	// After a reload the history shows the call again, with its arguments
+	// and result.
+	b.do(t, "reload", chromedp.Reload())
+	waitFor[bool](t, b, "the tool call in the history", `document.body.dataset.state === 'connected' && (() => {
+		const tool = document.querySelector('#messages li.msg.assistant .tools li.tool');
+		return !!tool && tool.querySelector('strong').textContent === 'exec'
+			&& tool.querySelector('.args').textContent.includes('echo ui-approved-output')
+			&& tool.querySelector('.result').textContent.includes('ui-approved-output') && tool.dataset.phase === 'result';
+	})()`)
+
 	// The audit log shows the call; its filters narrow it.
 	openView(t, b, "approvals")
 	waitFor[bool](t, b, "the audit entry", `[...document.querySelectorAll('#audit tr.audit-entry')].some((tr) =>

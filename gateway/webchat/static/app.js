@@ -518,9 +518,15 @@ async function loadHistory() {
   const key = st.sessionKey;
   const res = await request('chat.history', { sessionKey: key, limit: 200 });
   if (key !== st.sessionKey) return;
+  const msgs = Array.isArray(res?.messages) ? res.messages : [];
+  // A tool's result is its own message; it is shown under the call.
+  const results = new Map();
+  for (const m of msgs) {
+    if (m && m.role === 'toolResult' && typeof m.toolCallId === 'string') results.set(m.toolCallId, m);
+  }
   const items = [];
-  for (const m of Array.isArray(res?.messages) ? res.messages : []) {
-    const li = historyItem(m);
+  for (const m of msgs) {
+    const li = historyItem(m, results);
     if (li) items.push(li);
   }
   // Runs still streaming stay below the history.
@@ -532,18 +538,39 @@ async function loadHistory() {
   scrollToEnd();
 }
 
-function historyItem(m) {
+function historyItem(m, results) {
   if (!m || (m.role !== 'user' && m.role !== 'assistant')) return null;
   const text = messageText(m);
   const tools = Array.isArray(m.content) ? m.content.filter((p) => p && p.type === 'toolCall') : [];
   if (!text.trim() && tools.length === 0) return null;
   const li = messageItem(m.role);
   renderText(li.querySelector('.body'), text);
-  for (const t of tools) {
-    const div = document.createElement('div');
-    div.className = 'tool';
-    div.textContent = `→ tool ${t.name || '?'}`;
-    li.querySelector('.body').append(div);
+  if (tools.length) {
+    // The same shape as a live run's tool calls: name, arguments, how it
+    // ended, result.
+    const list = document.createElement('ul');
+    list.className = 'tools';
+    for (const t of tools) {
+      const r = results.get(t.id);
+      const item = document.createElement('li');
+      item.className = 'tool';
+      item.dataset.call = String(t.id || t.name || 'tool');
+      item.dataset.phase = r ? 'result' : '';
+      const name = document.createElement('strong');
+      name.textContent = t.name || 'tool';
+      const args = document.createElement('code');
+      args.className = 'args';
+      args.textContent = typeof t.arguments === 'string' ? t.arguments : JSON.stringify(t.arguments ?? {});
+      const phase = document.createElement('span');
+      phase.className = 'phase';
+      phase.textContent = r ? (r.isError ? 'error' : 'result') : 'no result';
+      const out = document.createElement('pre');
+      out.className = 'result';
+      out.textContent = r ? messageText(r) : '';
+      item.append(name, args, phase, out);
+      list.append(item);
+    }
+    li.insertBefore(list, li.querySelector('.body'));
   }
   if (m.role === 'assistant' && m.stopReason === 'error') setRunStatus({ li }, 'error', 'error');
   return li;
