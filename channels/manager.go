@@ -141,6 +141,11 @@ type account struct {
 	network Network
 	id      string
 
+	// When the account last stored an inbound event and last delivered a
+	// message (unix ms, 0 for not since start): "running but receives
+	// nothing" shows as an old lastInboundAt beside a fresh lastOutboundAt.
+	lastIn, lastOut atomic.Int64
+
 	mu      sync.Mutex // guards the fields below
 	spec    AccountSpec
 	adapter Adapter // nil while stopped
@@ -386,6 +391,7 @@ func (s *sink) Receive(ctx context.Context, in Inbound) error {
 	if err != nil {
 		return err
 	}
+	s.a.lastIn.Store(time.Now().UnixMilli())
 	if inserted {
 		kick(s.m.inKick)
 	}
@@ -914,6 +920,7 @@ func (m *Manager) deliver(r outboundRow) bool {
 	sent, err := ad.Send(sctx, r.Out)
 	cancel()
 	if err == nil {
+		a.lastOut.Store(time.Now().UnixMilli())
 		if err := m.db.markSent(ctx, r.ID, sent.MessageID); err != nil {
 			m.log.Error("channels: mark sent", "id", r.ID, "err", err)
 		}

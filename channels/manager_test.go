@@ -549,3 +549,35 @@ func TestDeviceLogin(t *testing.T) {
 		t.Errorf("phone login on an adapter without it: %v", err)
 	}
 }
+
+// TestStatusTraffic: channels.status says when an account last stored an
+// inbound message and last delivered one, so "running but receives
+// nothing" can be told from "running and answering".
+func TestStatusTraffic(t *testing.T) {
+	h := newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}}, &echoAgent{}, nil)
+	entry := func() map[string]any {
+		t.Helper()
+		accts := h.m.Status()["channelAccounts"].(map[string][]map[string]any)["telegram"]
+		if len(accts) != 1 {
+			t.Fatalf("accounts %v", accts)
+		}
+		return accts[0]
+	}
+	if e := entry(); e["lastInboundAt"] != nil || e["lastOutboundAt"] != nil {
+		t.Fatalf("before any traffic: in %v out %v, want nil", e["lastInboundAt"], e["lastOutboundAt"])
+	}
+	before := time.Now().UnixMilli()
+	h.ad.push(t, dmFrom("1", "42", "hi"))
+	h.ad.waitSent(t, 1)
+	h.waitIdle(t)
+	e := entry()
+	// The delivery is marked just after the adapter's Send returns.
+	for deadline := time.Now().Add(5 * time.Second); e["lastOutboundAt"] == nil && time.Now().Before(deadline); e = entry() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	in, _ := e["lastInboundAt"].(int64)
+	out, _ := e["lastOutboundAt"].(int64)
+	if in < before || out < in {
+		t.Fatalf("after a DM and its reply: in %v out %v (started %d)", e["lastInboundAt"], e["lastOutboundAt"], before)
+	}
+}

@@ -74,6 +74,8 @@ func (m *Manager) Status() map[string]any {
 				entry["healthState"] = string(st.State)
 				entry["reconnectAttempts"] = st.Attempts
 				entry["lastError"] = nilIfEmpty(st.LastError)
+				entry["lastInboundAt"] = nilIfZero(a.lastIn.Load())
+				entry["lastOutboundAt"] = nilIfZero(a.lastOut.Load())
 				if st.Bot != "" {
 					entry["bot"] = st.Bot
 				}
@@ -102,6 +104,13 @@ func (m *Manager) Status() map[string]any {
 		"ts": time.Now().UnixMilli(), "channelOrder": order, "channelLabels": labels,
 		"channels": channels, "channelAccounts": accounts, "channelDefaultAccountId": defaults,
 	}
+}
+
+func nilIfZero(ms int64) any {
+	if ms == 0 {
+		return nil
+	}
+	return ms
 }
 
 func nonNil(s []string) []string {

@@ -106,6 +106,12 @@ func TestControlUIChannels(t *testing.T) {
 			t.Errorf("a message from before the approval reached the model: %+v", r.Messages)
 		}
 	}
+	// The account's card says when it last received and sent.
+	b.do(t, "refresh", chromedp.Click(`#view-channels button.refresh`))
+	waitFor[bool](t, b, "the traffic times", `(() => {
+		const tr = document.querySelector('#channels li.channel[data-channel="telegram"] .traffic');
+		return !!tr && Number(tr.dataset.in) > 0 && Number(tr.dataset.out) >= Number(tr.dataset.in);
+	})()`)
 
 	// A second stranger is dismissed: the request goes, and a new message
 	// from them gets a new code, not the agent.

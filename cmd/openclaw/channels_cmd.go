@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	qrcode "github.com/skip2/go-qrcode"
 
@@ -125,6 +126,9 @@ type channelAccount struct {
 	DMPolicy    string  `json:"dmPolicy"`
 	LastError   *string `json:"lastError"`
 	Detail      string  `json:"detail"`
+	// When it last stored an inbound message and delivered one (ms).
+	LastInboundAt  *int64 `json:"lastInboundAt"`
+	LastOutboundAt *int64 `json:"lastOutboundAt"`
 }
 
 // botName reads the bot's username from a string or {username}.
@@ -144,6 +148,7 @@ func (c channelAccount) botName() string {
 // account; for status, with its state.
 func formatChannels(w io.Writer, raw json.RawMessage, only string, detailed bool) error {
 	var s struct {
+		TS              int64                       `json:"ts"`
 		ChannelOrder    []string                    `json:"channelOrder"`
 		ChannelLabels   map[string]string           `json:"channelLabels"`
 		ChannelAccounts map[string][]channelAccount `json:"channelAccounts"`
@@ -178,7 +183,7 @@ func formatChannels(w io.Writer, raw json.RawMessage, only string, detailed bool
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if detailed {
-		fmt.Fprintln(tw, "CHANNEL\tACCOUNT\tENABLED\tRUNNING\tSTATE\tBOT\tMODE\tDM POLICY\tLAST ERROR")
+		fmt.Fprintln(tw, "CHANNEL\tACCOUNT\tENABLED\tRUNNING\tSTATE\tBOT\tMODE\tDM POLICY\tLAST IN\tLAST OUT\tLAST ERROR")
 	} else {
 		fmt.Fprintln(tw, "CHANNEL\tACCOUNT\tNAME\tENABLED\tDM POLICY")
 	}
@@ -205,12 +210,30 @@ func formatChannels(w io.Writer, raw json.RawMessage, only string, detailed bool
 			if acc.Detail != "" && state != "connected" {
 				state += " (" + acc.Detail + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", label, orDash(id), yesNo(acc.Enabled),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", label, orDash(id), yesNo(acc.Enabled),
 				yesNo(acc.Running), orDash(state), orDash(acc.botName()), orDash(acc.Mode), orDash(acc.DMPolicy),
-				orDash(oneLine(lastErr)))
+				ago(s.TS, acc.LastInboundAt), ago(s.TS, acc.LastOutboundAt), orDash(oneLine(lastErr)))
 		}
 	}
 	return tw.Flush()
+}
+
+// ago says how long before now (the gateway's clock, ms) at was, "-"
+// for never: a channel that runs but has not received for hours shows.
+func ago(now int64, at *int64) string {
+	if at == nil || *at <= 0 || now <= 0 {
+		return "-"
+	}
+	d := time.Duration(max(now-*at, 0)) * time.Millisecond
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 }
 
 // oneLine keeps a table cell on one line.

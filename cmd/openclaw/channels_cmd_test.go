@@ -13,12 +13,13 @@ import (
 
 // channelsStatusPayload is channels.status as this gateway answers it.
 var channelsStatusPayload = map[string]any{
-	"ts": 1, "channelOrder": []any{"telegram"}, "channelLabels": map[string]any{"telegram": "Telegram"},
+	"ts": 1_700_000_000_000, "channelOrder": []any{"telegram"}, "channelLabels": map[string]any{"telegram": "Telegram"},
 	"channels":                map[string]any{"telegram": map[string]any{"configured": true, "running": true}},
 	"channelDefaultAccountId": map[string]any{"telegram": "default"},
 	"channelAccounts": map[string]any{"telegram": []any{
 		map[string]any{"accountId": "default", "enabled": true, "configured": true, "running": true, "connected": true,
-			"healthState": "connected", "bot": "@ada_bot", "mode": "polling", "dmPolicy": "pairing", "lastError": nil},
+			"healthState": "connected", "bot": "@ada_bot", "mode": "polling", "dmPolicy": "pairing", "lastError": nil,
+			"lastInboundAt": 1_700_000_000_000 - 90_000, "lastOutboundAt": 1_700_000_000_000 - 3_000},
 		map[string]any{"accountId": "work", "name": "Work bot", "enabled": true, "configured": true, "running": true,
 			"healthState": "backoff", "detail": "retrying in 4s", "mode": "webhook", "dmPolicy": "allowlist",
 			"lastError": "getMe: 401 Unauthorized\nbody"},
@@ -32,10 +33,10 @@ func TestChannelsRequests(t *testing.T) {
 	runRPCCases(t, []rpcCase{
 		{name: "status", args: []string{"channels", "status"}, method: "channels.status", wantParams: `{}`,
 			wantScopes: read, payload: channelsStatusPayload,
-			wantOut: "CHANNEL   ACCOUNT            ENABLED  RUNNING  STATE                     BOT       MODE     DM POLICY  LAST ERROR\n" +
-				"Telegram  default (default)  yes      yes      connected                 @ada_bot  polling  pairing    -\n" +
-				"Telegram  work               yes      yes      backoff (retrying in 4s)  -         webhook  allowlist  getMe: 401 Unauthorized body\n" +
-				"Telegram  old                no       no       stopped                   -         -        pairing    -\n"},
+			wantOut: "CHANNEL   ACCOUNT            ENABLED  RUNNING  STATE                     BOT       MODE     DM POLICY  LAST IN  LAST OUT  LAST ERROR\n" +
+				"Telegram  default (default)  yes      yes      connected                 @ada_bot  polling  pairing    1m ago   3s ago    -\n" +
+				"Telegram  work               yes      yes      backoff (retrying in 4s)  -         webhook  allowlist  -        -         getMe: 401 Unauthorized body\n" +
+				"Telegram  old                no       no       stopped                   -         -        pairing    -        -         -\n"},
 		{name: "status probe channel", args: []string{"channels", "status", "--probe", "--channel", "telegram", "--timeout", "3000"},
 			method: "channels.status", wantParams: `{"probe":true,"timeoutMs":3000}`, wantScopes: read, payload: channelsStatusPayload},
 		{name: "list", args: []string{"channels", "list"}, method: "channels.status", wantParams: `{}`,
@@ -253,5 +254,28 @@ func TestChannelsLoginLinksWhatsApp(t *testing.T) {
 	}
 	if got := strings.Join(methods, " "); got != "channels.start web.login.start web.login.wait web.login.wait" {
 		t.Errorf("calls %s", got)
+	}
+}
+
+func TestAgo(t *testing.T) {
+	ms := func(v int64) *int64 { return &v }
+	const now = 1_700_000_000_000
+	tests := []struct {
+		at   *int64
+		want string
+	}{
+		{nil, "-"},
+		{ms(0), "-"},
+		{ms(now), "0s ago"},
+		{ms(now + 5_000), "0s ago"}, // a clock a little ahead is not the future
+		{ms(now - 59_999), "59s ago"},
+		{ms(now - 60 * 60_000), "1h ago"},
+		{ms(now - 47 * 60 * 60_000), "47h ago"},
+		{ms(now - 3 * 24 * 60 * 60_000), "3d ago"},
+	}
+	for _, tc := range tests {
+		if got := ago(now, tc.at); got != tc.want {
+			t.Errorf("ago(%v) = %q, want %q", tc.at, got, tc.want)
+		}
 	}
 }

@@ -117,6 +117,14 @@ function accountCard({ channel, label, multi, a }) {
   if (a.connected && a.lastConnectedAt) facts.push(`since ${when(a.lastConnectedAt)}`);
   if (a.reconnectAttempts > 0 && !a.connected) facts.push(`${a.reconnectAttempts} attempts`);
   li.append(el('small', facts.join(' · '), 'facts'));
+  if (a.running) {
+    // Running but deaf shows as no message in since a while, with replies
+    // still going out.
+    const traffic = el('small', `last message in: ${when(a.lastInboundAt)} · out: ${when(a.lastOutboundAt)}`, 'traffic');
+    traffic.dataset.in = String(a.lastInboundAt || '');
+    traffic.dataset.out = String(a.lastOutboundAt || '');
+    li.append(traffic);
+  }
   if (a.detail) li.append(el('span', a.detail, 'detail'));
   if (a.lastError) li.append(el('span', a.lastError, 'last-error'));
 
