@@ -121,6 +121,26 @@ func TestReadyClearsError(t *testing.T) {
 	}
 }
 
+// TestPanicIsAFailure: a Run that panics is restarted like one that
+// failed, with the panic as its error, and the process lives on.
+func TestPanicIsAFailure(t *testing.T) {
+	var n int
+	g := newGroup(t, nil, Backoff{Min: time.Millisecond}, map[string]Run{"broken": func(ctx context.Context, ready func()) error {
+		if n++; n == 1 {
+			panic("nil map write")
+		}
+		return untilDone(ctx, ready)
+	}})
+	if err := g.Sync(t.Context(), map[string]string{"a": "broken"}); err != nil {
+		t.Fatal(err)
+	}
+	u := g.Members()[0]
+	plugintest.WaitFor(t, "ready after the panic", func() bool { return u.Status().State == Ready })
+	if st := u.Status(); st.Restarts != 1 {
+		t.Errorf("status after the panic = %+v, want one restart", st)
+	}
+}
+
 func TestSync(t *testing.T) {
 	started := map[string]int{}
 	var mu sync.Mutex

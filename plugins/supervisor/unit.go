@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -103,7 +104,7 @@ func (u *Unit) loop(ctx context.Context) {
 		u.set(Starting, nil)
 		start := time.Now()
 		var ready atomic.Bool
-		err := u.run(ctx, func() {
+		err := u.runOnce(ctx, func() {
 			ready.Store(true)
 			u.set(Ready, nil)
 		})
@@ -130,4 +131,15 @@ func (u *Unit) loop(ctx context.Context) {
 		u.st.Restarts++
 		u.mu.Unlock()
 	}
+}
+
+// runOnce is one run; a panic in it ends the run like an error, so a
+// broken provider is restarted instead of taking the gateway down.
+func (u *Unit) runOnce(ctx context.Context, ready func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s panicked: %v", u.what, p)
+		}
+	}()
+	return u.run(ctx, ready)
 }
