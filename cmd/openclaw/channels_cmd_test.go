@@ -269,9 +269,9 @@ func TestAgo(t *testing.T) {
 		{ms(now), "0s ago"},
 		{ms(now + 5_000), "0s ago"}, // a clock a little ahead is not the future
 		{ms(now - 59_999), "59s ago"},
-		{ms(now - 60 * 60_000), "1h ago"},
-		{ms(now - 47 * 60 * 60_000), "47h ago"},
-		{ms(now - 3 * 24 * 60 * 60_000), "3d ago"},
+		{ms(now - 60*60_000), "1h ago"},
+		{ms(now - 47*60*60_000), "47h ago"},
+		{ms(now - 3*24*60*60_000), "3d ago"},
 	}
 	for _, tc := range tests {
 		if got := ago(now, tc.at); got != tc.want {
