@@ -24,10 +24,13 @@ type auditListParams struct {
 	Cursor     string `json:"cursor"`
 }
 
-// auditStatuses are OpenClaw's audit statuses; the tool audit holds
-// finished calls only, so started, cancelled, timed_out and unknown
-// select nothing.
-var auditStatuses = map[string]bool{"started": true, "succeeded": true, "failed": true, "cancelled": true, "timed_out": true, "blocked": true, "unknown": true}
+// auditStatuses are OpenClaw's audit statuses, each true when the tool
+// audit can hold calls with it: it records finished calls only, so
+// started, cancelled, timed_out and unknown select nothing.
+var auditStatuses = map[string]bool{
+	tools.OutcomeSucceeded: true, tools.OutcomeFailed: true, tools.OutcomeBlocked: true,
+	"started": false, "cancelled": false, "timed_out": false, "unknown": false,
+}
 
 // handleAuditList answers audit.list from the tool audit: one
 // tool_action event per guarded call, metadata only (arguments are kept
@@ -38,10 +41,11 @@ func (s *System) handleAuditList(ctx context.Context, req *rpc.Request) (any, er
 		return nil, err
 	}
 	bad := func(msg string) error { return protocol.InvalidParams(req.Method, errors.New(msg)) }
+	held, knownStatus := auditStatuses[p.Status]
 	switch {
 	case p.Kind != "" && p.Kind != "agent_run" && p.Kind != "tool_action":
 		return nil, bad("kind must be agent_run or tool_action")
-	case p.Status != "" && !auditStatuses[p.Status]:
+	case p.Status != "" && !knownStatus:
 		return nil, bad("unknown status " + strconv.Quote(p.Status))
 	case p.Limit < 0 || p.Limit > 500:
 		return nil, bad("limit must be between 1 and 500")
@@ -66,7 +70,7 @@ func (s *System) handleAuditList(ctx context.Context, req *rpc.Request) (any, er
 		q.Before = time.UnixMilli(p.Before)
 	}
 	events := []any{}
-	if p.Kind == "agent_run" || (p.Status != "" && p.Status != tools.OutcomeSucceeded && p.Status != tools.OutcomeFailed && p.Status != tools.OutcomeBlocked) {
+	if p.Kind == "agent_run" || (p.Status != "" && !held) {
 		return map[string]any{"events": events}, nil
 	}
 	q.Outcome = p.Status

@@ -36,8 +36,8 @@ type AuditQuery struct {
 	Tool       string
 	// Outcome keeps entries with this outcome (see AuditRecord.Outcome).
 	Outcome string
-	After   time.Time // exclusive
-	Before  time.Time // exclusive
+	After   time.Time // inclusive, as OpenClaw's "at/after"
+	Before  time.Time // inclusive
 	// BeforeID continues a listing: only entries older than this row.
 	BeforeID int64
 	Limit    int
@@ -94,11 +94,11 @@ func (a *SQLAudit) List(ctx context.Context, q AuditQuery) ([]AuditRecord, error
 		return nil, fmt.Errorf("unknown audit outcome %q", q.Outcome)
 	}
 	if !q.After.IsZero() {
-		where = append(where, "at > ?")
+		where = append(where, "at >= ?")
 		args = append(args, q.After.UnixMilli())
 	}
 	if !q.Before.IsZero() {
-		where = append(where, "at < ?")
+		where = append(where, "at <= ?")
 		args = append(args, q.Before.UnixMilli())
 	}
 	if q.BeforeID > 0 {

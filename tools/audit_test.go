@@ -48,7 +48,7 @@ func TestAuditListFilters(t *testing.T) {
 		{"blocked", AuditQuery{Outcome: OutcomeBlocked}, []string{"nope:blocked", "exec:blocked"}},
 		{"failed", AuditQuery{Outcome: OutcomeFailed}, []string{"web_fetch:failed", "read:failed"}},
 		{"succeeded", AuditQuery{Outcome: OutcomeSucceeded}, []string{"exec:succeeded"}},
-		{"time window", AuditQuery{After: t0, Before: t0.Add(3 * time.Second)}, []string{"read:failed", "exec:blocked"}},
+		{"time window, ends included", AuditQuery{After: t0.Add(time.Second), Before: t0.Add(2 * time.Second)}, []string{"read:failed", "exec:blocked"}},
 		{"limit", AuditQuery{Limit: 2}, []string{"web_fetch:failed", "nope:blocked"}},
 	}
 	for _, tc := range tests {
