@@ -33,7 +33,7 @@ func (s *System) httpHandler() http.Handler {
 	mux.Handle(webchat.Prefix, webchat.New())
 	control := ui.New()
 	mux.HandleFunc(ui.AssetPrefix, func(w http.ResponseWriter, r *http.Request) {
-		if !s.current().snap.Config.Gateway.ControlUI.IsEnabled() || !uiHere(r, s) {
+		if !s.servesUI(r) {
 			http.NotFound(w, r) // switched off means nothing of it is served
 			return
 		}
@@ -58,7 +58,7 @@ func (s *System) httpHandler() http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.current().snap.Config.Gateway.ControlUI.IsEnabled() && uiHere(r, s) {
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && s.servesUI(r) {
 			control.ServeHTTP(w, r) // the Control UI
 			return
 		}
@@ -99,10 +99,11 @@ func (s *System) underBasePath(next http.Handler) http.Handler {
 	})
 }
 
-// uiHere reports whether the Control UI is served at r's place: at the
-// root without a basePath, else only under it.
-func uiHere(r *http.Request, s *System) bool {
-	return s.current().snap.Config.Gateway.ControlUI.Base() == "" || r.Context().Value(underBase{}) != nil
+// servesUI reports whether the Control UI is served for r: switched on,
+// and at r's place (the root without a basePath, else only under it).
+func (s *System) servesUI(r *http.Request) bool {
+	c := s.current().snap.Config.Gateway.ControlUI
+	return c.IsEnabled() && (c.Base() == "" || r.Context().Value(underBase{}) != nil)
 }
 
 func isUpgrade(r *http.Request) bool {
