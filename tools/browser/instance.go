@@ -218,16 +218,10 @@ func devtoolsBrowserURL(ctx context.Context, versionURL string) (string, bool) {
 	return v.WebSocketDebuggerURL, true
 }
 
+// devtoolsUp reports whether a DevTools port answers.
 func devtoolsUp(ctx context.Context, versionURL string) bool {
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, versionURL, nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
+	_, up := devtoolsBrowserURL(ctx, versionURL)
+	return up
 }
 
 // dead reports whether a launched Chromium has exited or the connection
