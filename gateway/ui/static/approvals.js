@@ -1,6 +1,6 @@
 // Approvals: the calls waiting for a decision (exact tool and arguments),
 // allow once / allow always / deny, and the audit log of guarded calls.
-import { $, request, el, button, table, cell, when, registerView } from './kit.js';
+import { $, request, el, button, table, cell, when, labelled, registerView } from './kit.js';
 
 let list, empty, auditBody, auditForm;
 
@@ -15,10 +15,10 @@ registerView({
     auditForm = el('form', null, 'filters');
     auditForm.id = 'audit-filters';
     auditForm.append(
-      filter('Tool', 'audit-tool', el('input')),
-      filter('Status', 'audit-status', options(['', 'succeeded', 'failed', 'blocked'])),
-      filter('Agent', 'audit-agent', el('input')),
-      filter('Session', 'audit-session', el('input')),
+      labelled('Tool', el('input'), 'audit-tool'),
+      labelled('Status', options(['', 'succeeded', 'failed', 'blocked']), 'audit-status'),
+      labelled('Agent', el('input'), 'audit-agent'),
+      labelled('Session', el('input'), 'audit-session'),
     );
     const apply = el('button', 'Filter');
     apply.type = 'submit';
@@ -45,13 +45,6 @@ registerView({
     }
   },
 });
-
-function filter(label, id, input) {
-  const l = el('label', label + ' ');
-  input.id = id;
-  l.append(input);
-  return l;
-}
 
 function options(values) {
   const s = el('select');

@@ -28,6 +28,14 @@ export function button(text, onClick, cls) {
   return b;
 }
 
+// labelled wraps a form control in its <label>, giving it id when set.
+export function labelled(text, input, id) {
+  const l = el('label', text + ' ');
+  if (id) input.id = id;
+  l.append(input);
+  return l;
+}
+
 // when formats epoch milliseconds for people; '—' when there is none.
 export function when(ms) {
   return typeof ms === 'number' && ms > 0 ? new Date(ms).toLocaleString() : '—';

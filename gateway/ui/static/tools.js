@@ -1,7 +1,7 @@
 // Tools: every tool with its source, tier and enabled switch; which of
 // them a caller (agent, provider/model, session) is offered, and which
 // policy layer decided (tools.explain).
-import { $, st, request, showError, el, button, table, cell, registerView } from './kit.js';
+import { $, st, request, showError, el, button, table, cell, labelled, registerView } from './kit.js';
 
 let tbody, explainBox, summary, form;
 
@@ -42,12 +42,6 @@ registerView({
   },
   load: loadTools,
 });
-
-function labelled(text, input) {
-  const l = el('label', text + ' ');
-  l.append(input);
-  return l;
-}
 
 async function loadAgents() {
   const res = await request('agents.list', {});
