@@ -1,6 +1,6 @@
 // Chat: WebChat's view (index.html, driven by the WebChat client) plus an
 // agent picker and each run's tool calls as they run.
-import { $, st, request, showError, loadSessions, loadHistory, SESSION_KEY, el, registerView } from './kit.js';
+import { $, st, request, showError, switchSession, el, registerView } from './kit.js';
 
 registerView({
   name: 'chat',
@@ -29,9 +29,7 @@ async function loadAgents() {
 }
 
 $('agent').addEventListener('change', () => {
-  st.sessionKey = `agent:${$('agent').value}:main`;
-  sessionStorage.setItem(SESSION_KEY, st.sessionKey);
-  loadSessions().then(loadHistory).catch((err) => showError(err));
+  switchSession(`agent:${$('agent').value}:main`).catch((err) => showError(err));
 });
 
 // "/new" and "/reset" start the session over on the gateway (the rest of

@@ -2,9 +2,9 @@
 // device identity, requests, events) re-exported, DOM builders that set
 // text only (never HTML), and the view registry the shell in views.js
 // turns into the navigation.
-import { $, st, request, showError, loadSessions, loadHistory, SESSION_KEY, hooks } from '../webchat/app.js';
+import { $, st, request, showError, switchSession, hooks } from '../webchat/app.js';
 
-export { $, st, request, showError, loadSessions, loadHistory, SESSION_KEY, hooks };
+export { $, st, request, showError, switchSession, hooks };
 
 // el makes an element with text (set as textContent) and a class.
 export function el(tag, text, cls) {

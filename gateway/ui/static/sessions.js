@@ -1,7 +1,7 @@
 // Sessions: every session with its agent, last update and token usage;
 // preview one, reset or delete it (each asks for a second click), or open
 // it in the chat.
-import { st, request, showError, loadSessions, loadHistory, SESSION_KEY, el, button, table, cell, when, registerView } from './kit.js';
+import { st, request, showError, switchSession, el, button, table, cell, when, registerView } from './kit.js';
 
 const LIST_LIMIT = 200;
 const PREVIEW_LIMIT = 20;
@@ -197,16 +197,14 @@ function closePreview() {
 }
 
 function openInChat(key) {
-  st.sessionKey = key;
-  sessionStorage.setItem(SESSION_KEY, key);
-  loadSessions().then(loadHistory).catch((err) => showError(err));
+  switchSession(key).catch((err) => showError(err));
   document.querySelector('#nav [data-view="chat"]')?.click();
 }
 
 // afterChange reloads the list and, when the session was the chat's,
 // the chat's picker and history too.
 async function afterChange(key) {
-  if (key === st.sessionKey) loadSessions().then(loadHistory).catch(() => {});
+  if (key === st.sessionKey) switchSession(key).catch(() => {});
   await refresh();
 }
 

@@ -487,6 +487,15 @@ ui.session.addEventListener('change', () => {
   loadHistory().catch((err) => showError(err));
 });
 
+// switchSession makes key the chat's session (for pages built on this
+// client): the picker lists it and its history is shown.
+function switchSession(key) {
+  st.sessionKey = key;
+  sessionStorage.setItem(SESSION_KEY, key);
+  updateStop();
+  return loadSessions().then(loadHistory);
+}
+
 async function loadSessions() {
   const defaults = st.hello?.snapshot?.sessionDefaults;
   const main = (defaults && defaults.mainSessionKey) || DEFAULT_SESSION;
@@ -858,4 +867,4 @@ function base64url(bytes) {
 }
 
 // What an embedding page (the Control UI) builds on.
-export { $, st, request, showError, loadSessions, loadHistory, SESSION_KEY, hooks };
+export { $, st, request, showError, switchSession, hooks };
