@@ -195,10 +195,44 @@ func (st statement) refuseKeywords(ds string, readOnly bool) error {
 var deniedFunctions = map[string]bool{"load_extension": true, "fts3_tokenizer": true}
 
 // deniedPragmas change how the connection itself is protected or where it
-// puts files; the model has no need for them.
+// puts files; the model has no need for them, approved or not.
 var deniedPragmas = map[string]bool{
 	"query_only": true, "writable_schema": true, "trusted_schema": true,
 	"temp_store_directory": true, "data_store_directory": true,
+}
+
+// deniedSettings may be read but never set: a wrong schema_version
+// corrupts the database, and the heap limits are the whole process's, the
+// gateway's own database included.
+var deniedSettings = map[string]bool{
+	"schema_version": true, "hard_heap_limit": true, "soft_heap_limit": true,
+}
+
+// pragmaArgQueries are the PRAGMAs whose argument names what to look at
+// rather than a new value: PRAGMA table_info(users) reads.
+var pragmaArgQueries = map[string]bool{
+	"table_info": true, "table_xinfo": true, "table_list": true,
+	"index_info": true, "index_xinfo": true, "index_list": true,
+	"foreign_key_list": true, "foreign_key_check": true,
+	"integrity_check": true, "quick_check": true,
+}
+
+// pragmaActions write to the database file without an argument.
+var pragmaActions = map[string]bool{
+	"optimize": true, "wal_checkpoint": true, "incremental_vacuum": true,
+}
+
+// pragmaWrites says whether PRAGMA name with argument arg (empty when it
+// has none) changes anything: the database file (user_version,
+// journal_mode, wal_checkpoint) or the connection (foreign_keys,
+// cache_size, temp_store). SQLite asks the authorizer about every PRAGMA
+// with exactly these two strings; an unknown name with an argument counts
+// as a write, so what this list does not know waits for a person.
+func pragmaWrites(name, arg string) bool {
+	if pragmaActions[name] {
+		return true
+	}
+	return arg != "" && !pragmaArgQueries[name]
 }
 
 // authorizer is one call's policy, installed on the physical connection
@@ -218,6 +252,14 @@ type authorizer struct {
 	writes   bool
 	prepared bool
 	denied   string
+	// approved lets a PRAGMA setting compile. SQLite applies many
+	// settings (foreign_keys, cache_size, writable_schema) while it
+	// compiles the PRAGMA, not when it runs, so until a person approved
+	// the write the authorizer answers IGNORE, which compiles the PRAGMA
+	// to nothing, and records in settings that the statement must be
+	// compiled again once approved (see recompile).
+	approved bool
+	settings bool
 }
 
 // isWrite lists the actions that change the database or its schema.
@@ -234,11 +276,16 @@ func isWrite(a sqlite.AuthorizerActionCode) bool {
 	return false
 }
 
-// isReadOnly lists the actions of a plain read.
-func isReadOnly(a sqlite.AuthorizerActionCode) bool {
+// isReadOnly lists the actions of a plain read. A PRAGMA that only
+// reports is one: SQLite compiles one while a pragma_table_info(…) table
+// runs.
+func isReadOnly(a sqlite.AuthorizerActionCode, arg1, arg2 string) bool {
 	switch a {
 	case sqlite.AuthSelect, sqlite.AuthRead, sqlite.AuthFunction, sqlite.AuthRecursive:
 		return true
+	case sqlite.AuthPragma:
+		name := strings.ToLower(arg1)
+		return !deniedPragmas[name] && !pragmaWrites(name, arg2)
 	}
 	return false
 }
@@ -254,7 +301,7 @@ func (a *authorizer) deny(why string) sqlite.AuthorizerReturnCode {
 func (a *authorizer) check(action sqlite.AuthorizerActionCode, arg1, arg2, _, _ string) sqlite.AuthorizerReturnCode {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.prepared && (a.strict || !isReadOnly(action)) {
+	if a.prepared && (a.strict || !isReadOnly(action, arg1, arg2)) {
 		// The statement was compiled and judged already. SQLite compiling
 		// more means the text held a further statement the splitter
 		// missed (the driver runs such tails one by one), the schema
@@ -268,8 +315,8 @@ func (a *authorizer) check(action sqlite.AuthorizerActionCode, arg1, arg2, _, _ 
 		return a.deny("ATTACH and DETACH are not allowed: they would open other database files")
 	case action == sqlite.AuthFunction && deniedFunctions[strings.ToLower(arg2)]:
 		return a.deny(fmt.Sprintf("function %s is not allowed", strings.ToLower(arg2)))
-	case action == sqlite.AuthPragma && deniedPragmas[strings.ToLower(arg1)]:
-		return a.deny(fmt.Sprintf("PRAGMA %s is not allowed", strings.ToLower(arg1)))
+	case action == sqlite.AuthPragma:
+		return a.pragma(strings.ToLower(arg1), arg2)
 	case action == sqlite.AuthTransaction || action == sqlite.AuthSavepoint:
 		// Each call borrows a pooled connection; a transaction left open
 		// would leak into whichever call gets it next.
@@ -281,6 +328,43 @@ func (a *authorizer) check(action sqlite.AuthorizerActionCode, arg1, arg2, _, _ 
 		}
 	}
 	return sqlite.AuthorizerOK
+}
+
+// pragma judges PRAGMA name with argument arg; see pragmaWrites and the
+// approved field. Called with a.mu held.
+func (a *authorizer) pragma(name, arg string) sqlite.AuthorizerReturnCode {
+	switch {
+	case deniedPragmas[name]:
+		return a.deny(fmt.Sprintf("PRAGMA %s is not allowed", name))
+	case !pragmaWrites(name, arg):
+		return sqlite.AuthorizerOK
+	case deniedSettings[name]:
+		return a.deny(fmt.Sprintf("PRAGMA %s may be read but not set", name))
+	}
+	a.writes = true
+	switch {
+	case a.readOnly:
+		return a.deny(fmt.Sprintf("the datasource is read-only: PRAGMA %s changes it", name))
+	case !a.approved:
+		a.settings = true
+		return sqlite.AuthorizerIgnore
+	}
+	return sqlite.AuthorizerOK
+}
+
+// recompile is called once a person approved the statement's write: it
+// lets PRAGMA settings compile from now on and says whether the statement
+// holds one, in which case the caller compiles it again (the first
+// compile left the setting out).
+func (a *authorizer) recompile() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.approved = true
+	if !a.settings {
+		return false
+	}
+	a.prepared = false
+	return true
 }
 
 // done marks the statement compiled; see check.
@@ -305,8 +389,12 @@ func (a *authorizer) explain(err error) error {
 	if why == "" {
 		return fmt.Errorf("datasource %q: %w", a.ds, err)
 	}
-	if why == "the datasource is read-only" {
-		return fmt.Errorf("datasource %q is read-only: the statement would change it (%w)", a.ds, err)
+	if rest, ok := strings.CutPrefix(why, "the datasource is read-only"); ok {
+		rest = strings.TrimPrefix(rest, ": ")
+		if rest == "" {
+			rest = "the statement would change it"
+		}
+		return fmt.Errorf("datasource %q is read-only: %s (%w)", a.ds, rest, err)
 	}
 	return fmt.Errorf("datasource %q: %s (%w)", a.ds, why, err)
 }

@@ -3,13 +3,14 @@ package sqltool
 import (
 	"context"
 	"database/sql"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"time"
-	"unicode/utf8"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/openclaw-go/openclaw/tools"
 )
@@ -39,6 +40,9 @@ type QueryResult struct {
 	Rows      [][]any  `json:"rows"`
 	RowCount  int      `json:"rowCount"`
 	Truncated bool     `json:"truncated"`
+	// TruncatedReason says, when Truncated, what was left out or shortened
+	// and why, for the model to ask again differently.
+	TruncatedReason string `json:"truncatedReason,omitempty"`
 }
 
 // WriteResult is SqlQueryTool's answer to a write.
@@ -56,7 +60,8 @@ func newQueryTool(p *pools) tools.Tool {
 		Label: "SQL query",
 		Description: "Run one SQL statement against a configured datasource. Queries return " +
 			`{columns, rows, rowCount, truncated}; writes return {rowsAffected} and need a person's approval. ` +
-			"Read-only datasources refuse writes. Binary values come back as text when they are valid UTF-8, else as {\"base64\": …}.",
+			"Read-only datasources refuse writes. Binary values come back as text when they are valid UTF-8, else as {\"base64\": …}. " +
+			"Long results are cut: truncatedReason says what was left out; values over a few KB come back as {\"textPrefix\"|\"base64Prefix\", \"bytes\"}, and values over 1 MiB cannot be read whole (use substr() or length()).",
 		Tier:   tools.TierCore,
 		Source: tools.SourceCore,
 		Groups: []string{"group:sql"},
@@ -112,40 +117,72 @@ func (p *pools) query(ctx context.Context, c tools.Call, a QueryArgs) (any, erro
 		return nil, err
 	}
 	defer cn.Close()
+	out, wrote, err := p.run(ctx, c, cn, auth, d, a, st, params, maxRows)
+	if wrote {
+		// What a write may have changed on the connection itself (a
+		// PRAGMA setting, a TEMP table or trigger) must not reach the
+		// next call that borrows it, so it is closed, not pooled.
+		discard(cn)
+	}
+	return out, err
+}
+
+// run compiles and runs the statement on cn; wrote says whether it was a
+// write that a person approved, so ran or at least was allowed to.
+func (p *pools) run(ctx context.Context, c tools.Call, cn *sql.Conn, auth *authorizer, d Datasource, a QueryArgs, st statement, params []any, maxRows int) (_ any, wrote bool, _ error) {
+	cols, err := columnCount(cn, st.text)
+	if err != nil {
+		return nil, false, auth.explain(err)
+	}
+	limit := valueLimit(cols)
+	if err := setLimits(cn, limit); err != nil {
+		return nil, false, fmt.Errorf("datasource %q: %w", d.Name, err)
+	}
 	stmt, err := cn.PrepareContext(ctx, st.text)
 	if err != nil {
-		return nil, auth.explain(err)
+		return nil, false, auth.explain(err)
 	}
-	defer stmt.Close()
+	defer func() { stmt.Close() }()
 	writes := auth.done()
 	if writes {
 		if err := p.approve(ctx, c, d, a); err != nil {
-			return nil, err
+			return nil, false, err
+		}
+		if auth.recompile() {
+			// The first compile left the PRAGMA setting out (see
+			// authorizer.approved); now it may go in.
+			stmt.Close()
+			if stmt, err = cn.PrepareContext(ctx, st.text); err != nil {
+				return nil, true, auth.explain(err)
+			}
+			auth.done()
 		}
 	}
-	qctx, cancel := context.WithTimeout(ctx, p.cfg.QueryTimeout)
+	qctx, cancel := context.WithTimeoutCause(ctx, p.cfg.QueryTimeout, errStatementTimeout)
 	defer cancel()
 	if writes {
 		res, err := stmt.ExecContext(qctx, params...)
 		if err != nil {
-			return nil, p.failed(qctx, auth, err)
+			return nil, true, p.failed(qctx, auth, limit, err)
 		}
 		n, err := res.RowsAffected()
 		if err != nil {
-			return nil, fmt.Errorf("datasource %q: rows affected: %w", d.Name, err)
+			return nil, true, fmt.Errorf("datasource %q: rows affected: %w", d.Name, err)
 		}
-		return WriteResult{RowsAffected: n}, nil
+		return WriteResult{RowsAffected: n}, true, nil
 	}
 	rows, err := stmt.QueryContext(qctx, params...)
 	if err != nil {
-		return nil, p.failed(qctx, auth, err)
+		return nil, false, p.failed(qctx, auth, limit, err)
 	}
+	// Closing the rows resets the statement: once a limit stops the
+	// reading, SQLite computes no further row.
 	defer rows.Close()
 	out, err := readRows(rows, maxRows)
 	if err != nil {
-		return nil, p.failed(qctx, auth, err)
+		return nil, false, p.failed(qctx, auth, limit, err)
 	}
-	return out, nil
+	return out, false, nil
 }
 
 // approve asks a person before a write to a writable datasource.
@@ -167,12 +204,27 @@ func (p *pools) approve(ctx context.Context, c tools.Call, d Datasource, a Query
 	return nil
 }
 
-// failed words an execution error, naming the timeout when it was one.
-func (p *pools) failed(ctx context.Context, auth *authorizer, err error) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("datasource %q: statement timed out after %s: %w", auth.ds, p.cfg.QueryTimeout, err)
+// failed words an execution error, naming the limit that stopped the
+// statement when one did; limit is the statement's value limit.
+func (p *pools) failed(ctx context.Context, auth *authorizer, limit int, err error) error {
+	if errors.Is(context.Cause(ctx), errStatementTimeout) {
+		return fmt.Errorf("datasource %q: the statement was stopped after %s, the time limit of one statement: %w", auth.ds, p.cfg.QueryTimeout, err)
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_TOOBIG {
+		return fmt.Errorf("datasource %q: a value would be larger than %s, the limit of one value in this statement "+
+			"(%s at most, less when it has many columns); read a value's size with length() or a part with substr() (%w)",
+			auth.ds, kib(limit), kib(maxValueBytes), err)
 	}
 	return auth.explain(err)
+}
+
+// kib writes a byte count in KiB, or MiB when whole.
+func kib(n int) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
 }
 
 // bindParams checks the model's values and turns whole JSON numbers into
@@ -194,72 +246,4 @@ func bindParams(in []any) ([]any, error) {
 		}
 	}
 	return out, nil
-}
-
-// maxResultBytes bounds the rows' JSON, below the Runner's default cut of
-// 16,000 characters.
-const maxResultBytes = 12_000
-
-// readRows reads at most max rows, and one more to know whether there are
-// more; it also stops once the rows' JSON would pass maxResultBytes.
-func readRows(rows *sql.Rows, max int) (QueryResult, error) {
-	cols, err := rows.Columns()
-	if err != nil {
-		return QueryResult{}, err
-	}
-	out := QueryResult{Columns: cols, Rows: [][]any{}}
-	size := 0
-	for rows.Next() {
-		if len(out.Rows) == max {
-			out.Truncated = true
-			break
-		}
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return QueryResult{}, err
-		}
-		for i, v := range vals {
-			vals[i] = jsonValue(v)
-		}
-		// The Runner cuts long results mid-text, which would leave the
-		// model broken JSON; stop at whole rows well before that instead.
-		b, err := json.Marshal(vals)
-		if err != nil {
-			return QueryResult{}, fmt.Errorf("encode row %d: %w", len(out.Rows)+1, err)
-		}
-		if size += len(b) + 1; size > maxResultBytes && len(out.Rows) > 0 {
-			out.Truncated = true
-			break
-		}
-		out.Rows = append(out.Rows, vals)
-	}
-	if err := rows.Err(); err != nil {
-		return QueryResult{}, err
-	}
-	out.RowCount = len(out.Rows)
-	return out, nil
-}
-
-// jsonValue makes a column value JSON-friendly: text blobs as strings,
-// other blobs marked as base64 so they are not mistaken for text, times
-// as RFC 3339, and non-finite floats (which JSON cannot hold) as strings.
-func jsonValue(v any) any {
-	switch x := v.(type) {
-	case []byte:
-		if utf8.Valid(x) {
-			return string(x)
-		}
-		return map[string]string{"base64": base64.StdEncoding.EncodeToString(x)}
-	case time.Time:
-		return x.Format(time.RFC3339Nano)
-	case float64:
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return fmt.Sprint(x)
-		}
-	}
-	return v
 }

@@ -6,9 +6,11 @@
 // read-only unless the operator says otherwise, and read-only is enforced
 // by SQLite itself: the file is opened with mode=ro, the connection runs
 // with PRAGMA query_only, and every statement is compiled under an
-// authorizer that refuses writes, ATTACH/DETACH and load_extension.
-// Writes to a writable datasource go through the gateway's Approver, the
-// way exec asks for a person's approval.
+// authorizer that refuses writes, PRAGMA settings, ATTACH/DETACH and
+// load_extension. Writes to a writable datasource, PRAGMA settings
+// included, go through the gateway's Approver, the way exec asks for a
+// person's approval. What one statement may cost is bounded by SQLite's
+// own limits, a time limit and caps on the answer (see limits.go).
 package sqltool
 
 import (
@@ -285,13 +287,18 @@ func buildDSN(d Datasource, path string) (string, error) {
 	return u.String(), nil
 }
 
-// conn borrows one connection from db and installs a fresh authorizer on
-// it, so that this call's statement, and only it, is judged by this
-// call's policy. The caller closes the connection.
+// conn borrows one connection from db, sets the call's SQLite limits (see
+// setLimits) and installs a fresh authorizer on it, so that this call's
+// statement, and only it, is judged by this call's policy. The caller
+// closes the connection.
 func conn(ctx context.Context, db *sql.DB, d Datasource) (*sql.Conn, *authorizer, error) {
 	c, err := db.Conn(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("datasource %q: connect: %w", d.Name, err)
+	}
+	if err := setLimits(c, maxValueBytes); err != nil {
+		c.Close()
+		return nil, nil, fmt.Errorf("datasource %q: set limits: %w", d.Name, err)
 	}
 	a := &authorizer{ds: d.Name, readOnly: d.readOnly()}
 	err = c.Raw(func(dc any) error {

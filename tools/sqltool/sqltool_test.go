@@ -65,8 +65,8 @@ type env struct {
 
 // setup makes a workspace with data.db (read-only source "ro", relative
 // DSN), an operator file outside it (writable source "rw", absolute DSN),
-// and a writable workspace source "scratch".
-func setup(t *testing.T, ap *fakeApprover) *env {
+// and a writable workspace source "scratch"; opts change the Config.
+func setup(t *testing.T, ap *fakeApprover, opts ...func(*Config)) *env {
 	t.Helper()
 	ws := t.TempDir()
 	makeDB(t, filepath.Join(ws, "data.db"))
@@ -82,6 +82,9 @@ func setup(t *testing.T, ap *fakeApprover) *env {
 	}
 	if ap != nil {
 		cfg.Approver = ap
+	}
+	for _, o := range opts {
+		o(&cfg)
 	}
 	ts, closer, err := Tools(cfg)
 	if err != nil {
@@ -177,7 +180,7 @@ func TestQueries(t *testing.T) {
 			`{"columns":["avatar","born","1.5","NULL","?"],"rows":[[{"base64":"AP8Q"},"2001-02-03T04:05:06Z",1.5,null,1],["hi",null,1.5,null,1]],"rowCount":2,"truncated":false}`, ""},
 		{"default maxRows", `{"datasource":"ro","sql":"SELECT id FROM users"}`, "…", ""},
 		{"maxRows", `{"datasource":"ro","sql":"SELECT id FROM users ORDER BY id","maxRows":2}`,
-			`{"columns":["id"],"rows":[[1],[2]],"rowCount":2,"truncated":true}`, ""},
+			`{"columns":["id"],"rows":[[1],[2]],"rowCount":2,"truncated":true,"truncatedReason":"there are more rows than maxRows (2); narrow the query with WHERE, or page with LIMIT and OFFSET"}`, ""},
 		{"exact maxRows not truncated", `{"datasource":"ro","sql":"SELECT id FROM users WHERE id <= 2 ORDER BY id","maxRows":2}`,
 			`{"columns":["id"],"rows":[[1],[2]],"rowCount":2,"truncated":false}`, ""},
 		{"negative maxRows", `{"datasource":"ro","sql":"SELECT 1","maxRows":-1}`, "", "maxRows must not be negative"},
