@@ -1,12 +1,14 @@
 package agents
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/openclaw-go/openclaw/agents/providers"
+	"github.com/openclaw-go/openclaw/tools/fs"
 )
 
 // workspaceFiles are read from the agent's workspace, in this order, to
@@ -54,7 +56,8 @@ func buildSystemPrompt(a resolvedAgent, tools []providers.Tool, extra string) st
 
 // readWorkspaceFile reads one bootstrap file, truncated with a note when
 // it is too long. The workspace is the agent's own folder; files are read
-// through os.Root so a symlink cannot point the prompt elsewhere.
+// through os.Root so a symlink cannot point the prompt elsewhere, nor a
+// hard link (see fs.CheckLinks).
 func readWorkspaceFile(dir, name string) (string, bool) {
 	if dir == "" {
 		return "", false
@@ -64,7 +67,12 @@ func readWorkspaceFile(dir, name string) (string, bool) {
 		return "", false
 	}
 	defer root.Close()
-	data, err := root.ReadFile(name)
+	data, err := fs.ReadFile(root, name)
+	if errors.Is(err, fs.ErrHardLinked) {
+		// Said in the prompt, so the refusal is seen where the file was
+		// expected rather than the file silently missing.
+		return fmt.Sprintf("[%s not read: %v]", name, err), true
+	}
 	if err != nil {
 		return "", false
 	}

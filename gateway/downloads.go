@@ -64,6 +64,9 @@ func (d *downloads) publish(workspace, rel string) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("publish %s: not a regular file", clean)
 	}
+	if err := fs.CheckLinks(fi); err != nil {
+		return "", fmt.Errorf("publish %s: %w", clean, err)
+	}
 	var b [24]byte
 	rand.Read(b[:])
 	token := base64.RawURLEncoding.EncodeToString(b[:])
@@ -114,7 +117,7 @@ func (d *downloads) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer ws.Close()
-	f, err := ws.Root().Open(l.rel)
+	f, err := ws.Open(l.rel)
 	if err != nil {
 		http.NotFound(w, r)
 		return

@@ -67,3 +67,39 @@ func TestDownloads(t *testing.T) {
 		}
 	}
 }
+
+// TestDownloadsHardLinkRefused performs the hard-link attack on download
+// links: a workspace file hard-linked to one outside is not published,
+// and a published file swapped for such a link before the download is
+// not served.
+func TestDownloadsHardLinkRefused(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "secret.pdf")
+	os.WriteFile(secret, []byte("secret"), 0o600)
+	os.MkdirAll(filepath.Join(ws, "exports"), 0o700)
+	if err := os.Link(secret, filepath.Join(ws, "exports", "linked.pdf")); err != nil {
+		t.Fatal(err)
+	}
+	d := newDownloads()
+	if _, err := d.publish(ws, "exports/linked.pdf"); err == nil || !strings.Contains(err.Error(), "more than one hard link") {
+		t.Fatalf("publish of a hard link: %v", err)
+	}
+
+	report := filepath.Join(ws, "exports", "report.pdf")
+	os.WriteFile(report, []byte("%PDF-1.4 body"), 0o600)
+	p, err := d.publish(ws, "exports/report.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(report)
+	if err := os.Link(secret, report); err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /files/{token}/{name}", d.serve)
+	mux.ServeHTTP(rec, httptest.NewRequest("GET", p, nil))
+	if rec.Code != http.StatusNotFound || strings.Contains(rec.Body.String(), "secret") {
+		t.Fatalf("swapped file: %d %q", rec.Code, rec.Body.String())
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/fs"
 )
 
 // Group is the skill tools' policy group (ours: OpenClaw has none), so
@@ -138,7 +139,7 @@ func readText(dir, p string) (text, rel string, err error) {
 		return "", "", fmt.Errorf("open skill folder: %w", err)
 	}
 	defer root.Close()
-	f, err := root.Open(filepath.FromSlash(rel))
+	f, err := fs.OpenRead(root, filepath.FromSlash(rel))
 	if err != nil {
 		return "", "", fmt.Errorf("read %s: %w", rel, trimPathError(err))
 	}

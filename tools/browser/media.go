@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/fs"
 )
 
 // maxUploadFiles bounds one upload.
@@ -150,7 +151,8 @@ func (m *Manager) save(workspace, prefix, ext string, data []byte) (abs, rel str
 
 // uploadPaths turns the model's paths into absolute paths of regular
 // files inside the workspace. os.Root does the confinement, so "..",
-// absolute paths elsewhere and symlinks that leave the workspace all fail.
+// absolute paths elsewhere and symlinks that leave the workspace all fail;
+// fs.CheckLinks refuses hard links.
 func uploadPaths(workspace string, paths []string) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("upload needs paths (workspace-relative files)")
@@ -179,6 +181,11 @@ func uploadPaths(workspace string, paths []string) ([]string, error) {
 		}
 		if !fi.Mode().IsRegular() {
 			return nil, fmt.Errorf("upload %q: not a regular file", p)
+		}
+		// Chromium opens the file by its path, outside any os.Root, so
+		// the check on what the path names is made here.
+		if err := fs.CheckLinks(fi); err != nil {
+			return nil, fmt.Errorf("upload %q: %w", p, err)
 		}
 		out = append(out, filepath.Join(workspace, filepath.Clean(rel)))
 	}

@@ -98,7 +98,7 @@ func run(ctx context.Context, ws *fs.Workspace, a Args) (string, error) {
 	if st.Size() > MaxFileBytes {
 		return "", fmt.Errorf("%s is %.1f MB; documents over %d MB are not extracted", rel, float64(st.Size())/(1<<20), MaxFileBytes>>20)
 	}
-	f, err := ws.Root().Open(rel)
+	f, err := ws.Open(rel)
 	if err != nil {
 		return "", fmt.Errorf("open %s: %w", rel, err)
 	}

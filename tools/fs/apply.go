@@ -71,7 +71,7 @@ func (ws *Workspace) applyPatch(ops []fileOp) (string, error) {
 			if !fi.Mode().IsRegular() {
 				return fmt.Errorf("line %d: %s is not a regular file", line, displayPath(rel))
 			}
-			data, err := ws.root.ReadFile(rel)
+			data, err := ws.ReadFile(rel)
 			if err != nil {
 				return fmt.Errorf("line %d: read %s: %w", line, displayPath(rel), err)
 			}

@@ -31,6 +31,9 @@ func TestWorkspaceConfinement(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		if err := os.Link(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "hard.txt")); err != nil {
+			t.Fatal(err)
+		}
 		return m
 	}
 	tests := []struct {
@@ -56,6 +59,7 @@ func TestWorkspaceConfinement(t *testing.T) {
 		{"new file in symlinked dir", "out-dir/new.txt", ""},
 		{"dangling symlink to outside", "dangling", ""},
 		{"missing leaf under dangling dir", "dangle-dir/x.txt", ""},
+		{"hard link to outside file", "hard.txt", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,8 +88,8 @@ func TestWorkspaceConfinement(t *testing.T) {
 				if tt.lexical != "" && (!r.IsError || !strings.Contains(r.Text, tt.lexical)) {
 					t.Errorf("%s: got %q, want error %q", name, r.Text, tt.lexical)
 				}
-				// Only write may succeed: it replaces the symlink itself
-				// with a file inside the workspace.
+				// Only write may succeed: it replaces the symlink (or hard
+				// link) itself with a file inside the workspace.
 				if tool.Spec().Name != "write" && !r.IsError {
 					t.Errorf("%s: not refused: %q", name, r.Text)
 				}
@@ -93,6 +97,41 @@ func TestWorkspaceConfinement(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHardLinkRefused performs the attack of a hard link in the
+// workspace to a file outside it, which os.Root cannot see: the link is a
+// regular file. Every tool that reads the file must refuse it and say why
+// and what to do; write replaces the name with a new file, leaving the
+// outside file as it was.
+func TestHardLinkRefused(t *testing.T) {
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "secret.txt"), "secret\n")
+	dir, m := newTools(t)
+	writeFile(t, filepath.Join(dir, "own.txt"), "own\n")
+	if err := os.Link(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "hard.txt")); err != nil {
+		t.Fatal(err)
+	}
+	for name, args := range map[string]map[string]any{
+		"read":        {"path": "hard.txt"},
+		"edit":        {"path": "hard.txt", "oldText": "secret", "newText": "pwned"},
+		"apply_patch": {"patch": "*** Begin Patch\n*** Update File: hard.txt\n-secret\n+pwned\n*** End Patch"},
+	} {
+		r := run(t, m[name], args)
+		if !r.IsError || !strings.Contains(r.Text, "hard.txt") || !strings.Contains(r.Text, "more than one hard link") || !strings.Contains(r.Text, "cp, not ln") {
+			t.Errorf("%s: %q", name, r.Text)
+		}
+	}
+	if r := run(t, m["read"], map[string]any{"path": "own.txt"}); r.IsError || !strings.Contains(r.Text, "own") {
+		t.Errorf("read of a file with one link: %q", r.Text)
+	}
+	if r := run(t, m["write"], map[string]any{"path": "hard.txt", "content": "mine\n"}); r.IsError {
+		t.Fatalf("write: %q", r.Text)
+	}
+	if r := run(t, m["read"], map[string]any{"path": "hard.txt"}); r.IsError || !strings.Contains(r.Text, "mine") {
+		t.Errorf("read after write: %q", r.Text)
+	}
+	assertOutsideIntact(t, outside)
 }
 
 // assertOutsideIntact checks that outside holds only secret.txt, unchanged.

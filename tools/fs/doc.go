@@ -9,6 +9,11 @@
 // lie lexically inside the workspace; they are turned into relative ones
 // before they reach the root.
 //
+// A hard link is no link to follow but the other file itself, so the root
+// cannot see it: every tool that reads a workspace file for the model
+// opens it with OpenRead (or ReadFile, or the Workspace methods), which
+// refuse a regular file with more than one hard link (see CheckLinks).
+//
 // Writes are atomic: the new content goes to a temporary file beside the
 // target (mode 0600, or the mode of the file it replaces) which is then
 // renamed over it; directories are created 0700. apply_patch validates

@@ -65,7 +65,7 @@ func (ws *Workspace) read(a readArgs) (string, error) {
 		return "", err
 	}
 	name := displayPath(rel)
-	f, err := ws.root.Open(rel)
+	f, err := ws.Open(rel)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", name, err)
 	}

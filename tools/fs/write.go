@@ -82,7 +82,7 @@ func (ws *Workspace) edit(a editArgs) (string, error) {
 	if a.OldText == "" {
 		return "", fmt.Errorf("edit %s: oldText is empty", name)
 	}
-	data, err := ws.root.ReadFile(rel)
+	data, err := ws.ReadFile(rel)
 	if err != nil {
 		return "", fmt.Errorf("edit %s: %w", name, err)
 	}

@@ -28,7 +28,7 @@ func readFile(ws *fs.Workspace, src string, limit int64) (Image, error) {
 	if st.Size() > limit {
 		return Image{}, tooBig(rel, st.Size(), limit)
 	}
-	f, err := ws.Root().Open(rel)
+	f, err := ws.Open(rel)
 	if err != nil {
 		return Image{}, fmt.Errorf("open %s: %w", rel, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/fs"
 )
 
 // Aliases maps MateClaw tool names to the OpenClaw tools doing that job.
@@ -75,7 +76,7 @@ func Tools(now func() time.Time, workspace func(tools.Who) (string, error)) []to
 				return tools.Result{}, fmt.Errorf("%s is outside the workspace", a.Path)
 			}
 		}
-		f, err := root.Open(rel)
+		f, err := fs.OpenRead(root, rel)
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("open %s: %w", a.Path, err)
 		}

@@ -75,7 +75,7 @@ func (ws *workspace) get(a GetArgs) (getResult, error) {
 	if !fi.Mode().IsRegular() || fi.Size() > maxGetBytes {
 		return getResult{}, fmt.Errorf("memory_get %s: not a regular file of at most %d bytes", rel, maxGetBytes)
 	}
-	data, err := ws.Root().ReadFile(rel)
+	data, err := ws.ReadFile(rel)
 	if err != nil {
 		return getResult{}, fmt.Errorf("memory_get %s: %w", rel, err)
 	}

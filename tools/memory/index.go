@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/openclaw-go/openclaw/tools/fs"
 )
 
 // index is the FTS5 search index of the agents' memory files.
@@ -108,16 +110,20 @@ func drop(ctx context.Context, tx *sql.Tx, agent, p string) error {
 }
 
 // reindex replaces the rows of one file. A file that vanished since the
-// scan is dropped; one over maxFileBytes is recorded with no chunks.
+// scan is dropped; one over maxFileBytes, or one the workspace may not
+// read (see fs.CheckLinks), is recorded with no chunks.
 func reindex(ctx context.Context, tx *sql.Tx, root *os.Root, agent, p string, st fileStat) error {
 	if err := drop(ctx, tx, agent, p); err != nil {
 		return err
 	}
 	var text string
 	if st.size <= maxFileBytes {
-		data, err := root.ReadFile(p)
+		data, err := fs.ReadFile(root, p)
 		if errors.Is(err, iofs.ErrNotExist) {
 			return nil
+		}
+		if errors.Is(err, fs.ErrHardLinked) {
+			data, err = nil, nil
 		}
 		if err != nil {
 			return fmt.Errorf("index %s: %w", p, err)

@@ -76,7 +76,7 @@ func (ws *workspace) read(p string) (string, error) {
 	if fi.Size() > maxFileBytes {
 		return "", fmt.Errorf("read %s: %d bytes is over the %d-byte limit; use memory_get to read it by lines", rel, fi.Size(), maxFileBytes)
 	}
-	data, err := ws.Root().ReadFile(rel)
+	data, err := ws.ReadFile(rel)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", rel, err)
 	}
@@ -111,7 +111,7 @@ func (ws *workspace) edit(a WorkspaceArgs) (string, error) {
 	case a.NewText == nil:
 		return "", fmt.Errorf("edit %s: newText is required (use \"\" to delete oldText)", rel)
 	}
-	data, err := ws.Root().ReadFile(rel)
+	data, err := ws.ReadFile(rel)
 	if errors.Is(err, iofs.ErrNotExist) {
 		return "", fmt.Errorf("edit %s: the file does not exist (use action write to create it)", rel)
 	}

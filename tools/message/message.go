@@ -176,7 +176,7 @@ func target(ctx context.Context, m Messenger, who tools.Who, channel, account, c
 // lead outside) to a private temp file keeping its base name, and returns
 // the copy's path.
 func snapshot(ws *wsfs.Workspace, rel string) (string, error) {
-	src, err := ws.Root().Open(rel)
+	src, err := ws.Open(rel)
 	if err != nil {
 		return "", err
 	}

@@ -258,6 +258,13 @@ func (p *pools) resolve(who tools.Who, d Datasource) (string, error) {
 	if _, err := ws.Rel(real); err != nil {
 		return "", fmt.Errorf("datasource %q: %s leads outside the workspace: %w", d.Name, rel, err)
 	}
+	// SQLite opens the file by path, so a hard link to a database
+	// elsewhere (the gateway's own, say) is refused here.
+	if fi, err := os.Stat(real); err == nil {
+		if err := fs.CheckLinks(fi); err != nil {
+			return "", fmt.Errorf("datasource %q: %s: %w", d.Name, rel, err)
+		}
+	}
 	return real, nil
 }
 

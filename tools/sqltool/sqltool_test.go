@@ -485,3 +485,28 @@ func TestWritableDDL(t *testing.T) {
 		}
 	}
 }
+
+// TestHardLinkedDatabaseRefused performs the hard-link attack on a
+// datasource with a relative DSN: SQLite opens the file by path, so a
+// workspace file hard-linked to a database elsewhere (the gateway's own,
+// say) must be refused before it is opened.
+func TestHardLinkedDatabaseRefused(t *testing.T) {
+	ws := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "openclaw.sqlite")
+	makeDB(t, secret)
+	if err := os.Link(secret, filepath.Join(ws, "data.db")); err != nil {
+		t.Fatal(err)
+	}
+	ts, closer, err := Tools(Config{
+		Datasources: []Datasource{{Name: "x", Driver: "sqlite", DSN: "data.db"}},
+		Workspace:   func(tools.Who) (string, error) { return ws, nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer.Close()
+	got, err := call(t, ts[1], `{"datasource":"x","sql":"SELECT name FROM users LIMIT 1"}`)
+	if err == nil || strings.Contains(got, "ann") || !strings.Contains(err.Error(), "more than one hard link") {
+		t.Fatalf("got %s, %v; want the hard link refused", got, err)
+	}
+}
