@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -37,18 +36,11 @@ func (s *System) canvasTool(workspace func(tools.Who) (string, error)) tools.Too
 	return canvas.Tool(canvasPicker{s}, workspace)
 }
 
-// canvasHandler serves the canvas host to this machine only: the pages
-// carry what agents put there, and the built-in renderer is local.
+// canvasHandler serves the canvas host to this machine only (see
+// localOnly): the pages carry what agents put there, and the built-in
+// renderer is local.
 func (s *System) canvasHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host, _, err := net.SplitHostPort(r.RemoteAddr)
-		ip, perr := netip.ParseAddr(host)
-		if err != nil || perr != nil || !ip.Unmap().IsLoopback() || r.Header.Get("X-Forwarded-For") != "" {
-			http.Error(w, "the canvas is served to this machine only", http.StatusForbidden)
-			return
-		}
-		s.canvas.host.ServeHTTP(w, r)
-	})
+	return s.localOnly(s.canvas.host)
 }
 
 // localRenderer returns the built-in renderer, making it on first use.

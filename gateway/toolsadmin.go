@@ -133,8 +133,16 @@ func (s *System) bearer(h http.HandlerFunc) http.HandlerFunc {
 		if a.Mode == "password" {
 			secret = a.Password
 		}
+		if a.Mode == "none" {
+			// No secret to prove, so only this machine may call (auth
+			// "none" is refused on any other bind), and only under the
+			// gateway's own names, or a rebinding page could (see
+			// localOnly).
+			s.localOnly(h).ServeHTTP(w, r)
+			return
+		}
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if a.Mode != "none" && (!ok || secret == "" || !constantTimeEqual(got, secret)) {
+		if !ok || secret == "" || !constantTimeEqual(got, secret) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="openclaw"`)
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthorized"})
 			return
