@@ -46,7 +46,8 @@
 //
 // A JSON-RPC error answer to tools/call becomes a tool error. Requests the
 // plugin sends us are answered "method not found". Closing stdin asks the
-// plugin to leave; it is killed a second later.
+// plugin to leave; a second later its whole process group (the plugin and
+// whatever it started) gets SIGTERM, and SIGKILL two seconds after that.
 //
 // # Supervision
 //

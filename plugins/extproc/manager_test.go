@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -82,8 +81,6 @@ func call(t *testing.T, m *Manager, name, args string) tools.Result {
 	return res
 }
 
-func alive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
-
 func TestToolsAndCalls(t *testing.T) {
 	m := newTestManager(t, nil)
 	startPlugins(t, m, testPlugin(t, "test", ""))
@@ -114,7 +111,7 @@ func TestToolsAndCalls(t *testing.T) {
 		t.Errorf("env = %+v", res)
 	}
 	st := status(m, "test")
-	if st.Tools != 5 || !alive(st.PID) || st.Error != "" {
+	if st.Tools != 5 || !plugintest.Alive(st.PID) || st.Error != "" {
 		t.Errorf("status = %+v", st)
 	}
 }
@@ -224,7 +221,7 @@ func TestCrashRestart(t *testing.T) {
 		st := status(m, "test")
 		return st.State == StateReady && st.PID != pid && st.Restarts >= 1
 	})
-	if alive(pid) {
+	if plugintest.Alive(pid) {
 		t.Errorf("old process %d still alive", pid)
 	}
 	if res := call(t, m, "test__shout", `{"text":"back"}`); res.Text != "BACK" {
@@ -280,7 +277,7 @@ func TestSyncDisable(t *testing.T) {
 	if err := m.Sync(context.Background(), []Plugin{a, b}); err != nil {
 		t.Fatal(err)
 	}
-	if alive(pidA) {
+	if plugintest.Alive(pidA) {
 		t.Errorf("disabled plugin %d still alive", pidA)
 	}
 	if slices.ContainsFunc(plugintest.ToolNames(m), func(n string) bool { return strings.HasPrefix(n, "a__") }) {
@@ -342,7 +339,7 @@ func TestCloseLeavesNoProcess(t *testing.T) {
 	m.Close()
 	m.Close()
 	for _, pid := range pids {
-		if alive(pid) {
+		if plugintest.Alive(pid) {
 			t.Errorf("process %d alive after Close", pid)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openclaw-go/openclaw/plugins/procgroup"
 	"github.com/openclaw-go/openclaw/plugins/stderrlog"
 	"github.com/openclaw-go/openclaw/plugins/supervisor"
 	"github.com/openclaw-go/openclaw/tools"
@@ -110,6 +111,8 @@ func (p *proc) runOnce(ctx context.Context, ready func()) (err error) {
 	// Stopping asks politely first: stdin closes, and WaitDelay later the
 	// process is killed if it has not left.
 	cmd.Cancel = stdin.Close
+	// Its own process group, so that what it starts ends with it.
+	procgroup.Own(cmd)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start: %w", err)
 	}
@@ -135,13 +138,17 @@ func (p *proc) runOnce(ctx context.Context, ready func()) (err error) {
 		p.client, p.pid = nil, 0
 		p.mu.Unlock()
 		stdin.Close()
-		// Give it a moment to leave on its own after EOF, then kill.
+		// Give it a moment to leave on its own after EOF, then end it
+		// and everything it started (SIGTERM, then SIGKILL), reaping it
+		// meanwhile so that its exit is seen at once.
 		select {
 		case <-client.done:
 		case <-time.After(time.Second):
 		}
-		cmd.Process.Kill()
-		werr := cmd.Wait()
+		waited := make(chan error, 1)
+		go func() { waited <- cmd.Wait() }()
+		procgroup.Stop(cmd.Process.Pid, procgroup.Grace)
+		werr := <-waited
 		switch {
 		case err == nil:
 			err = fmt.Errorf("%w: %v", ErrPluginExited, werr)

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openclaw-go/openclaw/plugins/procgroup"
 	"github.com/openclaw-go/openclaw/plugins/stderrlog"
 	"github.com/openclaw-go/openclaw/plugins/supervisor"
 	"github.com/openclaw-go/openclaw/tools"
@@ -187,6 +188,13 @@ func (c *conn) runSession(ctx context.Context, ready func()) error {
 	cctx, cancel := context.WithTimeout(ctx, c.cfg.connectTimeout())
 	defer cancel()
 	cs, err := client.Connect(cctx, t, nil)
+	if cmd != nil && cmd.Process != nil {
+		// Runs after cs.Close below, which lets the server leave and
+		// waits for it: then whatever it started goes too, whether the
+		// server was removed, restarted, stopped with the gateway or
+		// died on its own.
+		defer procgroup.Stop(cmd.Process.Pid, procgroup.Grace)
+	}
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
@@ -278,6 +286,10 @@ func (c *conn) transport() (sdk.Transport, *exec.Cmd) {
 	}
 	// The server's stderr is its log; it goes to ours, attributed.
 	cmd.Stderr = stderrlog.New(c.log, "mcp server stderr")
+	// A child of the server that keeps stderr open must not keep Wait,
+	// and so the SDK's Close, from returning once the server has exited.
+	cmd.WaitDelay = time.Second
+	procgroup.Own(cmd)
 	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, cmd
 }
 

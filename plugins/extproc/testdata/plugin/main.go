@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -68,10 +70,19 @@ func handle(m msg) {
 
 	switch m.Method {
 	case "initialize":
-		var cfg struct{ CheckTool string }
+		var cfg struct{ CheckTool, Grandchild string }
 		json.Unmarshal(p["config"], &cfg)
 		if cfg.CheckTool != "" {
 			check = cfg.CheckTool
+		}
+		if cfg.Grandchild != "" {
+			// A child of its own, sharing stderr, as a wrapper script
+			// leaves one; its pid goes to the named file.
+			sleep := exec.Command("sleep", "300")
+			sleep.Stderr = os.Stderr
+			if err := sleep.Start(); err == nil {
+				os.WriteFile(cfg.Grandchild, []byte(strconv.Itoa(sleep.Process.Pid)), 0o600)
+			}
 		}
 		fmt.Fprintln(os.Stderr, "initialized", str("pluginId"))
 		reply(map[string]any{"tools": toolList(), "hooks": []map[string]any{
