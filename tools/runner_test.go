@@ -268,7 +268,9 @@ func TestOwnerOnlyAndDangerousAreEnforced(t *testing.T) {
 	}
 
 	done := make(chan Result, 1)
-	go func() { done <- r.Run(context.Background(), Call{Name: "exec", Args: json.RawMessage(`{"command":"id"}`), Who: stranger}) }()
+	go func() {
+		done <- r.Run(context.Background(), Call{Name: "exec", Args: json.RawMessage(`{"command":"id"}`), Who: stranger})
+	}()
 	id := <-ev.seen
 	if dangerous.calls.Load() != 0 {
 		t.Fatal("the dangerous call ran before anyone approved it")

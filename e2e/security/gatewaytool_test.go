@@ -110,7 +110,9 @@ func TestGatewayToolChatStranger(t *testing.T) {
 	configUnchanged(t, g, before, marker)
 	reqs := model.Requests()
 	for _, r := range reqs {
-		if slices.ContainsFunc(r.Tools, func(tl fakemodel.Tool) bool { return tl.Name == "gateway" || tl.Name == "automations" || tl.Name == "nodes" }) {
+		if slices.ContainsFunc(r.Tools, func(tl fakemodel.Tool) bool {
+			return tl.Name == "gateway" || tl.Name == "automations" || tl.Name == "nodes"
+		}) {
 			t.Fatalf("the stranger's turn was offered an owner-only tool: %+v", r.Tools)
 		}
 	}
