@@ -29,12 +29,14 @@ import (
 // land.
 func (s *System) wireChannels() {
 	s.channels = channels.New(s.current().snap.Config, channels.Options{
-		Store:      s.store,
-		Log:        s.log.With("component", "channels"),
-		Dispatcher: agentDispatcher{svc: s.agents, owner: s.chatOwner},
-		Approver:   approvalResolver{a: s.approvals, owner: s.chatOwner},
-		Networks:   []channels.Network{telegramNetwork(s), discordNetwork(s), slackNetwork(s), whatsappNetwork(s)},
-		Workspace:  s.agents.Workspace,
+		Store:           s.store,
+		Log:             s.log.With("component", "channels"),
+		Dispatcher:      agentDispatcher{svc: s.agents, owner: s.chatOwner},
+		Approver:        approvalResolver{a: s.approvals, owner: s.chatOwner},
+		Networks:        []channels.Network{telegramNetwork(s), discordNetwork(s), slackNetwork(s), whatsappNetwork(s)},
+		Workspace:       s.agents.Workspace,
+		BootstrapOwner:  s.bootstrapOwner,
+		OwnerConfigured: func() bool { return len(s.current().snap.Config.Commands.OwnerAllowFrom) > 0 },
 		OnStatus: func(channel, accountID string, st channels.Status) {
 			// Operators see a channel connect or fail as it happens.
 			s.log.Info("channel state", "channel", channel, "accountId", accountID, "state", st.State, "detail", st.Detail)
