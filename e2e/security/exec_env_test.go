@@ -67,9 +67,15 @@ func TestExecEnvSteersAllowlistedGit(t *testing.T) {
 
 	env := map[string]string{"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.fsmonitor",
 		"GIT_CONFIG_VALUE_0": "touch " + marker, "GH_TOKEN": "ghp_attackerplanted"}
-	result := make(chan map[string]any, 1)
-	go func() {
-		result <- invoke(admin, map[string]any{"command": "git status", "workdir": "repo", "env": env})
+	type answer struct {
+		out map[string]any
+		err error
+	}
+	result := make(chan answer, 1)
+	attack := json.RawMessage(`{"name":"exec","args":` + harness.JSON(t, map[string]any{"command": "git status", "workdir": "repo", "env": env}) + `}`)
+	go func() { // harness.Call, not MustCall: no FailNow off the test goroutine
+		out, err := harness.Call(t, admin, "tools.invoke", attack)
+		result <- answer{out, err}
 	}()
 
 	ev := nextBusEvent(t, watcher, "exec.approval.requested")
@@ -99,7 +105,11 @@ func TestExecEnvSteersAllowlistedGit(t *testing.T) {
 	harness.MustCall(t, watcher, "exec.approval.resolve", map[string]any{"id": ev["id"], "decision": "deny"})
 	var out map[string]any
 	select {
-	case out = <-result:
+	case a := <-result:
+		if a.err != nil {
+			t.Fatalf("tools.invoke: %v", a.err)
+		}
+		out = a.out
 	case <-time.After(2 * time.Minute):
 		t.Fatal("exec did not return after the denial")
 	}
