@@ -116,7 +116,7 @@ func callExec(t *testing.T, cfg Config, args map[string]any) (Result, tools.Audi
 	audit := &auditRecorder{}
 	runner := &tools.Runner{Registry: reg, Auditor: audit}
 	raw, _ := json.Marshal(args)
-	res := runner.Run(context.Background(), tools.Call{Name: "exec", Args: raw, Who: tools.Who{AgentID: "main", SessionKey: "agent:main:main"}})
+	res := runner.Run(context.Background(), tools.Call{Name: "exec", Args: raw, Who: tools.Who{AgentID: "main", SessionKey: "agent:main:main", Owner: true}})
 	var r Result
 	if err := json.Unmarshal([]byte(res.Text), &r); err != nil {
 		r = Result{Status: "error", Note: res.Text}
