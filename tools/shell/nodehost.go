@@ -274,15 +274,17 @@ func (cfg Config) askForNode(ctx context.Context, c tools.Call, a ExecArgs, node
 	args, _ := json.Marshal(approvalShape{Host: "node", Node: node.ID, NodeName: node.Name,
 		Command: a.Command, Argv: argv, Cwd: cwd, Env: tools.RedactEnv(req.Env)})
 	ar := tools.ApprovalRequest{Tool: "exec", Args: args, Who: c.Who, Reason: "node " + node.label() + ": " + reason}
-	decision := ""
 	if da, ok := cfg.Approver.(DecisionApprover); ok {
-		if d, err := da.ApproveDecision(ctx, ar); err == nil { // as for gateway runs: a failed approval is a denial
-			decision = d
+		d, err := da.ApproveDecision(ctx, ar)
+		if err != nil {
+			return "" // as for gateway runs: a failed approval is a denial
 		}
-	} else if ok, _, err := cfg.Approver.Approve(ctx, ar); err == nil && ok {
-		decision = "allow-once"
+		return d
 	}
-	return decision
+	if ok, _, err := cfg.Approver.Approve(ctx, ar); err != nil || !ok {
+		return ""
+	}
+	return "allow-once"
 }
 
 // capString keeps at most limit bytes of s, saying so when cut.
