@@ -135,3 +135,19 @@ func TestSlackSigningSecretThrottled(t *testing.T) {
 	}
 	wantLockedOut(t, "rightly signed request", request(t, "POST", hook, signed(signing), body))
 }
+
+// TestParsePrefixesUnmaps: client addresses are unmapped before they are
+// compared with gateway.trustedProxies, so a proxy listed in its
+// IPv4-mapped form must still be trusted.
+func TestParsePrefixesUnmaps(t *testing.T) {
+	got := parsePrefixes(nil, "gateway.trustedProxies", []string{"::ffff:10.0.0.0/104", "::ffff:192.0.2.1", "2001:db8::/32", "10.1.2.3", "nonsense"})
+	want := []string{"10.0.0.0/8", "192.0.2.1/32", "2001:db8::/32", "10.1.2.3/32"}
+	if len(got) != len(want) {
+		t.Fatalf("parsePrefixes = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].String() != want[i] {
+			t.Fatalf("parsePrefixes = %v, want %v", got, want)
+		}
+	}
+}
