@@ -165,3 +165,30 @@ func (g *testGateway) attempt(t *testing.T, hdr http.Header, connect map[string]
 	readInto(t, ws, &res)
 	return res
 }
+
+// TestRateLimitKey: one client, one bucket. An IPv6 host picks any
+// address of its /64 per try, a page is one origin however it is spelled,
+// and a remote client's Origin is not its bucket.
+func TestRateLimitKey(t *testing.T) {
+	tests := []struct {
+		ip, origin, want string
+	}{
+		{"203.0.113.7", "", "203.0.113.7"},
+		{"2001:db8:1:2::1", "", "2001:db8:1:2::/64"},
+		{"2001:db8:1:2:ffff:ffff:ffff:ffff", "", "2001:db8:1:2::/64"},
+		{"2001:db8:1:3::1", "", "2001:db8:1:3::/64"},
+		{"::1", "", "::1"},
+		{"127.0.0.1", "", "127.0.0.1"},
+		{"203.0.113.7", "https://evil.example", "203.0.113.7"},
+		{"127.0.0.1", "https://evil.example", "browser-origin:https://evil.example"},
+		{"127.0.0.1", "http://127.0.0.2:18789", "browser-origin:http://loopback:18789"},
+		{"::1", "http://localhost:18789", "browser-origin:http://loopback:18789"},
+		{"127.0.0.1", "http://[::1]:18789", "browser-origin:http://loopback:18789"},
+		{"127.0.0.1", "http://localhost:3000", "browser-origin:http://loopback:3000"},
+	}
+	for _, tt := range tests {
+		if got := rateLimitKey(netip.MustParseAddr(tt.ip), tt.origin); got != tt.want {
+			t.Errorf("rateLimitKey(%s, %q) = %q, want %q", tt.ip, tt.origin, got, tt.want)
+		}
+	}
+}

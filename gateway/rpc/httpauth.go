@@ -62,7 +62,9 @@ func (t *HTTPAuthThrottle) Admit(w http.ResponseWriter, r *http.Request) bool {
 	if !locked {
 		return true
 	}
-	t.srv.log.Warn("refused locked-out HTTP client", "bucket", key, "path", r.URL.Path)
+	// Debug, not Warn: the lockout itself was logged once, and a
+	// guesser that keeps knocking must not fill the log.
+	t.srv.log.Debug("refused locked-out HTTP client", "bucket", key, "path", r.URL.Path)
 	w.Header().Set("Retry-After", strconv.FormatInt(int64((wait+time.Second-1)/time.Second), 10))
 	writeHTTPAuthError(w, http.StatusTooManyRequests, "too many failed authentication attempts (retry later)")
 	return false
@@ -88,7 +90,7 @@ func (t *HTTPAuthThrottle) bucket(r *http.Request) (key string, limited, ok bool
 		if !ok {
 			return "", false, false
 		}
-		return "webhook:" + t.webhook + ":" + ip.String(), true, true
+		return "webhook:" + t.webhook + ":" + addrBucket(ip), true, true
 	}
 	ip, forwarded, ok := clientIP(r, auth.TrustedProxies)
 	if !ok {

@@ -40,7 +40,7 @@ type bucket struct {
 	lockedUntil time.Time
 }
 
-// rateLimitKey is a client's failed-auth bucket: its normalised address,
+// rateLimitKey is a client's failed-auth bucket: its address (see addrBucket),
 // except for a browser page on this machine. Every local page shares the
 // loopback address, so its failures are counted per page origin instead:
 // a page must neither hide behind loopback's exemption nor lock out the
@@ -50,6 +50,18 @@ type bucket struct {
 func rateLimitKey(ip netip.Addr, origin string) string {
 	if origin != "" && ip.IsLoopback() {
 		return originBucket(origin)
+	}
+	return addrBucket(ip)
+}
+
+// addrBucket is the bucket of a client address: the address itself for
+// IPv4, its /64 for IPv6. One IPv6 host is usually handed a whole /64 and
+// may use any address in it, a fresh one per try if it likes.
+func addrBucket(ip netip.Addr) string {
+	ip = ip.Unmap()
+	if ip.Is6() && !ip.IsLoopback() {
+		p, _ := ip.Prefix(64)
+		return p.String()
 	}
 	return ip.String()
 }
