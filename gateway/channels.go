@@ -148,7 +148,7 @@ func telegramNetwork(s *System) channels.Network {
 				}
 				opts := telegram.Options{
 					AccountID: id, Token: token, APIRoot: acct.ApiRoot, Proxy: acct.Proxy,
-					WebhookURL: acct.WebhookUrl, WebhookSecret: acct.WebhookSecret.Value, WebhookPath: path,
+					WebhookURL: acct.WebhookUrl, WebhookSecret: acct.WebhookSecret.Value, WebhookPath: path, Throttle: s.srv.WebhookThrottle(path),
 					TextLimit: acct.TextChunkLimit, ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb,
 					Log: s.log.With("component", "channels", "channel", "telegram", "accountId", id),
 				}
@@ -257,7 +257,7 @@ func slackNetwork(s *System) channels.Network {
 				}
 				opts := slack.Options{
 					AccountID: id, BotToken: bot, AppToken: app, SigningSecret: acct.SigningSecret.Value, Mode: acct.Mode,
-					APIURL: s.opts.Getenv("OPENCLAW_SLACK_API_URL"), WebhookPath: path, TextLimit: acct.TextChunkLimit,
+					APIURL: s.opts.Getenv("OPENCLAW_SLACK_API_URL"), WebhookPath: path, Throttle: s.srv.WebhookThrottle(path), TextLimit: acct.TextChunkLimit,
 					ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb, SlashCommand: slash,
 					Log: s.log.With("component", "channels", "channel", "slack", "accountId", id),
 				}
