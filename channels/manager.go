@@ -110,6 +110,13 @@ type Options struct {
 	// resolved ("approved" or "dismissed"), so operators' screens can
 	// follow. It must not block.
 	OnPairing func(req PairingRequest, resolved string)
+	// BootstrapOwner makes an approved sender the owner when none is
+	// configured yet (channels.pairing.approve with bootstrapCommandOwner),
+	// answering OpenClaw's status: configured, already-configured or
+	// unavailable. Nil: always unavailable.
+	BootstrapOwner func(ctx context.Context, channel, senderID string) (status string, err error)
+	// OwnerConfigured reports whether commands.ownerAllowFrom names anyone.
+	OwnerConfigured func() bool
 }
 
 // Manager runs the configured channel accounts, the inbound pipeline and
