@@ -117,8 +117,9 @@ func TestSharedSessionToolsActInTheSendersChat(t *testing.T) {
 	model := fakemodel.New(t)
 	ann := telegramtest.User{ID: 4001, Username: "ann", FirstName: "Ann"}
 	bob := telegramtest.User{ID: 4002, Username: "bob", FirstName: "Bob"}
+	// Ann is the owner: only the owner's press settles an approval.
 	tg, c := startSharedTelegram(t, model, []telegramtest.User{ann, bob},
-		`tools: { guard: { rules: [{ tool: "DateTimeTool", action: "require_approval" }] } },`)
+		`tools: { guard: { rules: [{ tool: "DateTimeTool", action: "require_approval" }] } }, commands: { ownerAllowFrom: ["telegram:4001"] },`)
 	model.Script(
 		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "m1", Name: "message", Arguments: `{"action":"send","message":"private note for ann"}`}}},
 		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "d1", Name: "DateTimeTool", Arguments: `{"timezone":"UTC"}`}}},
