@@ -244,8 +244,10 @@ func (s *Service) launch(run *Run, agent resolvedAgent, sess *sessions.Session, 
 	// waiters hear of it.
 	go func() {
 		if err := s.queue.Wait(context.Background(), run.ID); err != nil {
-			if req.Resumable && errors.Is(err, sessions.ErrAborted) {
-				s.endAccepted(run.ID) // a person stopped it; a shutdown did not
+			if req.Resumable && !errors.Is(err, sessions.ErrQueueClosed) {
+				// A person stopped it, or it panicked: over. A shutdown
+				// leaves it to the next start.
+				s.endAccepted(run.ID)
 			}
 			now := time.Now()
 			s.finish(run, RunResult{Status: "aborted", Error: "aborted before it started", StartedAt: now, EndedAt: now})
