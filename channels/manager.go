@@ -605,7 +605,7 @@ func (m *Manager) process(r inboundRow) {
 	}
 	stopTyping := m.typing(ctx, a, Target{ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID})
 	reply, err := m.opts.Dispatcher.Dispatch(ctx, Dispatch{
-		AgentID: agentID, SessionKey: key, RunID: "channel-in-" + strconv.FormatInt(r.ID, 10),
+		AgentID: agentID, SessionKey: key, RunID: RunIDOf(r.ID),
 		Text: text, ExtraSystemPrompt: verdict.Group.SystemPrompt, Origin: origin, SenderID: in.Sender.ID,
 	})
 	stopTyping()

@@ -462,11 +462,11 @@ func (w *webhookRouter) lookup(path string) (http.Handler, bool) {
 // built after the tools, so it is looked up at call time.
 type channelMessenger struct{ s *System }
 
-func (c channelMessenger) Conversation(ctx context.Context, sessionKey string) (message.Conversation, bool, error) {
+func (c channelMessenger) Conversation(ctx context.Context, sessionKey, runID string) (message.Conversation, bool, error) {
 	if c.s.channels == nil || sessionKey == "" {
 		return message.Conversation{}, false, nil
 	}
-	r, ok, err := c.s.channels.RouteOf(ctx, sessionKey)
+	r, ok, err := c.s.channels.RunRoute(ctx, sessionKey, runID)
 	return message.Conversation{Channel: r.Channel, AccountID: r.AccountID, ChatID: r.ChatID, ThreadID: r.ThreadID}, ok, err
 }
 
@@ -516,8 +516,27 @@ func (f approvalFanout) Broadcast(event string, payload any) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		if _, err := f.s.channels.AskApproval(ctx, key, id, summary); err != nil {
+		if _, err := f.s.channels.AskApproval(ctx, key, f.runOf(ctx, id), id, summary); err != nil {
 			f.s.log.Warn("could not ask for approval in the chat", "sessionKey", key, "err", err)
 		}
 	}()
+}
+
+// runOf is the run that asked for approval id ("" when unknown): the
+// chat to ask is that run's, not the session's last.
+func (f approvalFanout) runOf(ctx context.Context, id string) string {
+	if f.s.approvals == nil {
+		return ""
+	}
+	pending, err := f.s.approvals.List(ctx)
+	if err != nil {
+		f.s.log.Warn("could not look up the run of an approval", "id", id, "err", err)
+		return ""
+	}
+	for _, p := range pending {
+		if p.ID == id {
+			return p.RunID
+		}
+	}
+	return ""
 }

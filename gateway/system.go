@@ -428,6 +428,13 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	defer s.mcp.mgr.Close()
 	s.wireExtPlugins()
 	defer s.ext.mgr.Close()
+	// Turns a client was told were accepted and the last process did not
+	// finish run now, before any client can ask about them.
+	if n, err := s.agents.Resume(ctx); err != nil {
+		s.log.Error("could not resume accepted turns", "err", err)
+	} else if n > 0 {
+		s.log.Info("resumed accepted turns", "count", n)
+	}
 
 	host, err := s.bindHost(snap)
 	if err != nil {
