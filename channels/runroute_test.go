@@ -7,21 +7,24 @@ import (
 	"time"
 )
 
-// routeAgent answers each turn with the chat RunRoute gives its run,
-// after Ann's turn has waited for Bob to become the session's last chat.
+// routeAgent answers each turn with the chat RunRoute gives its run.
+// Ann's turn says it has started, then waits until Bob has become the
+// session's last chat.
 type routeAgent struct {
-	m func() *Manager
+	m          func() *Manager
+	annStarted chan struct{}
 }
 
 func (a routeAgent) Dispatch(ctx context.Context, d Dispatch) (Reply, error) {
 	m := a.m()
 	if d.SenderID == "ann" {
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		close(a.annStarted)
+		for ; ; time.Sleep(5 * time.Millisecond) {
 			r, _, err := m.RouteOf(ctx, d.SessionKey)
 			if err != nil {
 				return Reply{}, err
 			}
-			if r.ChatID == "bob" || time.Now().After(deadline) {
+			if r.ChatID == "bob" {
 				break
 			}
 		}
@@ -40,11 +43,12 @@ func (a routeAgent) Dispatch(ctx context.Context, d Dispatch) (Reply, error) {
 // each message goes to the chat it came from.
 func TestRunRouteInASharedSession(t *testing.T) {
 	var h *harness
-	agent := routeAgent{m: func() *Manager { return h.m }}
+	agent := routeAgent{m: func() *Manager { return h.m }, annStarted: make(chan struct{})}
 	h = newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}}, agent, nil)
 	ann, bob := dmFrom("1", "ann", "hi"), dmFrom("2", "bob", "hello")
 	ann.Sender.ID, bob.Sender.ID = "ann", "bob"
 	h.ad.push(t, ann)
+	<-agent.annStarted // Bob writes while Ann's turn runs
 	h.ad.push(t, bob)
 	got := map[string]string{}
 	for _, o := range h.ad.waitSent(t, 2) {
