@@ -29,12 +29,14 @@ import (
 // land.
 func (s *System) wireChannels() {
 	s.channels = channels.New(s.current().snap.Config, channels.Options{
-		Store:      s.store,
-		Log:        s.log.With("component", "channels"),
-		Dispatcher: agentDispatcher{s.agents},
-		Approver:   approvalResolver{s.approvals},
-		Networks:   []channels.Network{telegramNetwork(s), discordNetwork(s), slackNetwork(s), whatsappNetwork(s)},
-		Workspace:  s.agents.Workspace,
+		Store:           s.store,
+		Log:             s.log.With("component", "channels"),
+		Dispatcher:      agentDispatcher{svc: s.agents, owner: s.chatOwner},
+		Approver:        approvalResolver{a: s.approvals, owner: s.chatOwner},
+		Networks:        []channels.Network{telegramNetwork(s), discordNetwork(s), slackNetwork(s), whatsappNetwork(s)},
+		Workspace:       s.agents.Workspace,
+		BootstrapOwner:  s.bootstrapOwner,
+		OwnerConfigured: func() bool { return len(s.current().snap.Config.Commands.OwnerAllowFrom) > 0 },
 		OnStatus: func(channel, accountID string, st channels.Status) {
 			// Operators see a channel connect or fail as it happens.
 			s.log.Info("channel state", "channel", channel, "accountId", accountID, "state", st.State, "detail", st.Detail)
@@ -64,13 +66,23 @@ func (s *System) wireChannels() {
 	s.channels.Register(s.srv)
 }
 
-// agentDispatcher runs channel messages as agent turns.
-type agentDispatcher struct{ svc *agents.Service }
+// chatOwner says whether a chat sender is the owner under the running
+// config.
+func (s *System) chatOwner(channel, senderID string) bool {
+	return isChatOwner(s.current().snap.Config, channel, senderID)
+}
+
+// agentDispatcher runs channel messages as agent turns, with the owner's
+// rights only for a sender in commands.ownerAllowFrom.
+type agentDispatcher struct {
+	svc   *agents.Service
+	owner func(channel, senderID string) bool
+}
 
 func (d agentDispatcher) Dispatch(ctx context.Context, req channels.Dispatch) (channels.Reply, error) {
 	run, _, err := d.svc.Start(ctx, agents.StartRequest{
 		AgentID: req.AgentID, SessionKey: req.SessionKey, Message: req.Text, RunID: req.RunID,
-		ExtraSystemPrompt: req.ExtraSystemPrompt,
+		ExtraSystemPrompt: req.ExtraSystemPrompt, Owner: d.owner(req.Origin.Channel, req.SenderID),
 	})
 	if err != nil {
 		return channels.Reply{}, err
@@ -97,12 +109,21 @@ func (d agentDispatcher) Dispatch(ctx context.Context, req channels.Dispatch) (c
 	return channels.Reply{}, errors.New(msg)
 }
 
-// approvalResolver settles Tool Guard approvals from chat buttons.
-type approvalResolver struct{ a *tools.Approvals }
+// approvalResolver settles Tool Guard approvals from chat buttons. Only
+// the owner's press counts: the request is posted in the chat whose turn
+// asked, so anyone else pressing Allow would be approving their own call.
+type approvalResolver struct {
+	a     *tools.Approvals
+	owner func(channel, senderID string) bool
+}
 
 func (r approvalResolver) ResolveApproval(ctx context.Context, id, decision, by string) error {
 	if r.a == nil {
 		return errors.New("approvals are not available")
+	}
+	channel, sender, _ := strings.Cut(by, ":")
+	if !r.owner(channel, sender) {
+		return errors.New("only the owner can answer approvals here (commands.ownerAllowFrom)")
 	}
 	return r.a.Resolve(ctx, id, decision)
 }
@@ -127,7 +148,7 @@ func telegramNetwork(s *System) channels.Network {
 				}
 				opts := telegram.Options{
 					AccountID: id, Token: token, APIRoot: acct.ApiRoot, Proxy: acct.Proxy,
-					WebhookURL: acct.WebhookUrl, WebhookSecret: acct.WebhookSecret.Value, WebhookPath: path,
+					WebhookURL: acct.WebhookUrl, WebhookSecret: acct.WebhookSecret.Value, WebhookPath: path, Throttle: s.srv.WebhookThrottle(path),
 					TextLimit: acct.TextChunkLimit, ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb,
 					Log: s.log.With("component", "channels", "channel", "telegram", "accountId", id),
 				}
@@ -236,7 +257,7 @@ func slackNetwork(s *System) channels.Network {
 				}
 				opts := slack.Options{
 					AccountID: id, BotToken: bot, AppToken: app, SigningSecret: acct.SigningSecret.Value, Mode: acct.Mode,
-					APIURL: s.opts.Getenv("OPENCLAW_SLACK_API_URL"), WebhookPath: path, TextLimit: acct.TextChunkLimit,
+					APIURL: s.opts.Getenv("OPENCLAW_SLACK_API_URL"), WebhookPath: path, Throttle: s.srv.WebhookThrottle(path), TextLimit: acct.TextChunkLimit,
 					ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb, SlashCommand: slash,
 					Log: s.log.With("component", "channels", "channel", "slack", "accountId", id),
 				}
@@ -441,11 +462,11 @@ func (w *webhookRouter) lookup(path string) (http.Handler, bool) {
 // built after the tools, so it is looked up at call time.
 type channelMessenger struct{ s *System }
 
-func (c channelMessenger) Conversation(ctx context.Context, sessionKey string) (message.Conversation, bool, error) {
+func (c channelMessenger) Conversation(ctx context.Context, sessionKey, runID string) (message.Conversation, bool, error) {
 	if c.s.channels == nil || sessionKey == "" {
 		return message.Conversation{}, false, nil
 	}
-	r, ok, err := c.s.channels.RouteOf(ctx, sessionKey)
+	r, ok, err := c.s.channels.RunRoute(ctx, sessionKey, runID)
 	return message.Conversation{Channel: r.Channel, AccountID: r.AccountID, ChatID: r.ChatID, ThreadID: r.ThreadID}, ok, err
 }
 
@@ -495,8 +516,27 @@ func (f approvalFanout) Broadcast(event string, payload any) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		if _, err := f.s.channels.AskApproval(ctx, key, id, summary); err != nil {
+		if _, err := f.s.channels.AskApproval(ctx, key, f.runOf(ctx, id), id, summary); err != nil {
 			f.s.log.Warn("could not ask for approval in the chat", "sessionKey", key, "err", err)
 		}
 	}()
+}
+
+// runOf is the run that asked for approval id ("" when unknown): the
+// chat to ask is that run's, not the session's last.
+func (f approvalFanout) runOf(ctx context.Context, id string) string {
+	if f.s.approvals == nil {
+		return ""
+	}
+	pending, err := f.s.approvals.List(ctx)
+	if err != nil {
+		f.s.log.Warn("could not look up the run of an approval", "id", id, "err", err)
+		return ""
+	}
+	for _, p := range pending {
+		if p.ID == id {
+			return p.RunID
+		}
+	}
+	return ""
 }

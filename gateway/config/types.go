@@ -227,6 +227,8 @@ type HeartbeatActiveHours struct {
 type Commands struct {
 	// Whether the gateway tool may restart the gateway. Default false.
 	Restart bool `json:"restart"`
+	// Chat senders who are the owner, as "<channel>:<sender id>" (e.g. "telegram:123456"): only their turns may use owner-only tools (gateway, automations, nodes) and dangerous tools without approval, and only they may answer approval buttons in a chat. Default none: no chat sender is the owner.
+	OwnerAllowFrom []string `json:"ownerAllowFrom"`
 }
 
 // Gateway is the gateway.* section.
@@ -261,7 +263,7 @@ type GatewayAuth struct {
 	Token SecretInput `json:"token"`
 	// Password clients must send in password mode; a string or a SecretRef. Default "".
 	Password SecretInput `json:"password"`
-	// Limits on failed auth attempts per client address. Default: 10 attempts a minute, then a 5-minute lockout.
+	// Limits on failed auth attempts per client address: connects, bearer tokens on the HTTP API and (ours) channel webhook secrets. Default: 10 attempts a minute, then a 5-minute lockout.
 	RateLimit RateLimit `json:"rateLimit"`
 }
 
@@ -273,7 +275,7 @@ type RateLimit struct {
 	WindowMs int `json:"windowMs" min:"1"`
 	// How long a client is refused after too many failures, in milliseconds. Default 300000.
 	LockoutMs int `json:"lockoutMs" min:"0"`
-	// Whether loopback clients are never rate limited. Default true.
+	// Whether direct loopback clients (no forwarding headers, no browser Origin) are never rate limited; channel webhooks always are. Default true.
 	ExemptLoopback *bool `json:"exemptLoopback"`
 }
 

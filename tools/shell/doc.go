@@ -5,4 +5,10 @@
 // output goes to temporary files, capped, and a run past yieldMs moves
 // to the background as a process session. process lists, polls, reads,
 // writes to, and kills those sessions, scoped per agent.
+//
+// exec's env argument is part of the command: the policy judges it with
+// the command line (only safe variables such as TERM, LANG, LC_*, TZ run
+// without approval; PATH, LD_*, DYLD_*, BASH_ENV and ENV are refused), the
+// approval request shows it and the audit row keeps it, with the values
+// of secret-looking names redacted.
 package shell
