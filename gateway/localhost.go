@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/openclaw-go/openclaw/gateway/rpc"
 )
 
 // localOnly serves next only to a browser or client on this machine that
@@ -41,7 +43,7 @@ func loopbackPeer(r *http.Request) bool {
 		return false
 	}
 	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback() && r.Header.Get("X-Forwarded-For") == "" && r.Header.Get("Forwarded") == ""
+	return err == nil && ip.Unmap().IsLoopback() && !rpc.HasForwardingHeaders(r.Header)
 }
 
 // ownLoopbackHost reports whether a Host header names this gateway by a
