@@ -91,7 +91,11 @@ func (c *Conn) handshake(nonce string) (*protocol.Response, bool) {
 	req, err := protocol.DecodeRequest(data)
 	if err != nil {
 		if req != nil && req.ID != "" {
+			// A request we could not take (no method, nested too deep) is
+			// told why before the close, like any refused connect.
 			c.sendResponse(protocol.ErrResponse(req.ID, protocol.Errorf(protocol.CodeInvalidRequest, "invalid handshake: %v", err)))
+			c.closeAfterGrace(protocol.ClosePolicy, "invalid handshake")
+			return nil, false
 		}
 		c.closeAfterFlush(protocol.ClosePolicy, "invalid handshake")
 		return nil, false
@@ -125,7 +129,10 @@ func (c *Conn) readLoop() {
 			if req != nil && req.ID != "" {
 				c.sendResponse(protocol.ErrResponse(req.ID, protocol.Errorf(protocol.CodeInvalidRequest, "%v", err)))
 			}
-			continue // noise after the handshake is ignored, as the real gateway does
+			// Noise after the handshake is ignored, as the real gateway
+			// does; a request that could not be taken (nested past
+			// protocol.MaxFrameDepth, say) was answered above.
+			continue
 		}
 		if req.Method == "connect" {
 			c.sendResponse(protocol.ErrResponse(req.ID, protocol.Errorf(protocol.CodeInvalidRequest, "already connected")))
