@@ -46,13 +46,8 @@ func (d *disclosure) activate(sessionID, tool string) {
 func (r *RegistryTools) visible(ctx context.Context, t *Turn) (full []tools.Spec, dormant []tools.Spec) {
 	who := whoOf(t)
 	for _, s := range r.Runner.Registry.Specs() {
-		if !r.Runner.Settings.Enabled(s.Name) {
+		if ok, _ := r.Runner.Permitted(ctx, who, s); !ok {
 			continue
-		}
-		if r.Runner.Policy != nil {
-			if ok, _ := r.Runner.Policy.Allowed(ctx, who, s); !ok {
-				continue
-			}
 		}
 		if r.Legacy || r.Runner.Settings.Tier(s) != tools.TierExtension || r.disc.isActive(t.SessionID, s.Name) {
 			full = append(full, s)

@@ -36,6 +36,11 @@ type StartRequest struct {
 	ToolsAllow []string
 	// Heartbeat marks a heartbeat turn: its events say so.
 	Heartbeat bool
+	// Owner: the run acts for the gateway's owner (an operator holding
+	// operator.admin, or a sender in commands.ownerAllowFrom); only then
+	// may it use owner-only tools. Callers derive it from who asked, never
+	// from a parameter.
+	Owner bool
 	// Fresh starts the session over when it already has turns: each
 	// run of an isolated job sees only its own message.
 	Fresh bool

@@ -43,6 +43,8 @@ type Turn struct {
 	// ToolsAllow narrows the tools of a scheduled run (a job's
 	// toolsAllow); empty means the policy's tools.
 	ToolsAllow []string
+	// Owner: the turn acts for the gateway's owner (see tools.Who.Owner).
+	Owner bool
 }
 
 // Options configure a Service.

@@ -115,7 +115,7 @@ func (t *sessionTools) spawn(ctx context.Context, turn *Turn, raw json.RawMessag
 	key := sessions.SubagentKeyFor(target, turn.SessionKey)
 	run, _, err := s.Start(context.WithoutCancel(ctx), StartRequest{
 		AgentID: target, SessionKey: key, Message: a.Task, SpawnedBy: turn.SessionKey, Depth: depth,
-		Label: a.Label, Models: models, Timeout: timeout,
+		Label: a.Label, Models: models, Timeout: timeout, Owner: turn.Owner,
 	})
 	if err != nil {
 		s.releaseChild(turn.AgentID)
@@ -149,7 +149,7 @@ func (s *Service) announce(run *Run, parent *Turn, label string, cleanup bool) {
 		body = fmt.Sprintf("(the sub-agent ended with %s: %s)", r.Status, r.Error)
 	}
 	msg := fmt.Sprintf("[Sub-agent %s finished, run %s, isUser=false]\n%s", name, run.ID, body)
-	if _, _, err := s.Start(ctx, StartRequest{AgentID: parent.AgentID, SessionKey: parent.SessionKey, Message: msg, SpawnedBy: parent.SpawnedBy, Depth: parent.Depth}); err != nil {
+	if _, _, err := s.Start(ctx, StartRequest{AgentID: parent.AgentID, SessionKey: parent.SessionKey, Message: msg, SpawnedBy: parent.SpawnedBy, Depth: parent.Depth, Owner: parent.Owner}); err != nil {
 		s.log.Error("announce sub-agent result", "child", run.SessionKey, "parent", parent.SessionKey, "err", err)
 	}
 }
@@ -245,7 +245,7 @@ func (t *sessionTools) delegate(ctx context.Context, turn *Turn, raw json.RawMes
 	}
 	run, _, err := t.svc.Start(context.WithoutCancel(ctx), StartRequest{
 		AgentID: target, SessionKey: sessions.SubagentKeyFor(target, turn.SessionKey), Message: a.Task,
-		SpawnedBy: turn.SessionKey, Depth: turn.Depth + 1, Label: "delegated by " + turn.AgentID,
+		SpawnedBy: turn.SessionKey, Depth: turn.Depth + 1, Label: "delegated by " + turn.AgentID, Owner: turn.Owner,
 	})
 	if err != nil {
 		return nil, err

@@ -61,7 +61,8 @@ func TestTelegramEndToEnd(t *testing.T) {
 	const token = "123456:TEST-token-e2e"
 	tg := telegramtest.New(t, token)
 	g := startGateway(t, gatewayOpts{Config: telegramConfig(model.URL(), tg.URL(), token,
-		`tools: { guard: { rules: [{ tool: "DateTimeTool", action: "require_approval" }] } },`)})
+		`tools: { guard: { rules: [{ tool: "DateTimeTool", action: "require_approval" }] } },
+  commands: { ownerAllowFrom: ["telegram:1001"] },`)})
 	c := ourClient(t, g)
 	ann := telegramtest.User{ID: 1001, Username: "ann", FirstName: "Ann"}
 

@@ -139,6 +139,11 @@ func (x cronExecutor) agentTurn(ctx context.Context, job cron.Job, info cron.Run
 		Label:      "Automation: " + job.Name,
 		ToolsAllow: job.Payload.ToolsAllow,
 		Fresh:      job.SessionTarget == cron.TargetIsolated,
+		// A job an operator made over cron.add (which needs operator.admin)
+		// runs as the owner; one a conversation made with the automations
+		// tool does not, so a prompt that got into such a job can neither
+		// rewrite the config nor run dangerous tools without approval.
+		Owner: job.Owner == nil,
 	}
 	if job.Owner != nil {
 		req.Depth = job.Owner.Depth

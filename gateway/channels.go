@@ -31,8 +31,8 @@ func (s *System) wireChannels() {
 	s.channels = channels.New(s.current().snap.Config, channels.Options{
 		Store:      s.store,
 		Log:        s.log.With("component", "channels"),
-		Dispatcher: agentDispatcher{s.agents},
-		Approver:   approvalResolver{s.approvals},
+		Dispatcher: agentDispatcher{svc: s.agents, owner: s.chatOwner},
+		Approver:   approvalResolver{a: s.approvals, owner: s.chatOwner},
 		Networks:   []channels.Network{telegramNetwork(s), discordNetwork(s), slackNetwork(s), whatsappNetwork(s)},
 		Workspace:  s.agents.Workspace,
 		OnStatus: func(channel, accountID string, st channels.Status) {
@@ -64,13 +64,23 @@ func (s *System) wireChannels() {
 	s.channels.Register(s.srv)
 }
 
-// agentDispatcher runs channel messages as agent turns.
-type agentDispatcher struct{ svc *agents.Service }
+// chatOwner says whether a chat sender is the owner under the running
+// config.
+func (s *System) chatOwner(channel, senderID string) bool {
+	return isChatOwner(s.current().snap.Config, channel, senderID)
+}
+
+// agentDispatcher runs channel messages as agent turns, with the owner's
+// rights only for a sender in commands.ownerAllowFrom.
+type agentDispatcher struct {
+	svc   *agents.Service
+	owner func(channel, senderID string) bool
+}
 
 func (d agentDispatcher) Dispatch(ctx context.Context, req channels.Dispatch) (channels.Reply, error) {
 	run, _, err := d.svc.Start(ctx, agents.StartRequest{
 		AgentID: req.AgentID, SessionKey: req.SessionKey, Message: req.Text, RunID: req.RunID,
-		ExtraSystemPrompt: req.ExtraSystemPrompt,
+		ExtraSystemPrompt: req.ExtraSystemPrompt, Owner: d.owner(req.Origin.Channel, req.SenderID),
 	})
 	if err != nil {
 		return channels.Reply{}, err
@@ -97,12 +107,21 @@ func (d agentDispatcher) Dispatch(ctx context.Context, req channels.Dispatch) (c
 	return channels.Reply{}, errors.New(msg)
 }
 
-// approvalResolver settles Tool Guard approvals from chat buttons.
-type approvalResolver struct{ a *tools.Approvals }
+// approvalResolver settles Tool Guard approvals from chat buttons. Only
+// the owner's press counts: the request is posted in the chat whose turn
+// asked, so anyone else pressing Allow would be approving their own call.
+type approvalResolver struct {
+	a     *tools.Approvals
+	owner func(channel, senderID string) bool
+}
 
 func (r approvalResolver) ResolveApproval(ctx context.Context, id, decision, by string) error {
 	if r.a == nil {
 		return errors.New("approvals are not available")
+	}
+	channel, sender, _ := strings.Cut(by, ":")
+	if !r.owner(channel, sender) {
+		return errors.New("only the owner can answer approvals here (commands.ownerAllowFrom)")
 	}
 	return r.a.Resolve(ctx, id, decision)
 }

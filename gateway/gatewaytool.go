@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -18,15 +20,24 @@ type gatewayToolArgs struct {
 	DelayMs int    `json:"delayMs,omitempty" jsonschema:"description=Milliseconds before a restart (default 2000)"`
 }
 
-// gatewayTool lets an agent read and change the gateway's config and
-// restart it (only with commands.restart). Writes go through the same
-// validation as the config RPCs; secrets are never shown.
+// gatewayTool lets the owner's agent read and change the gateway's config
+// and restart it (only with commands.restart). It is owner-only: a chat
+// stranger's or a write-scoped client's turn neither sees nor runs it,
+// since config writes can make the gateway run any command. Writes go
+// through the same validation as the config RPCs, and even the owner's
+// model waits for a person's approval before a change outside
+// toolConfigFreeKeys lands; secrets are never shown.
 func (s *System) gatewayTool() tools.Tool {
 	return tools.NewTyped(tools.Spec{
 		Name: "gateway", Description: "Read or change this gateway's config (config.get, config.schema, config.apply, config.patch) or restart it.",
-		Source: tools.SourceCore, Groups: []string{"group:openclaw"}, Dangerous: true, Timeout: tools.TimeoutFast,
+		Source: tools.SourceCore, Groups: []string{"group:openclaw"}, Dangerous: true, OwnerOnly: true, Timeout: 15 * time.Minute,
 	}, func(ctx context.Context, c tools.Call, a gatewayToolArgs) (tools.Result, error) {
-		out, err := s.gatewayAction(a)
+		if !c.Who.Owner {
+			// The runner refuses this already; a second check keeps a
+			// caller that skips the runner from writing config.
+			return tools.Result{}, errors.New("the gateway tool is for the owner only")
+		}
+		out, err := s.gatewayAction(ctx, c, a)
 		if err != nil {
 			return tools.Result{}, err
 		}
@@ -38,7 +49,7 @@ func (s *System) gatewayTool() tools.Tool {
 	})
 }
 
-func (s *System) gatewayAction(a gatewayToolArgs) (any, error) {
+func (s *System) gatewayAction(ctx context.Context, c tools.Call, a gatewayToolArgs) (any, error) {
 	snap := s.current().snap
 	switch a.Action {
 	case "config.get":
@@ -49,7 +60,7 @@ func (s *System) gatewayAction(a gatewayToolArgs) (any, error) {
 		if a.Raw == "" {
 			return nil, errors.New("config.apply needs raw")
 		}
-		return s.writeConfig("config.apply", []byte(a.Raw), "", true)
+		return s.toolWriteConfig(ctx, c, "config.apply", []byte(a.Raw))
 	case "config.patch":
 		obj, err := config.ParseObject([]byte(a.Raw))
 		if err != nil {
@@ -59,7 +70,7 @@ func (s *System) gatewayAction(a gatewayToolArgs) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return s.writeConfig("config.patch", next, "", true)
+		return s.toolWriteConfig(ctx, c, "config.patch", next)
 	case "restart":
 		if !snap.Config.Commands.Restart {
 			return nil, errors.New("restarting is off: set commands.restart to true to allow it")
@@ -72,4 +83,74 @@ func (s *System) gatewayAction(a gatewayToolArgs) (any, error) {
 		return fmt.Sprintf("restarting in %s", delay), nil
 	}
 	return nil, fmt.Errorf("unknown action %q", a.Action)
+}
+
+// toolConfigFreeKeys are the config keys the owner's model may change
+// without a person's approval: which model answers, how the agent
+// introduces itself, its heartbeat, and message formatting. Everything
+// else can add a command (mcp, plugins, hooks, skills), weaken auth or
+// the tool policy (gateway, tools, commands, channels' sender policies),
+// move the workspace, or send the conversation elsewhere (models), so it
+// waits for approval. Patterns are dotted paths; * is one segment, and a
+// pattern covers the keys below it.
+var toolConfigFreeKeys = []string{
+	"agents.defaults.model", "agents.defaults.imageModel", "agents.defaults.heartbeat",
+	"agents.entries.*.model", "agents.entries.*.identity", "agents.entries.*.name", "agents.entries.*.heartbeat",
+	"messages", "logging.level", "ui",
+}
+
+// configChangesNeedingApproval lists the keys a change from cur to next
+// touches outside toolConfigFreeKeys.
+func configChangesNeedingApproval(cur, next *config.Config) []string {
+	var out []string
+	for _, p := range config.Changes(cur, next) {
+		if !slices.ContainsFunc(toolConfigFreeKeys, func(pat string) bool { return dottedPrefixMatch(pat, p) }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// dottedPrefixMatch reports whether the dotted path p is pat or lies
+// below it, * matching one segment.
+func dottedPrefixMatch(pat, p string) bool {
+	ps, segs := strings.Split(pat, "."), strings.Split(p, ".")
+	if len(segs) < len(ps) {
+		return false
+	}
+	for i, seg := range ps {
+		if seg != "*" && !strings.EqualFold(seg, segs[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// toolWriteConfig writes a config the model proposed: changes outside
+// toolConfigFreeKeys first wait for a person's approval (the request
+// names the keys), then the write goes through only if the file is still
+// the one the approval was asked about.
+func (s *System) toolWriteConfig(ctx context.Context, c tools.Call, method string, raw []byte) (any, error) {
+	cur := s.current().snap
+	raw, _ = restoreRedacted(raw, cur.Raw, cur.Tree)
+	next, err := config.Parse(cur.Path, raw, s.loadOptions())
+	if err != nil {
+		return s.writeConfig(method, raw, cur.Hash, true) // answers with the positioned issues
+	}
+	if keys := configChangesNeedingApproval(cur.Config, next.Config); len(keys) > 0 {
+		approver := s.tools.Approver
+		if approver == nil {
+			return nil, fmt.Errorf("changing %s needs a person's approval and nobody can approve here", strings.Join(keys, ", "))
+		}
+		args, _ := json.Marshal(map[string]any{"action": method, "changes": keys, "raw": string(raw)})
+		ok, id, err := approver.Approve(ctx, tools.ApprovalRequest{Tool: "gateway", Args: args, Who: c.Who,
+			Reason: "the agent wants to change " + strings.Join(keys, ", ")})
+		if err != nil {
+			return nil, fmt.Errorf("approval %s: %w", id, err)
+		}
+		if !ok {
+			return nil, fmt.Errorf("changing %s was not approved (approval %s)", strings.Join(keys, ", "), id)
+		}
+	}
+	return s.writeConfig(method, raw, cur.Hash, true)
 }

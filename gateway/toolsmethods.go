@@ -210,6 +210,10 @@ func (s *System) handleToolsInvoke(ctx context.Context, req *rpc.Request) (any, 
 	if len(p.Args) == 0 {
 		p.Args = json.RawMessage("{}")
 	}
+	// The call has the rights of the connection: without operator.admin
+	// it is not the owner's, so owner-only tools are refused and
+	// dangerous ones wait for approval.
+	who.Owner = req.Conn.Has(protocol.ScopeAdmin)
 	res := s.tools.Run(ctx, tools.Call{ID: "invoke", Name: p.Name, Args: p.Args, Who: who})
 	out := map[string]any{"ok": !res.IsError, "toolName": p.Name, "output": res.Text}
 	if res.IsError {
@@ -223,11 +227,12 @@ func (s *System) handleToolsSchemas(ctx context.Context, req *rpc.Request) (any,
 	if err != nil {
 		return nil, err
 	}
+	who.Owner = req.Conn.Has(protocol.ScopeAdmin)
 	out := []any{}
 	for _, spec := range s.tools.Registry.Specs() {
-		// The same check a call gets: the policy chain, then this
-		// gateway's narrowing (per-agent MCP picks).
-		if ok, _ := s.policy.Allowed(ctx, who, spec); !ok {
+		// The same check a call gets: the operator's switches, the owner
+		// rule, the policy chain and this gateway's narrowing.
+		if ok, _ := s.tools.Permitted(ctx, who, spec); !ok {
 			continue
 		}
 		params := spec.Parameters

@@ -122,6 +122,25 @@ func (r *Runner) gate(runID string) func() {
 	}
 }
 
+// Permitted says whether who may use the tool at all: the operator has
+// not disabled it, an owner-only tool is asked for by the owner, and the
+// policy chain allows it. The model is shown only permitted tools, and
+// Run checks again at call time.
+func (r *Runner) Permitted(ctx context.Context, who Who, spec Spec) (ok bool, reason string) {
+	if !r.Settings.Enabled(spec.Name) {
+		return false, "disabled by the operator"
+	}
+	if spec.OwnerOnly && !who.Owner {
+		return false, "only the owner may use it (an operator with operator.admin, or a sender in commands.ownerAllowFrom)"
+	}
+	if r.Policy != nil {
+		if ok, why := r.Policy.Allowed(ctx, who, spec); !ok {
+			return false, why
+		}
+	}
+	return true, ""
+}
+
 // Run runs one call and always returns a result for the model.
 func (r *Runner) Run(ctx context.Context, call Call) (res Result) {
 	start := time.Now()
@@ -139,15 +158,9 @@ func (r *Runner) Run(ctx context.Context, call Call) (res Result) {
 		return Result{Text: fmt.Sprintf("unknown tool %q", call.Name), IsError: true}
 	}
 	spec := tool.Spec()
-	if !r.Settings.Enabled(spec.Name) {
-		entry.Decision, entry.Reason = "refused", "disabled by the operator"
-		return Result{Text: fmt.Sprintf("tool %s is disabled", spec.Name), IsError: true}
-	}
-	if r.Policy != nil {
-		if ok, why := r.Policy.Allowed(ctx, call.Who, spec); !ok {
-			entry.Decision, entry.Reason = "refused", why
-			return Result{Text: fmt.Sprintf("tool %s is not allowed here: %s", spec.Name, why), IsError: true}
-		}
+	if ok, why := r.Permitted(ctx, call.Who, spec); !ok {
+		entry.Decision, entry.Reason = "refused", why
+		return Result{Text: fmt.Sprintf("tool %s is not allowed here: %s", spec.Name, why), IsError: true}
 	}
 	if v, ok := tool.(interface{ Validate(json.RawMessage) error }); ok {
 		if err := v.Validate(call.Args); err != nil {
@@ -162,6 +175,9 @@ func (r *Runner) Run(ctx context.Context, call Call) (res Result) {
 	d := GuardDecision{Action: ActionAllow, Rule: -1}
 	if r.Guard != nil {
 		d = r.Guard.Check(spec.Name, call.Args)
+	}
+	if spec.Dangerous && !call.Who.Owner && d.Rule < 0 && d.Action == ActionAllow {
+		d = GuardDecision{Action: ActionRequireApproval, Rule: -1, Reason: "a dangerous tool called for someone other than the owner"}
 	}
 	entry.Rule, entry.Reason = d.Rule, d.Reason
 	switch d.Action {

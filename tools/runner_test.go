@@ -239,3 +239,52 @@ func TestRegistryAliases(t *testing.T) {
 		t.Fatal("an alias must not list as a second tool")
 	}
 }
+
+// TestOwnerOnlyAndDangerousAreEnforced: the attack is a turn or client
+// that is not the owner (a chat stranger, a write-scoped client) calling
+// a control-plane tool. An owner-only tool is refused and never runs; a
+// dangerous one waits for a person unless a guard rule decided it; the
+// owner runs both.
+func TestOwnerOnlyAndDangerousAreEnforced(t *testing.T) {
+	ownerOnly := echoTool("gateway")
+	ownerOnly.spec.OwnerOnly = true
+	dangerous := echoTool("exec")
+	dangerous.spec.Dangerous = true
+	ruled := echoTool("ruled")
+	ruled.spec.Dangerous = true
+	r, ap, ev, _ := newRunner(t, ownerOnly, dangerous, ruled)
+	r.Guard = fixedGuard{"ruled": {Action: ActionAllow, Rule: 0, Reason: "the operator allows it"}}
+	stranger, owner := Who{AgentID: "main", RunID: "r1"}, Who{AgentID: "main", RunID: "r2", Owner: true}
+
+	if ok, why := r.Permitted(context.Background(), stranger, ownerOnly.spec); ok || !strings.Contains(why, "only the owner") {
+		t.Fatalf("Permitted(stranger, owner-only) = %v, %q", ok, why)
+	}
+	res := r.Run(context.Background(), Call{Name: "gateway", Args: json.RawMessage(`{}`), Who: stranger})
+	if !res.IsError || !strings.Contains(res.Text, "only the owner") || ownerOnly.calls.Load() != 0 {
+		t.Fatalf("stranger's owner-only call: %+v (ran %d)", res, ownerOnly.calls.Load())
+	}
+	if res := r.Run(context.Background(), Call{Name: "gateway", Args: json.RawMessage(`{}`), Who: owner}); res.IsError || ownerOnly.calls.Load() != 1 {
+		t.Fatalf("owner's owner-only call: %+v", res)
+	}
+
+	done := make(chan Result, 1)
+	go func() {
+		done <- r.Run(context.Background(), Call{Name: "exec", Args: json.RawMessage(`{"command":"id"}`), Who: stranger})
+	}()
+	id := <-ev.seen
+	if dangerous.calls.Load() != 0 {
+		t.Fatal("the dangerous call ran before anyone approved it")
+	}
+	if err := ap.Resolve(context.Background(), id, DecisionDeny); err != nil {
+		t.Fatal(err)
+	}
+	if res := <-done; !res.IsError || dangerous.calls.Load() != 0 {
+		t.Fatalf("denied dangerous call: %+v (ran %d)", res, dangerous.calls.Load())
+	}
+	if res := r.Run(context.Background(), Call{Name: "exec", Args: json.RawMessage(`{}`), Who: owner}); res.IsError || dangerous.calls.Load() != 1 {
+		t.Fatalf("owner's dangerous call: %+v", res)
+	}
+	if res := r.Run(context.Background(), Call{Name: "ruled", Args: json.RawMessage(`{}`), Who: stranger}); res.IsError || ruled.calls.Load() != 1 {
+		t.Fatalf("a guard rule's explicit allow should decide: %+v", res)
+	}
+}

@@ -34,8 +34,14 @@ type Spec struct {
 	// Parameters is a JSON Schema object.
 	Parameters json.RawMessage
 	Tier       Tier
-	// Dangerous tools get guard rules and approvals by default.
+	// Dangerous tools start processes or change what the gateway runs:
+	// the Runner makes a call by anyone but the owner wait for a person's
+	// approval unless a Tool Guard rule decides it explicitly.
 	Dangerous bool
+	// OwnerOnly tools (the gateway's config and restart, persistent jobs,
+	// node pairing) are neither shown to nor run for anyone but the
+	// owner: a chat stranger's or a write-scoped client's call is refused.
+	OwnerOnly bool
 	// Timeout bounds one call; 0 means DefaultTimeout.
 	Timeout time.Duration
 	Source  Source
@@ -68,6 +74,13 @@ type Who struct {
 	SenderID string
 	Channel  string
 	Sandbox  bool
+	// Owner says the call acts for the gateway's owner: an operator
+	// connection holding operator.admin (tools.invoke, or the chat.send or
+	// agent request that started the turn), or a chat sender listed in
+	// commands.ownerAllowFrom, and sub-agents of those. It is derived on
+	// the server from who is connected or who wrote, never from a
+	// parameter; heartbeats and jobs made in a chat are not the owner.
+	Owner bool
 	// ToolsAllow, when set, narrows the caller to these tools (names,
 	// globs or group:<name>): a scheduled job's toolsAllow.
 	ToolsAllow []string

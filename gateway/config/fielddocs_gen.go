@@ -95,6 +95,7 @@ var fieldDocs = map[string]string{
 	"Channels.Telegram":                    "The Telegram bot (Bot API, long polling or webhook). Default: not configured.",
 	"Channels.Whatsapp":                    "WhatsApp through a linked device (WhatsApp Web multi-device). Default: not configured.",
 	"Commands":                             "Commands is the commands.* section.",
+	"Commands.OwnerAllowFrom":              "Chat senders who are the owner, as \"<channel>:<sender id>\" (e.g. \"telegram:123456\"): only their turns may use owner-only tools (gateway, automations, nodes) and dangerous tools without approval, and only they may answer approval buttons in a chat. Default none: no chat sender is the owner.",
 	"Commands.Restart":                     "Whether the gateway tool may restart the gateway. Default false.",
 	"Config":                               "Config holds the keys of openclaw.json this gateway implements. Keys OpenClaw knows but we do not implement yet are kept in Snapshot.Tree.",
 	"Config.Agents":                        "Agents configures the agents and what they inherit. Default: one agent, \"main\".",

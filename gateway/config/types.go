@@ -227,6 +227,8 @@ type HeartbeatActiveHours struct {
 type Commands struct {
 	// Whether the gateway tool may restart the gateway. Default false.
 	Restart bool `json:"restart"`
+	// Chat senders who are the owner, as "<channel>:<sender id>" (e.g. "telegram:123456"): only their turns may use owner-only tools (gateway, automations, nodes) and dangerous tools without approval, and only they may answer approval buttons in a chat. Default none: no chat sender is the owner.
+	OwnerAllowFrom []string `json:"ownerAllowFrom"`
 }
 
 // Gateway is the gateway.* section.

@@ -82,7 +82,9 @@ func New(s Scheduler) tools.Tool {
 			"its final answer is announced to the chat delivery names (channel \"last\" is this conversation's chat). Use sessionTarget current to run in this conversation instead. " +
 			"One-shot jobs (schedule at) delete themselves after a successful run.",
 		Tier: tools.TierCore, Source: tools.SourceCore, Groups: []string{"group:automation"},
-		Timeout: tools.TimeoutFast,
+		// Jobs outlive the chat that made them: only the owner makes them
+		// (OpenClaw: non-owner chat turns may not manage cron).
+		OwnerOnly: true, Timeout: tools.TimeoutFast,
 	}, t.call)
 }
 

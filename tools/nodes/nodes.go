@@ -112,7 +112,9 @@ func Tool(g Gateway, workspace func(tools.Who) (string, error), now func() time.
 		Name: "nodes", Label: "Nodes",
 		Description: "Discover and use paired nodes (phones, Macs, node hosts): status, describe, pending/approve/reject pairing, notify, camera_snap, camera_clip, screen_record, location_get. " +
 			"Pictures come back as MEDIA:<path>, videos as FILE:<path>, saved in your workspace. To run a command on a node use exec with host=node, not nodes.",
-		Source: tools.SourceCore, Groups: []string{"group:nodes"}, Timeout: 2 * time.Minute,
+		// Owner-only: it approves node pairing and takes pictures and the
+		// location of the owner's devices.
+		Source: tools.SourceCore, Groups: []string{"group:nodes"}, OwnerOnly: true, Timeout: 2 * time.Minute,
 	}, t.call)
 }
 
