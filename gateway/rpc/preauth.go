@@ -17,6 +17,7 @@ const (
 	defaultMaxPreauthPerIP     = 32
 	defaultMaxPreauthPerOrigin = 32
 	defaultPressureTimeout     = 2 * time.Second
+	defaultPreauthMinAge       = time.Second
 )
 
 // preauthBudget admits unauthenticated sockets. A socket holds a slot from
@@ -30,9 +31,14 @@ const (
 //     refuse the operator too.
 //   - A browser Origin past MaxPreauthPerOrigin, or the whole budget past
 //     MaxPreauth, makes room by evicting the oldest idle socket (of that
-//     origin, or of all) instead of refusing the newcomer: a flood then
-//     only churns itself, and the newest socket, which may be the
-//     operator's, always gets in.
+//     origin, or of all) instead of refusing the newcomer for as long as
+//     the flood holds its sockets: the flood only churns itself, and the
+//     operator's socket gets in. Only a socket idle for PreauthMinAge may
+//     be evicted; while all are younger the newcomer is refused (503) and
+//     tries again. So an admitted socket, perhaps the operator's, always
+//     has that long to send connect, and a flood cannot churn the budget
+//     faster than MaxPreauth sockets per PreauthMinAge, each eviction
+//     costing the gateway an upgrade.
 //   - From PreauthPressure sockets on, every idle socket's handshake
 //     deadline is cut to PreauthPressureTimeout after its opening, so the
 //     oldest go first and held sockets cost the flooder more.
@@ -44,6 +50,7 @@ type preauthBudget struct {
 	max, perIP, perOrigin int
 	pressureAt            int
 	timeout, pressureTTL  time.Duration
+	minAge                time.Duration
 	log                   *slog.Logger
 
 	mu         sync.Mutex
@@ -75,7 +82,7 @@ func newPreauthBudget(o Options, log *slog.Logger) *preauthBudget {
 	return &preauthBudget{
 		max: o.MaxPreauth, perIP: o.MaxPreauthPerIP, perOrigin: o.MaxPreauthPerOrigin,
 		pressureAt: o.PreauthPressure, timeout: o.HandshakeTimeout, pressureTTL: o.PreauthPressureTimeout,
-		log: log, byIP: map[string]int{}, byOrigin: map[string]int{},
+		minAge: o.PreauthMinAge, log: log, byIP: map[string]int{}, byOrigin: map[string]int{},
 	}
 }
 
@@ -96,9 +103,10 @@ func budgetIPKey(ip netip.Addr, forwarded bool) string {
 // oldest idle socket if that is what makes room. It returns false when
 // the socket must be refused.
 func (b *preauthBudget) admit(ip netip.Addr, forwarded bool, origin string) (*preauthSlot, bool) {
-	s := &preauthSlot{ipKey: budgetIPKey(ip, forwarded), originKey: origin, opened: time.Now(), held: true}
+	s := &preauthSlot{ipKey: budgetIPKey(ip, forwarded), originKey: origin, held: true}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	s.opened = time.Now() // under the lock: the list stays in opening order
 	if b.closed {
 		return nil, false
 	}
@@ -198,13 +206,17 @@ func (b *preauthBudget) close() {
 	}
 }
 
-// evictOldest ends the oldest idle, upgraded socket that match accepts
-// and frees its slot at once; the socket's own goroutine then finds its
-// read deadline passed and closes it as a timed-out handshake.
+// evictOldest ends the oldest idle, upgraded socket that match accepts,
+// if it has been open for minAge, and frees its slot at once; the
+// socket's own goroutine then finds its read deadline passed and closes
+// it as a timed-out handshake.
 func (b *preauthBudget) evictOldest(match func(*preauthSlot) bool) bool {
 	for v := b.head; v != nil; v = v.next {
 		if v.ws == nil || v.busy || !match(v) {
 			continue
+		}
+		if time.Since(v.opened) < b.minAge {
+			return false // the oldest candidate is too young, and so are the rest
 		}
 		b.unlink(v)
 		v.ws.SetReadDeadline(time.Now())

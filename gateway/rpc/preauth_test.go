@@ -101,6 +101,7 @@ func TestPreauthFloodDoesNotStarveOperator(t *testing.T) {
 			g := startTestServer(t, func(o *Options, a *AuthConfig) {
 				o.MaxPreauth = tt.budget
 				o.PreauthPressure = 10 * tt.flood // this test is about the budget alone
+				o.PreauthMinAge = time.Nanosecond // evict at once (see TestPreauthMinAge)
 				o.HandshakeTimeout = time.Hour
 			})
 			var flood []*websocket.Conn
@@ -132,18 +133,66 @@ func TestPreauthFloodDoesNotStarveOperator(t *testing.T) {
 	}
 }
 
+// TestPreauthMinAge: a socket past the budget evicts the oldest idle one
+// only once that one has been open PreauthMinAge, so a flood cannot churn
+// the budget at the speed of upgrades, and every admitted socket (the
+// operator's among them) has at least that long to send connect. While
+// all are younger the newcomer is refused with 503, and gets in on a
+// later try once the oldest has aged.
+func TestPreauthMinAge(t *testing.T) {
+	const budget = 4
+	fill := func(t *testing.T, minAge time.Duration) (*testGateway, []*websocket.Conn) {
+		g := startTestServer(t, func(o *Options, a *AuthConfig) {
+			o.MaxPreauth, o.PreauthPressure, o.PreauthMinAge, o.HandshakeTimeout = budget, 100, minAge, time.Hour
+		})
+		var held []*websocket.Conn
+		for i := range budget {
+			ws, status := g.idleSocket(t, nil)
+			if ws == nil {
+				t.Fatalf("socket %d within the budget refused with %d", i, status)
+			}
+			held = append(held, ws)
+		}
+		return g, held
+	}
+	t.Run("young sockets are not evicted", func(t *testing.T) {
+		g, held := fill(t, time.Hour)
+		if _, status := g.idleSocket(t, nil); status != http.StatusServiceUnavailable {
+			t.Fatalf("socket past a budget of young sockets: status %d, want 503", status)
+		}
+		connectOn(t, held[0]) // the admitted ones were left alone
+	})
+	t.Run("the oldest is evicted once it has aged", func(t *testing.T) {
+		g, held := fill(t, 50*time.Millisecond)
+		var ws *websocket.Conn
+		for attempt := 0; ws == nil; attempt++ {
+			if attempt == 500 {
+				t.Fatal("never admitted past the budget")
+			}
+			if ws, _ = g.idleSocket(t, nil); ws == nil {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+		if code := closedByServer(t, held[0]); code != websocket.CloseNormalClosure {
+			t.Fatalf("the oldest socket closed with %d, want 1000", code)
+		}
+		connectOn(t, ws)
+	})
+}
+
 // TestOperatorConnectsDuringConcurrentFlood: four flooders open idle
 // sockets as fast as they can while an operator connects again and
 // again, with the budget small and under pressure, so eviction, deadline
 // cuts, releases and hello-ok race each other (run it with -race). Each
 // of the operator's connects must get through within a few attempts: its
-// socket can be evicted by the flood, but the flood can never hold the
-// door shut.
+// socket can be refused or evicted by the flood, but the flood can never
+// hold the door shut.
 func TestOperatorConnectsDuringConcurrentFlood(t *testing.T) {
 	g := startTestServer(t, func(o *Options, a *AuthConfig) {
 		o.MaxPreauth = 16
 		o.PreauthPressure = 8
 		o.PreauthPressureTimeout = 50 * time.Millisecond
+		o.PreauthMinAge = 5 * time.Millisecond
 		o.HandshakeTimeout = time.Hour
 	})
 	stop := make(chan struct{})
@@ -166,16 +215,17 @@ func TestOperatorConnectsDuringConcurrentFlood(t *testing.T) {
 	}
 	for i := range 10 {
 		connected := false
-		for attempt := 0; attempt < 20 && !connected; attempt++ {
+		for attempt := 0; attempt < 100 && !connected; attempt++ {
 			ws, _, err := websocket.DefaultDialer.Dial(g.url, nil)
 			if err != nil {
+				time.Sleep(10 * time.Millisecond) // refused while every socket was young
 				continue
 			}
 			connected = tryConnect(ws)
 			ws.Close()
 		}
 		if !connected {
-			t.Fatalf("operator connect %d failed 20 times during the flood", i)
+			t.Fatalf("operator connect %d failed 100 times during the flood", i)
 		}
 	}
 	close(stop)
@@ -207,6 +257,7 @@ func TestRefusedConnectsDoNotPinBudget(t *testing.T) {
 	g := startTestServer(t, func(o *Options, a *AuthConfig) {
 		o.MaxPreauth = budget
 		o.PreauthPressure = 10 * budget
+		o.PreauthMinAge = time.Nanosecond
 		o.HandshakeTimeout = time.Hour
 	})
 	notConnect := map[string]any{"type": "req", "id": "1:x", "method": "health"}
@@ -319,6 +370,7 @@ func TestPreauthBudgetPerOrigin(t *testing.T) {
 	const perOrigin = 2
 	g := startTestServer(t, func(o *Options, a *AuthConfig) {
 		o.MaxPreauthPerOrigin = perOrigin
+		o.PreauthMinAge = time.Nanosecond
 		o.HandshakeTimeout = time.Hour
 		a.AllowedOrigins = []string{"https://a.example", "https://b.example"}
 	})

@@ -49,6 +49,10 @@ type Options struct {
 	// MaxPreauth caps unauthenticated sockets at once; at the cap a new
 	// socket evicts the oldest idle one (preauth.go). Default 512.
 	MaxPreauth int
+	// PreauthMinAge is how long an idle socket is safe from eviction;
+	// while none is older, a socket past a cap is refused instead.
+	// Default 1 s.
+	PreauthMinAge time.Duration
 	// MaxPreauthPerIP caps one remote address's (an IPv6 /64's)
 	// unauthenticated sockets; past it a socket is refused with 503, as
 	// OpenClaw does. Direct loopback is not capped by address. Default 32.
@@ -131,6 +135,9 @@ func NewServer(opts Options) *Server {
 	}
 	if opts.PreauthPressureTimeout == 0 {
 		opts.PreauthPressureTimeout = defaultPressureTimeout
+	}
+	if opts.PreauthMinAge == 0 {
+		opts.PreauthMinAge = defaultPreauthMinAge
 	}
 	if opts.MaxInFlight == 0 {
 		opts.MaxInFlight = 64
