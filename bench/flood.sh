@@ -9,8 +9,10 @@
 #   FLOOD               idle sockets the flood holds (default 1000)
 #   ROUNDS              flood runs per gateway; the table gives medians (default 3)
 #   HANDSHAKES          fresh connects timed per run (default 20)
-#   REQUESTS            health calls per run, on a connection made before the flood (default 2000)
+#   REQUESTS            health calls per run, on a connection made before the flood (default 20000)
 #   CONNECT_WITHIN      how long one fresh connect may retry (default 20s)
+#   SETTLE              how long the flood runs before measuring (default 5s: past the
+#                       gateway's first deadline cut, so the flood is measured steady)
 #   BASELINE            git revision to measure beside the working tree (default: none)
 #   BASELINE_HANDSHAKES fresh connects per run for the baseline (default 5: each may take CONNECT_WITHIN)
 #   RESULTS_DIR         raw results and logs (default .cache/bench/flood)
@@ -22,8 +24,9 @@ cd "$root"
 FLOOD=${FLOOD:-1000}
 ROUNDS=${ROUNDS:-3}
 HANDSHAKES=${HANDSHAKES:-20}
-REQUESTS=${REQUESTS:-2000}
+REQUESTS=${REQUESTS:-20000}
 CONNECT_WITHIN=${CONNECT_WITHIN:-20s}
+SETTLE=${SETTLE:-5s}
 BASELINE=${BASELINE:-}
 BASELINE_HANDSHAKES=${BASELINE_HANDSHAKES:-5}
 RESULTS_DIR=${RESULTS_DIR:-$root/.cache/bench/flood}
@@ -116,7 +119,7 @@ measure() {
 	for ((r = 1; r <= ROUNDS; r++)); do
 		log "$name: flood round $r of $ROUNDS ($FLOOD sockets, $hs fresh connects, $REQUESTS health calls)"
 		"$work/loadclient" -url "ws://127.0.0.1:$port" -token "$token" -method health \
-			-flood "$FLOOD" -conns 1 -requests "$REQUESTS" -handshakes "$hs" -connect-within "$CONNECT_WITHIN" \
+			-flood "$FLOOD" -flood-settle "$SETTLE" -conns 1 -requests "$REQUESTS" -handshakes "$hs" -connect-within "$CONNECT_WITHIN" \
 			-summary -json "$RESULTS_DIR/$name-flood-$r.json" \
 			>"$dir/line" 2>>"$RESULTS_DIR/loadclient.log" &
 		local lc=$!

@@ -84,16 +84,20 @@ func startFlood(ctx context.Context, url string, sockets int, timeout time.Durat
 	return f
 }
 
-// ramp waits until every worker has had a socket accepted once over, or
-// the gateway has answered as many upgrades (refusals included), or d
-// has passed, and notes how many sockets are open.
-func (f *flood) ramp(ctx context.Context, d time.Duration) {
+// ramp waits until the gateway has answered as many upgrades as the
+// flood has workers (refusals included), or d has passed, then lets the
+// flood run for settle, and notes how many sockets are open.
+func (f *flood) ramp(ctx context.Context, d, settle time.Duration) {
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		if f.opened.Load()+f.refused.Load() >= int64(f.stats.Sockets) {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(settle):
 	}
 	f.stats.OpenWhenMeasuring = f.open.Load()
 }

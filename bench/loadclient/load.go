@@ -110,7 +110,7 @@ func measure(ctx context.Context, cfg config) (*report, error) {
 			s := fl.stop()
 			rep.Flood = &s
 		}()
-		fl.ramp(ctx, cfg.FloodRamp)
+		fl.ramp(ctx, cfg.FloodRamp, cfg.FloodSettle)
 		for range cfg.Handshakes {
 			d, attempts, err := dialWithin(ctx, cfg)
 			rep.HandshakeAttempts += attempts

@@ -23,7 +23,8 @@
 // With -flood N the run happens during a pre-auth flood: N more sockets
 // are opened and held idle, never sending connect, each reopened as soon
 // as the gateway closes it. The load connections connect first; then the
-// flood starts and ramps up (-flood-ramp); then the -handshakes fresh
+// flood starts, ramps up (-flood-ramp) and runs on (-flood-settle); then
+// the -handshakes fresh
 // connects are timed, each retried (every 100 ms) until it gets hello-ok
 // or -connect-within passes, its time running from the first attempt;
 // then the load runs on the connections already open.
@@ -66,6 +67,7 @@ type config struct {
 	// Pre-auth flood (flood.go).
 	Flood         int           // idle sockets held during the run; 0: none
 	FloodRamp     time.Duration // longest wait for the flood to build up
+	FloodSettle   time.Duration // then how long it runs before measuring
 	ConnectWithin time.Duration // under a flood, how long a fresh connect may retry
 
 	// -method agent only.
@@ -109,6 +111,7 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&cfg.SessionTurns, "session-turns", 0, "agent: start a new session (<prefix>-i-n) every this many turns; 0: one per connection")
 	fs.IntVar(&cfg.Flood, "flood", 0, "hold this many idle pre-auth sockets open during the run (0: no flood)")
 	fs.DurationVar(&cfg.FloodRamp, "flood-ramp", 5*time.Second, "flood: longest wait for the flood to build up before measuring")
+	fs.DurationVar(&cfg.FloodSettle, "flood-settle", 0, "flood: how long it runs after building up before measuring (past the gateway's first deadlines, to measure it steady)")
 	fs.DurationVar(&cfg.ConnectWithin, "connect-within", 30*time.Second, "flood: how long one fresh connect may keep retrying")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
