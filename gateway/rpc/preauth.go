@@ -116,12 +116,12 @@ func (b *preauthBudget) admit(ip netip.Addr, forwarded bool, origin string) (*pr
 	}
 	if s.originKey != "" && b.byOrigin[s.originKey] >= b.perOrigin {
 		if !b.evictOldest(func(v *preauthSlot) bool { return v.originKey == s.originKey }) {
-			b.noteRefusal("origin over its pre-auth budget, none idle", b.perOrigin)
+			b.noteRefusal("origin over its pre-auth budget, no idle socket old enough to evict", b.perOrigin)
 			return nil, false
 		}
 	}
 	if b.count >= b.max && !b.evictOldest(func(*preauthSlot) bool { return true }) {
-		b.noteRefusal("pre-auth budget full, none idle", b.max)
+		b.noteRefusal("pre-auth budget full, no idle socket old enough to evict", b.max)
 		return nil, false
 	}
 	b.link(s)
