@@ -31,19 +31,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.wg.Add(1)
 	s.mu.RUnlock()
-	if s.preauth.Add(1) > int64(s.opts.MaxPreauth) {
+	slot, ok := s.preauth.admit(ip, forwarded, origin)
+	if !ok {
 		s.wg.Done()
-		s.preauth.Add(-1)
-		http.Error(w, "too many unauthenticated connections", http.StatusServiceUnavailable)
+		// OpenClaw's refusal, word for word.
+		http.Error(w, "Too many unauthenticated sockets", http.StatusServiceUnavailable)
 		return
 	}
 	ws, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
-		s.preauth.Add(-1)
+		s.preauth.release(slot)
 		s.wg.Done()
 		return // Upgrade already wrote the HTTP error
 	}
 	c := newConn(s, ws, ip, origin, forwarded)
+	c.preauth = slot
+	s.preauth.attach(slot, ws)
 	go func() {
 		defer s.wg.Done()
 		c.serve()
