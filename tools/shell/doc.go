@@ -4,5 +4,6 @@
 // the exec approvals file) allows it, asks a person, or refuses it;
 // output goes to temporary files, capped, and a run past yieldMs moves
 // to the background as a process session. process lists, polls, reads,
-// writes to, and kills those sessions, scoped per agent.
+// writes to, and kills those sessions: the owner's turns see all of
+// their agent's, anyone else's only those its own session started.
 package shell
