@@ -37,7 +37,8 @@
 // globs match the gateway's tool names (e.g. "weather__forecast",
 // "exec", "secret*"; "" means "*"); a plugin is asked once per call if any
 // of its globs match. block stops the call with message; rewrite replaces
-// the arguments (later plugins see them); an after_tool answer with text
+// the arguments (later plugins see them, and so do the Tool Guard and the
+// person asked to approve: hooks run before both); an after_tool answer with text
 // replaces the result's text, without it the result stands.
 //
 // Plugin to gateway, notification:
