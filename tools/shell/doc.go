@@ -5,5 +5,6 @@
 // output goes to temporary files, capped, and a run past yieldMs moves
 // to the background as a process session. process lists, polls, reads,
 // writes to, and kills those sessions: the owner's turns see all of
-// their agent's, anyone else's only those its own session started.
+// their agent's, anyone else's only those a non-owner started in its own
+// session.
 package shell

@@ -20,13 +20,15 @@ import (
 )
 
 // Processes is the table of commands exec started. A process belongs to
-// the agent and the session whose call started it: the owner's turns see
-// every process of their agent (OpenClaw scopes process per agent), anyone
-// else only those their own session started. Otherwise a chat stranger
-// sharing the agent could list the owner's background shell, read its
-// output and write commands to its stdin, which is exec without the
-// approval exec needs. The table lives as long as the gateway; Close
-// kills what still runs.
+// the agent and the session whose call started it, and remembers whether
+// that call was the owner's: the owner's turns see every process of their
+// agent (OpenClaw scopes process per agent), anyone else only those a
+// non-owner started in their own session. Otherwise a chat stranger
+// sharing the agent (or, under session.dmScope "main", even the owner's
+// session) could list the owner's background shell, read its output and
+// write commands to its stdin, which is exec without the approval exec
+// needs. The table lives as long as the gateway; Close kills what still
+// runs.
 type Processes struct {
 	mu    sync.Mutex
 	procs map[string]*proc
@@ -37,6 +39,7 @@ func NewProcesses() *Processes { return &Processes{procs: map[string]*proc{}} }
 
 type proc struct {
 	id, agent, session, command string
+	byOwner                     bool
 	started                     time.Time
 	cmd                         *osexec.Cmd
 	stdin                       io.WriteCloser
@@ -51,6 +54,7 @@ type proc struct {
 // startOptions are what one exec run asks of the process table.
 type startOptions struct {
 	agent, session, command, dir string
+	byOwner                      bool
 	env                          []string // extra KEY=value pairs, already checked
 	timeout                      time.Duration
 	pty                          bool
@@ -81,7 +85,7 @@ func (t *Processes) start(o startOptions) (*proc, error) {
 	cmd := osexec.Command(argv[0], argv[1:]...)
 	cmd.Dir = o.dir
 	cmd.Env = append(append(os.Environ(), "OPENCLAW_SHELL=exec"), o.env...)
-	p := &proc{id: uuid.NewString()[:8], agent: o.agent, session: o.session, command: o.command, started: time.Now(), cmd: cmd,
+	p := &proc{id: uuid.NewString()[:8], agent: o.agent, session: o.session, byOwner: o.byOwner, command: o.command, started: time.Now(), cmd: cmd,
 		stdout: out, stderr: errf, done: make(chan struct{})}
 	var copied chan struct{} // closed when the terminal's output is all in out
 	if o.pty {
@@ -198,9 +202,9 @@ func readRange(f *os.File, offset int64, limit int) (string, int64) {
 }
 
 // visibleTo reports whether who may see and act on p: same agent, and
-// the owner or the session that started it.
+// the owner, or a non-owner in the session where a non-owner started it.
 func (p *proc) visibleTo(who tools.Who) bool {
-	return p.agent == who.AgentID && (who.Owner || p.session == who.SessionKey)
+	return p.agent == who.AgentID && (who.Owner || (!p.byOwner && p.session == who.SessionKey))
 }
 
 // get finds a process who may act on; another caller's process is

@@ -212,11 +212,12 @@ func TestPTYInteractive(t *testing.T) {
 }
 
 // TestProcessOfAnotherSession: the owner's session moved a shell to the
-// background; a chat stranger's session of the same agent lists, reads,
-// writes to, kills, removes and clears it. Writing to its stdin would be
-// exec without exec's approval, reading it a leak of the owner's output.
-// Every attempt must see nothing, and the shell must be untouched; the
-// owner, from any session, still sees it.
+// background; a chat stranger of the same agent, from their own session
+// or (under session.dmScope "main") from the owner's very session, lists,
+// reads, writes to, kills, removes and clears it. Writing to its stdin
+// would be exec without exec's approval, reading it a leak of the owner's
+// output. Every attempt must see nothing, and the shell must be
+// untouched; the owner, from any session, still sees it.
 func TestProcessOfAnotherSession(t *testing.T) {
 	ex, proc, _ := setup(t, full(), nil)
 	ownerWho := tools.Who{AgentID: "main", SessionKey: "agent:main:main", Owner: true}
@@ -234,22 +235,9 @@ func TestProcessOfAnotherSession(t *testing.T) {
 		return res.Text, err
 	}
 	stranger := tools.Who{AgentID: "main", SessionKey: "agent:main:telegram:direct:6666", SenderID: "6666", Channel: "telegram"}
-	for _, args := range []string{
-		`{"action":"poll","sessionId":"` + id + `"}`,
-		`{"action":"log","sessionId":"` + id + `"}`,
-		`{"action":"write","sessionId":"` + id + `","data":"pwned\n"}`,
-		`{"action":"kill","sessionId":"` + id + `"}`,
-		`{"action":"remove","sessionId":"` + id + `"}`,
-	} {
-		if out, err := act(stranger, args); err == nil || strings.Contains(out, "secret-output") {
-			t.Fatalf("the stranger's %s answered %q, %v", args, out, err)
-		}
-	}
-	if out, err := act(stranger, `{"action":"list"}`); err != nil || strings.Contains(out, id) {
-		t.Fatalf("the stranger's list shows the owner's process: %q %v", out, err)
-	}
-	if out, _ := act(stranger, `{"action":"clear"}`); out != "cleared 0 finished sessions" {
-		t.Fatalf("the stranger's clear: %q", out)
+	sharedMain := tools.Who{AgentID: "main", SessionKey: "agent:main:main", SenderID: "6666", Channel: "telegram"}
+	for _, who := range []tools.Who{stranger, sharedMain} {
+		strangerCannotTouch(t, act, who, id)
 	}
 	// The owner, even from another session, sees it running and untouched.
 	elsewhere := tools.Who{AgentID: "main", SessionKey: "agent:main:telegram:direct:4242", Owner: true}
@@ -283,5 +271,28 @@ func TestProcessOfAnotherSession(t *testing.T) {
 	}
 	if out, err := act(stranger, `{"action":"kill","sessionId":"`+own.SessionID+`"}`); err != nil || out != "killed" {
 		t.Fatalf("the stranger killing their own: %q %v", out, err)
+	}
+}
+
+// strangerCannotTouch tries every process action on the owner's process
+// id as who, and fails on any that worked or showed its output.
+func strangerCannotTouch(t *testing.T, act func(tools.Who, string) (string, error), who tools.Who, id string) {
+	t.Helper()
+	for _, args := range []string{
+		`{"action":"poll","sessionId":"` + id + `"}`,
+		`{"action":"log","sessionId":"` + id + `"}`,
+		`{"action":"write","sessionId":"` + id + `","data":"pwned\n"}`,
+		`{"action":"kill","sessionId":"` + id + `"}`,
+		`{"action":"remove","sessionId":"` + id + `"}`,
+	} {
+		if out, err := act(who, args); err == nil || strings.Contains(out, "secret-output") {
+			t.Fatalf("%s's %s answered %q, %v", who.SessionKey, args, out, err)
+		}
+	}
+	if out, err := act(who, `{"action":"list"}`); err != nil || strings.Contains(out, id) {
+		t.Fatalf("%s's list shows the owner's process: %q %v", who.SessionKey, out, err)
+	}
+	if out, _ := act(who, `{"action":"clear"}`); out != "cleared 0 finished sessions" {
+		t.Fatalf("%s's clear: %q", who.SessionKey, out)
 	}
 }
