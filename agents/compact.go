@@ -13,14 +13,21 @@ import (
 // in the context. The transcript itself keeps every message.
 const compactPrompt = `Summarise the conversation below for your own later use. Keep facts, decisions, names, numbers, open tasks and anything the user asked you to remember; drop small talk. Write plain prose, at most a few paragraphs.`
 
-// maybeCompact summarises the older part of a session's context when it
-// nears the model's window, records the summary, and returns the context
-// to use. On any failure it returns the context unchanged: a long prompt
-// beats a lost turn.
-func (s *Service) maybeCompact(ctx context.Context, ev *runEvents, chain *providers.Chain, sessionID, modelRef string, history []sessions.Message) []sessions.Message {
+// maybeCompact summarises the older part of a run's context (history,
+// the run's turn of full, the session's whole context) when it nears the
+// model's window, records the summary, and returns the context to use.
+// On any failure it returns the context unchanged: a long prompt beats a
+// lost turn.
+func (s *Service) maybeCompact(ctx context.Context, ev *runEvents, chain *providers.Chain, sessionID, modelRef string, full, history []sessions.Message) []sessions.Message {
 	window := s.contextWindow(modelRef)
 	older, recent, need := sessions.SplitForCompaction(history, window, window/4)
 	if !need || len(older) == 0 {
+		return history
+	}
+	// The summary must not cover a later turn's message this run does not
+	// see: that turn's own run would lose it.
+	through, older, keep := sessions.SummaryCut(full, older)
+	if through == 0 {
 		return history
 	}
 	var b strings.Builder
@@ -45,14 +52,13 @@ func (s *Service) maybeCompact(ctx context.Context, ev *runEvents, chain *provid
 		ev.agent("compaction", map[string]any{"phase": "error"})
 		return history
 	}
-	through := older[len(older)-1].Seq
 	if err := s.opts.Store.AppendSummary(context.WithoutCancel(ctx), sessionID, resp.Text, through); err != nil {
 		s.log.Warn("save compaction summary", "session", sessionID, "err", err)
 		return history
 	}
 	ev.agent("compaction", map[string]any{"phase": "end", "messages": len(older), "throughSeq": through})
-	out := append([]sessions.Message{{Role: "system", Text: resp.Text, Summary: true, SummaryThrough: through}}, recent...)
-	return out
+	out := append([]sessions.Message{{Role: "system", Text: resp.Text, Summary: true, SummaryThrough: through}}, keep...)
+	return append(out, recent...)
 }
 
 func clip(s string, n int) string {

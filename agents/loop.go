@@ -53,11 +53,14 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 		}
 	}
 	system := buildSystemPrompt(agent, tools, extra)
-	history, err := s.opts.Store.Context(ctx, run.SessionID)
+	full, err := s.opts.Store.Context(ctx, run.SessionID)
 	if err != nil {
 		return failedCtx(ctx, res, fmt.Errorf("load transcript: %w", err))
 	}
-	history = s.maybeCompact(ctx, ev, chain, run.SessionID, chain.Steps[0].Ref(), history)
+	// The context ends at this run's own message: messages queued behind
+	// it are their own runs' to answer.
+	history := sessions.TurnContext(full, run.ID)
+	history = s.maybeCompact(ctx, ev, chain, run.SessionID, chain.Steps[0].Ref(), full, history)
 	msgs := toProviderMessages(history)
 
 	for step := 0; step < s.opts.MaxSteps; step++ {

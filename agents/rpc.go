@@ -64,7 +64,7 @@ func (s *Service) handleAgent(ctx context.Context, req *rpc.Request) (any, error
 	run, _, err := s.Start(ctx, StartRequest{
 		AgentID: p.AgentID, SessionKey: p.SessionKey, Message: p.Message, RunID: p.IdempotencyKey,
 		Timeout: time.Duration(p.Timeout) * time.Second, ExtraSystemPrompt: p.ExtraSystemPrompt, Label: p.Label,
-		Owner: req.Conn.Has(protocol.ScopeAdmin),
+		Owner: req.Conn.Has(protocol.ScopeAdmin), Resumable: true,
 	})
 	if err != nil {
 		return nil, invalid(req.Method, err)
@@ -158,7 +158,7 @@ func (s *Service) handleChatSend(ctx context.Context, req *rpc.Request) (any, er
 		return nil, invalid(req.Method, err)
 	}
 	run, dup, err := s.Start(ctx, StartRequest{AgentID: agentID, SessionKey: p.SessionKey, Message: p.Message, RunID: p.IdempotencyKey,
-		Timeout: time.Duration(p.TimeoutMs) * time.Millisecond, Owner: req.Conn.Has(protocol.ScopeAdmin)})
+		Timeout: time.Duration(p.TimeoutMs) * time.Millisecond, Owner: req.Conn.Has(protocol.ScopeAdmin), Resumable: true})
 	if err != nil {
 		return nil, invalid(req.Method, err)
 	}

@@ -44,6 +44,13 @@ type StartRequest struct {
 	// Fresh starts the session over when it already has turns: each
 	// run of an isolated job sees only its own message.
 	Fresh bool
+	// Resumable records the run as accepted with its message, so a run
+	// the gateway did not finish (a crash, a shutdown mid-turn) is run
+	// again at the next start (Resume). For operator turns (chat.send,
+	// agent): a client that was told "accepted" cannot tell the turn was
+	// lost. Channel turns have their own record (the inbound event) and
+	// scheduled ones theirs (the cron run row).
+	Resumable bool
 }
 
 // Run is one accepted run.
@@ -120,7 +127,7 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (run *Run, dup bo
 		// with the session's next message, ahead of it.
 		text = strings.TrimSpace(formatSystemEvents(pending) + "\n\n" + text)
 		defer func() {
-			if err != nil {
+			if err != nil || dup {
 				s.events.putBack(key, pending) // not delivered: keep them
 			}
 		}()
@@ -152,24 +159,57 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (run *Run, dup bo
 	if !resetOnly {
 		// A caller that starts the same run again after a restart (a
 		// channel event that was stored but not answered) finds its
-		// message already in the transcript.
+		// message already in the transcript, and maybe its answer.
 		stored := false
 		if callerRunID {
 			if stored, err = s.opts.Store.HasUserMessage(ctx, sess.SessionID, run.ID); err != nil {
 				return nil, false, fmt.Errorf("look up run %s: %w", run.ID, err)
 			}
 		}
+		if stored {
+			text, answered, err := s.opts.Store.RunAnswer(ctx, sess.SessionID, run.ID)
+			if err != nil {
+				return nil, false, err
+			}
+			if answered {
+				// Answered before the restart: the same answer again, not a
+				// second model turn.
+				now := time.Now()
+				s.register(run)
+				s.finish(run, RunResult{Status: "ok", Text: text, StartedAt: now, EndedAt: now, StopReason: providers.StopEnd})
+				return run, true, nil
+			}
+		}
 		// Persist before acknowledging: an accepted message is never lost.
 		if !stored {
-			if err := s.opts.Store.Append(ctx, sess.SessionID, sessions.Message{Role: "user", Text: text, RunID: run.ID, Ts: time.Now()}); err != nil {
+			msg := sessions.Message{Role: "user", Text: text, RunID: run.ID, Ts: time.Now()}
+			if req.Resumable {
+				_, err = s.opts.Store.AppendAccepted(ctx, msg, sessions.AcceptedRun{RunID: run.ID, SessionKey: key, SessionID: sess.SessionID,
+					AgentID: agent.ID, Request: resumeOf(req), AcceptedAt: run.AcceptedAt})
+			} else {
+				err = s.opts.Store.Append(ctx, sess.SessionID, msg)
+			}
+			if err != nil {
 				return nil, false, fmt.Errorf("save message: %w", err)
 			}
 		}
 	}
+	s.register(run)
+	s.launch(run, agent, sess, req, resetOnly)
+	return run, false, nil
+}
+
+// register makes a run known to Lookup and to repeats of its id.
+func (s *Service) register(run *Run) {
 	s.mu.Lock()
 	s.runs[run.ID] = run
 	s.mu.Unlock()
+}
 
+// launch queues an accepted run behind the session's other runs.
+func (s *Service) launch(run *Run, agent resolvedAgent, sess *sessions.Session, req StartRequest, resetOnly bool) {
+	cfg := s.config()
+	key := run.SessionKey
 	timeout := req.Timeout
 	if timeout <= 0 {
 		timeout = time.Duration(cfg.Agents.Defaults.TimeoutSeconds) * time.Second
@@ -192,6 +232,11 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (run *Run, dup bo
 		} else {
 			res = s.execute(ctx, run, agent, models, req)
 		}
+		// Cut off by a shutdown, the run stays accepted and runs again at
+		// the next start; any other end is its end.
+		if req.Resumable && !(res.Status == "aborted" && s.closing.Load()) {
+			s.endAccepted(run.ID)
+		}
 		s.finish(run, res)
 	}
 	s.queue.Enqueue(key, sessions.Job{ID: run.ID, Run: job})
@@ -199,11 +244,21 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (run *Run, dup bo
 	// waiters hear of it.
 	go func() {
 		if err := s.queue.Wait(context.Background(), run.ID); err != nil {
+			if req.Resumable && !errors.Is(err, sessions.ErrQueueClosed) {
+				// A person stopped it, or it panicked: over. A shutdown
+				// leaves it to the next start.
+				s.endAccepted(run.ID)
+			}
 			now := time.Now()
 			s.finish(run, RunResult{Status: "aborted", Error: "aborted before it started", StartedAt: now, EndedAt: now})
 		}
 	}()
-	return run, false, nil
+}
+
+func (s *Service) endAccepted(runID string) {
+	if err := s.opts.Store.EndAccepted(context.Background(), runID); err != nil {
+		s.log.Error("forget accepted run", "runId", runID, "err", err)
+	}
 }
 
 func resetPolicy(cfg *config.Config) sessions.ResetPolicy {

@@ -82,6 +82,10 @@ type Service struct {
 	providers map[string]providerEntry
 	sub       subagentLimits
 	events    systemEvents
+
+	// closing is set by Close: a run cut off then was not ended by a
+	// person and stays accepted, to be resumed.
+	closing atomic.Bool
 }
 
 type providerEntry struct {
@@ -130,8 +134,12 @@ func (s *Service) UseTools(r ToolRunner) { s.opts.Tools = r }
 // SetConfig swaps in a reloaded config; runs in flight keep theirs.
 func (s *Service) SetConfig(cfg *config.Config) { s.cfg.Store(cfg) }
 
-// Close aborts every run and waits for them.
-func (s *Service) Close() { s.queue.Close() }
+// Close aborts every run and waits for them. Resumable runs it cuts off
+// run again at the next start (Resume).
+func (s *Service) Close() {
+	s.closing.Store(true)
+	s.queue.Close()
+}
 
 func (s *Service) config() *config.Config { return s.cfg.Load() }
 

@@ -265,6 +265,22 @@ type (
 	}
 )
 
+// SecretThrottle limits wrong secrets on a webhook, so that Telegram's
+// secret token or Slack's signing secret cannot be guessed at wire speed.
+// The gateway implements it with its failed-auth limiter
+// (gateway.auth.rateLimit), keyed by the webhook's path and the client's
+// address. A webhook calls Admit before it looks at the secret (or reads
+// the body it signs) and Failed when the secret was wrong or missing.
+// Implementations must be safe for concurrent use.
+type SecretThrottle interface {
+	// Admit reports whether r's secret may be checked. When it may not,
+	// Admit has answered r (429 with Retry-After while the client is
+	// locked out), and the handler returns without checking anything.
+	Admit(w http.ResponseWriter, r *http.Request) bool
+	// Failed records a wrong or missing secret from r's client.
+	Failed(r *http.Request)
+}
+
 // Poll is a question with options.
 type Poll struct {
 	Question     string

@@ -110,6 +110,13 @@ type Options struct {
 	// resolved ("approved" or "dismissed"), so operators' screens can
 	// follow. It must not block.
 	OnPairing func(req PairingRequest, resolved string)
+	// BootstrapOwner makes an approved sender the owner when none is
+	// configured yet (channels.pairing.approve with bootstrapCommandOwner),
+	// answering OpenClaw's status: configured, already-configured or
+	// unavailable. Nil: always unavailable.
+	BootstrapOwner func(ctx context.Context, channel, senderID string) (status string, err error)
+	// OwnerConfigured reports whether commands.ownerAllowFrom names anyone.
+	OwnerConfigured func() bool
 }
 
 // Manager runs the configured channel accounts, the inbound pipeline and
@@ -598,7 +605,7 @@ func (m *Manager) process(r inboundRow) {
 	}
 	stopTyping := m.typing(ctx, a, Target{ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID})
 	reply, err := m.opts.Dispatcher.Dispatch(ctx, Dispatch{
-		AgentID: agentID, SessionKey: key, RunID: "channel-in-" + strconv.FormatInt(r.ID, 10),
+		AgentID: agentID, SessionKey: key, RunID: RunIDOf(r.ID),
 		Text: text, ExtraSystemPrompt: verdict.Group.SystemPrompt, Origin: origin, SenderID: in.Sender.ID,
 	})
 	stopTyping()

@@ -260,7 +260,7 @@ func (m *Manager) handlePairingList(ctx context.Context, req *rpc.Request) (any,
 		}
 	}
 	return map[string]any{
-		"accounts": accts, "requests": out, "commandOwnerConfigured": false,
+		"accounts": accts, "requests": out, "commandOwnerConfigured": m.opts.OwnerConfigured != nil && m.opts.OwnerConfigured(),
 		"limits": map[string]any{"pendingPerAccount": PairingMaxPending, "ttlMs": PairingTTL.Milliseconds()},
 	}, nil
 }
@@ -270,6 +270,9 @@ type pairingParams struct {
 	AccountID string `json:"accountId"`
 	RequestID string `json:"requestId"`
 	Notify    bool   `json:"notify"`
+	// BootstrapCommandOwner also makes the sender the owner when
+	// commands.ownerAllowFrom is empty; it needs operator.admin.
+	BootstrapCommandOwner bool `json:"bootstrapCommandOwner"`
 }
 
 func (m *Manager) handlePairingApprove(ctx context.Context, req *rpc.Request) (any, error) {
@@ -283,6 +286,11 @@ func (m *Manager) handlePairingApprove(ctx context.Context, req *rpc.Request) (a
 	}
 	if p.Channel == "" || p.RequestID == "" {
 		return nil, bad(req.Method, errors.New("channel and requestId (or the pairing code) are required"))
+	}
+	// Making someone the owner hands them the gateway: admin only, as in
+	// OpenClaw's catalog.
+	if p.BootstrapCommandOwner && !req.Conn.Has(protocol.ScopeAdmin) {
+		return nil, protocol.MissingScope(protocol.ScopeAdmin)
 	}
 	r, err := m.db.takePairing(ctx, p.Channel, p.AccountID, p.RequestID, true, time.Now())
 	if errors.Is(err, ErrPairingNotFound) {
@@ -306,7 +314,18 @@ func (m *Manager) handlePairingApprove(ctx context.Context, req *rpc.Request) (a
 			notification = "failed"
 		}
 	}
-	return map[string]any{"requestId": r.RequestID, "senderId": r.SenderID, "notification": notification, "commandOwnerBootstrap": "not-requested"}, nil
+	owner := "not-requested"
+	if p.BootstrapCommandOwner {
+		owner = "unavailable"
+		if m.opts.BootstrapOwner != nil {
+			st, err := m.opts.BootstrapOwner(ctx, r.Channel, r.SenderID)
+			if err != nil {
+				m.log.Warn("channels: making the approved sender the owner failed", "channel", r.Channel, "err", err)
+			}
+			owner = st
+		}
+	}
+	return map[string]any{"requestId": r.RequestID, "senderId": r.SenderID, "notification": notification, "commandOwnerBootstrap": owner}, nil
 }
 
 func (m *Manager) handlePairingDismiss(ctx context.Context, req *rpc.Request) (any, error) {

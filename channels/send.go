@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -178,6 +179,41 @@ func (m *Manager) RouteOf(ctx context.Context, sessionKey string) (Route, bool, 
 	return m.db.route(ctx, sessionKey)
 }
 
+// RunRoute returns the chat run runID of sessionKey answers. A channel
+// turn answers the chat its message came from, even in a session several
+// chats share (session.dmScope "main" puts every DM in one): the
+// session's chat is only the one that wrote last, maybe another person's.
+// Any other run (a scheduled one, an operator's) has the session's chat.
+func (m *Manager) RunRoute(ctx context.Context, sessionKey, runID string) (Route, bool, error) {
+	if id, ok := InboundOfRun(runID); ok {
+		in, found, err := m.db.inbound(ctx, id)
+		if err != nil {
+			return Route{}, false, fmt.Errorf("find the chat of run %s: %w", runID, err)
+		}
+		if found {
+			return Route{Channel: in.Channel, AccountID: in.AccountID, ChatID: in.Chat.ID, ChatKind: in.Chat.Kind, ThreadID: in.Chat.ThreadID}, true, nil
+		}
+	}
+	return m.db.route(ctx, sessionKey)
+}
+
+// runIDPrefix starts the run id of a channel turn: the inbound row's id
+// follows, so a restart runs the same id again.
+const runIDPrefix = "channel-in-"
+
+// RunIDOf is the run id of the turn that answers inbound row rowID.
+func RunIDOf(rowID int64) string { return runIDPrefix + strconv.FormatInt(rowID, 10) }
+
+// InboundOfRun is the inbound row a channel turn's run id names.
+func InboundOfRun(runID string) (int64, bool) {
+	rest, ok := strings.CutPrefix(runID, runIDPrefix)
+	if !ok {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(rest, 10, 64)
+	return id, err == nil && id > 0
+}
+
 // BindRoute ties a session that did not start on a channel (a scheduled
 // run) to a chat, so the message tool and approvals treat it as that
 // chat's session.
@@ -319,10 +355,12 @@ func (m *Manager) Action(ctx context.Context, req ActionRequest) (any, error) {
 }
 
 // AskApproval posts a Tool Guard approval request, with buttons, in the
-// chat sessionKey came from. ok is false when the session has no chat
-// (the operator clients still see the request on the bus).
-func (m *Manager) AskApproval(ctx context.Context, sessionKey, approvalID, summary string) (ok bool, err error) {
-	r, ok, err := m.db.route(ctx, sessionKey)
+// chat run runID of sessionKey answers (RunRoute): in a session several
+// chats share, the person whose message started the run decides, not
+// whoever wrote last. ok is false when the session has no chat (the
+// operator clients still see the request on the bus).
+func (m *Manager) AskApproval(ctx context.Context, sessionKey, runID, approvalID, summary string) (ok bool, err error) {
+	r, ok, err := m.RunRoute(ctx, sessionKey, runID)
 	if err != nil || !ok {
 		return false, err
 	}

@@ -102,6 +102,22 @@ func (d db) finishInbound(ctx context.Context, id int64, status, reason, agentID
 	return err
 }
 
+// inbound returns one stored event.
+func (d db) inbound(ctx context.Context, id int64) (in Inbound, ok bool, err error) {
+	var payload string
+	err = d.sql.QueryRowContext(ctx, `SELECT payload FROM channel_inbound WHERE id = ?`, id).Scan(&payload)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Inbound{}, false, nil
+	}
+	if err != nil {
+		return Inbound{}, false, err
+	}
+	if err := json.Unmarshal([]byte(payload), &in); err != nil {
+		return Inbound{}, false, fmt.Errorf("decode inbound %d: %w", id, err)
+	}
+	return in, true, nil
+}
+
 // answerInbound queues the replies and marks the event answered in one
 // transaction: after a crash either both happened or neither, so an event
 // is never answered twice nor left unanswered.

@@ -205,20 +205,6 @@ func (g *gateway) readToken(t *testing.T) string {
 	return g.Token
 }
 
-// poll calls cond until it is true or timeout passes.
-func poll(timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // client is a CLI with its own isolated state, pointed at one gateway.
 type client struct {
 	argv []string // the CLI's command prefix

@@ -5,14 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/openclaw-go/openclaw/e2e/harness"
 )
 
 // Set up once by TestMain.
@@ -65,7 +65,7 @@ func setup() error {
 	if peer == "real" && os.Getenv("OPENCLAW_E2E_SKIP_REAL") == "1" {
 		return errors.New("OPENCLAW_E2E_GATEWAY=real needs the real OpenClaw; unset OPENCLAW_E2E_SKIP_REAL")
 	}
-	root, err := findRepoRoot()
+	root, err := harness.FindRepoRoot()
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func setup() error {
 		return err
 	}
 	bin := filepath.Join(binDir, "openclaw")
-	if err := buildOurs(bin); err != nil {
+	if err := harness.Build(bin); err != nil {
 		if peer == "ours" {
 			return err
 		}
@@ -95,45 +95,6 @@ func setup() error {
 		return fmt.Errorf("%w\n(set OPENCLAW_E2E_SKIP_REAL=1 to skip the tests that need it)", err)
 	}
 	realCLI = wrapper
-	return nil
-}
-
-// findRepoRoot walks up from the working directory (the package folder
-// under go test) to the go.mod of this module.
-func findRepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.Contains(data, []byte("module "+modulePath+"\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("find repo root: no go.mod of %s above the working directory", modulePath)
-		}
-		dir = parent
-	}
-}
-
-// buildOurs builds ./cmd/openclaw into bin, race-instrumented when the
-// tests are, so the gateway's own races show up under real traffic.
-func buildOurs(bin string) error {
-	args := []string{"build"}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	args = append(args, "-o", bin, "./cmd/openclaw")
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = repoRoot
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, out)
-	}
 	return nil
 }
 
@@ -157,36 +118,15 @@ func installReal() (string, error) {
 	return wrapper, nil
 }
 
-// recordInputs tells go test what this package's results depend on: the
-// binary built in TestMain comes from packages the tests do not import, so
-// without this a cached "ok" would survive changes to the gateway.
-// go test notes the files a test stats and the folders it reads (inside
-// the module only) and reruns the test when one of them changes, so every
-// source file of the repo is statted once, and the real CLI's install.
+// recordInputs tells go test what this package's results depend on: every
+// source file of the repo, and the real CLI's install.
 func recordInputs() {
-	recordOnce.Do(func() {
-		filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if d.IsDir() {
-				switch d.Name() {
-				case ".git", ".cache", "node_modules":
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			os.Stat(path)
-			return nil
-		})
-		if realCLI != "" {
-			os.Stat(realCLI)
-			os.Stat(filepath.Join(filepath.Dir(filepath.Dir(realCLI)), "app", "node_modules", "openclaw", "package.json"))
-		}
-	})
+	if realCLI == "" {
+		harness.RecordInputs()
+		return
+	}
+	harness.RecordInputs(realCLI, filepath.Join(filepath.Dir(filepath.Dir(realCLI)), "app", "node_modules", "openclaw", "package.json"))
 }
-
-var recordOnce sync.Once
 
 // needRealCLI returns the real CLI wrapper or skips the test.
 func needRealCLI(t *testing.T) string {

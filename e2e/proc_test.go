@@ -1,40 +1,30 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/openclaw-go/openclaw/e2e/harness"
 )
 
-// syncBuffer is a bytes.Buffer safe for a process writing while the test
-// reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// Shared with the attack suite in e2e/security.
+type syncBuffer = harness.SyncBuffer
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+var (
+	clip     = harness.Clip
+	baseEnv  = harness.BaseEnv
+	freePort = harness.FreePort
+	poll     = harness.Poll
+)
 
 // proc is a long-running child process (a gateway) with captured output.
 // It runs in its own process group so stopping it also ends its helpers.
@@ -145,15 +135,6 @@ func (p *proc) report() string {
 		p.name, strings.Join(p.cmd.Args, " "), state, clip(p.stdout.String()), clip(p.stderr.String()))
 }
 
-// clip keeps the last 32 KB of a log.
-func clip(s string) string {
-	const max = 32 << 10
-	if len(s) > max {
-		return "…(cut)…" + s[len(s)-max:]
-	}
-	return s
-}
-
 // result is one finished CLI command.
 type result struct {
 	Args   []string
@@ -208,28 +189,6 @@ func runCmd(t *testing.T, env []string, dir string, argv ...string) result {
 	return r
 }
 
-// baseEnv is the test's environment without anything that could point a
-// process at the user's OpenClaw state or gateway.
-//
-// A race-instrumented binary sleeps 1 s at exit by default so that late
-// reports get out; with dozens of CLI runs that adds up, so the sleep is
-// cut to 50 ms unless GORACE is already set.
-func baseEnv() []string {
-	env := []string{"GORACE=atexit_sleep_ms=50"}
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(k, "OPENCLAW_") || strings.HasPrefix(k, "CLAWDBOT_"):
-		case k == "HOME" || k == "TMPDIR" || strings.HasPrefix(k, "XDG_"):
-		case k == "GORACE":
-			env[0] = kv
-		default:
-			env = append(env, kv)
-		}
-	}
-	return env
-}
-
 // isolatedEnv returns baseEnv plus a private HOME, state folder, config
 // path and TMPDIR under dir.
 func isolatedEnv(t *testing.T, dir string) (env []string, stateDir, configPath string) {
@@ -251,18 +210,6 @@ func isolatedEnv(t *testing.T, dir string) (env []string, stateDir, configPath s
 		"TMPDIR="+tmp,
 	)
 	return env, stateDir, configPath
-}
-
-// freePort asks the kernel for a free loopback port. Another process could
-// take it before the gateway binds; the tests accept that small risk.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 func randomToken(t *testing.T) string {

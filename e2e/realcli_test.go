@@ -29,6 +29,10 @@ func TestRealCLI(t *testing.T) {
 		{"gateway call status", call("status"), isObject},
 		{"gateway call system-presence", call("system-presence"), presenceList},
 		{"gateway call logs.tail", call("logs.tail", "--params", `{"limit":5}`), logsTail(5)},
+		// The CLI asks for operator.read alone for config.get (its
+		// catalog scope), so the redacted config must stay readable
+		// with it.
+		{"gateway call config.get", call("config.get"), configSnapshot(g.Token)},
 		// health and status have no --url: they use the remote config.
 		{"health", []string{"health", "--json"}, objectWith("ok", true)},
 		{"status", []string{"status", "--json"}, statusReachable},
@@ -84,6 +88,24 @@ func objectWith(key string, want any) check {
 		}
 		if got := m[key]; got != want {
 			t.Fatalf("%s = %v, want %v:\n%s", key, got, want, r)
+		}
+	}
+}
+
+// configSnapshot wants config.get's answer: the config as an object,
+// without the gateway's token.
+func configSnapshot(token string) check {
+	return func(t *testing.T, r result) {
+		t.Helper()
+		m, ok := decodeJSON(t, r).(map[string]any)
+		if !ok {
+			t.Fatalf("want a JSON object:\n%s", r)
+		}
+		if _, ok := m["config"].(map[string]any); !ok || m["hash"] == nil {
+			t.Fatalf("want config and hash:\n%s", r)
+		}
+		if strings.Contains(r.Stdout, token) {
+			t.Fatalf("config.get shows the gateway token:\n%s", r)
 		}
 	}
 }

@@ -34,7 +34,8 @@ var auditStatuses = map[string]bool{
 
 // handleAuditList answers audit.list from the tool audit: one
 // tool_action event per guarded call, metadata only (arguments are kept
-// as a digest and not shown). Newest first; nextCursor continues.
+// as a digest and not shown), except for the environment an exec call
+// set, in our "env" field. Newest first; nextCursor continues.
 func (s *System) handleAuditList(ctx context.Context, req *rpc.Request) (any, error) {
 	var p auditListParams
 	if err := req.Decode(&p); err != nil {
@@ -117,6 +118,13 @@ func auditEvent(r tools.AuditRecord, defaultAgent string) map[string]any {
 	}
 	if r.Who.SessionKey != "" {
 		ev["sessionKey"] = r.Who.SessionKey
+	}
+	if len(r.Env) > 0 {
+		// Ours: the variables an exec call set for its command, secret-looking
+		// values redacted. OpenClaw's ledger keeps no arguments, but an
+		// environment override decides what an allowlisted program runs
+		// (GHSA-j425-whc4-4jgc), so the audit shows it.
+		ev["env"] = r.Env
 	}
 	return ev
 }

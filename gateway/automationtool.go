@@ -45,7 +45,8 @@ func (j jobScheduler) caller(ctx context.Context, who tools.Who) (caller, error)
 	}
 	c := caller{owner: &cron.Owner{AgentID: agentID, SessionKey: who.SessionKey, Depth: who.Depth}}
 	if j.s.channels != nil && who.SessionKey != "" {
-		r, ok, err := j.s.channels.RouteOf(ctx, who.SessionKey)
+		// The caller's own chat, in a session several chats share too.
+		r, ok, err := j.s.channels.RunRoute(ctx, who.SessionKey, who.RunID)
 		if err != nil {
 			return caller{}, err
 		}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/nodes"
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/canvas"
@@ -43,7 +44,7 @@ func (s *System) canvasHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host, _, err := net.SplitHostPort(r.RemoteAddr)
 		ip, perr := netip.ParseAddr(host)
-		if err != nil || perr != nil || !ip.Unmap().IsLoopback() || r.Header.Get("X-Forwarded-For") != "" {
+		if err != nil || perr != nil || !ip.Unmap().IsLoopback() || rpc.HasForwardingHeaders(r.Header) {
 			http.Error(w, "the canvas is served to this machine only", http.StatusForbidden)
 			return
 		}

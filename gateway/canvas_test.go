@@ -81,3 +81,32 @@ func TestCanvasThroughToolsInvoke(t *testing.T) {
 		t.Fatalf("forwarded canvas request: %d", resp.StatusCode)
 	}
 }
+
+// TestCanvasRefusesRelayedRequests: a proxy on this host relays an
+// outsider's request for the canvas pages (what agents put there). It
+// comes from loopback, but with any forwarding header, not only
+// X-Forwarded-For, it is not this machine's and is refused.
+func TestCanvasRefusesRelayedRequests(t *testing.T) {
+	r := startGateway(t, nil)
+	page := strings.Replace(r.url, "ws://", "http://", 1) + "/__openclaw__/canvas/"
+	get := func(h, v string) int {
+		req, _ := http.NewRequestWithContext(context.Background(), "GET", page, nil)
+		if h != "" {
+			req.Header.Set(h, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := get("", ""); code == http.StatusForbidden {
+		t.Fatalf("a local request for the canvas: %d", code)
+	}
+	for _, h := range []string{"X-Forwarded-For", "X-Real-Ip", "Forwarded", "X-Forwarded-Host"} {
+		if code := get(h, "203.0.113.9"); code != http.StatusForbidden {
+			t.Errorf("canvas request relayed with %s: %d, want 403", h, code)
+		}
+	}
+}

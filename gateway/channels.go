@@ -29,12 +29,14 @@ import (
 // land.
 func (s *System) wireChannels() {
 	s.channels = channels.New(s.current().snap.Config, channels.Options{
-		Store:      s.store,
-		Log:        s.log.With("component", "channels"),
-		Dispatcher: agentDispatcher{svc: s.agents, owner: s.chatOwner},
-		Approver:   approvalResolver{a: s.approvals, owner: s.chatOwner},
-		Networks:   []channels.Network{telegramNetwork(s), discordNetwork(s), slackNetwork(s), whatsappNetwork(s)},
-		Workspace:  s.agents.Workspace,
+		Store:           s.store,
+		Log:             s.log.With("component", "channels"),
+		Dispatcher:      agentDispatcher{svc: s.agents, owner: s.chatOwner},
+		Approver:        approvalResolver{a: s.approvals, owner: s.chatOwner},
+		Networks:        []channels.Network{telegramNetwork(s), discordNetwork(s), slackNetwork(s), whatsappNetwork(s)},
+		Workspace:       s.agents.Workspace,
+		BootstrapOwner:  s.bootstrapOwner,
+		OwnerConfigured: func() bool { return len(s.current().snap.Config.Commands.OwnerAllowFrom) > 0 },
 		OnStatus: func(channel, accountID string, st channels.Status) {
 			// Operators see a channel connect or fail as it happens.
 			s.log.Info("channel state", "channel", channel, "accountId", accountID, "state", st.State, "detail", st.Detail)
@@ -146,7 +148,7 @@ func telegramNetwork(s *System) channels.Network {
 				}
 				opts := telegram.Options{
 					AccountID: id, Token: token, APIRoot: acct.ApiRoot, Proxy: acct.Proxy,
-					WebhookURL: acct.WebhookUrl, WebhookSecret: acct.WebhookSecret.Value, WebhookPath: path,
+					WebhookURL: acct.WebhookUrl, WebhookSecret: acct.WebhookSecret.Value, WebhookPath: path, Throttle: s.srv.WebhookThrottle(path),
 					TextLimit: acct.TextChunkLimit, ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb,
 					Log: s.log.With("component", "channels", "channel", "telegram", "accountId", id),
 				}
@@ -255,7 +257,7 @@ func slackNetwork(s *System) channels.Network {
 				}
 				opts := slack.Options{
 					AccountID: id, BotToken: bot, AppToken: app, SigningSecret: acct.SigningSecret.Value, Mode: acct.Mode,
-					APIURL: s.opts.Getenv("OPENCLAW_SLACK_API_URL"), WebhookPath: path, TextLimit: acct.TextChunkLimit,
+					APIURL: s.opts.Getenv("OPENCLAW_SLACK_API_URL"), WebhookPath: path, Throttle: s.srv.WebhookThrottle(path), TextLimit: acct.TextChunkLimit,
 					ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb, SlashCommand: slash,
 					Log: s.log.With("component", "channels", "channel", "slack", "accountId", id),
 				}
@@ -460,11 +462,11 @@ func (w *webhookRouter) lookup(path string) (http.Handler, bool) {
 // built after the tools, so it is looked up at call time.
 type channelMessenger struct{ s *System }
 
-func (c channelMessenger) Conversation(ctx context.Context, sessionKey string) (message.Conversation, bool, error) {
+func (c channelMessenger) Conversation(ctx context.Context, sessionKey, runID string) (message.Conversation, bool, error) {
 	if c.s.channels == nil || sessionKey == "" {
 		return message.Conversation{}, false, nil
 	}
-	r, ok, err := c.s.channels.RouteOf(ctx, sessionKey)
+	r, ok, err := c.s.channels.RunRoute(ctx, sessionKey, runID)
 	return message.Conversation{Channel: r.Channel, AccountID: r.AccountID, ChatID: r.ChatID, ThreadID: r.ThreadID}, ok, err
 }
 
@@ -514,8 +516,27 @@ func (f approvalFanout) Broadcast(event string, payload any) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		if _, err := f.s.channels.AskApproval(ctx, key, id, summary); err != nil {
+		if _, err := f.s.channels.AskApproval(ctx, key, f.runOf(ctx, id), id, summary); err != nil {
 			f.s.log.Warn("could not ask for approval in the chat", "sessionKey", key, "err", err)
 		}
 	}()
+}
+
+// runOf is the run that asked for approval id ("" when unknown): the
+// chat to ask is that run's, not the session's last.
+func (f approvalFanout) runOf(ctx context.Context, id string) string {
+	if f.s.approvals == nil {
+		return ""
+	}
+	pending, err := f.s.approvals.List(ctx)
+	if err != nil {
+		f.s.log.Warn("could not look up the run of an approval", "id", id, "err", err)
+		return ""
+	}
+	for _, p := range pending {
+		if p.ID == id {
+			return p.RunID
+		}
+	}
+	return ""
 }

@@ -341,6 +341,11 @@ func parsePrefixes(log *slog.Logger, key string, in []string) []netip.Prefix {
 	var out []netip.Prefix
 	for _, v := range in {
 		if p, err := netip.ParsePrefix(v); err == nil {
+			if p.Addr().Is4In6() && p.Bits() >= 96 {
+				// Client addresses are unmapped before they are
+				// compared, so ::ffff:10.0.0.0/104 must be 10.0.0.0/8.
+				p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+			}
 			out = append(out, p.Masked())
 		} else if a, err := netip.ParseAddr(v); err == nil {
 			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
@@ -423,6 +428,13 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	defer s.mcp.mgr.Close()
 	s.wireExtPlugins()
 	defer s.ext.mgr.Close()
+	// Turns a client was told were accepted and the last process did not
+	// finish run now, before any client can ask about them.
+	if n, err := s.agents.Resume(ctx); err != nil {
+		s.log.Error("could not resume accepted turns", "err", err)
+	} else if n > 0 {
+		s.log.Info("resumed accepted turns", "count", n)
+	}
 
 	host, err := s.bindHost(snap)
 	if err != nil {

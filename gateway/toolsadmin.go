@@ -125,16 +125,27 @@ func (s *System) restAnswer(w http.ResponseWriter) func(any, error) {
 }
 
 // bearer admits requests carrying the gateway's token (or password) as
-// a bearer token. Never in the URL.
+// a bearer token. Never in the URL. Wrong or missing tokens count against
+// the same failed-auth limit as the socket's handshake; a client it
+// locked out gets 429 with Retry-After before its token is looked at.
 func (s *System) bearer(h http.HandlerFunc) http.HandlerFunc {
+	throttle := s.srv.SharedSecretThrottle()
 	return func(w http.ResponseWriter, r *http.Request) {
 		a := s.current().auth
+		if a.Mode == "none" {
+			h(w, r)
+			return
+		}
+		if !throttle.Admit(w, r) {
+			return
+		}
 		secret := a.Token
 		if a.Mode == "password" {
 			secret = a.Password
 		}
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if a.Mode != "none" && (!ok || secret == "" || !constantTimeEqual(got, secret)) {
+		if !ok || secret == "" || !constantTimeEqual(got, secret) {
+			throttle.Failed(r)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="openclaw"`)
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthorized"})
 			return

@@ -80,6 +80,10 @@ type Pending struct {
 	Reason     string `json:"reason,omitempty"`
 	CreatedAt  int64  `json:"createdAtMs"`
 	ExpiresAt  int64  `json:"expiresAtMs"`
+	// EnvKeys names the environment variables the call sets for its
+	// command (OpenClaw's envKeys); Args shows their values, secret-looking
+	// ones redacted.
+	EnvKeys []string `json:"envKeys,omitempty"`
 }
 
 // Approve persists the request, announces it and waits for a decision,
@@ -87,8 +91,11 @@ type Pending struct {
 func (a *Approvals) Approve(ctx context.Context, req ApprovalRequest) (bool, string, error) {
 	id := uuid.NewString()
 	now := time.Now()
-	p := Pending{ID: id, Tool: req.Tool, Args: string(req.Args), AgentID: req.Who.AgentID, SessionKey: req.Who.SessionKey,
-		RunID: req.Who.RunID, Reason: req.Reason, CreatedAt: now.UnixMilli(), ExpiresAt: now.Add(a.timeout).UnixMilli()}
+	// What is stored and shown is for people: an env's secrets are
+	// redacted, its names listed. The call itself keeps its arguments.
+	args, envKeys := approvalArgs(req.Args)
+	p := Pending{ID: id, Tool: req.Tool, Args: string(args), AgentID: req.Who.AgentID, SessionKey: req.Who.SessionKey,
+		RunID: req.Who.RunID, Reason: req.Reason, CreatedAt: now.UnixMilli(), ExpiresAt: now.Add(a.timeout).UnixMilli(), EnvKeys: envKeys}
 	ch := make(chan string, 1)
 	a.mu.Lock()
 	a.waiters[id] = ch
@@ -104,10 +111,13 @@ func (a *Approvals) Approve(ctx context.Context, req ApprovalRequest) (bool, str
 		return false, id, fmt.Errorf("save approval request: %w", err)
 	}
 	host, nodeID := approvalHost(req.Args)
+	request := map[string]any{"command": p.Tool + " " + p.Args, "tool": p.Tool, "args": p.Args, "agentId": p.AgentID,
+		"sessionKey": p.SessionKey, "reason": p.Reason, "host": host, "nodeId": nodeID}
+	if len(envKeys) > 0 {
+		request["envKeys"] = envKeys
+	}
 	a.emit.Broadcast(EventApprovalRequested, map[string]any{
-		"approvalKind": "exec", "id": id, "createdAtMs": p.CreatedAt, "expiresAtMs": p.ExpiresAt,
-		"request": map[string]any{"command": p.Tool + " " + p.Args, "tool": p.Tool, "args": p.Args, "agentId": p.AgentID,
-			"sessionKey": p.SessionKey, "reason": p.Reason, "host": host, "nodeId": nodeID},
+		"approvalKind": "exec", "id": id, "createdAtMs": p.CreatedAt, "expiresAtMs": p.ExpiresAt, "request": request,
 	})
 	t := time.NewTimer(a.timeout)
 	defer t.Stop()
@@ -179,6 +189,7 @@ func (a *Approvals) List(ctx context.Context) ([]Pending, error) {
 		if err := rows.Scan(&p.ID, &p.Tool, &p.Args, &p.AgentID, &p.SessionKey, &p.RunID, &p.Reason, &p.CreatedAt, &p.ExpiresAt); err != nil {
 			return nil, err
 		}
+		_, p.EnvKeys = approvalArgs(json.RawMessage(p.Args))
 		out = append(out, p)
 	}
 	return out, rows.Err()

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -19,10 +20,15 @@ var _ Auditor = (*SQLAudit)(nil)
 
 // Audit records one entry; failures are logged, never returned.
 func (a *SQLAudit) Audit(ctx context.Context, e AuditEntry) {
+	env := ""
+	if len(e.Env) > 0 {
+		b, _ := json.Marshal(e.Env) // a map of strings always marshals
+		env = string(b)
+	}
 	_, err := a.DB.ExecContext(ctx, `INSERT INTO tool_audit(at, agent_id, session_key, run_id, tool, args_digest, decision, rule, reason,
-		approval_id, duration_ms, is_error) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+		approval_id, duration_ms, is_error, env) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		e.At.UnixMilli(), e.Who.AgentID, e.Who.SessionKey, e.Who.RunID, e.Tool, e.ArgsDigest, e.Decision, e.Rule, e.Reason,
-		e.ApprovalID, e.Duration.Milliseconds(), e.IsError)
+		e.ApprovalID, e.Duration.Milliseconds(), e.IsError, env)
 	if err != nil && a.Log != nil {
 		a.Log.Error("write tool audit", "tool", e.Tool, "err", err)
 	}
@@ -109,7 +115,7 @@ func (a *SQLAudit) List(ctx context.Context, q AuditQuery) ([]AuditRecord, error
 	if limit <= 0 {
 		limit = 100
 	}
-	query := `SELECT id, at, agent_id, session_key, run_id, tool, args_digest, decision, rule, reason, approval_id, duration_ms, is_error
+	query := `SELECT id, at, agent_id, session_key, run_id, tool, args_digest, decision, rule, reason, approval_id, duration_ms, is_error, env
 		FROM tool_audit`
 	if len(where) > 0 {
 		query += " WHERE " + strings.Join(where, " AND ")
@@ -125,9 +131,15 @@ func (a *SQLAudit) List(ctx context.Context, q AuditQuery) ([]AuditRecord, error
 	for rows.Next() {
 		var r AuditRecord
 		var at, durMs int64
+		var env string
 		if err := rows.Scan(&r.ID, &at, &r.Who.AgentID, &r.Who.SessionKey, &r.Who.RunID, &r.Tool, &r.ArgsDigest, &r.Decision,
-			&r.Rule, &r.Reason, &r.ApprovalID, &durMs, &r.IsError); err != nil {
+			&r.Rule, &r.Reason, &r.ApprovalID, &durMs, &r.IsError, &env); err != nil {
 			return nil, fmt.Errorf("list tool audit: %w", err)
+		}
+		if env != "" {
+			if err := json.Unmarshal([]byte(env), &r.Env); err != nil {
+				return nil, fmt.Errorf("list tool audit: row %d: env: %w", r.ID, err)
+			}
 		}
 		r.At, r.Duration = time.UnixMilli(at), time.Duration(durMs)*time.Millisecond
 		out = append(out, r)

@@ -76,6 +76,10 @@ type AuditEntry struct {
 	ApprovalID string
 	Duration   time.Duration
 	IsError    bool
+	// Env is the environment the call set for a command it ran (exec's
+	// env), values of secret-looking names redacted; nil when none. A
+	// tool reports it with NoteAudit.
+	Env map[string]string
 }
 
 // Auditor stores audit entries; it must not block for long.
@@ -223,7 +227,9 @@ func (r *Runner) Run(ctx context.Context, call Call) (res Result) {
 		unlock()
 		entry.Decision = "allowed"
 	}
-	res = r.execute(ctx, tool, spec, call)
+	toolCtx, notes := withAuditNotes(ctx)
+	res = r.execute(toolCtx, tool, spec, call)
+	notes.apply(&entry)
 	if r.Hooks != nil {
 		res = r.Hooks.AfterTool(ctx, call, res)
 	}

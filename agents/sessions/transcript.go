@@ -68,13 +68,13 @@ func validRole(r string) bool {
 // started before the reset finishes into its own transcript), without
 // touching any session row.
 func (s *Store) Append(ctx context.Context, sessionID string, msgs ...Message) error {
-	_, err := s.appendMsgs(ctx, sessionID, msgs, 0)
+	_, err := s.appendMsgs(ctx, sessionID, msgs, 0, nil)
 	return err
 }
 
 // AppendMessage is Append for one message; it returns the message's seq.
 func (s *Store) AppendMessage(ctx context.Context, sessionID string, m Message) (int64, error) {
-	return s.appendMsgs(ctx, sessionID, []Message{m}, 0)
+	return s.appendMsgs(ctx, sessionID, []Message{m}, 0, nil)
 }
 
 // AppendSummary records a compaction summary of the messages up to and
@@ -85,13 +85,14 @@ func (s *Store) AppendSummary(ctx context.Context, sessionID, summary string, th
 		return fmt.Errorf("append summary to %s: %w: through seq %d", sessionID, ErrInvalid, throughSeq)
 	}
 	m := Message{Role: RoleSystem, Text: summary, Summary: true, SummaryThrough: throughSeq}
-	_, err := s.appendMsgs(ctx, sessionID, []Message{m}, throughSeq)
+	_, err := s.appendMsgs(ctx, sessionID, []Message{m}, throughSeq, nil)
 	return err
 }
 
 // appendMsgs appends; through > 0 marks a summary that must not reach
-// past the transcript's end.
-func (s *Store) appendMsgs(ctx context.Context, sessionID string, msgs []Message, through int64) (int64, error) {
+// past the transcript's end. also, when set, writes in the same
+// transaction.
+func (s *Store) appendMsgs(ctx context.Context, sessionID string, msgs []Message, through int64, also func(c conn) error) (int64, error) {
 	if len(msgs) == 0 {
 		return 0, nil
 	}
@@ -143,6 +144,9 @@ func (s *Store) appendMsgs(ctx context.Context, sessionID string, msgs []Message
 				summary, now.UnixMilli()); err != nil {
 				return err
 			}
+		}
+		if also != nil {
+			return also(c)
 		}
 		return nil
 	})

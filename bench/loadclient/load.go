@@ -25,6 +25,12 @@ type report struct {
 	// Accepted is, for a two-stage method (agent), the time from sending
 	// to the interim {status:"accepted"}; Latency runs to the final answer.
 	Accepted *stats `json:"accepted,omitempty"`
+	// Under -flood: the flood, every connect attempt the timed handshakes
+	// took, and how many of them never got through.
+	Flood             *floodStats `json:"flood,omitempty"`
+	HandshakeAttempts int         `json:"handshakeAttempts,omitempty"`
+	HandshakeFailed   int         `json:"handshakeFailed,omitempty"`
+	FirstConnectError string      `json:"firstConnectError,omitempty"`
 }
 
 // stats summarise a set of durations.
@@ -43,6 +49,10 @@ func (r *report) human() string {
 	if r.Accepted != nil {
 		s += fmt.Sprintf("; accepted after p50 %.3f ms, p99 %.3f ms", r.Accepted.P50Ms, r.Accepted.P99Ms)
 	}
+	if f := r.Flood; f != nil {
+		s += fmt.Sprintf("; during a flood of %d idle sockets (%d open when measuring, %d accepted, %d refused, %d closed by the gateway): %d connect attempts, %d connects failed",
+			f.Sockets, f.OpenWhenMeasuring, f.Opened, f.Refused, f.ClosedByServer, r.HandshakeAttempts, r.HandshakeFailed)
+	}
 	return s
 }
 
@@ -54,6 +64,10 @@ func (r *report) summary() string {
 	if r.Accepted != nil {
 		s += fmt.Sprintf(" acceptedP50Ms=%g acceptedP99Ms=%g", r.Accepted.P50Ms, r.Accepted.P99Ms)
 	}
+	if f := r.Flood; f != nil {
+		s += fmt.Sprintf(" handshakeMaxMs=%g handshakeAttempts=%d handshakeFailed=%d floodOpenWhenMeasuring=%d floodOpenMax=%d floodOpened=%d floodRefused=%d floodClosedByServer=%d",
+			r.Handshake.MaxMs, r.HandshakeAttempts, r.HandshakeFailed, f.OpenWhenMeasuring, f.OpenMax, f.Opened, f.Refused, f.ClosedByServer)
+	}
 	return s
 }
 
@@ -61,16 +75,6 @@ func (r *report) summary() string {
 func measure(ctx context.Context, cfg config) (*report, error) {
 	rep := &report{URL: cfg.URL, Method: cfg.Method, Conns: cfg.Conns, RequestsPerConn: cfg.Requests}
 	var handshakes []time.Duration
-
-	// Handshakes on their own, one at a time, so load does not skew them.
-	for range cfg.Handshakes {
-		c, d, err := dial(ctx, cfg)
-		if err != nil {
-			return nil, fmt.Errorf("connect: %w", err)
-		}
-		handshakes = append(handshakes, d)
-		c.Close()
-	}
 
 	conns := make([]*conn, cfg.Conns)
 	defer func() {
@@ -80,15 +84,57 @@ func measure(ctx context.Context, cfg config) (*report, error) {
 			}
 		}
 	}()
-	for i := range conns {
-		c, d, err := dial(ctx, cfg)
-		if err != nil {
-			return nil, fmt.Errorf("connect %d of %d: %w", i+1, cfg.Conns, err)
+	openConns := func() error {
+		for i := range conns {
+			c, d, err := dial(ctx, cfg)
+			if err != nil {
+				return fmt.Errorf("connect %d of %d: %w", i+1, cfg.Conns, err)
+			}
+			c.index = i
+			conns[i] = c
+			if cfg.Handshakes == 0 {
+				handshakes = append(handshakes, d)
+			}
 		}
-		c.index = i
-		conns[i] = c
-		if cfg.Handshakes == 0 {
+		return nil
+	}
+
+	if cfg.Flood > 0 {
+		// The load connections are in before the flood; the fresh
+		// connects are what the flood is meant to stop.
+		if err := openConns(); err != nil {
+			return nil, err
+		}
+		fl := startFlood(ctx, cfg.URL, cfg.Flood, cfg.Timeout)
+		defer func() {
+			s := fl.stop()
+			rep.Flood = &s
+		}()
+		fl.ramp(ctx, cfg.FloodRamp, cfg.FloodSettle)
+		for range cfg.Handshakes {
+			d, attempts, err := dialWithin(ctx, cfg)
+			rep.HandshakeAttempts += attempts
+			if err != nil {
+				rep.HandshakeFailed++
+				if rep.FirstConnectError == "" {
+					rep.FirstConnectError = err.Error()
+				}
+				continue
+			}
 			handshakes = append(handshakes, d)
+		}
+	} else {
+		// Handshakes on their own, one at a time, so load does not skew them.
+		for range cfg.Handshakes {
+			c, d, err := dial(ctx, cfg)
+			if err != nil {
+				return nil, fmt.Errorf("connect: %w", err)
+			}
+			handshakes = append(handshakes, d)
+			c.Close()
+		}
+		if err := openConns(); err != nil {
+			return nil, err
 		}
 	}
 	rep.Handshake = summarise(handshakes)

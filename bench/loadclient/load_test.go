@@ -46,6 +46,9 @@ func TestParseFlags(t *testing.T) {
 		{"all", []string{"-url", "ws://127.0.0.1:1", "-token", "t", "-conns", "8", "-requests", "10", "-params", `{"a":1}`}, false},
 		{"bad params", []string{"-params", "{"}, true},
 		{"zero conns", []string{"-conns", "0"}, true},
+		{"flood", []string{"-flood", "1000", "-flood-ramp", "3s", "-connect-within", "20s"}, false},
+		{"negative flood", []string{"-flood", "-1"}, true},
+		{"flood beyond bounds", []string{"-flood", "1000000"}, true},
 		{"stray argument", []string{"extra"}, true},
 	}
 	for _, tc := range tests {

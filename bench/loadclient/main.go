@@ -20,6 +20,17 @@
 //
 //	loadclient -method agent -conns 4 -requests 250 -session agent:main:bench -session-turns 10
 //
+// With -flood N the run happens during a pre-auth flood: N more sockets
+// are opened and held idle, never sending connect, each reopened as soon
+// as the gateway closes it. The load connections connect first; then the
+// flood starts, ramps up (-flood-ramp) and runs on (-flood-settle); then
+// the -handshakes fresh
+// connects are timed, each retried (every 100 ms) until it gets hello-ok
+// or -connect-within passes, its time running from the first attempt;
+// then the load runs on the connections already open.
+//
+//	loadclient -flood 1000 -handshakes 20 -conns 1 -requests 2000 -method health
+//
 // The result is one JSON object on stdout (or, with -summary, one line of
 // key=value pairs for scripts) and one human line on stderr.
 // The exit status is 1 when any request or handshake failed.
@@ -52,6 +63,12 @@ type config struct {
 	Summary    bool   // print key=value pairs instead of JSON
 	JSONFile   string // also write the JSON report here
 	Scope      string // the one operator scope asked for at connect
+
+	// Pre-auth flood (flood.go).
+	Flood         int           // idle sockets held during the run; 0: none
+	FloodRamp     time.Duration // longest wait for the flood to build up
+	FloodSettle   time.Duration // then how long it runs before measuring
+	ConnectWithin time.Duration // under a flood, how long a fresh connect may retry
 
 	// -method agent only.
 	Message      string // text of each turn, numbered
@@ -92,6 +109,10 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&cfg.Message, "message", "hello from the bench", "agent: text of each turn (numbered)")
 	fs.StringVar(&cfg.Session, "session", "agent:main:bench", "agent: session key prefix; connection i uses <prefix>-i")
 	fs.IntVar(&cfg.SessionTurns, "session-turns", 0, "agent: start a new session (<prefix>-i-n) every this many turns; 0: one per connection")
+	fs.IntVar(&cfg.Flood, "flood", 0, "hold this many idle pre-auth sockets open during the run (0: no flood)")
+	fs.DurationVar(&cfg.FloodRamp, "flood-ramp", 5*time.Second, "flood: longest wait for the flood to build up before measuring")
+	fs.DurationVar(&cfg.FloodSettle, "flood-settle", 0, "flood: how long it runs after building up before measuring (past the gateway's first deadlines, to measure it steady)")
+	fs.DurationVar(&cfg.ConnectWithin, "connect-within", 30*time.Second, "flood: how long one fresh connect may keep retrying")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -104,8 +125,11 @@ func parseFlags(args []string) (config, error) {
 		}
 		cfg.Params = json.RawMessage(params)
 	}
-	if cfg.Conns < 1 || cfg.Requests < 1 || cfg.Warmup < 0 || cfg.Handshakes < 0 || cfg.SessionTurns < 0 {
-		return cfg, errors.New("-conns and -requests must be at least 1; -warmup, -handshakes and -session-turns at least 0")
+	if cfg.Conns < 1 || cfg.Requests < 1 || cfg.Warmup < 0 || cfg.Handshakes < 0 || cfg.SessionTurns < 0 || cfg.Flood < 0 {
+		return cfg, errors.New("-conns and -requests must be at least 1; -warmup, -handshakes, -session-turns and -flood at least 0")
+	}
+	if cfg.Flood > 100_000 {
+		return cfg, errors.New("-flood is at most 100000")
 	}
 	if cfg.Scope == "" {
 		cfg.Scope = "operator.read"
@@ -144,6 +168,9 @@ func run(ctx context.Context, cfg config) error {
 	}
 	if rep.Errors > 0 {
 		return fmt.Errorf("%d of %d requests failed; first: %s", rep.Errors, rep.Requests, rep.FirstError)
+	}
+	if rep.HandshakeFailed > 0 {
+		return fmt.Errorf("%d of %d fresh connects did not get through within %s", rep.HandshakeFailed, cfg.Handshakes, cfg.ConnectWithin)
 	}
 	return nil
 }

@@ -66,6 +66,29 @@ func dial(ctx context.Context, cfg config) (*conn, time.Duration, error) {
 	return c, time.Since(start), nil
 }
 
+// dialWithin connects as dial does, trying again every 100 ms while the
+// gateway refuses the socket or closes it before hello-ok, for at most
+// cfg.ConnectWithin. It returns the time from the first attempt to
+// hello-ok and how many attempts that took.
+func dialWithin(ctx context.Context, cfg config) (time.Duration, int, error) {
+	start := time.Now()
+	for attempts := 1; ; attempts++ {
+		c, _, err := dial(ctx, cfg)
+		if err == nil {
+			d := time.Since(start)
+			c.Close()
+			return d, attempts, nil
+		}
+		if ctx.Err() != nil || time.Since(start)+100*time.Millisecond > cfg.ConnectWithin {
+			return 0, attempts, fmt.Errorf("no hello-ok after %d attempts in %s: %w", attempts, time.Since(start).Round(time.Millisecond), err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
 // call sends one request and reads until its response, skipping events.
 // For a two-stage method it reads past the {status:"accepted"} answer to
 // the final one and keeps in c.ack how long the first took.

@@ -55,6 +55,9 @@ type Options struct {
 	AppToken string
 	// SigningSecret verifies HTTP Events requests; required in HTTP mode.
 	SigningSecret string
+	// Throttle limits requests with a bad signature per client in HTTP
+	// mode; nil means none.
+	Throttle channels.SecretThrottle
 	// Mode is "socket" or "http". Default: socket when AppToken is set,
 	// http when only SigningSecret is.
 	Mode string

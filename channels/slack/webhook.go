@@ -73,7 +73,8 @@ func sign(secret, ts string, body []byte) []byte {
 // callbacks (JSON), slash commands and interactive payloads (forms), all
 // at WebhookPath. The body is read (capped) and its signature verified
 // before anything in it is parsed; a bad or stale signature is answered
-// 401. url_verification is answered with its challenge. Events are
+// 401 and counted by Options.Throttle, and a client it locked out is
+// answered 429 before its body is read. url_verification is answered with its challenge. Events are
 // answered 200 only after the sink stored them, 500 otherwise so that
 // Slack retries.
 func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -84,6 +85,9 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if t := a.opts.Throttle; t != nil && !t.Admit(w, r) {
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxWebhookBody))
@@ -98,6 +102,9 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := verifySignature(a.opts.SigningSecret, r.Header.Get(timestampHeader), r.Header.Get(signatureHeader), body, time.Now()); err != nil {
 		a.log.Warn("slack request refused", "reason", err.Error(), "remote", r.RemoteAddr)
+		if t := a.opts.Throttle; t != nil {
+			t.Failed(r)
+		}
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
 		return
 	}

@@ -284,3 +284,48 @@ func FuzzVerifySignature(f *testing.F) {
 		}
 	})
 }
+
+// TestWebhookThrottled: someone who found the Request URL forges
+// signatures. Each bad one is counted; once the throttle locks the client
+// out, even a rightly signed request is answered 429 with Retry-After
+// before its body is read.
+func TestWebhookThrottled(t *testing.T) {
+	fake := newFake(t)
+	throttle := &channelstest.Throttle{Max: 3}
+	a := newAdapter(t, fake, func(o *Options) { httpMode(o); o.Throttle = throttle })
+	sink := &recSink{}
+	start(t, a, sink)
+	eventually(t, "connected", func() bool { return sink.HasState(channels.StateConnected) })
+	body := fake.MessagePayload(&slacktest.Msg{Channel: "D1", User: "U1", Text: "hi"})
+	hit := func(secret string, b io.Reader) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, a.WebhookPath(), b)
+		req.Header.Set("Content-Type", jsonType)
+		ts, sig := slacktest.Sign(secret, time.Now(), body)
+		req.Header.Set("X-Slack-Request-Timestamp", ts)
+		req.Header.Set("X-Slack-Signature", sig)
+		rec := httptest.NewRecorder()
+		a.ServeHTTP(rec, req)
+		return rec
+	}
+	for i := 0; i < 3; i++ {
+		if rec := hit("guess", bytes.NewReader(body)); rec.Code != http.StatusUnauthorized {
+			t.Fatalf("forgery %d: %d", i, rec.Code)
+		}
+	}
+	rec := hit(testSecret, trapBody{t})
+	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" {
+		t.Fatalf("signed request while locked out: %d %q", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	if n := len(sink.Attempts()); n != 0 {
+		t.Errorf("%d events reached the sink", n)
+	}
+}
+
+// trapBody fails the test when read: a locked-out request's body must
+// not be read.
+type trapBody struct{ t *testing.T }
+
+func (b trapBody) Read([]byte) (int, error) {
+	b.t.Error("body read while the client was locked out")
+	return 0, io.EOF
+}

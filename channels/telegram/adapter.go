@@ -58,6 +58,8 @@ type Options struct {
 	// WebhookPath is where the gateway mounts ServeHTTP; default
 	// /telegram-webhook.
 	WebhookPath string
+	// Throttle limits wrong webhook secrets per client; nil means none.
+	Throttle channels.SecretThrottle
 	// TextLimit is the longest message in UTF-16 units; default 4000,
 	// at most 4096.
 	TextLimit int

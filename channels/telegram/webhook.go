@@ -15,16 +15,24 @@ const secretHeader = "X-Telegram-Bot-Api-Secret-Token"
 
 // ServeHTTP receives one update in webhook mode. The secret header is
 // checked (in constant time) before the body is read; a wrong or missing
-// one is answered 401. The answer is 200 only after the sink stored the
-// update; any other answer makes Telegram deliver it again later.
+// one is answered 401 and counted by Options.Throttle, and a client it
+// locked out is answered 429 without the secret being looked at. The
+// answer is 200 only after the sink stored the update; any other answer
+// makes Telegram deliver it again later.
 func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	secret := a.opts.WebhookSecret
 	if a.opts.WebhookURL == "" || secret == "" {
 		http.NotFound(w, r)
 		return
 	}
+	if t := a.opts.Throttle; t != nil && !t.Admit(w, r) {
+		return
+	}
 	got := r.Header.Get(secretHeader)
 	if subtle.ConstantTimeCompare([]byte(got), []byte(secret)) != 1 {
+		if t := a.opts.Throttle; t != nil {
+			t.Failed(r)
+		}
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
 		return
 	}

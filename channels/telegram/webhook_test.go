@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"github.com/openclaw-go/openclaw/channels/telegram/telegramtest"
 )
 
@@ -156,5 +157,45 @@ func TestWebhookAfterStop(t *testing.T) {
 	a.ServeHTTP(w, req)
 	if w.Code != http.StatusServiceUnavailable || len(sink.Stored()) != 0 {
 		t.Errorf("after Stop: status %d, %d stored; want 503 and none", w.Code, len(sink.Stored()))
+	}
+}
+
+// TestWebhookThrottled: someone who found the webhook URL guesses the
+// secret token. Each wrong guess is counted; once the throttle locks the
+// client out, even the right token is answered 429 with Retry-After, and
+// neither the secret nor the body is looked at.
+func TestWebhookThrottled(t *testing.T) {
+	fake := telegramtest.New(t, testToken)
+	throttle := &channelstest.Throttle{Max: 3}
+	a := newAdapter(t, fake, func(o *Options) {
+		o.WebhookURL, o.WebhookSecret, o.Throttle = hookURL, hookSecret, throttle
+	})
+	rec := &recSink{}
+	start(t, a, rec)
+	eventually(t, "webhook registered", func() bool { u, _ := fake.Webhook(); return u != "" })
+
+	hit := func(secret *string, body io.Reader) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", DefaultWebhookPath, body)
+		if secret != nil {
+			req.Header.Set(secretHeader, *secret)
+		}
+		w := httptest.NewRecorder()
+		a.ServeHTTP(w, req)
+		return w
+	}
+	for i, guess := range []*string{ptr("guess-1"), nil, ptr("")} {
+		if w := hit(guess, trapBody{t}); w.Code != http.StatusUnauthorized {
+			t.Fatalf("guess %d: status %d", i, w.Code)
+		}
+	}
+	if throttle.Failures() != 3 {
+		t.Fatalf("%d failures counted, want 3", throttle.Failures())
+	}
+	w := hit(ptr(hookSecret), trapBody{t})
+	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") == "" {
+		t.Fatalf("right secret while locked out: %d %q", w.Code, w.Header().Get("Retry-After"))
+	}
+	if len(rec.Stored()) != 0 {
+		t.Fatal("an update was stored while the client was locked out")
 	}
 }

@@ -55,11 +55,9 @@ func runAgent(ctx context.Context, a *app, args []string) error {
 	g.timeoutMs = (timeoutS + 30) * 1000
 	ctx, cancel := context.WithTimeout(ctx, g.timeout())
 	defer cancel()
-	scopes := []string{string(protocol.ScopeWrite)}
-	if isResetCommand(*message) {
-		scopes = []string{string(protocol.ScopeAdmin)}
-	}
-	s, err := a.connect(ctx, g, scopes)
+	// The operator's turn is the owner's: its tools run with admin's
+	// rights (see actsAsOwner), and a reset needs admin anyway.
+	s, err := a.connect(ctx, g, []string{string(protocol.ScopeWrite), string(protocol.ScopeAdmin)})
 	if err != nil {
 		return err
 	}

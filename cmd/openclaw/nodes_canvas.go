@@ -114,7 +114,7 @@ func invokeCanvas(ctx context.Context, a *app, g *gatewayFlags, node string, par
 	}
 	var raw json.RawMessage
 	const method = "tools.invoke"
-	if err := a.callOnce(ctx, g, method, scopesFor(method), map[string]any{"name": "canvas", "args": params}, &raw, false); err != nil {
+	if err := a.callOnce(ctx, g, method, writeScope, map[string]any{"name": "canvas", "args": params}, &raw, false); err != nil { // the canvas needs no owner
 		return err
 	}
 	if g.json {

@@ -81,6 +81,9 @@ func runPairingTake(verb string) func(context.Context, *app, []string) error {
 		scopes := pairingScope
 		if verb == "approve" {
 			params["notify"] = *notify
+			// As OpenClaw's CLI: the first sender approved on a gateway
+			// without an owner becomes the owner.
+			params["bootstrapCommandOwner"] = true
 			scopes = pairingAdminScope
 		}
 		var out json.RawMessage
@@ -93,6 +96,7 @@ func runPairingTake(verb string) func(context.Context, *app, []string) error {
 		var res struct {
 			SenderID     string `json:"senderId"`
 			Notification string `json:"notification"`
+			Owner        string `json:"commandOwnerBootstrap"`
 		}
 		_ = json.Unmarshal(out, &res)
 		sender := firstSet(res.SenderID, "the sender of "+pos[1])
@@ -101,6 +105,9 @@ func runPairingTake(verb string) func(context.Context, *app, []string) error {
 			return nil
 		}
 		fmt.Fprintf(a.stdout, "Approved %s on %s (DMs only; groups still follow groupPolicy)\n", sender, pos[0])
+		if res.Owner == "configured" {
+			fmt.Fprintf(a.stdout, "Command owner configured: %s:%s (commands.ownerAllowFrom was empty)\n", pos[0], res.SenderID)
+		}
 		switch res.Notification {
 		case "sent":
 			fmt.Fprintln(a.stdout, "The sender was told they are approved.")

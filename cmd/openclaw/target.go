@@ -167,8 +167,18 @@ var defaultCLIScopes = []string{
 	string(protocol.ScopeTalkSecrets),
 }
 
+// actsAsOwner are methods whose effect depends on the caller's
+// authority, not only on their scope: a tool call or a turn runs with the
+// owner's rights only for a connection holding operator.admin. The CLI
+// run by the gateway's operator asks for admin too, so its calls are the
+// owner's, as they were before the gateway told the two apart.
+var actsAsOwner = map[string]bool{"tools.invoke": true, "chat.send": true}
+
 // scopesFor returns the least scopes a call of method needs.
 func scopesFor(method string) []string {
+	if actsAsOwner[method] {
+		return []string{string(protocol.ScopeWrite), string(protocol.ScopeAdmin)}
+	}
 	s, known := protocol.MethodScope(method)
 	switch {
 	case !known || s == protocol.ScopeDynamic || s == protocol.ScopeNode:

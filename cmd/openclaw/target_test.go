@@ -169,7 +169,9 @@ func TestScopesFor(t *testing.T) {
 	for _, tc := range []struct{ method, want string }{
 		{"health", "operator.read"},
 		{"device.pair.list", "operator.pairing"},
-		{"chat.send", "operator.write"},
+		{"chat.send", "operator.write,operator.admin"},
+		{"tools.invoke", "operator.write,operator.admin"},
+		{"sessions.list", "operator.read"},
 		{"agent", strings.Join(defaultCLIScopes, ",")},
 		{"no.such.method", strings.Join(defaultCLIScopes, ",")},
 	} {

@@ -40,7 +40,7 @@ func Main(m *testing.M) {
 	code := 1
 	dir, err := os.MkdirTemp("", "openclaw-harness-")
 	if err == nil {
-		err = build(filepath.Join(dir, "openclaw"))
+		err = Build(filepath.Join(dir, "openclaw"))
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "harness: %v\n", err)
@@ -56,8 +56,11 @@ func Main(m *testing.M) {
 // Bin is the built openclaw binary.
 func Bin() string { return bin }
 
-func build(out string) error {
-	root, err := findRepoRoot()
+// Build builds ./cmd/openclaw into out, race-instrumented when the tests
+// are, so the gateway's own races show up under real traffic; later
+// calls of Bin return out.
+func Build(out string) error {
+	root, err := FindRepoRoot()
 	if err != nil {
 		return err
 	}
@@ -78,7 +81,9 @@ func build(out string) error {
 	return nil
 }
 
-func findRepoRoot() (string, error) {
+// FindRepoRoot walks up from the working directory (the package folder
+// under go test) to the go.mod of this module.
+func FindRepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -96,11 +101,12 @@ func findRepoRoot() (string, error) {
 	}
 }
 
-// recordInputs makes go test's result cache depend on every source file
-// of the repo: the binary comes from packages the tests do not import.
-var recordOnce sync.Once
-
-func recordInputs() {
+// RecordInputs makes go test's result cache depend on every source file
+// of the repo and on the extra paths given: the binary comes from
+// packages the tests do not import, so without this a cached "ok" would
+// survive changes to the gateway. go test notes the files a test stats
+// (inside the module only) and reruns the test when one changes.
+func RecordInputs(extra ...string) {
 	recordOnce.Do(func() {
 		filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -116,8 +122,13 @@ func recordInputs() {
 			os.Stat(path)
 			return nil
 		})
+		for _, p := range extra {
+			os.Stat(p)
+		}
 	})
 }
+
+var recordOnce sync.Once
 
 // Opts configure Start.
 type Opts struct {
@@ -148,7 +159,7 @@ type Gateway struct {
 // when the test failed.
 func Start(t testing.TB, o Opts) *Gateway {
 	t.Helper()
-	recordInputs()
+	RecordInputs()
 	dir := t.TempDir()
 	g := &Gateway{Port: FreePort(t), Dir: dir, Token: "harness-" + randomHex(t, 16)}
 	home := filepath.Join(dir, "home")
@@ -163,7 +174,7 @@ func Start(t testing.TB, o Opts) *Gateway {
 	g.ConfigPath = filepath.Join(g.StateDir, "openclaw.json")
 	g.URL = fmt.Sprintf("ws://127.0.0.1:%d", g.Port)
 	g.HTTP = fmt.Sprintf("http://127.0.0.1:%d", g.Port)
-	g.Env = append(baseEnv(),
+	g.Env = append(BaseEnv(),
 		"HOME="+home, "OPENCLAW_HOME="+home, "OPENCLAW_STATE_DIR="+g.StateDir,
 		"OPENCLAW_CONFIG_PATH="+g.ConfigPath, "TMPDIR="+tmp,
 		"OPENCLAW_GATEWAY_TOKEN="+g.Token, "OPENCLAW_GATEWAY_PORT="+strconv.Itoa(g.Port))
@@ -341,7 +352,7 @@ type Result struct {
 }
 
 func (r Result) String() string {
-	return fmt.Sprintf("$ %s\n[exit %d]\n--- stdout:\n%s\n--- stderr:\n%s", strings.Join(r.Args, " "), r.Code, clip(r.Stdout), clip(r.Stderr))
+	return fmt.Sprintf("$ %s\n[exit %d]\n--- stdout:\n%s\n--- stderr:\n%s", strings.Join(r.Args, " "), r.Code, Clip(r.Stdout), Clip(r.Stderr))
 }
 
 // CLI runs our CLI with the gateway's environment, as a user on the
@@ -407,10 +418,13 @@ func randomHex(t testing.TB, n int) string {
 	return hex.EncodeToString(b)
 }
 
-// baseEnv is the test's environment without anything that points a
-// process at the user's OpenClaw state; a race-built binary's exit sleep
-// is cut to 50 ms.
-func baseEnv() []string {
+// BaseEnv is the test's environment without anything that could point a
+// process at the user's OpenClaw state or gateway.
+//
+// A race-instrumented binary sleeps 1 s at exit by default so that late
+// reports get out; with dozens of CLI runs that adds up, so the sleep is
+// cut to 50 ms unless GORACE is already set.
+func BaseEnv() []string {
 	env := []string{"GORACE=atexit_sleep_ms=50"}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")

@@ -10,20 +10,20 @@ import (
 	"time"
 )
 
-// syncBuffer is a bytes.Buffer safe for a process writing while a test
+// SyncBuffer is a bytes.Buffer safe for a process writing while a test
 // reads.
-type syncBuffer struct {
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
@@ -33,7 +33,7 @@ func (s *syncBuffer) String() string {
 // also ends what it started.
 type proc struct {
 	cmd            *exec.Cmd
-	stdout, stderr syncBuffer
+	stdout, stderr SyncBuffer
 	done           chan struct{}
 	err            error // from Wait; read after done
 }
@@ -85,11 +85,11 @@ func (p *proc) report() string {
 		state = fmt.Sprintf("exited: %v", p.err)
 	}
 	return fmt.Sprintf("--- gateway (%s) [%s]\n--- stdout:\n%s\n--- stderr:\n%s",
-		strings.Join(p.cmd.Args, " "), state, clip(p.stdout.String()), clip(p.stderr.String()))
+		strings.Join(p.cmd.Args, " "), state, Clip(p.stdout.String()), Clip(p.stderr.String()))
 }
 
-// clip keeps the last 32 KB of a log.
-func clip(s string) string {
+// Clip keeps the last 32 KB of a log.
+func Clip(s string) string {
 	const max = 32 << 10
 	if len(s) > max {
 		return "…(cut)…" + s[len(s)-max:]

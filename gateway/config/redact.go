@@ -74,7 +74,7 @@ var notSecretSuffixes = []string{
 // webhookSecret, privateKey and their relatives all match, and so does a
 // database DSN, which may carry a password.
 var secretKeyParts = []string{"password", "passwd", "secret", "apikey", "api_key", "api-key", "privatekey", "private_key", "encryptkey", "accesskey", "dsn",
-	"authorization", "cookie"}
+	"authorization", "cookie", "credential"}
 
 // IsSecretKey reports whether a config key holds a credential: a name ending
 // in "token" (token, botToken, appToken), or containing password, secret,
@@ -87,7 +87,8 @@ func IsSecretKey(key string) bool {
 			return false
 		}
 	}
-	if strings.HasSuffix(k, "token") {
+	// Environment variables name their secrets STRIPE_KEY or HF_KEY.
+	if strings.HasSuffix(k, "token") || strings.HasSuffix(k, "_key") || strings.HasSuffix(k, "-key") {
 		return true
 	}
 	for _, p := range secretKeyParts {

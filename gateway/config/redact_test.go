@@ -68,7 +68,8 @@ func TestIsSecretKey(t *testing.T) {
 	for key, want := range map[string]bool{
 		"token": true, "botToken": true, "appToken": true, "password": true, "apiKey": true,
 		"api_key": true, "secret": true, "signingSecret": true, "webhookSecret": true, "privateKey": true,
-		"clientSecret": true, "accessKeyId": true,
+		"clientSecret": true, "accessKeyId": true, "STRIPE_KEY": true, "HF_KEY": true, "x-api-key": true,
+		"MY_CREDENTIALS": true, "GITHUB_TOKEN": true, "mainKey": false, "key": false,
 		"maxTokens": false, "tokenFile": false, "passwordFile": false, "mode": false, "tokenEnv": false,
 		"contextTokens": false, "url": false, "secretRef": false,
 	} {

@@ -263,7 +263,7 @@ type GatewayAuth struct {
 	Token SecretInput `json:"token"`
 	// Password clients must send in password mode; a string or a SecretRef. Default "".
 	Password SecretInput `json:"password"`
-	// Limits on failed auth attempts per client address. Default: 10 attempts a minute, then a 5-minute lockout.
+	// Limits on failed auth attempts per client address: connects, bearer tokens on the HTTP API and (ours) channel webhook secrets. Default: 10 attempts a minute, then a 5-minute lockout.
 	RateLimit RateLimit `json:"rateLimit"`
 }
 
@@ -275,7 +275,7 @@ type RateLimit struct {
 	WindowMs int `json:"windowMs" min:"1"`
 	// How long a client is refused after too many failures, in milliseconds. Default 300000.
 	LockoutMs int `json:"lockoutMs" min:"0"`
-	// Whether loopback clients are never rate limited. Default true.
+	// Whether direct loopback clients (no forwarding headers, no browser Origin) are never rate limited; channel webhooks always are. Default true.
 	ExemptLoopback *bool `json:"exemptLoopback"`
 }
 

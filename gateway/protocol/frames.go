@@ -83,7 +83,8 @@ type Inbound struct {
 
 // Errors returned by DecodeRequest. The server treats ErrNotJSON and
 // ErrNotRequest as noise before the handshake (the real gateway closes
-// without answering) and ignores them after it.
+// without answering) and ignores them after it. ErrTooDeep (framedepth.go)
+// comes with the request's id when it could be read, to be answered.
 var (
 	ErrNotJSON    = errors.New("frame is not a JSON object")
 	ErrNotRequest = errors.New("frame is not a request")
@@ -91,10 +92,20 @@ var (
 
 // DecodeRequest parses one client frame. It returns ErrNotJSON for text that
 // is not a JSON object, ErrNotRequest for a well-formed frame of another
-// type, and a descriptive error for a request missing its id or method.
+// type, ErrTooDeep for a frame nested past MaxFrameDepth, and a descriptive
+// error for a request missing its id or method.
 func DecodeRequest(data []byte) (*Request, error) {
 	var in Inbound
 	if err := json.Unmarshal(data, &in); err != nil {
+		// encoding/json refuses a frame past its nesting limit like any
+		// malformed text; such a frame is a request all the same when its
+		// top level says so, and its sender is owed an answer.
+		if h := skimFrame(data); h.depth > MaxFrameDepth {
+			if h.typ == KindReq && h.id != "" {
+				return &Request{Type: KindReq, ID: h.id, Method: h.method}, ErrTooDeep
+			}
+			return nil, ErrTooDeep
+		}
 		return nil, fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}
 	if in.Type != KindReq {

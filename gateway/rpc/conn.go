@@ -26,6 +26,7 @@ type Conn struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 	connected time.Time
+	preauth   *preauthSlot // released at hello-ok or close
 
 	// Set by the handshake.
 	role        protocol.Role

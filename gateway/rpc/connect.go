@@ -56,10 +56,7 @@ func (s *Server) connect(c *Conn, req *protocol.Request, nonce string) (*protoco
 	c.role, c.client, c.params = role, p.Client, &p
 
 	cfg := s.opts.Auth()
-	bucketKey := c.ip.String()
-	if c.origin != "" {
-		bucketKey = "origin:" + c.origin
-	}
+	bucketKey := rateLimitKey(c.ip, c.origin)
 	limited := !(cfg.RateLimit.ExemptLoopback && c.Local())
 	if limited {
 		if wait, locked := s.limiter.locked(bucketKey); locked {

@@ -173,24 +173,6 @@ func TestProxyAttribution(t *testing.T) {
 	}
 }
 
-func TestPreauthBudget(t *testing.T) {
-	g := startTestServer(t, func(o *Options, a *AuthConfig) { o.MaxPreauth = 2 })
-	first, _ := g.dial(t, nil)
-	g.dial(t, nil)
-	_, resp, err := websocket.DefaultDialer.Dial(g.url, nil)
-	if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
-		t.Fatalf("third pre-auth socket: %v %v", resp, err)
-	}
-	// An authenticated client no longer counts against the budget.
-	send(t, first, cliConnect("operator.read"))
-	var res response
-	readInto(t, first, &res)
-	if !res.OK {
-		t.Fatalf("connect: %+v", res.Error)
-	}
-	g.dial(t, nil)
-}
-
 func TestAuthRateLimitLockout(t *testing.T) {
 	g := startTestServer(t, func(o *Options, a *AuthConfig) {
 		a.RateLimit = RateLimitConfig{MaxAttempts: 3, Window: time.Minute, Lockout: time.Hour, ExemptLoopback: false}

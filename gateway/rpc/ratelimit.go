@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"net/netip"
 	"sync"
 	"time"
 )
@@ -26,9 +27,7 @@ func (c RateLimitConfig) withDefaults() RateLimitConfig {
 	return c
 }
 
-// rateLimiter counts auth failures per bucket: the normalised client IP,
-// or the page origin for browser connections (so a web page cannot hide
-// behind loopback).
+// rateLimiter counts auth failures per bucket (see rateLimitKey).
 type rateLimiter struct {
 	now func() time.Time
 
@@ -39,6 +38,32 @@ type rateLimiter struct {
 type bucket struct {
 	failures    []time.Time
 	lockedUntil time.Time
+}
+
+// rateLimitKey is a client's failed-auth bucket: its address (see addrBucket),
+// except for a browser page on this machine. Every local page shares the
+// loopback address, so its failures are counted per page origin instead:
+// a page must neither hide behind loopback's exemption nor lock out the
+// local CLI. From any other address a page's origin is ignored, since a
+// remote client can send whatever Origin it likes and would otherwise get
+// a fresh bucket per value.
+func rateLimitKey(ip netip.Addr, origin string) string {
+	if origin != "" && ip.IsLoopback() {
+		return originBucket(origin)
+	}
+	return addrBucket(ip)
+}
+
+// addrBucket is the bucket of a client address: the address itself for
+// IPv4, its /64 for IPv6. One IPv6 host is usually handed a whole /64 and
+// may use any address in it, a fresh one per try if it likes.
+func addrBucket(ip netip.Addr) string {
+	ip = ip.Unmap()
+	if ip.Is6() && !ip.IsLoopback() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.String()
 }
 
 func newRateLimiter(now func() time.Time) *rateLimiter {

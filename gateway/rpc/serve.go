@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"runtime/debug"
 	"time"
 
@@ -18,9 +19,7 @@ import (
 func (c *Conn) serve() {
 	authed := false
 	defer func() {
-		if !authed {
-			c.srv.preauth.Add(-1)
-		}
+		c.srv.preauth.release(c.preauth)
 		// Let the writer deliver a queued answer and close frame first.
 		c.mu.Lock()
 		flushing := c.closing && !c.closed
@@ -40,7 +39,8 @@ func (c *Conn) serve() {
 	go c.writeLoop()
 
 	c.ws.SetReadLimit(protocol.MaxPreauthPayload)
-	c.ws.SetReadDeadline(time.Now().Add(c.srv.opts.HandshakeTimeout))
+	// The handshake deadline was set by the pre-auth budget, which may
+	// shorten it under a flood.
 	nonce := uuid.NewString()
 	challengeTs := c.srv.opts.Now().UnixMilli()
 	c.SendEvent(protocol.EventConnectChallenge, protocol.ChallengePayload{
@@ -56,7 +56,9 @@ func (c *Conn) serve() {
 		return
 	}
 	authed = true
-	c.srv.preauth.Add(-1)
+	// Release first: from then on the budget no longer touches this
+	// socket's deadline, and clearing it cannot be undone by a late cut.
+	c.srv.preauth.release(c.preauth)
 	c.ws.SetReadLimit(protocol.MaxPayload)
 	c.ws.SetReadDeadline(time.Time{})
 	c.sendResponse(hello)
@@ -82,16 +84,31 @@ func (c *Conn) readFrame() ([]byte, error) {
 func (c *Conn) handshake(nonce string) (*protocol.Response, bool) {
 	data, err := c.readFrame()
 	if err != nil {
-		if errors.Is(err, websocket.ErrReadLimit) {
+		var ne net.Error
+		switch {
+		case errors.Is(err, websocket.ErrReadLimit):
 			c.srv.log.Warn("pre-auth frame too large", "remote", c.ip)
 			c.closeAfterFlush(websocket.CloseMessageTooBig, "frame too large before connect")
+		case errors.As(err, &ne) && ne.Timeout():
+			// The handshake deadline passed, or the budget evicted the
+			// socket to make room: OpenClaw closes a timed-out handshake
+			// with 1000 and no reason.
+			c.closeAfterFlush(websocket.CloseNormalClosure, "")
 		}
+		return nil, false
+	}
+	if !c.srv.preauth.started(c.preauth) {
+		c.closeAfterFlush(websocket.CloseNormalClosure, "") // evicted as the frame came in
 		return nil, false
 	}
 	req, err := protocol.DecodeRequest(data)
 	if err != nil {
 		if req != nil && req.ID != "" {
+			// A request we could not take (no method, nested too deep) is
+			// told why before the close, like any refused connect.
 			c.sendResponse(protocol.ErrResponse(req.ID, protocol.Errorf(protocol.CodeInvalidRequest, "invalid handshake: %v", err)))
+			c.closeAfterGrace(protocol.ClosePolicy, "invalid handshake")
+			return nil, false
 		}
 		c.closeAfterFlush(protocol.ClosePolicy, "invalid handshake")
 		return nil, false
@@ -125,7 +142,10 @@ func (c *Conn) readLoop() {
 			if req != nil && req.ID != "" {
 				c.sendResponse(protocol.ErrResponse(req.ID, protocol.Errorf(protocol.CodeInvalidRequest, "%v", err)))
 			}
-			continue // noise after the handshake is ignored, as the real gateway does
+			// Noise after the handshake is ignored, as the real gateway
+			// does; a request that could not be taken (nested past
+			// protocol.MaxFrameDepth, say) was answered above.
+			continue
 		}
 		if req.Method == "connect" {
 			c.sendResponse(protocol.ErrResponse(req.ID, protocol.Errorf(protocol.CodeInvalidRequest, "already connected")))
@@ -231,6 +251,7 @@ const closeGrace = time.Second
 // closes with code.
 func (c *Conn) closeAfterGrace(code int, reason string) {
 	c.ws.SetReadDeadline(time.Now().Add(closeGrace))
+	c.srv.preauth.refusing(c.preauth)
 	for {
 		if _, _, err := c.ws.ReadMessage(); err != nil {
 			break

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -47,8 +46,28 @@ type Options struct {
 	OnConnect, OnDisconnect func(c *Conn)
 	// HandshakeTimeout bounds open-to-connect. Default 15 s.
 	HandshakeTimeout time.Duration
-	// MaxPreauth caps unauthenticated sockets at once. Default 64.
+	// MaxPreauth caps unauthenticated sockets at once; at the cap a new
+	// socket evicts the oldest idle one (preauth.go). Default 512.
 	MaxPreauth int
+	// PreauthMinAge is how long an idle socket is safe from eviction;
+	// while none is older, a socket past a cap is refused instead.
+	// Default 1 s.
+	PreauthMinAge time.Duration
+	// MaxPreauthPerIP caps one remote address's (an IPv6 /64's)
+	// unauthenticated sockets; past it a socket is refused with 503, as
+	// OpenClaw does. Direct loopback is not capped by address. Default 32.
+	MaxPreauthPerIP int
+	// MaxPreauthPerOrigin caps one browser Origin's unauthenticated
+	// sockets; past it a new one evicts that origin's oldest idle socket.
+	// Default 32.
+	MaxPreauthPerOrigin int
+	// PreauthPressure is the number of unauthenticated sockets from which
+	// their handshake deadline is cut to PreauthPressureTimeout. Default
+	// MaxPreauth/4.
+	PreauthPressure int
+	// PreauthPressureTimeout is the handshake deadline under pressure,
+	// counted from each socket's opening. Default 2 s.
+	PreauthPressureTimeout time.Duration
 	// MaxInFlight caps concurrent requests per connection. Default 64.
 	MaxInFlight int
 	// MaxBufferedBytes caps a connection's unsent frames. Default 50 MiB.
@@ -88,7 +107,7 @@ type Server struct {
 	conns      map[*Conn]struct{}
 	closing    bool
 
-	preauth atomic.Int64
+	preauth *preauthBudget
 	baseCtx context.Context
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
@@ -103,7 +122,22 @@ func NewServer(opts Options) *Server {
 		opts.HandshakeTimeout = protocol.HandshakeTimeoutMs * time.Millisecond
 	}
 	if opts.MaxPreauth == 0 {
-		opts.MaxPreauth = 64
+		opts.MaxPreauth = defaultMaxPreauth
+	}
+	if opts.MaxPreauthPerIP == 0 {
+		opts.MaxPreauthPerIP = defaultMaxPreauthPerIP
+	}
+	if opts.MaxPreauthPerOrigin == 0 {
+		opts.MaxPreauthPerOrigin = defaultMaxPreauthPerOrigin
+	}
+	if opts.PreauthPressure == 0 {
+		opts.PreauthPressure = max(opts.MaxPreauth/4, 1)
+	}
+	if opts.PreauthPressureTimeout == 0 {
+		opts.PreauthPressureTimeout = defaultPressureTimeout
+	}
+	if opts.PreauthMinAge == 0 {
+		opts.PreauthMinAge = defaultPreauthMinAge
 	}
 	if opts.MaxInFlight == 0 {
 		opts.MaxInFlight = 64
@@ -128,6 +162,7 @@ func NewServer(opts Options) *Server {
 		started: opts.Now(),
 		limiter: newRateLimiter(opts.Now),
 		idem:    newIdempotencyCache(opts.Now),
+		preauth: newPreauthBudget(opts, opts.Logger),
 		routes:  map[string]Route{},
 		conns:   map[*Conn]struct{}{},
 		baseCtx: ctx,
@@ -178,6 +213,7 @@ func (s *Server) Shutdown(ctx context.Context, reason string, restartExpectedMs 
 		conns = append(conns, c)
 	}
 	s.mu.Unlock()
+	s.preauth.close()
 	payload := protocol.ShutdownPayload{Reason: reason, RestartExpectedMs: restartExpectedMs}
 	code := protocol.CloseGoingAway
 	if restartExpectedMs > 0 {

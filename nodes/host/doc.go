@@ -34,9 +34,12 @@
 // UNAVAILABLE "command not supported".
 //
 // system.run executes an argv (no shell of its own) under the node's exec
-// approvals: the argv, with the requested environment as prefix
-// assignments, is analysed by policy/execpolicy and decided with the
-// approvals file's policy for the run's agent. deny refuses with
+// approvals: the argv and the requested environment are analysed by
+// policy/execpolicy and decided with the approvals file's policy for the
+// run's agent. A variable outside the safe list (TERM, LANG, LC_*, TZ, …)
+// misses like an unlisted program, so GIT_CONFIG_*, GIT_SSH_COMMAND,
+// PAGER or HOME cannot steer an allowlisted git unasked; PATH, LD_*,
+// DYLD_*, BASH_ENV and ENV are refused with INVALID_REQUEST. deny refuses with
 // SYSTEM_RUN_DENIED; allow runs; ask runs only a command that a
 // system.run.prepare plan of this node covers exactly (argv, cwd, env,
 // agent and session) and that the gateway forwards as approved. Output is

@@ -74,19 +74,8 @@ type checkedRun struct {
 	agentID string
 	session string
 	path    string // the executable that will start; "" if not found
-	text    string // env and argv as shell words, argv[0] as path, for analysis and display
+	text    string // argv as shell words, argv[0] as path, for analysis
 	timeout time.Duration
-}
-
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// refusedEnv reports why a variable may not be set by a caller: PATH and
-// the dynamic loader's variables change which program runs, and BASH_ENV
-// and ENV make a shell run a file before the command.
-func refusedEnv(name string) bool {
-	upper := strings.ToUpper(name)
-	return upper == "PATH" || upper == "BASH_ENV" || upper == "ENV" ||
-		strings.HasPrefix(upper, "LD_") || strings.HasPrefix(upper, "DYLD_")
 }
 
 // checkRun validates params; invokeTimeout is the invoke request's own
@@ -113,14 +102,11 @@ func checkRun(p runParams, invokeTimeout time.Duration) (checkedRun, *protocol.E
 		}
 		r.cwd = filepath.Clean(p.Cwd)
 	}
-	for k, v := range p.Env {
-		switch {
-		case !envName.MatchString(k):
-			return r, invalid("env: %q is not a valid variable name", k)
-		case refusedEnv(k):
-			return r, invalid("env: %s may not be set (it changes which program runs)", k)
-		case strings.IndexByte(v, 0) >= 0:
-			return r, invalid("env: %s holds a NUL byte", k)
+	// What no approval can make safe is refused here, as exec refuses
+	// it on the gateway; the rest is judged with the command (analyse).
+	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
+		if err := execpolicy.CheckEnv(k, p.Env[k]); err != nil {
+			return r, invalid("env: %v", err)
 		}
 	}
 	if p.TimeoutMs != nil && *p.TimeoutMs < 0 {
@@ -152,18 +138,15 @@ func (h *Host) resolve(r *checkedRun) {
 	if path, err := h.executable(argv[0], r.cwd); err == nil {
 		r.path, argv[0] = path, path
 	}
-	r.text = commandText(argv, r.env)
+	r.text = commandText(argv)
 }
 
-// commandText renders env and argv as shell words: NAME='value' … 'argv0'
-// args…. Parsed as Bash it yields exactly this argv and these
-// assignments, so the analyser sees what will run; argv[0] is always
-// quoted so it is never read as an assignment or a keyword.
-func commandText(argv []string, env map[string]string) string {
+// commandText renders argv as shell words: 'argv0' args…. Parsed as Bash
+// it yields exactly this argv, so the analyser sees what will run;
+// argv[0] is always quoted so it is never read as an assignment or a
+// keyword. The environment is given to the analyser beside it.
+func commandText(argv []string) string {
 	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(env)) {
-		b.WriteString(k + "=" + shellQuote(env[k], false) + " ")
-	}
 	for i, a := range argv {
 		if i > 0 {
 			b.WriteByte(' ')
@@ -228,7 +211,9 @@ func (h *Host) analyse(r checkedRun) (execpolicy.Policy, execpolicy.Decision, ex
 	} else {
 		pol = snap.File.PolicyFor(r.agentID)
 	}
-	an := execpolicy.Analyzer{LookPath: h.lookPath, EvalSymlinks: filepath.EvalSymlinks, Dir: r.cwd}
+	// The caller's env is judged like the command's own assignments
+	// (GHSA-j425-whc4-4jgc): only the safe variables run unasked.
+	an := execpolicy.Analyzer{LookPath: h.lookPath, EvalSymlinks: filepath.EvalSymlinks, Dir: r.cwd, Env: r.env}
 	if an.Dir == "" {
 		an.Dir, _ = os.Getwd()
 	}

@@ -150,7 +150,7 @@ func TestCommandTextRoundTrip(t *testing.T) {
 		{"printf", "%s\n", "new\nline"},
 	}
 	for _, argv := range tests {
-		text := commandText(argv, map[string]string{"LANG": "C"})
+		text := commandText(argv)
 		a, err := execpolicy.Analyzer{}.Analyze(text)
 		if err != nil {
 			t.Fatalf("%q: %v", text, err)
@@ -158,7 +158,7 @@ func TestCommandTextRoundTrip(t *testing.T) {
 		if len(a.Commands) != 1 || !slices.Equal(a.Commands[0].Argv, argv) {
 			t.Errorf("%q analysed as %+v, want argv %q", text, a.Commands, argv)
 		}
-		if !slices.Equal(a.Assignments, []string{"LANG"}) || len(a.Substitutions) != 0 || len(a.Unknowable) != 0 {
+		if len(a.Assignments) != 0 || len(a.Substitutions) != 0 || len(a.Unknowable) != 0 {
 			t.Errorf("%q: assignments %v, substitutions %v, unknowable %v", text, a.Assignments, a.Substitutions, a.Unknowable)
 		}
 	}

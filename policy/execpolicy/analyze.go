@@ -2,6 +2,7 @@ package execpolicy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -47,6 +48,11 @@ type Analyzer struct {
 	Dir string
 	// Dialect is the shell that runs the command; the default is Bash.
 	Dialect Dialect
+	// Env holds the variables the caller adds to the command's
+	// environment (exec's env argument, system.run's env). The command
+	// line does not show them, yet they steer what its programs do, so
+	// they are reported in Analysis.Env and judged like assignments.
+	Env map[string]string
 }
 
 // Analysis is what a command line would run, as far as can be told without
@@ -70,6 +76,9 @@ type Analysis struct {
 	// assignments, env NAME=value, export, declare, read-only loop
 	// variables, ${name:=value}.
 	Assignments []string
+	// Env is a copy of Analyzer.Env: variables set for the command from
+	// outside the command line.
+	Env map[string]string
 }
 
 // Command is one program or builtin invocation.
@@ -139,6 +148,7 @@ func (an Analyzer) Analyze(command string) (Analysis, error) {
 		}
 	}
 	w.finish()
+	w.out.Env = maps.Clone(an.Env)
 	return w.out, nil
 }
 

@@ -3,6 +3,7 @@ package execpolicy
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -57,8 +58,10 @@ type Policy struct {
 	// SafeBinProfiles override DefaultProfiles per bin name. A safe bin
 	// with no profile accepts no options and no operands.
 	SafeBinProfiles map[string]BinProfile
-	// SafeEnv are the variables a command line may set without an
-	// approval; a trailing * matches a prefix. Nil means DefaultSafeEnv.
+	// SafeEnv are the variables a command line, or the caller's added
+	// environment (Analyzer.Env), may set without an approval; a trailing
+	// * matches a prefix. Nil means DefaultSafeEnv. A variable of a known
+	// hazard family (LD_*, GIT_*, *PAGER, …) is never safe, even if listed.
 	SafeEnv []string
 	// StrictInlineEval makes interpreters given inline code (python -c,
 	// node -e, awk '…') miss even when allowlisted.
@@ -78,7 +81,13 @@ type Entry struct {
 var (
 	DefaultSafeBins    = []string{"cut", "uniq", "head", "tail", "tr", "wc"}
 	DefaultTrustedDirs = []string{"/bin", "/usr/bin"}
-	DefaultSafeEnv     = []string{"TERM", "LANG", "LC_*", "COLORTERM", "NO_COLOR", "FORCE_COLOR"}
+	// DefaultSafeEnv is OpenClaw's list for shell wrappers (TERM, LANG,
+	// LC_*, COLORTERM, NO_COLOR, FORCE_COLOR) and, ours, the variables
+	// that only choose a language, time zone, terminal size or
+	// non-interactive behaviour: none names a program, a file of code or
+	// another host.
+	DefaultSafeEnv = []string{"TERM", "LANG", "LANGUAGE", "LC_*", "TZ", "COLORTERM", "NO_COLOR", "FORCE_COLOR",
+		"CLICOLOR", "CLICOLOR_FORCE", "COLUMNS", "LINES", "CI"}
 )
 
 // DefaultPolicy is allowlist mode asking on a miss, denying when nobody can
@@ -207,10 +216,11 @@ func (p Policy) Misses(a Analysis) []string {
 		misses = append(misses, "substitution "+s)
 	}
 	for _, name := range a.Assignments {
-		if !p.safeEnv(name) {
-			misses = append(misses, "sets variable "+name)
+		if miss, why := p.envMiss(name, nil); miss {
+			misses = append(misses, envMissText("sets variable", name, why))
 		}
 	}
+	misses = append(misses, p.EnvMisses(a.Env)...)
 	for _, c := range a.Commands {
 		if why := p.commandMiss(c); why != "" {
 			misses = append(misses, why)
@@ -304,7 +314,7 @@ func Evaluate(p Policy, an Analyzer, command string) (Decision, Analysis, error)
 	a, err := an.Analyze(command)
 	if err != nil {
 		if p.Security == SecurityFull {
-			return Decide(p, Analysis{Unknowable: []Unknown{{Text: shorten(command), Reason: err.Error()}}}), a, err
+			return Decide(p, Analysis{Unknowable: []Unknown{{Text: shorten(command), Reason: err.Error()}}, Env: maps.Clone(an.Env)}), a, err
 		}
 		return Decision{Outcome: Deny, Reason: err.Error(), Fallback: Deny}, a, err
 	}

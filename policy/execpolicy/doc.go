@@ -65,6 +65,20 @@
 // misses. [Decision.Fallback] is the outcome to use when an approval is
 // needed but no approval UI is reachable (askFallback).
 //
+// # Environment
+//
+// The variables a caller adds to the command's environment (exec's env
+// argument, system.run's env) are given in [Analyzer.Env] and judged by
+// the same rule as assignments in the command line (FOO=x git log,
+// env FOO=x git log, export FOO=x): a variable outside Policy.SafeEnv is
+// a miss, so it needs approval, or is denied where nobody can approve
+// (GHSA-j425-whc4-4jgc: GIT_CONFIG_*, GIT_SSH_COMMAND, PAGER, …
+// steer an allowlisted git). Variables of known hazard families (the
+// loader's, shell start-up, HOME and XDG_*, GIT_*, SSH_*, pagers,
+// editors, proxies, language runtimes) miss even when SafeEnv lists
+// them, and the miss says why. [CheckEnv] refuses what no approval may
+// allow (PATH, LD_*, DYLD_*, BASH_ENV, ENV, names that are not portable).
+//
 // # Use
 //
 //	an := execpolicy.Analyzer{LookPath: exec.LookPath, EvalSymlinks: filepath.EvalSymlinks, Dir: workdir}

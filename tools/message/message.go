@@ -28,9 +28,11 @@ type Conversation struct {
 
 // Messenger is what these tools need from the channels.
 type Messenger interface {
-	// Conversation returns the chat sessionKey came from; ok is false for
-	// sessions that did not start on a channel.
-	Conversation(ctx context.Context, sessionKey string) (c Conversation, ok bool, err error)
+	// Conversation returns the chat run runID of sessionKey answers: for
+	// a channel turn, the chat its message came from (a session several
+	// chats share is not "the last chat's"); else the session's chat. ok
+	// is false for sessions that did not start on a channel.
+	Conversation(ctx context.Context, sessionKey, runID string) (c Conversation, ok bool, err error)
 	// Act runs one message action in a conversation. params are the
 	// action's own fields (message, messageId, emoji, question, options,
 	// userId); idempotencyKey is stable across retries of one call.
@@ -153,7 +155,7 @@ func Tools(m Messenger, workspace func(tools.Who) (string, error)) []tools.Tool 
 // that chat is allowed, so a prompt-injected model cannot message
 // strangers; elsewhere the caller must name channel and target.
 func target(ctx context.Context, m Messenger, who tools.Who, channel, account, chat, thread string) (Conversation, error) {
-	conv, bound, err := m.Conversation(ctx, who.SessionKey)
+	conv, bound, err := m.Conversation(ctx, who.SessionKey, who.RunID)
 	if err != nil {
 		return Conversation{}, err
 	}

@@ -17,7 +17,7 @@ type fakeMessenger struct {
 	files  map[string]string // sent file base name -> content
 }
 
-func (f *fakeMessenger) Conversation(ctx context.Context, key string) (Conversation, bool, error) {
+func (f *fakeMessenger) Conversation(ctx context.Context, key, runID string) (Conversation, bool, error) {
 	c, ok := f.routes[key]
 	return c, ok, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -39,7 +40,7 @@ type Config struct {
 type ExecArgs struct {
 	Command        string            `json:"command" jsonschema:"description=Shell command line (run with sh -c)"`
 	Workdir        string            `json:"workdir,omitempty" jsonschema:"description=Directory inside the workspace to run in"`
-	Env            map[string]string `json:"env,omitempty" jsonschema:"description=Extra environment variables (PATH and LD_*/DYLD_* are refused)"`
+	Env            map[string]string `json:"env,omitempty" jsonschema:"description=Extra environment variables; only TERM, LANG, LC_*, TZ, NO_COLOR and similar run without approval, PATH, LD_*, DYLD_*, BASH_ENV and ENV are refused"`
 	YieldMs        *int              `json:"yieldMs,omitempty" jsonschema:"description=Milliseconds to wait before moving the run to the background (default 10000)"`
 	Background     bool              `json:"background,omitempty" jsonschema:"description=Start in the background at once"`
 	TimeoutSeconds *int              `json:"timeoutSeconds,omitempty" jsonschema:"description=Seconds before the run is killed (default 1800; 0 means no limit)"`
@@ -80,22 +81,15 @@ func (a ExecArgs) checkHost() error {
 	return nil
 }
 
-// extraEnv checks the caller's variables. PATH and the dynamic loader's
-// variables would let a command run something other than what the
-// policy analysed, so they are refused outright.
+// extraEnv checks the caller's variables and renders them NAME=value.
+// What no approval can make safe (PATH, the loader's LD_*/DYLD_*,
+// BASH_ENV, ENV, odd names) is refused outright; everything else is
+// judged by the exec policy with the command (execpolicy.Analyzer.Env).
 func (a ExecArgs) extraEnv() ([]string, error) {
-	keys := make([]string, 0, len(a.Env))
-	for k := range a.Env {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	var env []string
-	for _, k := range keys {
-		switch {
-		case k == "" || strings.ContainsAny(k, "=\x00"):
-			return nil, fmt.Errorf("env: %q is not a valid variable name", k)
-		case k == "PATH" || strings.HasPrefix(k, "LD_") || strings.HasPrefix(k, "DYLD_"):
-			return nil, fmt.Errorf("env: %s may not be set by exec (it changes which program runs)", k)
+	for _, k := range slices.Sorted(maps.Keys(a.Env)) {
+		if err := execpolicy.CheckEnv(k, a.Env[k]); err != nil {
+			return nil, fmt.Errorf("env: %w", err)
 		}
 		env = append(env, k+"="+a.Env[k])
 	}
@@ -128,6 +122,29 @@ func (a ExecArgs) tighten(pol execpolicy.Policy) (execpolicy.Policy, error) {
 		}
 	}
 	return pol, nil
+}
+
+// approvalShape is what an exec approval request shows a person: the
+// command, where it runs and the environment it gets (secret-looking
+// values redacted), and for host=node the node.
+type approvalShape struct {
+	Host     string            `json:"host,omitempty"`
+	Node     string            `json:"node,omitempty"`
+	NodeName string            `json:"nodeName,omitempty"`
+	Command  string            `json:"command"`
+	Argv     []string          `json:"argv,omitempty"`
+	Cwd      string            `json:"cwd"`
+	Env      map[string]string `json:"env,omitempty"`
+}
+
+// execReason is the approval's reason: the decision's, plus every other
+// miss, so an environment override is named even when the command
+// missed first.
+func execReason(d execpolicy.Decision) string {
+	if len(d.Misses) <= 1 {
+		return d.Reason
+	}
+	return d.Reason + "; also: " + strings.Join(d.Misses[1:], "; ")
 }
 
 // Result is exec's structured answer.
@@ -205,11 +222,17 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 	if err := a.checkHost(); err != nil {
 		return Result{}, err
 	}
+	// The environment is the command's as much as its words are: the
+	// analyser judges both (GHSA-j425-whc4-4jgc), the approval shows both
+	// and the audit keeps both, refused or not.
+	shown := tools.RedactEnv(a.Env)
+	tools.NoteAudit(ctx, tools.AuditNote{Env: shown})
 	if a.Host == "node" {
 		return cfg.runOnNode(ctx, c, a)
 	}
 	env, err := a.extraEnv()
 	if err != nil {
+		tools.NoteAudit(ctx, tools.AuditNote{Decision: "denied", Reason: err.Error()})
 		return Result{}, err
 	}
 	dir, err := cfg.workdir(c.Who, a.Workdir)
@@ -223,21 +246,25 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 	if pol, err = a.tighten(pol); err != nil {
 		return Result{}, err
 	}
-	dec, _, _ := execpolicy.Evaluate(pol, execpolicy.Analyzer{LookPath: cfg.LookPath, EvalSymlinks: cfg.EvalSymlinks, Dir: dir}, a.Command)
+	an := execpolicy.Analyzer{LookPath: cfg.LookPath, EvalSymlinks: cfg.EvalSymlinks, Dir: dir, Env: a.Env}
+	dec, _, _ := execpolicy.Evaluate(pol, an, a.Command)
 	outcome := dec.Outcome
 	if outcome == execpolicy.AskUser {
 		if cfg.Approver == nil {
 			outcome = dec.Fallback
 		} else {
-			args, _ := json.Marshal(map[string]string{"command": a.Command, "cwd": dir})
-			ok, _, err := cfg.Approver.Approve(ctx, tools.ApprovalRequest{Tool: "exec", Args: args, Who: c.Who, Reason: dec.Reason})
+			args, _ := json.Marshal(approvalShape{Command: a.Command, Cwd: dir, Env: shown})
+			ok, id, err := cfg.Approver.Approve(ctx, tools.ApprovalRequest{Tool: "exec", Args: args, Who: c.Who, Reason: execReason(dec)})
 			if err != nil || !ok {
+				tools.NoteAudit(ctx, tools.AuditNote{ApprovalID: id, Decision: "denied", Reason: dec.Reason})
 				return Result{Status: "denied", Note: "the command was not approved: " + dec.Reason}, nil
 			}
+			tools.NoteAudit(ctx, tools.AuditNote{ApprovalID: id, Decision: "approved", Reason: dec.Reason})
 			outcome = execpolicy.Allow
 		}
 	}
 	if outcome != execpolicy.Allow {
+		tools.NoteAudit(ctx, tools.AuditNote{Decision: "denied", Reason: dec.Reason})
 		return Result{Status: "denied", Note: "exec policy: " + dec.Reason}, nil
 	}
 	p, err := procs.start(startOptions{agent: c.Who.AgentID, session: c.Who.SessionKey, byOwner: c.Who.Owner, command: a.Command, dir: dir, env: env, timeout: a.timeout(), pty: a.PTY})

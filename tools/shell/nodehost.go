@@ -172,6 +172,7 @@ func (cfg Config) runOnNode(ctx context.Context, c tools.Call, a ExecArgs) (Resu
 		return Result{}, fmt.Errorf("workdir %q: with host \"node\" it must be an absolute path on the node", a.Workdir)
 	}
 	if _, err := a.extraEnv(); err != nil {
+		tools.NoteAudit(ctx, tools.AuditNote{Decision: "denied", Reason: err.Error()})
 		return Result{}, err
 	}
 	// The node's own approvals decide; the call's security and ask may
@@ -192,7 +193,10 @@ func (cfg Config) runOnNode(ctx context.Context, c tools.Call, a ExecArgs) (Resu
 	}
 	req := NodeRunRequest{Argv: nodeShellArgv(node.Platform, a.Command), Cwd: a.Workdir, Env: a.Env,
 		Timeout: a.timeout(), AgentID: c.Who.AgentID, SessionKey: c.Who.SessionKey}
-	denied := func(note string) Result { return Result{Status: "denied", Host: "node", Node: node.ID, Note: note} }
+	denied := func(note string) Result {
+		tools.NoteAudit(ctx, tools.AuditNote{Decision: "denied", Reason: note})
+		return Result{Status: "denied", Host: "node", Node: node.ID, Note: note}
+	}
 	var nd *NodeDeniedError
 
 	plan, err := cfg.Nodes.Prepare(ctx, node.ID, req)
@@ -204,9 +208,11 @@ func (cfg Config) runOnNode(ctx context.Context, c tools.Call, a ExecArgs) (Resu
 	}
 	decision := ""
 	if reason, ask := nodeAsk(plan, a); ask {
-		if decision = cfg.askForNode(ctx, c, a, node, plan, req, reason); decision == "" {
+		decision = cfg.askForNode(ctx, c, a, node, plan, req, reason)
+		if decision == "" {
 			return denied("the command was not approved for node " + node.label() + ": " + reason), nil
 		}
+		tools.NoteAudit(ctx, tools.AuditNote{Decision: "approved", Reason: reason})
 	}
 	out, err := cfg.Nodes.Run(ctx, node.ID, req, plan, decision)
 	if errors.As(err, &nd) {
@@ -235,12 +241,18 @@ func (cfg Config) runOnNode(ctx context.Context, c tools.Call, a ExecArgs) (Resu
 // unasked (ask=always, or security=allowlist where the node runs
 // everything; the gateway cannot check the node's allowlist itself).
 func nodeAsk(plan NodePlan, a ExecArgs) (string, bool) {
+	envMisses := execpolicy.DefaultPolicy().EnvMisses(a.Env)
 	switch {
 	case !plan.mayRunUnasked():
 		if plan.Reason == "" {
 			return "ask=" + plan.Ask, true
 		}
 		return plan.Reason, true
+	case len(envMisses) > 0 && plan.Security != "full":
+		// A node whose allowlist would run the command may not have
+		// judged its environment (an older or foreign node host): the
+		// same variables that need approval here need it there.
+		return "the node allows the command, but " + strings.Join(envMisses, "; "), true
 	case a.Ask == "always":
 		return "ask=always for this call", true
 	case a.Security == "allowlist" && plan.Security == "full":
@@ -259,8 +271,8 @@ func (cfg Config) askForNode(ctx context.Context, c tools.Call, a ExecArgs, node
 	if argv == nil {
 		argv, cwd = req.Argv, req.Cwd
 	}
-	args, _ := json.Marshal(map[string]any{"host": "node", "node": node.ID, "nodeName": node.Name,
-		"command": a.Command, "argv": argv, "cwd": cwd})
+	args, _ := json.Marshal(approvalShape{Host: "node", Node: node.ID, NodeName: node.Name,
+		Command: a.Command, Argv: argv, Cwd: cwd, Env: tools.RedactEnv(req.Env)})
 	ar := tools.ApprovalRequest{Tool: "exec", Args: args, Who: c.Who, Reason: "node " + node.label() + ": " + reason}
 	if da, ok := cfg.Approver.(DecisionApprover); ok {
 		d, err := da.ApproveDecision(ctx, ar)

@@ -148,6 +148,22 @@ func TestExecOnNode(t *testing.T) {
 			nodes:    &fakeNodes{list: []NodeInfo{one}, plan: ask, runErr: &NodeDeniedError{Message: "SYSTEM_RUN_DENIED: the command differs from the approved plan"}},
 			approver: &decider{decision: "allow-once"}, wantStatus: "denied", wantNote: "differs from the approved plan",
 			wantDecision: "allow-once", wantAsked: true},
+		// GHSA-j425-whc4-4jgc on a node whose allowlist lets git run but
+		// whose verdict did not weigh the environment: the gateway asks.
+		{name: "node allowlist allows, env steers git", args: `{"command":"git status","host":"node","env":{"GIT_SSH_COMMAND":"touch /tmp/x"}}`,
+			nodes:    &fakeNodes{list: []NodeInfo{one}, plan: NodePlan{Security: "allowlist", Ask: "on-miss", Outcome: "allow"}, out: ran},
+			approver: &decider{decision: ""}, wantStatus: "denied", wantNote: "GIT_SSH_COMMAND", wantDecision: "-", wantAsked: true},
+		{name: "node allowlist allows, env steers git, nobody to ask", args: `{"command":"git status","host":"node","env":{"GIT_CONFIG_COUNT":"1"}}`,
+			nodes:      &fakeNodes{list: []NodeInfo{one}, plan: NodePlan{Security: "allowlist", Ask: "on-miss", Outcome: "allow"}, out: ran},
+			wantStatus: "denied", wantNote: "GIT_CONFIG_COUNT", wantDecision: "-"},
+		{name: "node allowlist allows, safe env", args: `{"command":"echo from-node","host":"node","env":{"LANG":"C","TZ":"UTC"}}`,
+			nodes:      &fakeNodes{list: []NodeInfo{one}, plan: NodePlan{Security: "allowlist", Ask: "on-miss", Outcome: "allow"}, out: ran},
+			wantStatus: "completed", wantNode: "n1", wantDecision: ""},
+		{name: "node full runs anything, env adds nothing", args: `{"command":"echo from-node","host":"node","env":{"GIT_PAGER":"less"}}`,
+			nodes:      &fakeNodes{list: []NodeInfo{one}, plan: allow, out: ran},
+			wantStatus: "completed", wantNode: "n1", wantDecision: ""},
+		{name: "refused env never reaches the node", args: `{"command":"echo x","host":"node","env":{"LD_PRELOAD":"/tmp/x.so"}}`,
+			nodes: &fakeNodes{list: []NodeInfo{one}, plan: allow, out: ran}, wantErr: "LD_PRELOAD may not be set"},
 		{name: "node unreachable", args: `{"command":"echo x","host":"node"}`,
 			nodes: &fakeNodes{list: []NodeInfo{one}, prepareErr: errors.New("node not connected")}, wantErr: "prepare on node laptop (n1): node not connected"},
 	}
@@ -200,7 +216,7 @@ func TestExecOnNodeApprovalShowsNode(t *testing.T) {
 	procs := NewProcesses()
 	t.Cleanup(procs.Close)
 	ex := Tools(Config{Workspace: func(tools.Who) (string, error) { return t.TempDir(), nil }, Approver: d, Nodes: nodes}, procs)[0]
-	run(t, ex, `{"command":"make all","host":"node","workdir":"/srv/app","env":{"X":"1"},"timeoutSeconds":5}`)
+	run(t, ex, `{"command":"make all","host":"node","workdir":"/srv/app","env":{"X":"1","API_TOKEN":"t0ps3cret"},"timeoutSeconds":5}`)
 	if len(d.asked) != 1 {
 		t.Fatalf("asked %d times", len(d.asked))
 	}
@@ -208,12 +224,13 @@ func TestExecOnNodeApprovalShowsNode(t *testing.T) {
 	if err := json.Unmarshal(d.asked[0].Args, &args); err != nil {
 		t.Fatal(err)
 	}
+	env, _ := args["env"].(map[string]any)
 	if args["host"] != "node" || args["node"] != "n1" || args["cwd"] != "/srv/app" || args["command"] != "make all" ||
-		!strings.Contains(d.asked[0].Reason, "laptop (n1)") {
+		!strings.Contains(d.asked[0].Reason, "laptop (n1)") || env["X"] != "1" || env["API_TOKEN"] != tools.RedactedEnvValue {
 		t.Fatalf("approval request %s reason %q", d.asked[0].Args, d.asked[0].Reason)
 	}
 	req := nodes.runs[0].req
-	if req.Cwd != "/srv/app" || req.Env["X"] != "1" || req.Timeout.Seconds() != 5 {
+	if req.Cwd != "/srv/app" || req.Env["X"] != "1" || req.Env["API_TOKEN"] != "t0ps3cret" || req.Timeout.Seconds() != 5 {
 		t.Fatalf("run request %+v", req)
 	}
 }

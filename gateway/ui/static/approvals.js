@@ -95,7 +95,11 @@ async function loadAudit() {
   auditBody.replaceChildren(...events.map((e) => {
     const tr = el('tr', null, 'audit-entry');
     tr.dataset.status = e.status;
-    tr.append(cell(when(e.occurredAt)), cell(e.toolName || ''), cell(e.errorCode ? `${e.status} (${e.errorCode})` : e.status),
+    // An exec call's environment is part of what ran (secret values come redacted).
+    const env = e.env && typeof e.env === 'object'
+      ? Object.keys(e.env).sort().map((k) => `${k}=${e.env[k]}`).join(' ') : '';
+    tr.append(cell(when(e.occurredAt)), cell(e.toolName || '', ...(env ? [' ', el('code', env, 'env')] : [])),
+      cell(e.errorCode ? `${e.status} (${e.errorCode})` : e.status),
       cell(e.agentId || ''), cell(e.sessionKey || ''));
     return tr;
   }));

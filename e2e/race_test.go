@@ -1,6 +1,0 @@
-//go:build race
-
-package e2e
-
-// raceEnabled: the tests run with -race, so our binary is built with it too.
-const raceEnabled = true
