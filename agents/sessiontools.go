@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -136,10 +137,14 @@ func (t *sessionTools) list(ctx context.Context, turn *Turn, raw json.RawMessage
 	if err != nil {
 		return nil, err
 	}
+	reach := t.reach(turn)
 	rows := []any{}
 	for _, s := range list {
 		k, _ := sessions.Parse(s.Key)
 		if len(a.Kinds) > 0 && !slices.Contains(a.Kinds, k.ToolKind()) {
+			continue
+		}
+		if !t.visible(ctx, turn, reach, &s) {
 			continue
 		}
 		row := map[string]any{"key": s.Key, "kind": k.ToolKind(), "agentId": s.AgentID, "updatedAt": s.UpdatedAt.UnixMilli(), "messageCount": s.MessageCount}
@@ -155,7 +160,11 @@ func (t *sessionTools) list(ctx context.Context, turn *Turn, raw json.RawMessage
 			break
 		}
 	}
-	return map[string]any{"sessions": rows}, nil
+	out := map[string]any{"sessions": rows}
+	if reach != VisibilityAll {
+		out["visibility"] = map[string]any{"mode": reach, "note": "sessions outside this scope are not listed"}
+	}
+	return out, nil
 }
 
 // plainMessages renders messages for a model to read.
@@ -174,10 +183,98 @@ func plainMessages(msgs []sessions.Message, includeTools bool) []any {
 	return out
 }
 
-// resolveTarget finds a session by key, session id, label or agent (its
-// main session).
-func (t *sessionTools) resolveTarget(ctx context.Context, key, id, label, agentID string) (*sessions.Session, error) {
+// Session-tool visibility, tools.sessions.visibility: how far
+// sessions_list, sessions_history, sessions_send and session_status reach.
+const (
+	VisibilitySelf  = "self"  // this session only
+	VisibilityTree  = "tree"  // this session and the sub-agents it spawned
+	VisibilityAgent = "agent" // every session of this agent
+	VisibilityAll   = "all"   // every session (OpenClaw's default)
+)
+
+// maxTreeHops bounds the walk up a session's spawnedBy chain.
+const maxTreeHops = 16
+
+// reach is how far turn's session tools see: tools.sessions.visibility,
+// and never past the turn's own tree when it does not act for the owner.
+// A chat stranger (or any sender outside commands.ownerAllowFrom) shares
+// the agent but not its owner's conversations: with the default "all"
+// they could read the owner's transcripts with sessions_history and
+// write into them with sessions_send.
+func (t *sessionTools) reach(turn *Turn) string {
+	v := t.svc.config().Tools.Sessions.Visibility
+	if v == "" {
+		v = VisibilityAll
+	}
+	if !turn.Owner && (v == VisibilityAll || v == VisibilityAgent) {
+		v = VisibilityTree
+	}
+	return v
+}
+
+// visible reports whether a session is within reach of turn. Under "tree"
+// the owner's turn in the agent's main session sees all of the agent's
+// sessions, as in OpenClaw; nobody else gets that exception.
+func (t *sessionTools) visible(ctx context.Context, turn *Turn, reach string, s *sessions.Session) bool {
+	if s.Key == turn.SessionKey {
+		return true
+	}
+	switch reach {
+	case VisibilityAll:
+		return true
+	case VisibilityAgent:
+		return s.AgentID == turn.AgentID
+	case VisibilityTree:
+		if turn.Owner && s.AgentID == turn.AgentID && turn.SessionKey == sessions.MainKey(turn.AgentID, t.svc.config().Session.MainKey) {
+			return true
+		}
+		return t.descends(ctx, s, turn.SessionKey)
+	}
+	return false
+}
+
+// descends reports whether s was spawned by parent, directly or through
+// sub-agents of it.
+func (t *sessionTools) descends(ctx context.Context, s *sessions.Session, parent string) bool {
+	for range maxTreeHops {
+		switch s.SpawnedBy {
+		case "":
+			return false
+		case parent:
+			return true
+		}
+		up, err := t.svc.opts.Store.Get(ctx, s.SpawnedBy)
+		if err != nil || up == nil {
+			return false
+		}
+		s = up
+	}
+	return false
+}
+
+// errOutOfReach is what a caller learns about a session it may not see:
+// the same as for one that does not exist.
+func errOutOfReach(reach string) error {
+	return fmt.Errorf("no such session within reach of this one (session tools see %q here; tools.sessions.visibility)", reach)
+}
+
+// resolveTarget finds a session within turn's reach by key, session id,
+// label or agent (its main session).
+func (t *sessionTools) resolveTarget(ctx context.Context, turn *Turn, key, id, label, agentID string) (*sessions.Session, error) {
 	st := t.svc.opts.Store
+	reach := t.reach(turn)
+	check := func(s *sessions.Session, err error) (*sessions.Session, error) {
+		if errors.Is(err, sessions.ErrNotFound) && reach != VisibilityAll {
+			return nil, errOutOfReach(reach)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !t.visible(ctx, turn, reach, s) {
+			return nil, errOutOfReach(reach)
+		}
+		return s, nil
+	}
 	switch {
 	case key != "":
 		k, err := sessions.Parse(key)
@@ -187,23 +284,31 @@ func (t *sessionTools) resolveTarget(ctx context.Context, key, id, label, agentI
 		if k.ThreadID != "" {
 			return nil, fmt.Errorf("thread sessions cannot be targeted: %s", key)
 		}
-		return st.Get(ctx, key)
+		return check(st.Get(ctx, key))
 	case id != "":
-		return st.GetByID(ctx, id)
+		return check(st.GetByID(ctx, id))
 	case label != "":
-		list, _, err := st.List(ctx, sessions.ListFilter{Label: label, AgentID: agentID, Limit: 1})
+		list, _, err := st.List(ctx, sessions.ListFilter{Label: label, AgentID: agentID})
 		if err != nil {
 			return nil, err
 		}
-		if len(list) == 0 {
-			return nil, fmt.Errorf("no session labelled %q", label)
+		for i := range list {
+			if t.visible(ctx, turn, reach, &list[i]) {
+				return &list[i], nil
+			}
 		}
-		return &list[0], nil
+		return nil, fmt.Errorf("no session labelled %q within reach of this one", label)
 	case agentID != "":
 		if _, ok := resolveAgent(t.svc.config(), t.svc.opts.StateDir, agentID); !ok {
 			return nil, fmt.Errorf("unknown agent %q", agentID)
 		}
-		s, _, err := st.Ensure(ctx, sessions.MainKey(strings.ToLower(agentID), t.svc.config().Session.MainKey), sessions.Init{AgentID: agentID})
+		id := strings.ToLower(agentID)
+		key := sessions.MainKey(id, t.svc.config().Session.MainKey)
+		// Checked before Ensure, so a refused call creates nothing.
+		if !t.visible(ctx, turn, reach, &sessions.Session{Key: key, AgentID: id}) {
+			return nil, errOutOfReach(reach)
+		}
+		s, _, err := st.Ensure(ctx, key, sessions.Init{AgentID: agentID})
 		return s, err
 	}
 	return nil, fmt.Errorf("name a target: sessionKey, sessionId, label or agentId")
@@ -219,7 +324,7 @@ func (t *sessionTools) history(ctx context.Context, turn *Turn, raw json.RawMess
 	if err := decodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
-	s, err := t.resolveTarget(ctx, a.SessionKey, a.SessionID, "", "")
+	s, err := t.resolveTarget(ctx, turn, a.SessionKey, a.SessionID, "", "")
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +352,7 @@ func (t *sessionTools) send(ctx context.Context, turn *Turn, raw json.RawMessage
 	if strings.TrimSpace(a.Message) == "" {
 		return nil, fmt.Errorf("message is empty")
 	}
-	target, err := t.resolveTarget(ctx, a.SessionKey, "", a.Label, a.AgentID)
+	target, err := t.resolveTarget(ctx, turn, a.SessionKey, "", a.Label, a.AgentID)
 	if err != nil {
 		return nil, err
 	}

@@ -167,7 +167,7 @@ func (t *sessionTools) status(ctx context.Context, turn *Turn, raw json.RawMessa
 	if key == "" && a.SessionID == "" {
 		key = turn.SessionKey
 	}
-	sess, err := t.resolveTarget(ctx, key, a.SessionID, "", "")
+	sess, err := t.resolveTarget(ctx, turn, key, a.SessionID, "", "")
 	if err != nil {
 		return nil, err
 	}

@@ -93,7 +93,7 @@ func TestDelegateAndSend(t *testing.T) {
 			fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "p2", Name: "sessions_send", Arguments: `{"agentId":"helper","message":"again"}`}}},
 			fakemodel.Reply{Text: ReplySkip},
 		)
-		f.run(t, StartRequest{Message: "talk to helper"})
+		f.run(t, StartRequest{Message: "talk to helper", Owner: true})
 		var results []string
 		for _, m := range f.transcript(t, "agent:main:main") {
 			if m.Role == "tool" {

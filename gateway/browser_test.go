@@ -192,3 +192,24 @@ func TestBrowserInATurn(t *testing.T) {
 		t.Fatalf("turn: %v", final)
 	}
 }
+
+// TestBrowserOfANonOwner: the gateway's browser keeps the owner's logins
+// in its profiles, and one browser serves every session. A caller who is
+// not the owner (a write-scoped client here; a chat stranger's turn gets
+// the same rule) asks for its tabs: the call waits for a person and,
+// unanswered, never runs. The owner's call runs at once.
+func TestBrowserOfANonOwner(t *testing.T) {
+	r, admin := startWithConfig(t, fakemodel.New(t), `tools: { disclosure: { mode: "legacy" }, guard: { approvalTimeoutSeconds: 1 } },`)
+	writer, err := r.dial(t, "t0k3n-automation", "operator.read", "operator.write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := call[map[string]any](t, writer, "tools.invoke", map[string]any{"name": "browser", "args": map[string]any{"action": "status"}})
+	if res["ok"] == true || !strings.Contains(fmt.Sprint(res["output"]), "not approved") {
+		t.Fatalf("a non-owner's browser call: %v", res)
+	}
+	res = call[map[string]any](t, admin, "tools.invoke", map[string]any{"name": "browser", "args": map[string]any{"action": "status"}})
+	if res["ok"] != true {
+		t.Fatalf("the owner's browser call: %v", res)
+	}
+}

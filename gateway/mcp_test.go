@@ -110,3 +110,31 @@ func TestMCPToolsPerAgent(t *testing.T) {
 		t.Fatalf("narrow called an MCP tool it did not pick: %v", res)
 	}
 }
+
+// TestMCPToolOfANonOwner: a client without operator.admin (the same rule
+// holds for a chat stranger's turn) calls an MCP server's tools. One the
+// server does not mark read-only may do anything the server can (MCP's
+// default is "may destroy"), so it waits for a person like exec does and
+// runs only once approved; a read-only one runs at once.
+func TestMCPToolOfANonOwner(t *testing.T) {
+	bin := buildMCPTestServer(t)
+	r, admin := startWithConfig(t, fakemodel.New(t), fmt.Sprintf(`mcp: { servers: { test: { command: %q } } },
+  tools: { disclosure: { mode: "legacy" }, guard: { approvalTimeoutSeconds: 1 } },`, bin))
+	waitMCPTool(t, admin, "test__echo")
+	writer, err := r.dial(t, "t0k3n-automation", "operator.read", "operator.write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := call[map[string]any](t, writer, "tools.invoke", map[string]any{"name": "test__echo", "args": map[string]any{"text": "as a stranger"}})
+	if res["ok"] == true || !strings.Contains(fmt.Sprint(res["output"]), "not approved") {
+		t.Fatalf("a non-owner's call of a destructive-by-default MCP tool: %v", res)
+	}
+	res = call[map[string]any](t, writer, "tools.invoke", map[string]any{"name": "test__add", "args": map[string]any{"a": 1, "b": 2}})
+	if res["ok"] != true || fmt.Sprint(res["output"]) != "3" {
+		t.Fatalf("a non-owner's call of a read-only MCP tool: %v", res)
+	}
+	res = call[map[string]any](t, admin, "tools.invoke", map[string]any{"name": "test__echo", "args": map[string]any{"text": "as the owner"}})
+	if res["ok"] != true || !strings.Contains(fmt.Sprint(res["output"]), "as the owner") {
+		t.Fatalf("the owner's call: %v", res)
+	}
+}

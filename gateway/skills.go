@@ -16,6 +16,12 @@ import (
 	"github.com/openclaw-go/openclaw/tools"
 )
 
+// workspaceSkills is the workspace folder of an agent's own skills. Only
+// skill_manage writes there (a person approves each change by default):
+// the file tools leave it alone, or a write would be a skill without the
+// approval.
+const workspaceSkills = "skills"
+
 // skillCatalog finds an agent's skills: its workspace's skills/, then
 // <state dir>/skills, then skills.load.extraDirs, gated by what this
 // machine has and by skills.entries.<name>.enabled. It is cheap, so it
@@ -24,7 +30,7 @@ func (s *System) skillCatalog(agentID string) skills.Catalog {
 	cfg := s.current().snap.Config
 	var srcs []skills.Source
 	if ws, err := s.agents.Workspace(agentID); err == nil {
-		srcs = append(srcs, skills.Source{Dir: filepath.Join(ws, "skills"), Origin: skills.OriginWorkspace})
+		srcs = append(srcs, skills.Source{Dir: filepath.Join(ws, workspaceSkills), Origin: skills.OriginWorkspace})
 	}
 	srcs = append(srcs, skills.Source{Dir: filepath.Join(s.opts.StateDir, "skills"), Origin: skills.OriginManaged})
 	for _, d := range cfg.Skills.Load.ExtraDirs {
@@ -62,7 +68,7 @@ func (s *System) skillTools(workspace func(tools.Who) (string, error)) []tools.T
 			if err != nil {
 				return "", err
 			}
-			return filepath.Join(ws, "skills"), nil
+			return filepath.Join(ws, workspaceSkills), nil
 		}),
 	}
 }

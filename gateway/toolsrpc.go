@@ -47,7 +47,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		Nodes:    nodeExec{s},
 	}, s.procs)
 	workspace := func(who tools.Who) (string, error) { return s.agents.Workspace(who.AgentID) }
-	builtins = append(builtins, fs.Tools(workspace)...)
+	builtins = append(builtins, fs.Tools(workspace, fs.Reserved{Dir: workspaceSkills, Use: "skills are created, edited and deleted with skill_manage"})...)
 	builtins = append(builtins, web.FetchTool(web.FetchConfig{}), web.SearchTool(web.SearchConfig{}))
 	builtins = append(builtins, memory.Tools(workspace, st.DB)...)
 	builtins = append(builtins, s.sqlTools(workspace)...)

@@ -56,7 +56,9 @@ type Approver interface {
 }
 
 // Hooks run around every call. BeforeTool may rewrite the arguments or
-// block the call with an error; AfterTool may rewrite the result.
+// block the call with an error; it runs before validation, the guard and
+// approval, so they see the arguments the tool will get. AfterTool may
+// rewrite the result.
 type Hooks interface {
 	BeforeTool(ctx context.Context, call Call) (json.RawMessage, error)
 	AfterTool(ctx context.Context, call Call, res Result) Result
@@ -166,6 +168,20 @@ func (r *Runner) Run(ctx context.Context, call Call) (res Result) {
 		entry.Decision, entry.Reason = "refused", why
 		return Result{Text: fmt.Sprintf("tool %s is not allowed here: %s", spec.Name, why), IsError: true}
 	}
+	// Before-hooks run before validation, the guard and any approval: a
+	// hook may rewrite the arguments, and what the guard judges and a
+	// person approves must be what runs, not what the model first asked.
+	if r.Hooks != nil {
+		args, err := r.Hooks.BeforeTool(ctx, call)
+		if err != nil {
+			entry.Decision, entry.Reason = "denied", "before_tool hook: "+err.Error()
+			return Result{Text: fmt.Sprintf("tool %s was blocked: %v", spec.Name, err), IsError: true}
+		}
+		if args != nil {
+			call.Args = args
+			entry.ArgsDigest = digest(call.Args)
+		}
+	}
 	if v, ok := tool.(interface{ Validate(json.RawMessage) error }); ok {
 		if err := v.Validate(call.Args); err != nil {
 			entry.Decision, entry.Reason = "error", err.Error()
@@ -210,16 +226,6 @@ func (r *Runner) Run(ctx context.Context, call Call) (res Result) {
 	default:
 		unlock()
 		entry.Decision = "allowed"
-	}
-	if r.Hooks != nil {
-		args, err := r.Hooks.BeforeTool(ctx, call)
-		if err != nil {
-			entry.Decision, entry.Reason = "denied", "before_tool hook: "+err.Error()
-			return Result{Text: fmt.Sprintf("tool %s was blocked: %v", spec.Name, err), IsError: true}
-		}
-		if args != nil {
-			call.Args = args
-		}
 	}
 	toolCtx, notes := withAuditNotes(ctx)
 	res = r.execute(toolCtx, tool, spec, call)

@@ -34,7 +34,8 @@ type Spec struct {
 	// Parameters is a JSON Schema object.
 	Parameters json.RawMessage
 	Tier       Tier
-	// Dangerous tools start processes or change what the gateway runs:
+	// Dangerous tools start processes, change what the gateway runs, or
+	// act with the owner's standing (the browser's logged-in profiles):
 	// the Runner makes a call by anyone but the owner wait for a person's
 	// approval unless a Tool Guard rule decides it explicitly.
 	Dangerous bool

@@ -50,7 +50,8 @@ func Defaults() *Config {
 		}},
 		Cron:    Cron{Enabled: yes(), FailureAlert: CronFailureAlert{Enabled: yes(), After: 2, CooldownMs: 3_600_000, Mode: "announce"}},
 		Browser: Browser{Enabled: yes(), DefaultProfile: "openclaw", EvaluateEnabled: yes(), Headless: yes()},
-		Tools:   Tools{Guard: ToolGuard{DefaultPolicy: "allow", ApprovalTimeoutSeconds: 600}, Disclosure: ToolDisclosure{Mode: "progressive"}},
+		Tools: Tools{Guard: ToolGuard{DefaultPolicy: "allow", ApprovalTimeoutSeconds: 600}, Disclosure: ToolDisclosure{Mode: "progressive"},
+			Sessions: ToolSessions{Visibility: "all"}},
 		Session: Session{
 			Scope: "per-sender", DmScope: "main", GroupScope: "per-group", MainKey: "main",
 			Reset:         SessionReset{Mode: "none", AtHour: 4},

@@ -539,6 +539,8 @@ type Tools struct {
 	Sandbox ToolSandbox `json:"sandbox"`
 	// Tool policy for spawned sub-agents. Default: the sub-agent defaults.
 	Subagents ToolSubagents `json:"subagents"`
+	// Which sessions the session tools may reach. Default: all.
+	Sessions ToolSessions `json:"sessions"`
 	// The Tool Guard: rules deciding, per call, allow, deny or ask a person (this gateway's key; OpenClaw's own CLI does not know it). Default: allow, with dangerous shell commands raised to approval.
 	Guard ToolGuard `json:"guard"`
 	// How tools are shown to models (this gateway's key; OpenClaw's own CLI does not know it). Default: progressive.
@@ -549,6 +551,12 @@ type Tools struct {
 	Datasources []ToolDatasource `json:"datasources"`
 	// A Unicode TrueType font (.ttf) PdfRenderTool uses for text beyond Latin, such as CJK (this gateway's key; OpenClaw's own CLI does not know it). Default "" (the first of DroidSansFallbackFull.ttf, NotoSans-Regular.ttf and DejaVuSans.ttf found in the system's font folders).
 	PdfFont string `json:"pdfFont"`
+}
+
+// ToolSessions is tools.sessions.
+type ToolSessions struct {
+	// Which sessions sessions_list, sessions_history, sessions_send and session_status reach: self (this session), tree (this one and the sub-agents it spawned; from the agent's main session, all of the agent's), agent (all of this agent's) or all. A turn that does not act for the owner (commands.ownerAllowFrom, or operator.admin) never reaches past its own tree, whatever this says (this gateway's rule). Default "all".
+	Visibility string `json:"visibility" enum:"self,tree,agent,all"`
 }
 
 // ToolDatasource is one tools.datasources entry.

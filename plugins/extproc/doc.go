@@ -25,19 +25,25 @@
 // Gateway to plugin, requests:
 //
 //	initialize        {protocolVersion: 1, pluginId, config}
-//	                  → {tools: [{name, description, parameters}],
+//	                  → {tools: [{name, description, parameters, readOnly?}],
 //	                     hooks: [{on: "before_tool"|"after_tool", tool: "<name or glob>"}]}
 //	tools/list        {} → {tools: [...]}
-//	tools/call        {name, args, who: {agentId, sessionKey}} → {text, isError}
+//	tools/call        {name, args, who: {agentId, sessionKey, senderIsOwner?}} → {text, isError}
 //	hooks/before_tool {tool, args} → {action: "allow"|"block"|"rewrite", args?, message?}
 //	hooks/after_tool  {tool, args, text, isError} → {text?}
 //
 // config is plugins.entries.<id>.config ({} when unset). parameters is a
-// JSON Schema object (anything else becomes {"type":"object"}). Hook tool
+// JSON Schema object (anything else becomes {"type":"object"}). A tool
+// without readOnly: true is dangerous: a call for anyone but the owner
+// waits for a person's approval unless a Tool Guard rule decides it.
+// senderIsOwner is the gateway's own finding (operator.admin, or a chat
+// sender in commands.ownerAllowFrom), for plugins that keep a tool to the
+// owner. Hook tool
 // globs match the gateway's tool names (e.g. "weather__forecast",
 // "exec", "secret*"; "" means "*"); a plugin is asked once per call if any
 // of its globs match. block stops the call with message; rewrite replaces
-// the arguments (later plugins see them); an after_tool answer with text
+// the arguments (later plugins see them, and so do the Tool Guard and the
+// person asked to approve: hooks run before both); an after_tool answer with text
 // replaces the result's text, without it the result stands.
 //
 // Plugin to gateway, notification:

@@ -85,7 +85,7 @@ func TestToolsAndCalls(t *testing.T) {
 	m := newTestManager(t, nil)
 	startPlugins(t, m, testPlugin(t, "test", ""))
 
-	want := []string{"test__crash", "test__env", "test__fail", "test__grow", "test__shout"}
+	want := []string{"test__crash", "test__env", "test__fail", "test__grow", "test__shout", "test__who"}
 	if got := plugintest.ToolNames(m); !slices.Equal(got, want) {
 		t.Fatalf("tools = %v, want %v", got, want)
 	}
@@ -110,8 +110,20 @@ func TestToolsAndCalls(t *testing.T) {
 	if res := call(t, m, "test__env", ``); res.Text != "test hi" {
 		t.Errorf("env = %+v", res)
 	}
+	// A tool not declared read-only is dangerous: a chat stranger's call
+	// waits for a person. The plugin learns whether the owner calls.
+	if !spec.Dangerous || plugintest.FindTool(t, m, "test__env").Spec().Dangerous {
+		t.Errorf("dangerous: shout %v, env (readOnly) %v", spec.Dangerous, plugintest.FindTool(t, m, "test__env").Spec().Dangerous)
+	}
+	for _, owner := range []bool{false, true} {
+		res, err := plugintest.FindTool(t, m, "test__who").Call(t.Context(), tools.Call{Name: "test__who", Args: json.RawMessage(`{}`),
+			Who: tools.Who{AgentID: "main", SessionKey: "agent:main:main", Owner: owner}})
+		if want := `"senderIsOwner":true`; err != nil || strings.Contains(res.Text, want) != owner || !strings.Contains(res.Text, `"sessionKey":"agent:main:main"`) {
+			t.Errorf("who for owner=%v: %+v %v", owner, res, err)
+		}
+	}
 	st := status(m, "test")
-	if st.Tools != 5 || !plugintest.Alive(st.PID) || st.Error != "" {
+	if st.Tools != 6 || !plugintest.Alive(st.PID) || st.Error != "" {
 		t.Errorf("status = %+v", st)
 	}
 }

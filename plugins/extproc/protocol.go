@@ -40,6 +40,9 @@ type ToolDef struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	// ReadOnly says the tool changes nothing; any other tool is dangerous,
+	// so a call for anyone but the owner waits for a person's approval.
+	ReadOnly bool `json:"readOnly,omitempty"`
 }
 
 // HookDef asks for a hook: On is before_tool or after_tool; Tool is a
@@ -65,6 +68,10 @@ type CallParams struct {
 type CallWho struct {
 	AgentID    string `json:"agentId,omitempty"`
 	SessionKey string `json:"sessionKey,omitempty"`
+	// SenderIsOwner is true when the call acts for the gateway's owner,
+	// as the gateway decided it (never from the model): a plugin can keep
+	// its privileged tools to the owner.
+	SenderIsOwner bool `json:"senderIsOwner,omitempty"`
 }
 
 // CallResult answers tools/call.

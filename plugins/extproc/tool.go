@@ -74,6 +74,7 @@ func (p *proc) makeTools(defs []ToolDef) []tools.Tool {
 			Description: "[plugin:" + id + "] " + d.Description,
 			Parameters:  objectSchema(d.Parameters),
 			Tier:        tools.TierExtension,
+			Dangerous:   !d.ReadOnly,
 			Timeout:     ToolTimeout,
 			Source:      tools.SourcePlugin,
 			Groups:      []string{"group:plugins", "plugin:" + id},
@@ -109,7 +110,7 @@ func (t *pluginTool) Call(ctx context.Context, call tools.Call) (tools.Result, e
 	var res CallResult
 	err := client.call(ctx, MethodToolsCall, CallParams{
 		Name: t.remote, Args: args,
-		Who: CallWho{AgentID: call.Who.AgentID, SessionKey: call.Who.SessionKey},
+		Who: CallWho{AgentID: call.Who.AgentID, SessionKey: call.Who.SessionKey, SenderIsOwner: call.Who.Owner},
 	}, &res)
 	switch {
 	case errors.Is(err, ErrPluginExited):

@@ -318,6 +318,12 @@ type remoteTool struct {
 
 var _ tools.Tool = (*remoteTool)(nil)
 
+// newTool makes the registry tool of one server tool. It is dangerous
+// (a non-owner's call waits for a person, unless a guard rule decides)
+// unless the server marks it read-only: MCP servers run programs, write
+// files and call services for whoever asks, and a chat stranger must not
+// get through one of them what exec would have asked about. MCP's own
+// default for a tool without annotations is "may destroy".
 func (c *conn) newTool(name string, t *sdk.Tool) *remoteTool {
 	desc := t.Description
 	if desc == "" {
@@ -329,6 +335,7 @@ func (c *conn) newTool(name string, t *sdk.Tool) *remoteTool {
 		Description: "[mcp:" + c.cfg.Name + "] " + desc,
 		Parameters:  objectSchema(t.InputSchema),
 		Tier:        tools.TierExtension,
+		Dangerous:   t.Annotations == nil || !t.Annotations.ReadOnlyHint,
 		Timeout:     c.cfg.requestTimeout(),
 		Source:      tools.SourceMCP,
 		Groups:      []string{"group:plugins", "mcp:" + c.cfg.Name},

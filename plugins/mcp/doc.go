@@ -3,7 +3,8 @@
 //
 // As a client, a [Manager] keeps one session per configured server (a
 // child process over stdio, or a streamable HTTP endpoint). Each remote
-// tool becomes a [tools.Tool] named "<server>__<tool>"; the gateway puts
+// tool becomes a [tools.Tool] named "<server>__<tool>", dangerous unless
+// the server annotates it readOnlyHint; the gateway puts
 // [Manager.Tools] into its registry and refreshes it when the Manager's
 // onChange callback fires. A server that fails to start or dies is state,
 // not an error: it is restarted with exponential backoff and [Manager.Status]

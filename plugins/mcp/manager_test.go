@@ -110,6 +110,11 @@ func TestStdioServer(t *testing.T) {
 		spec.Description != "[mcp:test] echoes text" || spec.Timeout != DefaultRequestTimeout {
 		t.Errorf("spec = %+v", spec)
 	}
+	// A tool the server does not call read-only is dangerous: a chat
+	// stranger's call waits for a person.
+	if !spec.Dangerous || plugintest.FindTool(t, m, "test__add").Spec().Dangerous {
+		t.Errorf("dangerous: echo %v (no annotations), add %v (readOnlyHint)", spec.Dangerous, plugintest.FindTool(t, m, "test__add").Spec().Dangerous)
+	}
 	var schema struct {
 		Type       string         `json:"type"`
 		Properties map[string]any `json:"properties"`

@@ -157,6 +157,11 @@ func (m *Manager) Tool() tools.Tool {
 			"console, upload (workspace files to a file input), dialog (accept/dismiss the next alert/confirm/prompt), profiles, create-profile, delete-profile, reset-profile. " +
 			"Take a snapshot before act and after the page changes. Private and internal network addresses are refused.",
 		Tier: tools.TierExtension, Source: tools.SourceCore, Groups: []string{"group:ui"}, Timeout: callTimeout,
+		// One browser serves every session, and its profiles keep the
+		// logins the owner made in them: a chat stranger reading, typing
+		// or running script there acts as the owner on those sites, so
+		// their calls wait for a person.
+		Dangerous: true,
 	}, m.call)
 }
 

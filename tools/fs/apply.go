@@ -14,7 +14,7 @@ type applyPatchArgs struct {
 	Patch string `json:"patch" jsonschema:"description=The patch text from *** Begin Patch to *** End Patch"`
 }
 
-func newApplyPatch(w workspaceFunc) tools.Tool {
+func newApplyPatch(w opener) tools.Tool {
 	return tools.NewTyped(spec("apply_patch", "Apply patch",
 		"Apply a multi-file patch to the workspace: *** Begin Patch / *** Add File: path (lines prefixed +) / *** Update File: path (optional *** Move to: path; hunks after @@ with ' ' context / '-' removed / '+' added lines) / *** Delete File: path / *** End Patch. All changes apply or none do.",
 		true),
@@ -62,6 +62,9 @@ func (ws *Workspace) applyPatch(ops []fileOp) (string, error) {
 		seen    = map[string]int{} // path → patch line that touched it
 	)
 	claim := func(rel string, line int) error {
+		if err := ws.writable(rel); err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
 		if prev, ok := seen[rel]; ok {
 			return fmt.Errorf("line %d: %s is already changed by the section at line %d", line, displayPath(rel), prev)
 		}

@@ -17,9 +17,20 @@ import (
 
 // Tools returns read, write, edit and apply_patch. workspace maps the
 // caller to its workspace directory, which is created (0700) if missing.
-func Tools(workspace func(who tools.Who) (string, error)) []tools.Tool {
-	w := workspaceFunc(workspace)
+// write, edit and apply_patch refuse to change anything in a reserved
+// folder.
+func Tools(workspace func(who tools.Who) (string, error), reserved ...Reserved) []tools.Tool {
+	w := opener{dir: workspace, reserved: reserved}
 	return []tools.Tool{newRead(w), newWrite(w), newEdit(w), newApplyPatch(w)}
+}
+
+// Reserved is a top-level workspace folder the file tools may read but
+// not change, because another tool owns writes there: skills/ belongs to
+// skill_manage, which asks a person first, since a skill is instructions
+// and scripts later runs follow.
+type Reserved struct {
+	Dir string // folder name, matched without regard to case (as macOS and Windows file systems do)
+	Use string // what to do instead, for the model: "use skill_manage"
 }
 
 func spec(name, label, desc string, dangerous bool) tools.Spec {
@@ -35,23 +46,73 @@ func spec(name, label, desc string, dangerous bool) tools.Spec {
 	}
 }
 
-type workspaceFunc func(who tools.Who) (string, error)
+// opener opens a caller's workspace with the reserved folders set.
+type opener struct {
+	dir      func(who tools.Who) (string, error)
+	reserved []Reserved
+}
 
 // Workspace is one call's handle on an agent's workspace: the directory
 // and an os.Root that keeps every open inside it, symlinks included. The
 // memory tools share it so that both confine paths the same way.
 type Workspace struct {
-	dir  string
-	root *os.Root
+	dir      string
+	root     *os.Root
+	reserved []Reserved
 }
 
 // open resolves and opens the caller's workspace. The caller closes it.
-func (f workspaceFunc) open(who tools.Who) (*Workspace, error) {
-	dir, err := f(who)
+func (o opener) open(who tools.Who) (*Workspace, error) {
+	dir, err := o.dir(who)
 	if err != nil {
 		return nil, fmt.Errorf("resolve workspace: %w", err)
 	}
-	return OpenWorkspace(dir)
+	ws, err := OpenWorkspace(dir)
+	if err != nil {
+		return nil, err
+	}
+	ws.reserved = o.reserved
+	return ws, nil
+}
+
+// writable refuses rel, a clean workspace-relative path about to be
+// written, created or removed, when it lies in a reserved folder: named
+// so (in any case), or reached through a symlinked folder that leads
+// there. The deepest folder of rel that exists decides where the file
+// really lands; the folders below it are made as named.
+func (w *Workspace) writable(rel string) error {
+	if len(w.reserved) == 0 {
+		return nil
+	}
+	inReserved := func(p string) *Reserved {
+		top, _, _ := strings.Cut(filepath.ToSlash(p), "/")
+		for i, r := range w.reserved {
+			if strings.EqualFold(top, r.Dir) {
+				return &w.reserved[i]
+			}
+		}
+		return nil
+	}
+	if r := inReserved(rel); r != nil {
+		return fmt.Errorf("%s is in %s/, which the file tools do not change: %s", displayPath(rel), r.Dir, r.Use)
+	}
+	base, err := filepath.EvalSymlinks(w.dir)
+	if err != nil {
+		return nil // the os.Root refuses what cannot be resolved
+	}
+	for d := filepath.Dir(rel); ; d = filepath.Dir(d) {
+		if real, err := filepath.EvalSymlinks(filepath.Join(w.dir, d)); err == nil {
+			if r2, err := filepath.Rel(base, real); err == nil {
+				if r := inReserved(r2); r != nil {
+					return fmt.Errorf("%s leads into %s/, which the file tools do not change: %s", displayPath(rel), r.Dir, r.Use)
+				}
+			}
+			return nil
+		}
+		if d == "." {
+			return nil
+		}
+	}
 }
 
 // OpenWorkspace creates dir if missing (0700) and opens it as a

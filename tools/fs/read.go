@@ -30,7 +30,7 @@ type readArgs struct {
 	MaxChars    int    `json:"maxChars,omitempty" jsonschema:"description=Most characters to return not counting line breaks (default 50000),minimum=1"`
 }
 
-func newRead(w workspaceFunc) tools.Tool {
+func newRead(w opener) tools.Tool {
 	return tools.NewTyped(spec("read", "Read file",
 		"Read a text file in the workspace. Long files come in pages: when the answer is truncated it ends with nextStartLine (and nextStartColumn inside a very long line) to pass back as startLine and startColumn.",
 		false),

@@ -18,7 +18,7 @@ type writeArgs struct {
 	CreateDirs *bool `json:"createDirs,omitempty" jsonschema:"description=Create missing parent directories (default true)"`
 }
 
-func newWrite(w workspaceFunc) tools.Tool {
+func newWrite(w opener) tools.Tool {
 	return tools.NewTyped(spec("write", "Write file",
 		"Create or replace a file in the workspace with the given content. The write is atomic.",
 		true),
@@ -30,6 +30,9 @@ func newWrite(w workspaceFunc) tools.Tool {
 			defer ws.Close()
 			rel, err := ws.rel(a.Path)
 			if err != nil {
+				return tools.Result{}, err
+			}
+			if err := ws.writable(rel); err != nil {
 				return tools.Result{}, err
 			}
 			name := displayPath(rel)
@@ -55,7 +58,7 @@ type editArgs struct {
 	ReplaceAll bool   `json:"replaceAll,omitempty" jsonschema:"description=Replace every match instead of requiring exactly one"`
 }
 
-func newEdit(w workspaceFunc) tools.Tool {
+func newEdit(w opener) tools.Tool {
 	return tools.NewTyped(spec("edit", "Edit file",
 		"Replace oldText with newText in a workspace file. oldText must match exactly one place unless replaceAll is set.",
 		true),
@@ -76,6 +79,9 @@ func newEdit(w workspaceFunc) tools.Tool {
 func (ws *Workspace) edit(a editArgs) (string, error) {
 	rel, err := ws.rel(a.Path)
 	if err != nil {
+		return "", err
+	}
+	if err := ws.writable(rel); err != nil {
 		return "", err
 	}
 	name := displayPath(rel)

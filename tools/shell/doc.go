@@ -4,7 +4,9 @@
 // the exec approvals file) allows it, asks a person, or refuses it;
 // output goes to temporary files, capped, and a run past yieldMs moves
 // to the background as a process session. process lists, polls, reads,
-// writes to, and kills those sessions, scoped per agent.
+// writes to, and kills those sessions: the owner's turns see all of
+// their agent's, anyone else's only those a non-owner started in its own
+// session.
 //
 // exec's env argument is part of the command: the policy judges it with
 // the command line (only safe variables such as TERM, LANG, LC_*, TZ run

@@ -267,7 +267,7 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 		tools.NoteAudit(ctx, tools.AuditNote{Decision: "denied", Reason: dec.Reason})
 		return Result{Status: "denied", Note: "exec policy: " + dec.Reason}, nil
 	}
-	p, err := procs.start(startOptions{agent: c.Who.AgentID, command: a.Command, dir: dir, env: env, timeout: a.timeout(), pty: a.PTY})
+	p, err := procs.start(startOptions{agent: c.Who.AgentID, session: c.Who.SessionKey, byOwner: c.Who.Owner, command: a.Command, dir: dir, env: env, timeout: a.timeout(), pty: a.PTY})
 	if err != nil {
 		return Result{}, err
 	}

@@ -19,8 +19,16 @@ import (
 	"github.com/openclaw-go/openclaw/tools"
 )
 
-// Processes is the table of commands exec started, scoped per agent. It
-// lives as long as the gateway; Close kills what still runs.
+// Processes is the table of commands exec started. A process belongs to
+// the agent and the session whose call started it, and remembers whether
+// that call was the owner's: the owner's turns see every process of their
+// agent (OpenClaw scopes process per agent), anyone else only those a
+// non-owner started in their own session. Otherwise a chat stranger
+// sharing the agent (or, under session.dmScope "main", even the owner's
+// session) could list the owner's background shell, read its output and
+// write commands to its stdin, which is exec without the approval exec
+// needs. The table lives as long as the gateway; Close kills what still
+// runs.
 type Processes struct {
 	mu    sync.Mutex
 	procs map[string]*proc
@@ -30,24 +38,26 @@ type Processes struct {
 func NewProcesses() *Processes { return &Processes{procs: map[string]*proc{}} }
 
 type proc struct {
-	id, agent, command string
-	started            time.Time
-	cmd                *osexec.Cmd
-	stdin              io.WriteCloser
-	stdout, stderr     *os.File
-	done               chan struct{}
-	exitCode           int
-	timedOut           atomic.Bool
-	pollMu             sync.Mutex
-	readOut            int64 // poll cursor into stdout
+	id, agent, session, command string
+	byOwner                     bool
+	started                     time.Time
+	cmd                         *osexec.Cmd
+	stdin                       io.WriteCloser
+	stdout, stderr              *os.File
+	done                        chan struct{}
+	exitCode                    int
+	timedOut                    atomic.Bool
+	pollMu                      sync.Mutex
+	readOut                     int64 // poll cursor into stdout
 }
 
 // startOptions are what one exec run asks of the process table.
 type startOptions struct {
-	agent, command, dir string
-	env                 []string // extra KEY=value pairs, already checked
-	timeout             time.Duration
-	pty                 bool
+	agent, session, command, dir string
+	byOwner                      bool
+	env                          []string // extra KEY=value pairs, already checked
+	timeout                      time.Duration
+	pty                          bool
 }
 
 // start runs command with the platform's shell (shellArgv) in dir,
@@ -75,7 +85,7 @@ func (t *Processes) start(o startOptions) (*proc, error) {
 	cmd := osexec.Command(argv[0], argv[1:]...)
 	cmd.Dir = o.dir
 	cmd.Env = append(append(os.Environ(), "OPENCLAW_SHELL=exec"), o.env...)
-	p := &proc{id: uuid.NewString()[:8], agent: o.agent, command: o.command, started: time.Now(), cmd: cmd,
+	p := &proc{id: uuid.NewString()[:8], agent: o.agent, session: o.session, byOwner: o.byOwner, command: o.command, started: time.Now(), cmd: cmd,
 		stdout: out, stderr: errf, done: make(chan struct{})}
 	var copied chan struct{} // closed when the terminal's output is all in out
 	if o.pty {
@@ -191,11 +201,19 @@ func readRange(f *os.File, offset int64, limit int) (string, int64) {
 	return string(buf[:m]), size - int64(m)
 }
 
-func (t *Processes) get(agent, id string) (*proc, error) {
+// visibleTo reports whether who may see and act on p: same agent, and
+// the owner, or a non-owner in the session where a non-owner started it.
+func (p *proc) visibleTo(who tools.Who) bool {
+	return p.agent == who.AgentID && (who.Owner || (!p.byOwner && p.session == who.SessionKey))
+}
+
+// get finds a process who may act on; another caller's process is
+// answered as unknown, so its id learns nothing.
+func (t *Processes) get(who tools.Who, id string) (*proc, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p, ok := t.procs[id]
-	if !ok || p.agent != agent {
+	if !ok || !p.visibleTo(who) {
 		return nil, fmt.Errorf("no process session %q", id)
 	}
 	return p, nil
@@ -242,7 +260,7 @@ func processTool(t *Processes, limit int) tools.Tool {
 		Name: "process", Description: "Manage commands exec moved to the background: list, poll (new output and exit status), log, write (stdin), kill, clear, remove.",
 		Source: tools.SourceCore, Groups: []string{"group:runtime"}, Timeout: tools.TimeoutFast,
 	}, func(ctx context.Context, c tools.Call, a ProcessArgs) (tools.Result, error) {
-		text, err := t.act(c.Who.AgentID, a, limit)
+		text, err := t.act(c.Who, a, limit)
 		if err != nil {
 			return tools.Result{}, err
 		}
@@ -250,13 +268,13 @@ func processTool(t *Processes, limit int) tools.Tool {
 	})
 }
 
-func (t *Processes) act(agent string, a ProcessArgs, limit int) (string, error) {
+func (t *Processes) act(who tools.Who, a ProcessArgs, limit int) (string, error) {
 	switch a.Action {
 	case "list":
 		t.mu.Lock()
 		var lines []string
 		for _, p := range t.procs {
-			if p.agent == agent {
+			if p.visibleTo(who) {
 				state := "running"
 				if !p.running() {
 					state = fmt.Sprintf("exited %d", p.exitCode)
@@ -274,7 +292,7 @@ func (t *Processes) act(agent string, a ProcessArgs, limit int) (string, error) 
 		t.mu.Lock()
 		var done []string
 		for id, p := range t.procs {
-			if p.agent == agent && !p.running() {
+			if p.visibleTo(who) && !p.running() {
 				done = append(done, id)
 			}
 		}
@@ -284,7 +302,7 @@ func (t *Processes) act(agent string, a ProcessArgs, limit int) (string, error) 
 		}
 		return fmt.Sprintf("cleared %d finished sessions", len(done)), nil
 	}
-	p, err := t.get(agent, a.SessionID)
+	p, err := t.get(who, a.SessionID)
 	if err != nil {
 		return "", err
 	}

@@ -210,3 +210,89 @@ func TestPTYInteractive(t *testing.T) {
 		t.Fatalf("poll = %q", out)
 	}
 }
+
+// TestProcessOfAnotherSession: the owner's session moved a shell to the
+// background; a chat stranger of the same agent, from their own session
+// or (under session.dmScope "main") from the owner's very session, lists,
+// reads, writes to, kills, removes and clears it. Writing to its stdin
+// would be exec without exec's approval, reading it a leak of the owner's
+// output. Every attempt must see nothing, and the shell must be
+// untouched; the owner, from any session, still sees it.
+func TestProcessOfAnotherSession(t *testing.T) {
+	ex, proc, _ := setup(t, full(), nil)
+	ownerWho := tools.Who{AgentID: "main", SessionKey: "agent:main:main", Owner: true}
+	res, err := ex.Call(context.Background(), tools.Call{Name: "exec", Args: json.RawMessage(`{"command":"echo secret-output; read line; echo got:$line","yieldMs":50}`), Who: ownerWho})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started Result
+	if err := json.Unmarshal([]byte(res.Text), &started); err != nil || started.Status != "running" {
+		t.Fatalf("background start: %s %v", res.Text, err)
+	}
+	id := started.SessionID
+	act := func(who tools.Who, args string) (string, error) {
+		res, err := proc.Call(context.Background(), tools.Call{Name: "process", Args: json.RawMessage(args), Who: who})
+		return res.Text, err
+	}
+	stranger := tools.Who{AgentID: "main", SessionKey: "agent:main:telegram:direct:6666", SenderID: "6666", Channel: "telegram"}
+	sharedMain := tools.Who{AgentID: "main", SessionKey: "agent:main:main", SenderID: "6666", Channel: "telegram"}
+	for _, who := range []tools.Who{stranger, sharedMain} {
+		strangerCannotTouch(t, act, who, id)
+	}
+	// The owner, even from another session, sees it running and untouched.
+	elsewhere := tools.Who{AgentID: "main", SessionKey: "agent:main:telegram:direct:4242", Owner: true}
+	if out, err := act(elsewhere, `{"action":"list"}`); err != nil || !strings.Contains(out, id+"  running") {
+		t.Fatalf("the owner's list: %q %v", out, err)
+	}
+	if _, err := act(ownerWho, `{"action":"write","sessionId":"`+id+`","data":"mine\n"}`); err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	for i := 0; i < 2000 && !strings.Contains(out, "exited with code"); i++ {
+		o, err := act(ownerWho, `{"action":"poll","sessionId":"`+id+`"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out += o
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !strings.Contains(out, "got:mine") || strings.Contains(out, "pwned") {
+		t.Fatalf("the owner's shell read %q", out)
+	}
+	// A stranger's own background process stays theirs.
+	res, err = ex.Call(context.Background(), tools.Call{Name: "exec", Args: json.RawMessage(`{"command":"sleep 5","yieldMs":10}`), Who: stranger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var own Result
+	json.Unmarshal([]byte(res.Text), &own)
+	if out, err := act(stranger, `{"action":"list"}`); err != nil || !strings.Contains(out, own.SessionID) || strings.Contains(out, id) {
+		t.Fatalf("the stranger's list of their own: %q %v", out, err)
+	}
+	if out, err := act(stranger, `{"action":"kill","sessionId":"`+own.SessionID+`"}`); err != nil || out != "killed" {
+		t.Fatalf("the stranger killing their own: %q %v", out, err)
+	}
+}
+
+// strangerCannotTouch tries every process action on the owner's process
+// id as who, and fails on any that worked or showed its output.
+func strangerCannotTouch(t *testing.T, act func(tools.Who, string) (string, error), who tools.Who, id string) {
+	t.Helper()
+	for _, args := range []string{
+		`{"action":"poll","sessionId":"` + id + `"}`,
+		`{"action":"log","sessionId":"` + id + `"}`,
+		`{"action":"write","sessionId":"` + id + `","data":"pwned\n"}`,
+		`{"action":"kill","sessionId":"` + id + `"}`,
+		`{"action":"remove","sessionId":"` + id + `"}`,
+	} {
+		if out, err := act(who, args); err == nil || strings.Contains(out, "secret-output") {
+			t.Fatalf("%s's %s answered %q, %v", who.SessionKey, args, out, err)
+		}
+	}
+	if out, err := act(who, `{"action":"list"}`); err != nil || strings.Contains(out, id) {
+		t.Fatalf("%s's list shows the owner's process: %q %v", who.SessionKey, out, err)
+	}
+	if out, _ := act(who, `{"action":"clear"}`); out != "cleared 0 finished sessions" {
+		t.Fatalf("%s's clear: %q", who.SessionKey, out)
+	}
+}

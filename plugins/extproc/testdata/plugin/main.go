@@ -46,7 +46,8 @@ func toolList() []map[string]any {
 		{"name": "fail", "description": "always fails"},
 		{"name": "crash", "description": "exits the process"},
 		{"name": "grow", "description": "adds tool extra"},
-		{"name": "env", "description": "reports OPENCLAW_PLUGIN_ID and PLUGIN_GREETING"},
+		{"name": "env", "description": "reports OPENCLAW_PLUGIN_ID and PLUGIN_GREETING", "readOnly": true},
+		{"name": "who", "description": "reports who calls", "readOnly": true},
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -112,6 +113,8 @@ func handle(m msg) {
 			reply(map[string]any{"text": "extra here"})
 		case "env":
 			reply(map[string]any{"text": os.Getenv("OPENCLAW_PLUGIN_ID") + " " + os.Getenv("PLUGIN_GREETING")})
+		case "who":
+			reply(map[string]any{"text": string(p["who"])})
 		default:
 			send(msg{ID: m.ID, Error: map[string]any{"code": -32602, "message": "no tool " + str("name")}})
 		}

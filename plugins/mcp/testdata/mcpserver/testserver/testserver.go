@@ -54,7 +54,7 @@ func New(opts Options) *mcp.Server {
 		count()
 		return text(in.Text), nil, nil
 	})
-	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "adds a and b"}, func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "adds a and b", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, any, error) {
 		count()
 		return text(fmt.Sprint(in.A + in.B)), nil, nil
 	})
