@@ -14,6 +14,7 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/plugins/skills"
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/shell"
 )
 
 // workspaceSkills is the workspace folder of an agent's own skills. Only
@@ -84,20 +85,16 @@ func (r skillRunner) Run(ctx context.Context, who tools.Who, argv []string, dir 
 	for i, a := range argv {
 		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
-	envs := map[string]string{}
-	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			envs[k] = v
-		}
-	}
 	secs := int(timeout / time.Second)
 	yield := int(timeout / time.Millisecond) // stay in the foreground for the whole run
-	args := map[string]any{"command": strings.Join(quoted, " "), "env": envs, "timeoutSeconds": secs, "yieldMs": yield}
+	args := map[string]any{"command": strings.Join(quoted, " "), "timeoutSeconds": secs, "yieldMs": yield}
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return "", "", 0, fmt.Errorf("skill script arguments: %w", err)
 	}
-	res := r.s.tools.Run(ctx, tools.Call{ID: "skill-script", Name: "exec", Args: raw, Who: who})
+	// SKILL_NAME and SKILL_DIR are the gateway's, not the model's: they go
+	// beside the command, so an allowlisted script runs unasked.
+	res := r.s.tools.Run(shell.WithGatewayEnv(ctx, env), tools.Call{ID: "skill-script", Name: "exec", Args: raw, Who: who})
 	if res.IsError {
 		return res.Text, "", 1, nil
 	}

@@ -69,6 +69,11 @@ func TestSkillsInATurn(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(ask), "forecast.sh") {
 		t.Fatalf("approval request: %v", ask)
 	}
+	// SKILL_NAME and SKILL_DIR are the gateway's, set beside the command:
+	// they are not an env override the policy would ask about.
+	if strings.Contains(fmt.Sprint(ask), "SKILL_DIR") {
+		t.Fatalf("the approval asks about the gateway's own SKILL_* variables: %v", ask)
+	}
 	call[map[string]any](t, c, "exec.approval.resolve", map[string]any{"id": ask["id"], "decision": "allow-once"})
 	if err := <-turn; err != nil {
 		t.Fatal(err)

@@ -235,6 +235,7 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 		tools.NoteAudit(ctx, tools.AuditNote{Decision: "denied", Reason: err.Error()})
 		return Result{}, err
 	}
+	env = append(gatewayEnv(ctx), env...)
 	dir, err := cfg.workdir(c.Who, a.Workdir)
 	if err != nil {
 		return Result{}, err
