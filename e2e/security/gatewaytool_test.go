@@ -172,6 +172,12 @@ func TestApprovalButtonStranger(t *testing.T) {
 	const token = "5006:TEST-button"
 	tg := telegramtest.New(t, token)
 	g := harness.Start(t, harness.Opts{Config: strangerConfig(model.URL(), tg.URL(), token)})
+	// exec's own approvals let everything run, so the approval of the
+	// dangerous tool is the only thing between the stranger and a shell.
+	approvals := `{"version":1,"defaults":{"security":"full","ask":"off"}}`
+	if err := os.WriteFile(filepath.Join(g.StateDir, "exec-approvals.json"), []byte(approvals), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	marker := filepath.Join(g.Dir, "pwned")
 	model.Script(
 		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "x1", Name: "exec", Arguments: harness.JSON(t, map[string]any{"command": "touch " + marker})}}},
@@ -188,8 +194,9 @@ func TestApprovalButtonStranger(t *testing.T) {
 	tg.WaitCalls("answerCallbackQuery", 1, 60*time.Second)
 	admin := g.Admin(t)
 	out := harness.MustCall(t, admin, "exec.approval.list", map[string]any{})
-	if list, _ := out["approvals"].([]any); len(list) != 1 {
-		t.Fatalf("the stranger's press settled the approval: %v", out)
+	list, _ := out["approvals"].([]any)
+	if len(list) != 1 || !strings.Contains(data, fmt.Sprint(list[0].(map[string]any)["id"])) {
+		t.Fatalf("the stranger's press settled the approval %s: %v", data, out)
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the stranger approved their own command")
