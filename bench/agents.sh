@@ -35,16 +35,7 @@ WARMUP_TURNS=20  # before the growth run's first reading
 # Nothing from the caller's environment may point a gateway at real state.
 while read -r v; do unset "$v"; done < <(compgen -e | grep -E '^(OPENCLAW_|CLAWDBOT_)' || true)
 
-rm -rf "$RESULTS_DIR"
-mkdir -p "$RESULTS_DIR"
-work=$(mktemp -d "${TMPDIR:-/tmp}/openclaw-bench-agents.XXXXXX")
-running=() # process group ids to end on exit
-cleanup() {
-	local p
-	for p in "${running[@]}"; do kill -KILL -- "-$p" 2>/dev/null || true; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
+bench_workdir bench-agents
 declare -A R # results: R[gateway.figure]
 
 log "building our binary, the load client and the fake model server"

@@ -31,18 +31,8 @@ source "$root/bench/lib.sh"
 # Nothing from the caller's environment may point the gateway at real state.
 while read -r v; do unset "$v"; done < <(compgen -e | grep -E '^(OPENCLAW_|CLAWDBOT_)' || true)
 
-rm -rf "$RESULTS_DIR"
-mkdir -p "$RESULTS_DIR"
-work=$(mktemp -d "${TMPDIR:-/tmp}/openclaw-bench-browser.XXXXXX")
-running=()     # process groups to end on exit
-chromium_pgs=() # Chromium runs in a process group of its own
-cleanup() {
-	local p
-	for p in "${running[@]}"; do kill -KILL -- "-$p" 2>/dev/null || true; done
-	for p in "${chromium_pgs[@]}"; do kill -KILL -- "-$p" 2>/dev/null || true; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
+bench_workdir bench-browser
+chromium_pgs=() # Chromium runs in a process group of its own; ended on exit too
 
 # vm_kb PID FIELD: a /proc/PID/status field in kB (VmRSS, VmHWM).
 vm_kb() { awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
@@ -117,7 +107,7 @@ gwcall '{"name":"browser","args":{"action":"open","url":"http://localhost:'"$sit
 open_ms=$((($(now_ns) - t0) / 1000000))
 grep -q '"Bench page' "$RESULTS_DIR/open.json" ||
 	{ log "open did not reach the page:"; cat "$RESULTS_DIR/open.json" >&2; exit 1; }
-for p in $(ps -o pid= --ppid "$pid"); do chromium_pgs+=("$p"); done
+for p in $(ps -o pid= --ppid "$pid"); do chromium_pgs+=("$p"); running+=("$p"); done
 log "open took $open_ms ms (Chromium start, tab, navigation, one CLI connection)"
 
 sleep "$OPEN_SECONDS"

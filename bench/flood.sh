@@ -47,16 +47,7 @@ if (($(ulimit -n) < need)); then
 	ulimit -n "$need"
 fi
 
-rm -rf "$RESULTS_DIR"
-mkdir -p "$RESULTS_DIR"
-work=$(mktemp -d "${TMPDIR:-/tmp}/openclaw-flood.XXXXXX")
-running=()
-cleanup() {
-	local p
-	for p in "${running[@]}"; do kill -KILL -- "-$p" 2>/dev/null || true; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
+bench_workdir flood
 
 log "building our binary and the load client"
 go build -o "$work/openclaw-ours" ./cmd/openclaw

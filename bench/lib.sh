@@ -96,3 +96,19 @@ row() {
 		return v >= 100 ? "%.0f" : (v >= 10 ? "%.1f" : (v >= 1 ? "%.2f" : "%.3f"))
 	}'
 }
+
+# bench_workdir NAME empties $RESULTS_DIR, makes a scratch folder $work
+# and, when the script exits, ends every process group listed in running
+# and removes $work.
+running=() # process group ids to end on exit
+bench_workdir() {
+	rm -rf "$RESULTS_DIR"
+	mkdir -p "$RESULTS_DIR"
+	work=$(mktemp -d "${TMPDIR:-/tmp}/openclaw-$1.XXXXXX")
+	trap bench_cleanup EXIT
+}
+bench_cleanup() {
+	local p
+	for p in "${running[@]}"; do kill -KILL -- "-$p" 2>/dev/null || true; done
+	rm -rf "$work"
+}

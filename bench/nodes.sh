@@ -37,16 +37,7 @@ esac
 
 while read -r v; do unset "$v"; done < <(compgen -e | grep -E '^(OPENCLAW_|CLAWDBOT_)' || true)
 
-rm -rf "$RESULTS_DIR"
-mkdir -p "$RESULTS_DIR"
-work=$(mktemp -d "${TMPDIR:-/tmp}/openclaw-bench-nodes.XXXXXX")
-running=()
-cleanup() {
-	local p
-	for p in "${running[@]}"; do kill -KILL -- "-$p" 2>/dev/null || true; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
+bench_workdir bench-nodes
 
 log "building our binary and the load client; installing the real OpenClaw (skipped when present)"
 go build -o "$work/openclaw" ./cmd/openclaw

@@ -23,16 +23,7 @@ source "$root/bench/lib.sh"
 while read -r v; do unset "$v"; done < <(compgen -e | grep -E '^(OPENCLAW_|CLAWDBOT_)' || true)
 
 
-rm -rf "$RESULTS_DIR"
-mkdir -p "$RESULTS_DIR"
-work=$(mktemp -d "${TMPDIR:-/tmp}/openclaw-bench.XXXXXX")
-running=() # process group ids to end on exit
-cleanup() {
-	local p
-	for p in "${running[@]}"; do kill -KILL -- "-$p" 2>/dev/null || true; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
+bench_workdir bench
 
 log "building our binary and the load client"
 go build -o "$work/openclaw" ./cmd/openclaw
