@@ -19,16 +19,38 @@ import (
 )
 
 // strangerConfig is a gateway whose Telegram bot talks to anyone
-// (dmPolicy "open"), with one owner, Olga (telegram:4242).
-func strangerConfig(modelURL, apiRoot, token string) string {
+// (dmPolicy "open"), with one owner, Olga (telegram:4242), and extra
+// top-level keys.
+func strangerConfig(modelURL, apiRoot, token, extra string) string {
 	return fmt.Sprintf(`{
   gateway: { mode: "local" },
   models: { providers: { fake: { baseUrl: %q, api: "openai-completions", models: [{ id: "echo-1" }] } } },
   agents: { defaults: { model: "fake/echo-1" } },
   channels: { telegram: { botToken: %q, apiRoot: %q, dmPolicy: "open", allowFrom: ["*"] } },
   commands: { ownerAllowFrom: ["telegram:4242"] },
+  %s
 }
-`, modelURL+"/v1", token, apiRoot)
+`, modelURL+"/v1", token, apiRoot, extra)
+}
+
+// startStranger starts a strangerConfig gateway on a fake model and a
+// fake Bot API (token names the bot).
+func startStranger(t *testing.T, token, extra string) (*harness.Gateway, *fakemodel.Server, *telegramtest.Server) {
+	t.Helper()
+	model := fakemodel.New(t)
+	tg := telegramtest.New(t, token)
+	g := harness.Start(t, harness.Opts{Config: strangerConfig(model.URL(), tg.URL(), token, extra)})
+	return g, model, tg
+}
+
+// openExecApprovals lets exec run every command unasked (exec approvals
+// with security "full"), so only the layer a test attacks stands.
+func openExecApprovals(t *testing.T, g *harness.Gateway) {
+	t.Helper()
+	approvals := `{"version":1,"defaults":{"security":"full","ask":"off"}}`
+	if err := os.WriteFile(filepath.Join(g.StateDir, "exec-approvals.json"), []byte(approvals), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // evilPatches are config changes that would hand the caller the host: a
@@ -93,10 +115,7 @@ func TestGatewayToolWriteScopedClient(t *testing.T) {
 // turn nor run for it; the config is untouched.
 func TestGatewayToolChatStranger(t *testing.T) {
 	t.Parallel()
-	model := fakemodel.New(t)
-	const token = "5005:TEST-stranger"
-	tg := telegramtest.New(t, token)
-	g := harness.Start(t, harness.Opts{Config: strangerConfig(model.URL(), tg.URL(), token)})
+	g, model, tg := startStranger(t, "5005:TEST-stranger", "")
 	marker := filepath.Join(g.Dir, "pwned")
 	before, _ := os.ReadFile(g.ConfigPath)
 	args := harness.JSON(t, map[string]any{"action": "config.patch", "raw": evilPatches(marker)[0]})
@@ -168,16 +187,10 @@ func TestGatewayToolOwnerNeedsApproval(t *testing.T) {
 // the request stays for the owner to decide.
 func TestApprovalButtonStranger(t *testing.T) {
 	t.Parallel()
-	model := fakemodel.New(t)
-	const token = "5006:TEST-button"
-	tg := telegramtest.New(t, token)
-	g := harness.Start(t, harness.Opts{Config: strangerConfig(model.URL(), tg.URL(), token)})
+	g, model, tg := startStranger(t, "5006:TEST-button", "")
 	// exec's own approvals let everything run, so the approval of the
 	// dangerous tool is the only thing between the stranger and a shell.
-	approvals := `{"version":1,"defaults":{"security":"full","ask":"off"}}`
-	if err := os.WriteFile(filepath.Join(g.StateDir, "exec-approvals.json"), []byte(approvals), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	openExecApprovals(t, g)
 	marker := filepath.Join(g.Dir, "pwned")
 	model.Script(
 		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "x1", Name: "exec", Arguments: harness.JSON(t, map[string]any{"command": "touch " + marker})}}},

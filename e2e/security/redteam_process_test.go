@@ -3,8 +3,6 @@ package security
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,15 +23,8 @@ import (
 // reads the stranger's line and still runs for the owner.
 func TestProcessStrangerTypesIntoOwnersShell(t *testing.T) {
 	t.Parallel()
-	model := fakemodel.New(t)
-	const token = "5007:TEST-process"
-	tg := telegramtest.New(t, token)
-	g := harness.Start(t, harness.Opts{Config: strangerConfig(model.URL(), tg.URL(), token)})
-	// The owner lets their own commands run without asking.
-	approvals := `{"version":1,"defaults":{"security":"full","ask":"off"}}`
-	if err := os.WriteFile(filepath.Join(g.StateDir, "exec-approvals.json"), []byte(approvals), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	g, model, tg := startStranger(t, "5007:TEST-process", "")
+	openExecApprovals(t, g) // the owner lets their own commands run without asking
 	admin := g.Admin(t)
 	invoke := func(tool string, args map[string]any) map[string]any {
 		return harness.MustCall(t, admin, "tools.invoke", map[string]any{"name": tool, "sessionKey": "agent:main:main", "args": args})

@@ -18,13 +18,7 @@ import (
 // may show the owner's words, and nothing lands in the owner's session.
 func TestSessionToolsStrangerReadsOwnersChat(t *testing.T) {
 	t.Parallel()
-	model := fakemodel.New(t)
-	const token = "5008:TEST-sessions"
-	tg := telegramtest.New(t, token)
-	cfg := strings.Replace(strangerConfig(model.URL(), tg.URL(), token),
-		`commands: {`, `session: { dmScope: "per-channel-peer" },
-  commands: {`, 1)
-	g := harness.Start(t, harness.Opts{Config: cfg})
+	g, model, tg := startStranger(t, "5008:TEST-sessions", `session: { dmScope: "per-channel-peer" },`)
 	admin := g.Admin(t)
 
 	model.Script(fakemodel.Reply{Text: "noted"})
