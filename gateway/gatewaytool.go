@@ -60,7 +60,7 @@ func (s *System) gatewayAction(ctx context.Context, c tools.Call, a gatewayToolA
 		if a.Raw == "" {
 			return nil, errors.New("config.apply needs raw")
 		}
-		return s.toolWriteConfig(ctx, c, "config.apply", []byte(a.Raw))
+		return s.toolWriteConfig(ctx, c, "config.apply", []byte(a.Raw), nil)
 	case "config.patch":
 		obj, err := config.ParseObject([]byte(a.Raw))
 		if err != nil {
@@ -70,7 +70,7 @@ func (s *System) gatewayAction(ctx context.Context, c tools.Call, a gatewayToolA
 		if err != nil {
 			return nil, err
 		}
-		return s.toolWriteConfig(ctx, c, "config.patch", next)
+		return s.toolWriteConfig(ctx, c, "config.patch", next, config.Redact(obj))
 	case "restart":
 		if !snap.Config.Commands.Restart {
 			return nil, errors.New("restarting is off: set commands.restart to true to allow it")
@@ -127,10 +127,12 @@ func dottedPrefixMatch(pat, p string) bool {
 }
 
 // toolWriteConfig writes a config the model proposed: changes outside
-// toolConfigFreeKeys first wait for a person's approval (the request
-// names the keys), then the write goes through only if the file is still
-// the one the approval was asked about.
-func (s *System) toolWriteConfig(ctx context.Context, c tools.Call, method string, raw []byte) (any, error) {
+// toolConfigFreeKeys first wait for a person's approval, then the write
+// goes through only if the file is still the one the approval was asked
+// about. The request names the keys and shows the patch redacted, never
+// the whole text: approvers (operator.approvals, or a chat) need not hold
+// the config's secrets.
+func (s *System) toolWriteConfig(ctx context.Context, c tools.Call, method string, raw []byte, patch map[string]any) (any, error) {
 	cur := s.current().snap
 	raw, _ = restoreRedacted(raw, cur.Raw, cur.Tree)
 	next, err := config.Parse(cur.Path, raw, s.loadOptions())
@@ -142,7 +144,11 @@ func (s *System) toolWriteConfig(ctx context.Context, c tools.Call, method strin
 		if approver == nil {
 			return nil, fmt.Errorf("changing %s needs a person's approval and nobody can approve here", strings.Join(keys, ", "))
 		}
-		args, _ := json.Marshal(map[string]any{"action": method, "changes": keys, "raw": string(raw)})
+		shown := map[string]any{"action": method, "changes": keys}
+		if patch != nil {
+			shown["patch"] = patch
+		}
+		args, _ := json.Marshal(shown)
 		ok, id, err := approver.Approve(ctx, tools.ApprovalRequest{Tool: "gateway", Args: args, Who: c.Who,
 			Reason: "the agent wants to change " + strings.Join(keys, ", ")})
 		if err != nil {

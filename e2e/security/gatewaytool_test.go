@@ -146,11 +146,15 @@ func TestGatewayToolChatStranger(t *testing.T) {
 // change of which model answers applies at once.
 func TestGatewayToolOwnerNeedsApproval(t *testing.T) {
 	t.Parallel()
-	g := harness.Start(t, harness.Opts{Config: `{ gateway: { mode: "local" }, agents: { defaults: { model: "fake/one" } } }`})
+	g := harness.Start(t, harness.Opts{Config: `{ gateway: { mode: "local" }, agents: { defaults: { model: "fake/one" } },
+  models: { providers: { fake: { baseUrl: "http://127.0.0.1:9/v1", apiKey: "sk-live-kept-secret", models: [{ id: "one" }] } } } }`})
 	marker := filepath.Join(g.Dir, "pwned")
 	before, _ := os.ReadFile(g.ConfigPath)
 	admin := g.Admin(t)
-	for _, patch := range evilPatches(marker) {
+	// The last patch also writes a secret: the approval must show neither
+	// it nor the file's own (approvers need not hold the config's secrets).
+	patches := append(evilPatches(marker), `{"gateway":{"auth":{"token":"attacker-chosen-token"}}}`)
+	for _, patch := range patches {
 		done := make(chan map[string]any, 1)
 		go func() { done <- invokeGatewayTool(t, admin, patch) }()
 		var pending []any
@@ -164,6 +168,9 @@ func TestGatewayToolOwnerNeedsApproval(t *testing.T) {
 		p := pending[0].(map[string]any)
 		if p["tool"] != "gateway" || !regexp.MustCompile(`mcp\.servers|gateway\.auth`).MatchString(harness.JSON(t, p)) {
 			t.Fatalf("the approval does not say what changes: %v", p)
+		}
+		if shown := harness.JSON(t, p); strings.Contains(shown, "sk-live-kept-secret") || strings.Contains(shown, "attacker-chosen-token") {
+			t.Fatalf("the approval shows a secret: %s", shown)
 		}
 		harness.MustCall(t, admin, "exec.approval.resolve", map[string]any{"id": p["id"], "decision": "deny"})
 		if out := <-done; out["ok"] != false || !strings.Contains(fmt.Sprint(out["output"]), "not approved") {
