@@ -123,6 +123,9 @@ func policyTool(s tools.Spec) policy.Tool {
 
 // Allowed implements tools.Policy.
 func (p *policyAdapter) Allowed(ctx context.Context, who tools.Who, s tools.Spec) (bool, string) {
+	if ok, why := configGate(p.s.current().snap.Config, who, s.Name); !ok {
+		return false, why
+	}
 	d, err := p.decide(who)
 	if err != nil {
 		return false, err.Error()
