@@ -13,11 +13,16 @@ import (
 
 func parseExecConfig(t *testing.T, src string) *config.Config {
 	t.Helper()
+	return parseExecSnapshot(t, src).Config
+}
+
+func parseExecSnapshot(t *testing.T, src string) *config.Snapshot {
+	t.Helper()
 	snap, err := config.Parse("openclaw.json", []byte(src), config.LoadOptions{Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return snap.Config
+	return snap
 }
 
 // TestExecPolicyLayering: tools.exec over the exec approvals file, as
@@ -140,15 +145,19 @@ func TestConfigGate(t *testing.T) {
 // gateway tool to set tools.exec (or tools.elevated) waits for a person:
 // none of these keys is free to change.
 func TestGatewayToolCannotOpenExec(t *testing.T) {
-	cur := parseExecConfig(t, `{}`)
+	cur := parseExecSnapshot(t, `{}`)
 	for _, src := range []string{
 		`{tools: {exec: {security: "full", ask: "off"}}}`,
+		// Keys not implemented yet: no effect today, but they would have
+		// one the day they are, so planting them needs a person too.
+		`{tools: {exec: {strictInlineEval: false}}}`,
+		`{tools: {exec: {host: "node", node: "attacker-box"}}}`,
 		`{tools: {exec: {mode: "full"}}}`,
 		`{tools: {exec: {safeBins: ["sh"]}}}`,
 		`{tools: {exec: {pathPrepend: ["/tmp/evil"]}}}`,
 		`{tools: {elevated: {enabled: true, allowFrom: {telegram: ["*"]}}}}`,
 	} {
-		if keys := configChangesNeedingApproval(cur, parseExecConfig(t, src)); len(keys) == 0 {
+		if keys := configChangesNeedingApproval(cur, parseExecSnapshot(t, src)); len(keys) == 0 {
 			t.Errorf("%s needs no approval", src)
 		}
 	}
