@@ -62,11 +62,7 @@ func (s *System) who(p callerParams) (tools.Who, error) {
 	w := tools.Who{AgentID: agent, SessionKey: p.SessionKey, Depth: p.Depth}
 	ref := p.Provider
 	if ref == "" {
-		if e, _ := cfg.Agent(agent); e.Model.IsSet() {
-			ref = e.Model.Primary
-		} else {
-			ref = cfg.Agents.Defaults.Model.Primary
-		}
+		ref = cfg.PrimaryModel(agent)
 	}
 	w.Provider, w.Model, _ = strings.Cut(ref, "/")
 	return w, nil
