@@ -264,3 +264,86 @@ func waitReload[T any](t *testing.T, read func() T, ok func(T) bool) T {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+type explainAnswer struct {
+	Registered int `json:"registered"`
+	Offered    int `json:"offered"`
+	Dormant    int `json:"dormant"`
+	Tools      []struct {
+		Tool    string `json:"tool"`
+		Allowed bool   `json:"allowed"`
+		Offered bool   `json:"offered"`
+		State   string `json:"state"`
+		Layer   string `json:"layer"`
+		Reason  string `json:"reason"`
+	} `json:"tools"`
+}
+
+// TestToolsExplainCountsWhatTheModelGets: tools.explain reports what the
+// model receives on the turn (extension-tier tools only inside
+// enable_tool, which is itself a tool it gets; a tool the operator
+// disabled not at all), not every tool the policy allows.
+func TestToolsExplainCountsWhatTheModelGets(t *testing.T) {
+	r := startTruthGateway(t)
+	c, err := r.dial(t, truthToken, "operator.admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Call(ctx, "tools.setEnabled", map[string]any{"name": "web_fetch", "enabled": false}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var e explainAnswer
+	if err := c.Call(ctx, "tools.explain", map[string]any{"agentId": "ops"}, &e); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]int{}
+	offered, dormant, registered := 0, 0, 0
+	for i, row := range e.Tools {
+		rows[row.Tool] = i
+		if row.Tool != "enable_tool" {
+			registered++
+		}
+		switch row.State {
+		case "offered":
+			offered++
+		case "enable_tool":
+			dormant++
+		}
+	}
+	if e.Offered != offered || e.Dormant != dormant || e.Registered != registered {
+		t.Errorf("summary offered %d dormant %d registered %d; rows say %d, %d, %d", e.Offered, e.Dormant, e.Registered, offered, dormant, registered)
+	}
+	if dormant == 0 || e.Offered >= e.Registered {
+		t.Fatalf("offered %d of %d with %d dormant: extension tools must not count as offered", e.Offered, e.Registered, dormant)
+	}
+	check := func(tool, state string, offered bool, reasonHas string) {
+		t.Helper()
+		i, ok := rows[tool]
+		if !ok {
+			t.Errorf("no row for %s", tool)
+			return
+		}
+		row := e.Tools[i]
+		if row.State != state || row.Offered != offered || !strings.Contains(row.Reason, reasonHas) {
+			t.Errorf("%s = %+v, want state %s offered %v, reason with %q", tool, row, state, offered, reasonHas)
+		}
+	}
+	check("browser", "enable_tool", false, "enable_tool")
+	check("enable_tool", "offered", true, "extension tools")
+	check("web_fetch", "refused", false, "disabled by the operator")
+	check("read", "offered", true, "")
+
+	// Made core, the browser is sent with its schema and enable_tool's
+	// directory is one shorter.
+	if err := c.Call(ctx, "tools.setTier", map[string]any{"name": "browser", "tier": "core"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var after explainAnswer
+	if err := c.Call(ctx, "tools.explain", map[string]any{"agentId": "ops", "tool": "browser"}, &after); err != nil {
+		t.Fatal(err)
+	}
+	if len(after.Tools) != 1 || after.Tools[0].State != "offered" || after.Dormant != e.Dormant-1 {
+		t.Errorf("after setTier core: %+v", after)
+	}
+}

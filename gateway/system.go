@@ -102,6 +102,7 @@ type System struct {
 	agents    *agents.Service
 	sessions  *sessions.Store // read for the health and status figures
 	tools     *tools.Runner
+	turnTools *agents.RegistryTools // what a turn's model is offered
 	procs     *shell.Processes
 	sqlClose  io.Closer // the SQL tools' connections
 	downloads *downloads
