@@ -31,6 +31,7 @@ func (s *System) registerMethods() {
 	})
 	s.srv.HandleFunc("logs.tail", s.handleLogsTail)
 	s.registerConfigMethods()
+	s.registerDiagnostics()
 }
 
 func (s *System) handleLogsTail(ctx context.Context, req *rpc.Request) (any, error) {

@@ -120,7 +120,8 @@ func (s *System) channelSummaryLines() []string {
 // processMemory is OpenClaw's status processMemory for this process:
 // the resident set from /proc where there is one, and the Go heap.
 func processMemory(heapUsed, heapTotal uint64) map[string]any {
-	out := map[string]any{"heapUsedBytes": heapUsed, "heapTotalBytes": heapTotal}
+	// int64 throughout: the stability summary compares them.
+	out := map[string]any{"heapUsedBytes": int64(heapUsed), "heapTotalBytes": int64(heapTotal)}
 	if rss, ok := residentBytes(); ok {
 		out["rssBytes"] = rss
 	}

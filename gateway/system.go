@@ -122,6 +122,7 @@ type System struct {
 	identity  Identity
 	health    *healthCache
 	reload    reloadState
+	stability stabilityRing // diagnostics.stability's events
 	addr      net.Addr
 	state     atomic.Pointer[live]
 	configMu  sync.Mutex    // serialises config writes
@@ -426,6 +427,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	s.bg = bg
 	defer func() { stopBG(); s.bgWG.Wait() }()
+	s.sampleMemoryLoop()
 	if err := s.wireCron(); err != nil {
 		return err
 	}
