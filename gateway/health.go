@@ -3,12 +3,14 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 )
@@ -19,11 +21,17 @@ import (
 type healthCache struct {
 	build func() map[string]any
 	ttl   time.Duration
+	// state, if set, names the state the figures come from (the session
+	// store's count and newest update): a snapshot built from another
+	// state is rebuilt at once, so a new session is counted at the next
+	// read, not a TTL later.
+	state func() string
 
-	mu      sync.Mutex
-	raw     json.RawMessage
-	builtAt time.Time
-	version atomic.Int64
+	mu       sync.Mutex
+	raw      json.RawMessage
+	builtAt  time.Time
+	builtFor string
+	version  atomic.Int64
 }
 
 const healthTTL = 5 * time.Second
@@ -31,16 +39,37 @@ const healthTTL = 5 * time.Second
 func (h *healthCache) get(probe bool) json.RawMessage {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !probe && h.raw != nil && time.Since(h.builtAt) < h.ttl {
+	state := ""
+	if h.state != nil {
+		state = h.state()
+	}
+	if !probe && h.raw != nil && time.Since(h.builtAt) < h.ttl && state == h.builtFor {
 		return h.raw
 	}
 	start := time.Now()
 	snap := h.build()
 	snap["durationMs"] = time.Since(start).Milliseconds()
 	raw, _ := json.Marshal(snap)
-	h.raw, h.builtAt = raw, time.Now()
+	h.raw, h.builtAt, h.builtFor = raw, time.Now(), state
 	h.version.Add(1)
 	return raw
+}
+
+// sessionsState is healthCache.state: how many sessions there are and
+// when the newest changed.
+func (s *System) sessionsState() string {
+	if s.sessions == nil {
+		return "" // not open yet
+	}
+	list, total, err := s.sessions.List(context.Background(), sessions.ListFilter{IncludeGlobal: true, IncludeUnknown: true, Limit: 1})
+	if err != nil {
+		return "" // the build logs it
+	}
+	newest := int64(0)
+	if len(list) > 0 {
+		newest = list[0].UpdatedAt.UnixNano()
+	}
+	return fmt.Sprintf("%d/%d", total, newest)
 }
 
 // invalidate drops the snapshot, so the next read sees a change at once

@@ -377,7 +377,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	if s.identity, err = loadIdentity(ctx, st.DB); err != nil {
 		return err
 	}
-	s.health = &healthCache{build: s.buildHealth, ttl: healthTTL}
+	s.health = &healthCache{build: s.buildHealth, ttl: healthTTL, state: s.sessionsState}
 	s.srv = rpc.NewServer(rpc.Options{
 		Logger: s.log.With("component", "rpc"), Version: s.version,
 		Auth:  func() rpc.AuthConfig { return s.current().auth },

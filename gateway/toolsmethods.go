@@ -169,16 +169,20 @@ func (s *System) handleToolsEffective(ctx context.Context, req *rpc.Request) (an
 // line in enable_tool's directory (an extension-tier tool not activated in
 // the session), or nothing, with the policy layer or setting that decided
 // and why. The summary counts what the model receives, enable_tool
-// included. The caller is owner when the asking operator is an admin, as
-// the operator's own chat turns are.
+// included. The turn is the owner's (as the operator's own chats are),
+// unless the session key names a chat: then it is that chat's sender's,
+// an owner only if listed in commands.ownerAllowFrom.
 func (s *System) handleToolsExplain(ctx context.Context, req *rpc.Request) (any, error) {
 	p, who, d, err := s.callerDecision(req)
 	if err != nil {
 		return nil, err
 	}
 	turn := &agents.Turn{AgentID: who.AgentID, SessionKey: who.SessionKey, Depth: who.Depth,
-		Model: who.Provider + "/" + who.Model, Owner: req.Conn.Has(protocol.ScopeAdmin)}
+		Model: who.Provider + "/" + who.Model, Owner: true}
 	if who.SessionKey != "" {
+		if k, err := sessions.Parse(who.SessionKey); err == nil && k.PeerKind != "" {
+			turn.Owner = k.PeerKind == sessions.PeerDirect && isChatOwner(s.current().snap.Config, k.Channel, k.PeerID)
+		}
 		// Activations are per conversation: the session's current one.
 		if sess, err := s.sessions.Get(ctx, who.SessionKey); err == nil && sess != nil {
 			turn.SessionID = sess.SessionID
