@@ -98,7 +98,8 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		Guard: guardAdapter{s}, Hooks: chainedHooks{s}, Settings: settings}
 	s.policy = &policyAdapter{s: s}
 	s.tools.Policy = s.policy
-	s.agents.UseTools(&agents.RegistryTools{Runner: s.tools, Legacy: s.current().snap.Config.Tools.Disclosure.Mode == "legacy"})
+	s.turnTools = &agents.RegistryTools{Runner: s.tools, Legacy: s.current().snap.Config.Tools.Disclosure.Mode == "legacy"}
+	s.agents.UseTools(s.turnTools)
 	s.registerToolMethods()
 	s.registerExecApprovals()
 
