@@ -386,7 +386,7 @@ var fieldDocs = map[string]string{
 	"Tools.Disclosure":                     "How tools are shown to models (this gateway's key; OpenClaw's own CLI does not know it). Default: progressive.",
 	"Tools.Guard":                          "The Tool Guard: rules deciding, per call, allow, deny or ask a person (this gateway's key; OpenClaw's own CLI does not know it). Default: allow, with dangerous shell commands raised to approval.",
 	"Tools.Hooks":                          "Declarative hooks around tool calls and model calls (this gateway's key; OpenClaw's own CLI does not know it). Default [] (none).",
-	"Tools.PdfFont":                        "A Unicode TrueType font (.ttf) PdfRenderTool uses for text beyond Latin, such as CJK (this gateway's key; OpenClaw's own CLI does not know it). Default \"\" (the first of DroidSansFallbackFull.ttf, NotoSans-Regular.ttf and DejaVuSans.ttf found in the system's font folders).",
+	"Tools.PdfFont":                        "A Unicode TrueType font (.ttf) PdfRenderTool uses for text beyond Latin, such as CJK (this gateway's key; OpenClaw's own CLI does not know it). Default \"\" (the first CJK-capable .ttf found in the system's font folders, such as DroidSansFallbackFull.ttf from fonts-droid-fallback or a Noto Sans CJK .ttf, else NotoSans-Regular.ttf or DejaVuSans.ttf; a result says which characters the font lacks).",
 	"Tools.Profile":                        "Base tool set: minimal, coding, messaging or full. Default \"\" (full).",
 	"Tools.Sandbox":                        "Tool policy inside a sandbox. Default: the sandbox defaults.",
 	"Tools.Sessions":                       "Which sessions the session tools may reach. Default: all.",

@@ -549,7 +549,7 @@ type Tools struct {
 	Hooks []ToolHook `json:"hooks"`
 	// Named database connections for SqlQueryTool and DatasourceTool (this gateway's key; OpenClaw's own CLI does not know it). Default [] (none).
 	Datasources []ToolDatasource `json:"datasources"`
-	// A Unicode TrueType font (.ttf) PdfRenderTool uses for text beyond Latin, such as CJK (this gateway's key; OpenClaw's own CLI does not know it). Default "" (the first of DroidSansFallbackFull.ttf, NotoSans-Regular.ttf and DejaVuSans.ttf found in the system's font folders).
+	// A Unicode TrueType font (.ttf) PdfRenderTool uses for text beyond Latin, such as CJK (this gateway's key; OpenClaw's own CLI does not know it). Default "" (the first CJK-capable .ttf found in the system's font folders, such as DroidSansFallbackFull.ttf from fonts-droid-fallback or a Noto Sans CJK .ttf, else NotoSans-Regular.ttf or DejaVuSans.ttf; a result says which characters the font lacks).
 	PdfFont string `json:"pdfFont"`
 }
 
