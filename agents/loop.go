@@ -42,6 +42,8 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 	if err != nil {
 		return failed(res, err)
 	}
+	s.prepareWorkspace(agent.Workspace)
+	agent.File = readIdentityFile(agent.Workspace) // the ritual may have just written it
 	tools := s.opts.Tools.Tools(ctx, turn)
 	extra := req.ExtraSystemPrompt
 	if s.opts.PromptInjections != nil {

@@ -397,8 +397,10 @@ type AgentDefaults struct {
 	Model ModelRef `json:"model"`
 	// Model the image tool analyses images with, as "provider/model" or {primary, fallbacks, timeoutMs}; it must accept image input. Default: none (the image tool then says to set it).
 	ImageModel MediaModelRef `json:"imageModel"`
-	// Workspace holding the agent's AGENTS.md, SOUL.md, USER.md, MEMORY.md and TOOLS.md. Default "" (<state dir>/workspace).
+	// Workspace holding the agent's AGENTS.md, SOUL.md, IDENTITY.md, USER.md, BOOTSTRAP.md and MEMORY.md. Default "" (<state dir>/workspace).
 	Workspace string `json:"workspace"`
+	// Do not create the workspace's missing bootstrap files (AGENTS.md, SOUL.md, IDENTITY.md, USER.md, and BOOTSTRAP.md in a new workspace); files that exist are still read. Default false.
+	SkipBootstrap bool `json:"skipBootstrap"`
 	// Seconds one agent run may take in all. Default 172800 (48 hours).
 	TimeoutSeconds int `json:"timeoutSeconds" min:"1"`
 	// Limits on sub-agents. Default: see each key.
