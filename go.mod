@@ -25,6 +25,7 @@ require (
 	github.com/xuri/excelize/v2 v2.11.1
 	github.com/yuin/goldmark v1.8.7
 	go.mau.fi/whatsmeow v0.0.0-20251217143725-11cf47c62d32
+	golang.org/x/image v0.44.0
 	golang.org/x/text v0.43.0
 	google.golang.org/protobuf v1.36.11
 	modernc.org/sqlite v1.62.0

@@ -10,11 +10,13 @@ import (
 
 	"github.com/openclaw-go/openclaw/agents/providers"
 	"github.com/openclaw-go/openclaw/agents/sessions"
+	"github.com/openclaw-go/openclaw/tools"
 )
 
-// maxObservationChars bounds one tool result in the conversation; the
-// rest is cut with a note so the model knows.
-const maxObservationChars = 16_000
+// maxObservationChars bounds one tool result in the conversation, the
+// tools runner's cap: registry tools already fit under it, so this cut
+// only reaches other runners' results, and keeps their JSON JSON.
+const maxObservationChars = tools.DefaultMaxResultChars
 
 // execute runs the turn loop of one run: model, then tool calls, then
 // the model again with their results, until a final answer.
@@ -40,6 +42,8 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 	if err != nil {
 		return failed(res, err)
 	}
+	s.prepareWorkspace(agent.Workspace)
+	agent.File = readIdentityFile(agent.Workspace) // the ritual may have just written it
 	tools := s.opts.Tools.Tools(ctx, turn)
 	extra := req.ExtraSystemPrompt
 	if s.opts.PromptInjections != nil {
@@ -142,9 +146,7 @@ func (s *Service) runTools(ctx context.Context, turn *Turn, ev *runEvents, calls
 			started := time.Now()
 			r := s.opts.Tools.Run(ctx, turn, call)
 			took := time.Since(started)
-			if len(r.Text) > maxObservationChars {
-				r.Text = r.Text[:maxObservationChars] + fmt.Sprintf("\n[output truncated: %d of %d characters shown]", maxObservationChars, len(r.Text))
-			}
+			r.Text = tools.FitResult(r.Text, maxObservationChars)
 			out[i] = r
 			ev.agent("tool", map[string]any{"phase": "result", "name": call.Name, "toolCallId": call.ID, "isError": r.IsError, "result": r.Text,
 				"durationMs": took.Milliseconds()})

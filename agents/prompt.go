@@ -12,8 +12,11 @@ import (
 )
 
 // workspaceFiles are read from the agent's workspace, in this order, to
-// make up the system prompt. Missing files are skipped.
-var workspaceFiles = []string{"AGENTS.md", "SOUL.md", "USER.md", "MEMORY.md", "TOOLS.md"}
+// make up the system prompt, as OpenClaw injects them (BOOTSTRAP.md only
+// while the first-run ritual is pending; TOOLS.md, retired by OpenClaw
+// into AGENTS.md, when an older workspace still has it). Missing files
+// are skipped.
+var workspaceFiles = []string{"AGENTS.md", "SOUL.md", identityFile, "USER.md", bootstrapFile, "MEMORY.md", "TOOLS.md"}
 
 // maxWorkspaceFileChars bounds one file's share of the prompt.
 const maxWorkspaceFileChars = 20_000
@@ -24,11 +27,11 @@ const maxWorkspaceFileChars = 20_000
 // the caller added.
 func buildSystemPrompt(a resolvedAgent, tools []providers.Tool, extra string) string {
 	var b strings.Builder
-	name := a.Name
-	if a.Identity.Name != "" {
-		name = a.Identity.Name
-	}
+	name, _ := a.displayName()
 	fmt.Fprintf(&b, "You are %s, an agent (id %q) running in an OpenClaw-compatible gateway.\n", name, a.ID)
+	if emoji := a.emoji(); emoji != "" {
+		fmt.Fprintf(&b, "Your emoji is %s.\n", emoji)
+	}
 	if a.Description != "" {
 		fmt.Fprintf(&b, "%s\n", a.Description)
 	}

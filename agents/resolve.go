@@ -15,6 +15,9 @@ type resolvedAgent struct {
 	Description string
 	Workspace   string
 	Identity    config.AgentIdentity
+	// File is what the workspace's IDENTITY.md says; the config's
+	// identity wins field by field, as in OpenClaw.
+	File fileIdentity
 	// Models is the model chain, primary first, as "provider/model".
 	Models []string
 	// AllowAgents are the agents it may spawn as sub-agents.
@@ -52,6 +55,7 @@ func resolveAgent(cfg *config.Config, stateDir, id string) (resolvedAgent, bool)
 	default:
 		a.Workspace = filepath.Join(stateDir, "workspace-"+id)
 	}
+	a.File = readIdentityFile(a.Workspace)
 	a.Models = e.Model.Chain()
 	if len(a.Models) == 0 {
 		a.Models = d.Model.Chain()
@@ -74,4 +78,33 @@ func expandHome(p string) string {
 		}
 	}
 	return p
+}
+
+// displayName is the agent's name and where it came from, in OpenClaw's
+// order: the config's identity ("config"), IDENTITY.md ("workspace"),
+// then the entry's name or id ("default").
+func (a resolvedAgent) displayName() (name, source string) {
+	switch {
+	case a.Identity.Name != "":
+		return a.Identity.Name, "config"
+	case a.File.Name != "":
+		return a.File.Name, "workspace"
+	}
+	return a.Name, "default"
+}
+
+// emoji is the config's identity emoji, else IDENTITY.md's.
+func (a resolvedAgent) emoji() string {
+	if a.Identity.Emoji != "" {
+		return a.Identity.Emoji
+	}
+	return a.File.Emoji
+}
+
+// avatar is the config's identity avatar, else IDENTITY.md's.
+func (a resolvedAgent) avatar() string {
+	if a.Identity.Avatar != "" {
+		return a.Identity.Avatar
+	}
+	return a.File.Avatar
 }

@@ -315,19 +315,22 @@ func (s *Service) handleIdentity(ctx context.Context, req *rpc.Request) (any, er
 	if err := req.Decode(&p); err != nil {
 		return nil, err
 	}
-	a, ok := resolveAgent(s.config(), s.opts.StateDir, p.AgentID)
+	return s.handleIdentityFor(p.AgentID)
+}
+
+// handleIdentityFor is agent.identity.get's answer for one agent.
+func (s *Service) handleIdentityFor(agentID string) (map[string]any, error) {
+	a, ok := resolveAgent(s.config(), s.opts.StateDir, agentID)
 	if !ok {
-		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "unknown agent %q", p.AgentID)
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "unknown agent %q", agentID)
 	}
-	out := map[string]any{"agentId": a.ID, "name": a.Name, "nameSource": "default"}
-	if a.Identity.Name != "" {
-		out["name"], out["nameSource"] = a.Identity.Name, "config"
+	name, source := a.displayName()
+	out := map[string]any{"agentId": a.ID, "name": name, "nameSource": source}
+	if e := a.emoji(); e != "" {
+		out["emoji"] = e
 	}
-	if a.Identity.Emoji != "" {
-		out["emoji"] = a.Identity.Emoji
-	}
-	if a.Identity.Avatar != "" {
-		out["avatar"] = a.Identity.Avatar
+	if av := a.avatar(); av != "" {
+		out["avatar"] = av
 	}
 	return out, nil
 }

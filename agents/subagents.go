@@ -243,9 +243,13 @@ func (t *sessionTools) delegate(ctx context.Context, turn *Turn, raw json.RawMes
 	if target == "" {
 		return nil, fmt.Errorf("no agent named %q; listAvailableAgents shows them", a.AgentName)
 	}
+	// Each delegation is a session of its own, and a label is unique among
+	// an agent's sessions: the label names this one, not just its sender.
+	key := sessions.SubagentKeyFor(target, turn.SessionKey)
+	label := fmt.Sprintf("delegated by %s (%s)", turn.AgentID, key[strings.LastIndexByte(key, ':')+1:])
 	run, _, err := t.svc.Start(context.WithoutCancel(ctx), StartRequest{
-		AgentID: target, SessionKey: sessions.SubagentKeyFor(target, turn.SessionKey), Message: a.Task,
-		SpawnedBy: turn.SessionKey, Depth: turn.Depth + 1, Label: "delegated by " + turn.AgentID, Owner: turn.Owner,
+		AgentID: target, SessionKey: key, Message: a.Task,
+		SpawnedBy: turn.SessionKey, Depth: turn.Depth + 1, Label: label, Owner: turn.Owner,
 	})
 	if err != nil {
 		return nil, err

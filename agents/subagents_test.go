@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/openclaw-go/openclaw/agents/providers"
 	"github.com/openclaw-go/openclaw/agents/providers/fakemodel"
 	"github.com/openclaw-go/openclaw/agents/sessions"
+	"github.com/openclaw-go/openclaw/tools"
 )
 
 const twoAgents = `{models:{providers:{fake:{baseUrl:"%s/v1"}}},
@@ -137,5 +139,40 @@ func TestSpawnLimits(t *testing.T) {
 	}
 	if f.svc.sub.running != 0 {
 		t.Fatalf("refused spawns leaked %d slots", f.svc.sub.running)
+	}
+}
+
+// TestDelegateTwiceThroughTheRegistry: a second delegation to the same
+// agent gets a session (and label) of its own, and MateClaw's name for
+// the tool, DelegateAgentTool, reaches it through the tools runner.
+func TestDelegateTwiceThroughTheRegistry(t *testing.T) {
+	f := newFixture(t, twoAgents, nil)
+	reg := tools.NewRegistry()
+	if err := reg.Register(f.svc.SessionTools()...); err != nil {
+		t.Fatal(err)
+	}
+	reg.Alias("DelegateAgentTool", "delegateToAgent")
+	f.svc.UseTools(&RegistryTools{Runner: &tools.Runner{Registry: reg}})
+	f.model.Script(
+		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "d1", Name: "delegateToAgent", Arguments: `{"agentName":"Helper","task":"first"}`}}},
+		fakemodel.Reply{Text: "first answer"},
+		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "d2", Name: "delegateToAgent", Arguments: `{"agentName":"helper","task":"second"}`}}},
+		fakemodel.Reply{Text: "second answer"},
+		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "d3", Name: "DelegateAgentTool", Arguments: `{"agentName":"Helper","task":"third"}`}}},
+		fakemodel.Reply{Text: "third answer"},
+		fakemodel.Reply{Text: "all done"},
+	)
+	if res := f.run(t, StartRequest{Message: "delegate three times", Owner: true}); res.Status != "ok" {
+		t.Fatalf("run: %+v", res)
+	}
+	var got []string
+	for _, m := range f.transcript(t, "agent:main:main") {
+		if m.Role == "tool" {
+			got = append(got, m.Text)
+		}
+	}
+	want := []string{"first answer", "second answer", "third answer"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("delegation results = %q, want %q", got, want)
 	}
 }

@@ -55,8 +55,12 @@ func (r *RegistryTools) Run(ctx context.Context, t *Turn, call providers.ToolCal
 	if call.Name == EnableToolName {
 		return r.enable(ctx, t, call.Arguments)
 	}
-	if _, dormant := r.visible(ctx, t); slices.ContainsFunc(dormant, func(s tools.Spec) bool { return strings.EqualFold(s.Name, call.Name) }) {
-		return ToolResult{Text: fmt.Sprintf("%s is an extension tool: call enable_tool with {\"toolName\": %q} first", call.Name, call.Name), IsError: true}
+	name := call.Name
+	if tool, ok := r.Runner.Registry.Get(name); ok {
+		name = tool.Spec().Name // an alias of a dormant tool is dormant too
+	}
+	if _, dormant := r.visible(ctx, t); slices.ContainsFunc(dormant, func(s tools.Spec) bool { return strings.EqualFold(s.Name, name) }) {
+		return ToolResult{Text: fmt.Sprintf("%s is an extension tool: call enable_tool with {\"toolName\": %q} first", name, name), IsError: true}
 	}
 	res := r.Runner.Run(ctx, tools.Call{ID: call.ID, Name: call.Name, Args: call.Arguments, Who: whoOf(t)})
 	out := ToolResult{Text: res.Text, IsError: res.IsError}

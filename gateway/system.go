@@ -407,6 +407,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		},
 	})
 	defer s.agents.Close()
+	s.agents.SeedWorkspaces()
 	if err := s.wireTools(ctx, st); err != nil {
 		return err
 	}

@@ -98,7 +98,9 @@ type Runner struct {
 	// Settings hold the operator's per-tool overrides; nil: all enabled.
 	Settings *Settings
 	Log      *slog.Logger
-	// MaxResultChars truncates long results, with a note. Default 16000.
+	// MaxResultChars caps a result's characters (DefaultMaxResultChars
+	// when 0). Each call is told it (Call.MaxChars) so the tool fits its
+	// own answer; what still overflows is cut by FitResult.
 	MaxResultChars int
 
 	gates sync.Map // run id -> *runGate
@@ -164,6 +166,11 @@ func (r *Runner) Run(ctx context.Context, call Call) (res Result) {
 		return Result{Text: fmt.Sprintf("unknown tool %q", call.Name), IsError: true}
 	}
 	spec := tool.Spec()
+	// An alias (MateClaw's DelegateAgentTool) or another spelling reaches
+	// the tool, its hooks, guard and audit under the tool's own name: a
+	// tool serving several names dispatches on it.
+	call.Name, entry.Tool = spec.Name, spec.Name
+	call.MaxChars = r.maxChars()
 	if ok, why := r.Permitted(ctx, call.Who, spec); !ok {
 		entry.Decision, entry.Reason = "refused", why
 		return Result{Text: fmt.Sprintf("tool %s is not allowed here: %s", spec.Name, why), IsError: true}
@@ -267,14 +274,15 @@ func (r *Runner) execute(ctx context.Context, tool Tool, spec Spec, call Call) (
 	return out
 }
 
+func (r *Runner) maxChars() int {
+	if r.MaxResultChars > 0 {
+		return r.MaxResultChars
+	}
+	return DefaultMaxResultChars
+}
+
 func (r *Runner) truncate(res Result) Result {
-	max := r.MaxResultChars
-	if max <= 0 {
-		max = 16_000
-	}
-	if len(res.Text) > max {
-		res.Text = res.Text[:max] + fmt.Sprintf("\n[output truncated: %d of %d characters shown]", max, len(res.Text))
-	}
+	res.Text = FitResult(res.Text, r.maxChars())
 	return res
 }
 

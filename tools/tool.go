@@ -93,6 +93,12 @@ type Call struct {
 	Name string
 	Args json.RawMessage
 	Who  Who
+	// MaxChars is the most characters of Result.Text the caller passes on
+	// (the Runner sets its cap; 0 is none). A tool whose answer can be
+	// longer fits it under this itself, with its hints for getting the
+	// rest (read's nextStartLine, exec's capped streams): the caller's own
+	// cut (FitResult) keeps JSON well-formed but knows no tool's paging.
+	MaxChars int
 }
 
 // Result is what a call gave back. Text is what the model reads; Images

@@ -397,8 +397,10 @@ type AgentDefaults struct {
 	Model ModelRef `json:"model"`
 	// Model the image tool analyses images with, as "provider/model" or {primary, fallbacks, timeoutMs}; it must accept image input. Default: none (the image tool then says to set it).
 	ImageModel MediaModelRef `json:"imageModel"`
-	// Workspace holding the agent's AGENTS.md, SOUL.md, USER.md, MEMORY.md and TOOLS.md. Default "" (<state dir>/workspace).
+	// Workspace holding the agent's AGENTS.md, SOUL.md, IDENTITY.md, USER.md, BOOTSTRAP.md and MEMORY.md. Default "" (<state dir>/workspace).
 	Workspace string `json:"workspace"`
+	// Do not create the workspace's missing bootstrap files (AGENTS.md, SOUL.md, IDENTITY.md, USER.md, and BOOTSTRAP.md in a new workspace); files that exist are still read. Default false.
+	SkipBootstrap bool `json:"skipBootstrap"`
 	// Seconds one agent run may take in all. Default 172800 (48 hours).
 	TimeoutSeconds int `json:"timeoutSeconds" min:"1"`
 	// Limits on sub-agents. Default: see each key.
@@ -555,7 +557,7 @@ type Tools struct {
 	Elevated ToolElevated `json:"elevated"`
 	// web_fetch and web_search. Default: both on.
 	Web ToolWeb `json:"web"`
-	// A Unicode TrueType font (.ttf) PdfRenderTool uses for text beyond Latin, such as CJK (this gateway's key; OpenClaw's own CLI does not know it). Default "" (the first of DroidSansFallbackFull.ttf, NotoSans-Regular.ttf and DejaVuSans.ttf found in the system's font folders).
+	// A Unicode TrueType font (.ttf) PdfRenderTool uses for text beyond Latin, such as CJK (this gateway's key; OpenClaw's own CLI does not know it). Default "" (the first CJK-capable .ttf found in the system's font folders, such as DroidSansFallbackFull.ttf from fonts-droid-fallback or a Noto Sans CJK .ttf, else NotoSans-Regular.ttf or DejaVuSans.ttf; a result says which characters the font lacks).
 	PdfFont string `json:"pdfFont"`
 }
 

@@ -77,13 +77,20 @@ func SkillScriptTool(catalog CatalogFunc, runner Runner) tools.Tool {
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("run %s/scripts/%s: %w", e.Name, a.Script, err)
 		}
+		// Each stream gets at most half the caller's cap (less the labels
+		// and notes), so stderr, where a failure says why, is never what
+		// the runner's cut drops.
+		limit := maxOutputBytes
+		if c.MaxChars > 0 {
+			limit = max(0, min(limit, c.MaxChars/2-scriptFrameChars))
+		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "exit code %d\n", code)
 		if stdout != "" {
-			fmt.Fprintf(&b, "stdout:\n%s\n", capOutput(stdout))
+			fmt.Fprintf(&b, "stdout:\n%s\n", capOutput(stdout, limit))
 		}
 		if stderr != "" {
-			fmt.Fprintf(&b, "stderr:\n%s\n", capOutput(stderr))
+			fmt.Fprintf(&b, "stderr:\n%s\n", capOutput(stderr, limit))
 		}
 		return tools.Result{Text: b.String(), IsError: code != 0}, nil
 	})
@@ -123,9 +130,13 @@ func scriptArgv(e Entry, name string) ([]string, error) {
 	return nil, fmt.Errorf("scripts/%s is not executable and its extension names no interpreter", name)
 }
 
-func capOutput(s string) string {
-	if len(s) <= maxOutputBytes {
+// scriptFrameChars is room for a stream's label and truncation note.
+const scriptFrameChars = 80
+
+// capOutput keeps at most limit bytes of s, saying so when it cuts.
+func capOutput(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
-	return clip(s, maxOutputBytes) + fmt.Sprintf("\n[output truncated: %d bytes total]", len(s))
+	return clip(s, limit) + fmt.Sprintf("\n[output truncated: %d bytes total]", len(s))
 }

@@ -188,7 +188,7 @@ func TestSkillScript(t *testing.T) {
 }
 
 func TestCapOutput(t *testing.T) {
-	got := capOutput(strings.Repeat("x", maxOutputBytes*2))
+	got := capOutput(strings.Repeat("x", maxOutputBytes*2), maxOutputBytes)
 	if len(got) > maxOutputBytes+64 || !strings.Contains(got, "output truncated: 20000 bytes") {
 		t.Errorf("capOutput gave %d bytes", len(got))
 	}

@@ -39,7 +39,7 @@ type snapshotOptions struct {
 	Interactive bool // only interactive elements, flat
 	Compact     bool // drop unnamed structure and repeated text
 	Depth       int  // deepest indentation level shown; 0 means no limit
-	MaxChars    int  // truncate the text after this many characters
+	MaxChars    int  // truncate the text after this many characters (bytes, so never more characters)
 }
 
 // axNode is the part of an accessibility node a snapshot reads.
@@ -112,7 +112,7 @@ func renderSnapshot(nodes map[string]*axNode, root string, o snapshotOptions) (s
 	}
 	walk(root, 0, "")
 	if truncated {
-		b.WriteString("… (snapshot truncated; use selector or interactive to narrow it)\n")
+		b.WriteString(snapshotNote)
 	}
 	if b.Len() == 0 {
 		b.WriteString("(no matching elements)\n")
@@ -261,3 +261,9 @@ func (t *tab) querySelector(ctx context.Context, selector string) (cdp.BackendNo
 	}
 	return d.Node.BackendNodeID, nil
 }
+
+// snapshotNote ends a cut snapshot; snapshotNoteChars leaves room for it.
+const (
+	snapshotNote      = "… (snapshot truncated; use selector or interactive to narrow it)\n"
+	snapshotNoteChars = 100
+)

@@ -275,6 +275,11 @@ func (m *Manager) call(ctx context.Context, c tools.Call, a Args) (tools.Result,
 		if o.MaxChars <= 0 {
 			o.MaxChars = 50000
 		}
+		// Under the runner's cap with room for the truncation note, so the
+		// note (narrow it with selector) is never what gets cut.
+		if c.MaxChars > 0 {
+			o.MaxChars = max(1, min(o.MaxChars, c.MaxChars-snapshotNoteChars))
+		}
 		text, err := t.snapshot(ctx, strings.TrimSpace(a.Selector), o)
 		if err != nil {
 			return tools.Result{}, err

@@ -63,7 +63,7 @@ func Tools(workspace func(who tools.Who) (string, error)) []tools.Tool {
 			return tools.Result{}, err
 		}
 		defer ws.Close()
-		text, err := run(ctx, ws, a)
+		text, err := run(ctx, ws, a, c.MaxChars)
 		if err != nil {
 			return tools.Result{}, err
 		}
@@ -72,8 +72,9 @@ func Tools(workspace func(who tools.Who) (string, error)) []tools.Tool {
 	return []tools.Tool{t}
 }
 
-// run reads the file named by a inside ws and renders its text.
-func run(ctx context.Context, ws *fs.Workspace, a Args) (string, error) {
+// run reads the file named by a inside ws and renders its text in at
+// most limit characters (0: no limit).
+func run(ctx context.Context, ws *fs.Workspace, a Args, limit int) (string, error) {
 	maxChars := a.MaxChars
 	switch {
 	case maxChars < 0:
@@ -133,7 +134,7 @@ func run(ctx context.Context, ws *fs.Workspace, a Args) (string, error) {
 		if o.err != nil {
 			return "", fmt.Errorf("extract %s: %w", rel, o.err)
 		}
-		return render(rel, o.d, maxChars), nil
+		return renderWithin(rel, o.d, maxChars, limit), nil
 	}
 }
 
@@ -176,13 +177,32 @@ func extract(ctx context.Context, data []byte, o options) (d document, err error
 		return extractXLSX(ctx, data, o.sheet)
 	case kindText:
 		s := strings.TrimPrefix(string(data), "\uFEFF")
-		return document{format: "text", parts: fmt.Sprintf("lines: %d", strings.Count(s, "\n")+1), text: s}, nil
+		return document{format: "text", parts: fmt.Sprintf("lines: %d", strings.Count(s, "\n")+1), text: s, more: "page through it with read (startLine)"}, nil
 	}
 	return document{}, fmt.Errorf("%w: detected %s; DocumentExtractTool reads PDF, DOCX, XLSX and plain text", errUnknownFormat, kind)
 }
 
-// render puts the header on d's text and cuts it to maxChars runes.
-func render(rel string, d document, maxChars int) string {
+// renderWithin renders d in at most limit characters (0: no limit): the
+// text gives up the room its header and note need, and the note names
+// the most one answer can show, so it survives the runner's cap.
+func renderWithin(rel string, d document, maxChars, limit int) string {
+	ceiling := CapMaxChars
+	out := render(rel, d, maxChars, ceiling)
+	for range 4 {
+		over := utf8.RuneCountInString(out) - limit
+		if limit <= 0 || over <= 0 || maxChars == 0 {
+			break
+		}
+		maxChars = max(0, maxChars-over-16) // the note's numbers may grow
+		ceiling = min(ceiling, maxChars)
+		out = render(rel, d, maxChars, ceiling)
+	}
+	return out
+}
+
+// render puts the header on d's text and cuts it to maxChars runes;
+// ceiling is the most maxChars one answer can show.
+func render(rel string, d document, maxChars, ceiling int) string {
 	text := d.text
 	total := utf8.RuneCountInString(text)
 	var note string
@@ -195,9 +215,16 @@ func render(rel string, d document, maxChars int) string {
 			}
 			cut++
 		}
-		note = fmt.Sprintf("truncated: showing the first %d of %d characters; to read more, call again with a larger maxChars (at most %d)", maxChars, total, CapMaxChars)
+		note = fmt.Sprintf("truncated: showing the first %d of %d characters", maxChars, total)
+		var ways []string
+		if maxChars < ceiling {
+			ways = append(ways, fmt.Sprintf("call again with a larger maxChars (at most %d)", ceiling))
+		}
 		if d.more != "" {
-			note += " or " + d.more
+			ways = append(ways, d.more)
+		}
+		if len(ways) > 0 {
+			note += "; to read more, " + strings.Join(ways, " or ")
 		}
 	}
 	var b strings.Builder

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/openclaw-go/openclaw/tools"
 )
@@ -40,7 +41,7 @@ func newRead(w opener) tools.Tool {
 				return tools.Result{}, err
 			}
 			defer ws.Close()
-			text, err := ws.read(a)
+			text, err := ws.read(a, c.MaxChars)
 			if err != nil {
 				return tools.Result{}, err
 			}
@@ -48,7 +49,14 @@ func newRead(w opener) tools.Tool {
 		})
 }
 
-func (ws *Workspace) read(a readArgs) (string, error) {
+// readFrameChars is room for a page's header and footer besides the
+// path: what read keeps free of the caller's cap so the hints survive.
+const readFrameChars = 200
+
+// read answers one page. limit is the caller's cap on the whole answer
+// (0: none): the page is cut to fit under it with its header and its
+// nextStartLine/nextStartColumn footer, never cut after them.
+func (ws *Workspace) read(a readArgs, limit int) (string, error) {
 	if a.StartLine < 0 || a.MaxLines < 0 || a.StartColumn < 0 || a.MaxChars < 0 {
 		return "", errors.New("startLine, maxLines, startColumn and maxChars must be positive")
 	}
@@ -94,7 +102,11 @@ func (ws *Workspace) read(a readArgs) (string, error) {
 	if err := p.skipColumns(startCol); err != nil {
 		return "", fmt.Errorf("read %s: %w", name, err)
 	}
-	body, next, err := p.page(maxLines, maxChars)
+	maxRunes := -1 // no cap
+	if limit > 0 {
+		maxRunes = max(1, limit-readFrameChars-utf8.RuneCountInString(name))
+	}
+	body, next, err := p.page(maxLines, maxChars, maxRunes)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", name, err)
 	}
@@ -117,6 +129,8 @@ func (ws *Workspace) read(a readArgs) (string, error) {
 	b.WriteString(strings.TrimSuffix(body, "\n"))
 	switch {
 	case next.line == 0:
+	case next.col > 1 && p.capped:
+		fmt.Fprintf(&b, "\n[truncated to fit the result limit inside line %d: nextStartLine=%d nextStartColumn=%d]", next.line, next.line, next.col)
 	case next.col > 1:
 		fmt.Fprintf(&b, "\n[truncated at maxChars inside line %d: nextStartLine=%d nextStartColumn=%d]", next.line, next.line, next.col)
 	default:
@@ -131,6 +145,8 @@ type pager struct {
 	line int // line of the next rune
 	col  int // column of the next rune
 	last int // last line any output came from
+	// capped says the page ended at the caller's cap, not at maxChars.
+	capped bool
 }
 
 // position is where the next page starts; line 0 means there is none.
@@ -174,14 +190,16 @@ func (p *pager) skipColumns(start int) error {
 	return nil
 }
 
-// page reads up to maxLines lines and maxChars characters and says where
-// the rest starts.
-func (p *pager) page(maxLines, maxChars int) (string, position, error) {
+// page reads up to maxLines lines and maxChars characters (not counting
+// line breaks), and at most maxRunes characters in all when maxRunes is
+// not negative, and says where the rest starts.
+func (p *pager) page(maxLines, maxChars, maxRunes int) (string, position, error) {
 	var b strings.Builder
-	lines, chars := 1, 0
+	lines, chars, runes := 1, 0, 0
 	p.last = p.line
 	for {
-		if chars >= maxChars {
+		if chars >= maxChars || (maxRunes >= 0 && runes >= maxRunes) {
+			p.capped = chars < maxChars
 			r, _, err := p.br.ReadRune()
 			if err == io.EOF {
 				return b.String(), position{}, nil
@@ -208,6 +226,7 @@ func (p *pager) page(maxLines, maxChars int) (string, position, error) {
 			return "", position{}, err
 		}
 		b.WriteRune(r)
+		runes++
 		if r != '\n' {
 			chars++
 			p.col++

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/openclaw-go/openclaw/tools"
 )
@@ -34,6 +35,44 @@ type getResult struct {
 	Text       string `json:"text"`
 	// NextStartLine is set when lines remain past EndLine.
 	NextStartLine int `json:"nextStartLine,omitempty"`
+	// Note says when a line was too long for one answer.
+	Note string `json:"note,omitempty"`
+}
+
+// encode is r's JSON in at most limit characters (0: no limit): lines
+// past what fits are left to nextStartLine, and a single line longer than
+// the whole answer is cut with a note, so the hint survives the runner's
+// cap instead of pointing past lines it cut.
+func (r getResult) encode(limit int) ([]byte, error) {
+	for range 32 {
+		out, err := json.Marshal(r)
+		if err != nil || limit <= 0 {
+			return out, err
+		}
+		over := utf8.RuneCount(out) - limit
+		if over <= 0 {
+			return out, nil
+		}
+		lines := strings.Split(r.Text, "\n")
+		if len(lines) > 1 {
+			drop, cut := 0, 0
+			for drop < len(lines)-1 && cut < over {
+				cut += utf8.RuneCountInString(lines[len(lines)-1-drop]) + 1
+				drop++
+			}
+			r.Text = strings.Join(lines[:len(lines)-drop], "\n")
+			r.EndLine -= drop
+			r.NextStartLine = r.EndLine + 1
+			continue
+		}
+		text := []rune(r.Text)
+		keep := max(0, len(text)-over-160)
+		if r.Note == "" {
+			r.Note = fmt.Sprintf("line %d has %d characters, more than one answer holds: it is cut; the read tool pages through it with startColumn", r.StartLine, len(text))
+		}
+		r.Text = string(text[:keep])
+	}
+	return json.Marshal(r)
 }
 
 func newGet(w workspaceFunc) tools.Tool {
@@ -49,7 +88,7 @@ func newGet(w workspaceFunc) tools.Tool {
 			if err != nil {
 				return tools.Result{}, err
 			}
-			out, err := json.Marshal(res)
+			out, err := res.encode(c.MaxChars)
 			if err != nil {
 				return tools.Result{}, fmt.Errorf("encode result: %w", err)
 			}

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -131,8 +132,14 @@ func run(ctx context.Context, cfg Config, who tools.Who, a Args) (tools.Result, 
 	res := result{Path: rel, Bytes: len(out.data), Pages: out.pages}
 	var notes []string
 	if out.replaced > 0 {
-		notes = append(notes, fmt.Sprintf("%d character(s) outside the built-in fonts' Latin (cp1252) range were printed as '?'; "+
-			"set tools.pdfFont to a Unicode .ttf font (for CJK, e.g. DroidSansFallbackFull.ttf from Debian's fonts-droid-fallback) to render them", out.replaced))
+		notes = append(notes, fmt.Sprintf("%d character(s) outside the built-in fonts' Latin (cp1252) range were printed as '?': "+
+			"no Unicode TrueType font is configured or found in the system's font folders; set tools.pdfFont to one "+
+			"(for CJK, e.g. DroidSansFallbackFull.ttf from Debian's fonts-droid-fallback, or a Noto Sans CJK .ttf) to render them", out.replaced))
+	}
+	if out.missing > 0 {
+		notes = append(notes, fmt.Sprintf("%d character(s) (such as %q) have no glyph in the font %s and print blank; "+
+			"set tools.pdfFont to a .ttf font that covers them (for CJK, e.g. DroidSansFallbackFull.ttf from Debian's fonts-droid-fallback, or a Noto Sans CJK .ttf)",
+			out.missing, string(out.missingSample), filepath.Base(opts.fontPath)))
 	}
 	if cfg.Publish == nil {
 		notes = append(notes, "no download link: publishing is not configured; the file is saved in your workspace")

@@ -15,6 +15,8 @@ import (
 
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/docextract"
+
+	"golang.org/x/image/font/gofont/goregular"
 )
 
 const sample = `# Quarterly Report
@@ -340,5 +342,56 @@ func TestCJKWithDiscoveredFont(t *testing.T) {
 	}
 	if !bytes.Contains(raw, []byte("/CIDFontType2")) {
 		t.Errorf("the PDF does not embed a Unicode font; base fonts: %q", regexp.MustCompile(`/BaseFont\s*/\S+`).FindAll(raw, -1))
+	}
+}
+
+// TestCJKWithALatinFont: a Unicode font without CJK glyphs (the Go font
+// here; NotoSans-Regular.ttf or DejaVuSans.ttf on a system) prints CJK
+// blank, and the result says so instead of handing back a garbled PDF
+// as if all were well. Latin text alone gets no such note.
+func TestCJKWithALatinFont(t *testing.T) {
+	font := filepath.Join(t.TempDir(), "Go-Regular.ttf")
+	if err := os.WriteFile(font, goregular.TTF, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, markdown, wantNote string
+	}{
+		{"CJK is named as missing", "# 报告\n\nHello, 世界。", `have no glyph in the font Go-Regular.ttf`},
+		{"Latin needs no note", "# Report\n\nHello, world: café.", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := call(t, newTool(t, t.TempDir(), nil, font), map[string]any{"markdown": tt.markdown})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantNote == "" && strings.Contains(r.Note, "glyph") {
+				t.Fatalf("note %q for text the font covers", r.Note)
+			}
+			if tt.wantNote != "" && (!strings.Contains(r.Note, tt.wantNote) || !strings.Contains(r.Note, "报") || !strings.Contains(r.Note, "tools.pdfFont")) {
+				t.Fatalf("note %q, want it to name the missing characters and tools.pdfFont", r.Note)
+			}
+		})
+	}
+}
+
+// TestFindFontPrefersCJK: with a Latin Unicode font and a CJK one in the
+// font folders, FindFont takes the CJK one, wherever it lies.
+func TestFindFontPrefersCJK(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"a/NotoSans-Regular.ttf", "a/DejaVuSans.ttf", "z/noto/NotoSansSC-Regular.ttf"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), goregular.TTF, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := fontDirs
+	fontDirs = []string{dir}
+	defer func() { fontDirs = old }()
+	if got := FindFont(""); filepath.Base(got) != "NotoSansSC-Regular.ttf" {
+		t.Fatalf("FindFont = %q, want the CJK font", got)
 	}
 }

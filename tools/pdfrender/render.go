@@ -30,6 +30,10 @@ type output struct {
 	pages    int
 	heading  string // first heading's text, for naming
 	replaced int    // characters printed as '?'
+	// missing counts characters the Unicode font has no glyph for (they
+	// print blank); missingSample is a few of them, for the note.
+	missing       int
+	missingSample []rune
 }
 
 // Base sizes in points; line heights are in mm.
@@ -47,7 +51,8 @@ type renderer struct {
 	unicode  bool   // body family is a UTF-8 TTF
 	tr       func(string) string
 	replaced int
-	indent   float64 // current list indent in mm
+	glyphs   *glyphCheck // the UTF-8 font's coverage; nil for core fonts
+	indent   float64     // current list indent in mm
 	margin   float64
 	bold     bool
 	italic   bool
@@ -87,6 +92,9 @@ func render(md []byte, o options) (out output, err error) {
 			return out, fmt.Errorf("load font %s: %w", o.fontPath, err)
 		}
 		r.family, r.unicode = "body", true
+		if r.glyphs, err = newGlyphCheck(ttf); err != nil {
+			return out, fmt.Errorf("load font %s: %w", o.fontPath, err)
+		}
 	}
 	out.heading = firstHeading(doc, md)
 	title := o.title
@@ -129,6 +137,9 @@ func render(md []byte, o options) (out output, err error) {
 		return out, err
 	}
 	out.data, out.pages, out.replaced = buf.Bytes(), pdf.PageCount(), r.replaced
+	if r.glyphs != nil {
+		out.missing, out.missingSample = r.glyphs.missing, r.glyphs.sample
+	}
 	return out, nil
 }
 
@@ -137,6 +148,7 @@ func render(md []byte, o options) (out output, err error) {
 // as '?' (fpdf's translator would otherwise drop it silently).
 func (r *renderer) text(s string) string {
 	if r.unicode {
+		r.glyphs.check(s)
 		return s
 	}
 	return r.core(s)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/openclaw-go/openclaw/policy/execpolicy"
 	"github.com/openclaw-go/openclaw/tools"
@@ -202,6 +203,49 @@ type Result struct {
 	Node      string `json:"node,omitempty"` // the node's id, for host=node runs
 }
 
+// fit encodes r in at most limit characters (0: no limit): the longer of
+// stdout and stderr gives up its end, with a note, until the JSON fits,
+// so the answer stays JSON under the runner's cap whatever the streams
+// hold (escaping makes an encoded stream longer than its text).
+func (r Result) fit(limit int) string {
+	out, errs := r.Stdout, r.Stderr
+	keepOut, keepErr := utf8.RuneCountInString(out), utf8.RuneCountInString(errs)
+	for {
+		r.Stdout, r.Stderr = cutStream(out, keepOut), cutStream(errs, keepErr)
+		b, _ := json.Marshal(r)
+		over := utf8.RuneCount(b) - limit
+		if limit <= 0 || over <= 0 || keepOut+keepErr == 0 {
+			return string(b)
+		}
+		// Each pass drops at least the excess (and the note's room), so a
+		// few passes reach the limit.
+		over += streamNoteChars
+		if keepErr > keepOut {
+			keepErr = max(0, keepErr-over)
+		} else {
+			keepOut = max(0, keepOut-over)
+		}
+	}
+}
+
+// streamNoteChars is about the length of cutStream's note.
+const streamNoteChars = 80
+
+// cutStream is the first keep characters of s, with a note when that
+// is not all of it.
+func cutStream(s string, keep int) string {
+	total := utf8.RuneCountInString(s)
+	if keep >= total {
+		return s
+	}
+	i := 0
+	for n := 0; n < keep; n++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i] + fmt.Sprintf("\n[output cut to fit the result limit: %d of %d characters shown]", keep, total)
+}
+
 // Tools returns exec and process over one process table.
 func Tools(cfg Config, procs *Processes) []tools.Tool {
 	if cfg.MaxOutput <= 0 {
@@ -221,8 +265,7 @@ func Tools(cfg Config, procs *Processes) []tools.Tool {
 		if err != nil {
 			return tools.Result{}, err
 		}
-		b, _ := json.Marshal(res)
-		return tools.Result{Text: string(b), IsError: res.Status == "denied" || (res.ExitCode != nil && *res.ExitCode != 0)}, nil
+		return tools.Result{Text: res.fit(c.MaxChars), IsError: res.Status == "denied" || (res.ExitCode != nil && *res.ExitCode != 0)}, nil
 	})
 	return []tools.Tool{execTool, processTool(procs, cfg.MaxOutput)}
 }

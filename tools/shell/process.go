@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -291,7 +292,7 @@ func processTool(t *Processes, limit int) tools.Tool {
 		Name: "process", Description: "Manage commands exec moved to the background: list, poll (new output and exit status), log, write (stdin), kill, clear, remove.",
 		Source: tools.SourceCore, Groups: []string{"group:runtime"}, Timeout: tools.TimeoutFast,
 	}, func(ctx context.Context, c tools.Call, a ProcessArgs) (tools.Result, error) {
-		text, err := t.act(c.Who, a, limit)
+		text, err := t.act(c.Who, a, limit, c.MaxChars)
 		if err != nil {
 			return tools.Result{}, err
 		}
@@ -299,7 +300,9 @@ func processTool(t *Processes, limit int) tools.Tool {
 	})
 }
 
-func (t *Processes) act(who tools.Who, a ProcessArgs, limit int) (string, error) {
+// act runs one process action; limit caps a poll's bytes, maxChars the
+// whole answer (0: none).
+func (t *Processes) act(who tools.Who, a ProcessArgs, limit, maxChars int) (string, error) {
 	switch a.Action {
 	case "list":
 		t.mu.Lock()
@@ -365,7 +368,7 @@ func (t *Processes) act(who tools.Who, a ProcessArgs, limit int) (string, error)
 			start = min(max(*a.Offset, 0), len(lines))
 		}
 		end := min(start+n, len(lines))
-		return strings.Join(lines[start:end], "\n"), nil
+		return fitLog(lines, start, end, maxChars), nil
 	case "write":
 		if !p.running() {
 			return "", errors.New("the process has exited")
@@ -389,4 +392,42 @@ func (t *Processes) act(who tools.Who, a ProcessArgs, limit int) (string, error)
 		return "removed", nil
 	}
 	return "", fmt.Errorf("unknown action %q", a.Action)
+}
+
+// fitLog joins lines[start:end] in at most maxChars characters (0: no
+// limit): lines past what fits are left for the next call, named by the
+// offset that reads them; a single line too long for the answer is cut.
+func fitLog(lines []string, start, end, maxChars int) string {
+	if maxChars <= 0 {
+		return strings.Join(lines[start:end], "\n")
+	}
+	const footerRoom = 120
+	budget := max(0, maxChars-footerRoom)
+	var b strings.Builder
+	used, i := 0, start
+	for ; i < end; i++ {
+		n := utf8.RuneCountInString(lines[i]) + 1
+		if used+n > budget {
+			break
+		}
+		if i > start {
+			b.WriteByte('\n')
+		}
+		b.WriteString(lines[i])
+		used += n
+	}
+	if i == end {
+		return b.String()
+	}
+	if i == start { // the first line alone is too long: show its head
+		line := []rune(lines[i])
+		b.WriteString(string(line[:min(len(line), budget)]))
+		fmt.Fprintf(&b, "\n[line %d cut to fit the result limit: %d of %d characters shown]", i, min(len(line), budget), len(line))
+		i++
+		if i == end {
+			return b.String()
+		}
+	}
+	fmt.Fprintf(&b, "\n[%d more lines to fit the result limit: call log with offset=%d]", end-i, i)
+	return b.String()
 }

@@ -113,7 +113,7 @@ type fetcher struct {
 	cache  *ttlCache[page]
 }
 
-func (f *fetcher) call(ctx context.Context, _ tools.Call, a fetchArgs) (tools.Result, error) {
+func (f *fetcher) call(ctx context.Context, c tools.Call, a fetchArgs) (tools.Result, error) {
 	mode := a.ExtractMode
 	switch mode {
 	case "":
@@ -150,7 +150,24 @@ func (f *fetcher) call(ctx context.Context, _ tools.Call, a fetchArgs) (tools.Re
 		}
 		f.cache.put(key, p)
 	}
-	return tools.Result{Text: render(p, maxChars, f.cfg, cached)}, nil
+	return tools.Result{Text: renderWithin(p, maxChars, f.cfg, cached, c.MaxChars)}, nil
+}
+
+// renderWithin renders p in at most limit characters (0: no limit): the
+// page text gives up what the frame and notes need, and the note names
+// the most one answer can show, so it survives the runner's cap.
+func renderWithin(p page, maxChars int, cfg FetchConfig, cached bool, limit int) string {
+	text := render(p, maxChars, cfg, cached)
+	for range 4 {
+		over := utf8.RuneCountInString(text) - limit
+		if limit <= 0 || over <= 0 || maxChars == 0 {
+			break
+		}
+		maxChars = max(0, maxChars-over-16) // the note's numbers may grow
+		cfg.MaxCharsCap = min(cfg.MaxCharsCap, maxChars)
+		text = render(p, maxChars, cfg, cached)
+	}
+	return text
 }
 
 func (f *fetcher) fetch(ctx context.Context, u *url.URL, mode string) (page, error) {
