@@ -82,6 +82,10 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		return err
 	}
 	s.approvals = ap
+	s.agents.UseApprovals(ap)
+	s.agents.UseGatewayStatus(func() []string {
+		return []string{fmt.Sprintf("OpenClaw gateway %s · up %s", s.version, time.Since(s.started).Round(time.Second))}
+	})
 	settings, err := tools.LoadSettings(ctx, st.DB)
 	if err != nil {
 		return err
@@ -105,6 +109,11 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		}
 		if err := s.approvals.Resolve(ctx, p.ID, p.Decision); err != nil {
 			if errors.Is(err, tools.ErrUnknownApproval) {
+				if req.Method == "plugin.approval.resolve" {
+					// OpenClaw's clients read ok:false as "no longer
+					// pending" and drop the prompt.
+					return map[string]any{"ok": false, "id": p.ID}, nil
+				}
 				return nil, protocol.Errorf(protocol.CodeApprovalNotFound, "no pending approval %q", p.ID)
 			}
 			return nil, protocol.InvalidParams(req.Method, err)
@@ -113,6 +122,20 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	}
 	s.srv.HandleFunc("exec.approval.resolve", resolve)
 	s.srv.HandleFunc("approval.resolve", resolve)
+	// The same requests in the plugin approval shape, which OpenClaw's
+	// terminal UI lists and answers with its Allow/Deny prompt.
+	s.srv.HandleFunc("plugin.approval.resolve", resolve)
+	s.srv.HandleFunc("plugin.approval.list", func(ctx context.Context, req *rpc.Request) (any, error) {
+		list, err := s.approvals.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, 0, len(list))
+		for _, p := range list {
+			out = append(out, p.PluginApproval())
+		}
+		return out, nil
+	})
 	s.srv.HandleFunc("exec.approval.list", func(ctx context.Context, req *rpc.Request) (any, error) {
 		list, err := s.approvals.List(ctx)
 		if err != nil {
