@@ -107,7 +107,13 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		if err := req.Decode(&p); err != nil {
 			return nil, err
 		}
-		if err := s.approvals.Resolve(ctx, p.ID, p.Decision); err != nil {
+		// The short id a notice shows (/approve) names the request too.
+		id, err := s.approvals.Match(ctx, p.ID)
+		if err == nil {
+			p.ID = id
+			err = s.approvals.Resolve(ctx, p.ID, p.Decision)
+		}
+		if err != nil {
 			if errors.Is(err, tools.ErrUnknownApproval) {
 				if req.Method == "plugin.approval.resolve" {
 					// OpenClaw's clients read ok:false as "no longer
