@@ -106,12 +106,17 @@ func (s *Service) runCommand(ctx context.Context, agent resolvedAgent, key strin
 	}
 	run := &Run{ID: req.RunID, AgentID: agent.ID, SessionKey: key, SessionID: sess.SessionID, AcceptedAt: time.Now(), done: make(chan struct{})}
 	reply := s.commandReply(ctx, sess, req, cmd)
+	s.log.Info("gateway command answered", "command", cmd.name, "sessionKey", key, "runId", run.ID)
 	s.register(run)
 	go func() {
 		now := time.Now()
 		ev := &runEvents{emit: s.opts.Emit, runID: run.ID, sessionKey: run.SessionKey, sessionID: run.SessionID, agentID: run.AgentID}
 		ev.lifecycle("start", nil)
-		ev.chat("final", map[string]any{"stopReason": providers.StopEnd, "message": assistantMessage(reply)})
+		// command: true marks a command's answer, which OpenClaw's
+		// clients show as a system line rather than the agent's words.
+		msg := assistantMessage(reply)
+		msg["command"] = true
+		ev.chat("final", map[string]any{"stopReason": providers.StopEnd, "message": msg})
 		ev.lifecycle("end", nil)
 		s.finish(run, RunResult{Status: "ok", Text: reply, StartedAt: now, EndedAt: time.Now(), StopReason: providers.StopEnd})
 	}()

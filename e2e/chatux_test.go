@@ -237,6 +237,29 @@ func realTUI(t *testing.T, g *gateway) (screen func() string, waitScreen func(st
 	return screen, waitScreen, keys
 }
 
+// submitTUI types text into the TUI and presses Enter until the screen
+// shows want: typed fast, the text may arrive as a paste whose Enter is
+// a newline, a slash command's first Enter may only pick the completion,
+// and a TUI still loading its session may drop a line, which is then
+// typed again (bounded).
+func submitTUI(t *testing.T, screen func() string, keys func(...string), text, want string) {
+	t.Helper()
+	for range 3 {
+		keys("-l", text)
+		if !poll(30*time.Second, func() bool { return strings.Contains(screen(), text) }) {
+			t.Fatalf("the TUI never showed the typed %q; screen:\n%s", text, screen())
+		}
+		for range 2 {
+			keys("Enter")
+			if poll(20*time.Second, func() bool { return strings.Contains(screen(), want) }) {
+				return
+			}
+		}
+		keys("C-u")
+	}
+	t.Fatalf("the TUI never showed %q after %q; screen:\n%s", want, text, screen())
+}
+
 // TestRealTUIStatusCommand: /status typed in OpenClaw's TUI is answered
 // by our gateway, without a model call.
 func TestRealTUIStatusCommand(t *testing.T) {
@@ -245,9 +268,8 @@ func TestRealTUIStatusCommand(t *testing.T) {
 	t.Parallel()
 	model := fakemodel.New(t)
 	g := startGateway(t, gatewayOpts{Config: agentConfig(model.URL())})
-	_, waitScreen, keys := realTUI(t, g)
-	keys("/status", "Enter")
-	waitScreen("Session: agent:main:main")
+	screen, waitScreen, keys := realTUI(t, g)
+	submitTUI(t, screen, keys, "/status", "Session: agent:main:main")
 	waitScreen("Model: fake/echo-1")
 	if n := len(model.Requests()); n != 0 {
 		t.Fatalf("/status reached the model (%d calls)", n)
@@ -267,10 +289,10 @@ func TestRealTUIShowsPendingApproval(t *testing.T) {
 		fakemodel.Reply{Text: "went on after the answer"},
 	)
 	g := startGateway(t, gatewayOpts{Config: toolsConfig(model.URL(), guardedTools)})
-	_, waitScreen, keys := realTUI(t, g)
-	keys("list the sessions", "Enter")
-	waitScreen("Tool Guard: sessions_list waits for approval")
-	waitScreen("Reply with: /approve")
+	screen, waitScreen, keys := realTUI(t, g)
+	submitTUI(t, screen, keys, "list the sessions", "Tool Guard: sessions_list waits for approval")
+	waitScreen("Severity: Warning")
+	waitScreen("Request: Approval required (id")
 	waitScreen("Deny")
 	keys("Enter") // Deny is the prompt's preselected choice
 	waitScreen("denied")
