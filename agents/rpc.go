@@ -64,7 +64,7 @@ func (s *Service) handleAgent(ctx context.Context, req *rpc.Request) (any, error
 	run, _, err := s.Start(ctx, StartRequest{
 		AgentID: p.AgentID, SessionKey: p.SessionKey, Message: p.Message, RunID: p.IdempotencyKey,
 		Timeout: time.Duration(p.Timeout) * time.Second, ExtraSystemPrompt: p.ExtraSystemPrompt, Label: p.Label,
-		Owner: req.Conn.Has(protocol.ScopeAdmin), Resumable: true,
+		Owner: req.Conn.Has(protocol.ScopeAdmin), Resumable: true, Commands: operatorSender(req),
 	})
 	if err != nil {
 		return nil, invalid(req.Method, err)
@@ -158,7 +158,8 @@ func (s *Service) handleChatSend(ctx context.Context, req *rpc.Request) (any, er
 		return nil, invalid(req.Method, err)
 	}
 	run, dup, err := s.Start(ctx, StartRequest{AgentID: agentID, SessionKey: p.SessionKey, Message: p.Message, RunID: p.IdempotencyKey,
-		Timeout: time.Duration(p.TimeoutMs) * time.Millisecond, Owner: req.Conn.Has(protocol.ScopeAdmin), Resumable: true})
+		Timeout: time.Duration(p.TimeoutMs) * time.Millisecond, Owner: req.Conn.Has(protocol.ScopeAdmin), Resumable: true,
+		Commands: operatorSender(req)})
 	if err != nil {
 		return nil, invalid(req.Method, err)
 	}
@@ -172,6 +173,17 @@ func (s *Service) handleChatSend(ctx context.Context, req *rpc.Request) (any, er
 		}
 	}
 	return map[string]any{"runId": run.ID, "status": status}, nil
+}
+
+// operatorSender is a gateway client as the sender of a command: its
+// client id, and approval rights only with operator.approvals (or admin).
+func operatorSender(req *rpc.Request) *CommandSender {
+	c := req.Conn.Client()
+	id := "operator"
+	if c.ID != "" {
+		id = "operator:" + c.ID
+	}
+	return &CommandSender{ID: id, Operator: true, CanApprove: req.Conn.Has(protocol.ScopeApprovals)}
 }
 
 // agentOfKey finds the agent a session key belongs to.

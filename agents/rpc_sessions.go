@@ -43,6 +43,8 @@ func sessionRow(s *sessions.Session, defaultModel string) map[string]any {
 	}
 	set("label", s.Label)
 	set("displayName", s.DisplayName)
+	set("thinkingLevel", s.Thinking)
+	set("verboseLevel", s.Verbose)
 	model, source := s.Model, "session"
 	if model == "" {
 		model, source = defaultModel, "agent"
@@ -229,6 +231,7 @@ func (s *Service) handleSessionsPatch(ctx context.Context, req *rpc.Request) (an
 		Label      *string `json:"label"`
 		Model      *string `json:"model"`
 		Thinking   *string `json:"thinkingLevel"`
+		Verbose    *string `json:"verboseLevel"`
 		SendPolicy *string `json:"sendPolicy"`
 		Archived   *bool   `json:"archived"`
 		Pinned     *bool   `json:"pinned"`
@@ -239,7 +242,7 @@ func (s *Service) handleSessionsPatch(ctx context.Context, req *rpc.Request) (an
 	if _, err := s.session(ctx, req.Method, p.Key); err != nil {
 		return nil, err
 	}
-	sess, err := s.opts.Store.Patch(ctx, p.Key, sessions.Patch{Label: p.Label, Model: p.Model, Thinking: p.Thinking, SendPolicy: p.SendPolicy, Archived: p.Archived, Pinned: p.Pinned})
+	sess, err := s.opts.Store.Patch(ctx, p.Key, sessions.Patch{Label: p.Label, Model: p.Model, Thinking: p.Thinking, Verbose: p.Verbose, SendPolicy: p.SendPolicy, Archived: p.Archived, Pinned: p.Pinned})
 	if err != nil {
 		if errors.Is(err, sessions.ErrInvalid) || errors.Is(err, sessions.ErrLabelInUse) {
 			return nil, protocol.InvalidParams(req.Method, err)

@@ -51,6 +51,9 @@ type StartRequest struct {
 	// lost. Channel turns have their own record (the inbound event) and
 	// scheduled ones theirs (the cron run row).
 	Resumable bool
+	// Commands, when set, lets a command-only message (/status, /model,
+	// /approve, ...) be answered by the gateway itself; see CommandSender.
+	Commands *CommandSender
 }
 
 // Run is one accepted run.
@@ -120,6 +123,11 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (run *Run, dup bo
 	key := req.SessionKey
 	if key == "" {
 		key = sessions.MainKey(agent.ID, cfg.Session.MainKey)
+	}
+	if req.Commands != nil {
+		if cmd, ok := parseSlashCommand(req.Message); ok {
+			return s.runCommand(ctx, agent, key, req, cmd)
+		}
 	}
 	text := strings.TrimSpace(req.Message)
 	if pending := s.events.take(key); len(pending) > 0 {

@@ -83,6 +83,9 @@ type Service struct {
 	sub       subagentLimits
 	events    systemEvents
 
+	approvals     ApprovalAnswerer // for /approve; nil: none
+	gatewayStatus func() []string  // the gateway's /status lines
+
 	// closing is set by Close: a run cut off then was not ended by a
 	// person and stays accepted, to be resumed.
 	closing atomic.Bool

@@ -89,6 +89,10 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		return err
 	}
 	s.approvals = ap
+	s.agents.UseApprovals(ap)
+	s.agents.UseGatewayStatus(func() []string {
+		return []string{fmt.Sprintf("OpenClaw gateway %s · up %s", s.version, time.Since(s.started).Round(time.Second))}
+	})
 	settings, err := tools.LoadSettings(ctx, st.DB)
 	if err != nil {
 		return err
@@ -111,8 +115,19 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		if err := req.Decode(&p); err != nil {
 			return nil, err
 		}
-		if err := s.approvals.Resolve(ctx, p.ID, p.Decision); err != nil {
+		// The short id a notice shows (/approve) names the request too.
+		id, err := s.approvals.Match(ctx, p.ID)
+		if err == nil {
+			p.ID = id
+			err = s.approvals.Resolve(ctx, p.ID, p.Decision)
+		}
+		if err != nil {
 			if errors.Is(err, tools.ErrUnknownApproval) {
+				if req.Method == "plugin.approval.resolve" {
+					// OpenClaw's clients read ok:false as "no longer
+					// pending" and drop the prompt.
+					return map[string]any{"ok": false, "id": p.ID}, nil
+				}
 				return nil, protocol.Errorf(protocol.CodeApprovalNotFound, "no pending approval %q", p.ID)
 			}
 			return nil, protocol.InvalidParams(req.Method, err)
@@ -121,6 +136,20 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	}
 	s.srv.HandleFunc("exec.approval.resolve", resolve)
 	s.srv.HandleFunc("approval.resolve", resolve)
+	// The same requests in the plugin approval shape, which OpenClaw's
+	// terminal UI lists and answers with its Allow/Deny prompt.
+	s.srv.HandleFunc("plugin.approval.resolve", resolve)
+	s.srv.HandleFunc("plugin.approval.list", func(ctx context.Context, req *rpc.Request) (any, error) {
+		list, err := s.approvals.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, 0, len(list))
+		for _, p := range list {
+			out = append(out, p.PluginApproval())
+		}
+		return out, nil
+	})
 	s.srv.HandleFunc("exec.approval.list", func(ctx context.Context, req *rpc.Request) (any, error) {
 		list, err := s.approvals.List(ctx)
 		if err != nil {

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -33,7 +35,17 @@ type Emitter interface {
 const (
 	EventApprovalRequested = "exec.approval.requested"
 	EventApprovalResolved  = "exec.approval.resolved"
+	// The plugin approval events carry the same request in the shape
+	// OpenClaw's terminal UI and apps present with Allow/Deny (title,
+	// description, allowed decisions, session): OpenClaw raises a
+	// before-tool-call approval, which a Tool Guard rule is, as one.
+	EventPluginApprovalRequested = "plugin.approval.requested"
+	EventPluginApprovalResolved  = "plugin.approval.resolved"
 )
+
+// Decisions is every decision a request accepts, in the order clients
+// offer them.
+var Decisions = []string{DecisionAllowOnce, DecisionAllowAlways, DecisionDeny}
 
 // Approval decisions a person may give.
 const (
@@ -119,6 +131,7 @@ func (a *Approvals) Approve(ctx context.Context, req ApprovalRequest) (bool, str
 	a.emit.Broadcast(EventApprovalRequested, map[string]any{
 		"approvalKind": "exec", "id": id, "createdAtMs": p.CreatedAt, "expiresAtMs": p.ExpiresAt, "request": request,
 	})
+	a.emit.Broadcast(EventPluginApprovalRequested, p.PluginApproval())
 	t := time.NewTimer(a.timeout)
 	defer t.Stop()
 	var decision string
@@ -171,7 +184,9 @@ func (a *Approvals) settle(id, status, decision string) bool {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return false
 	}
-	a.emit.Broadcast(EventApprovalResolved, map[string]any{"id": id, "decision": decision, "status": status, "ts": time.Now().UnixMilli()})
+	resolved := map[string]any{"id": id, "decision": decision, "status": status, "ts": time.Now().UnixMilli()}
+	a.emit.Broadcast(EventApprovalResolved, resolved)
+	a.emit.Broadcast(EventPluginApprovalResolved, resolved)
 	return true
 }
 
@@ -193,6 +208,95 @@ func (a *Approvals) List(ctx context.Context) ([]Pending, error) {
 		out = append(out, p)
 	}
 	return out, rows.Err()
+}
+
+// Match finds the pending request a person named by its id or by a
+// prefix of it (the short id a notice shows), as /approve accepts.
+func (a *Approvals) Match(ctx context.Context, ref string) (string, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return "", ErrUnknownApproval
+	}
+	list, err := a.List(ctx)
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for _, p := range list {
+		if p.ID == ref {
+			return p.ID, nil
+		}
+		if strings.HasPrefix(p.ID, ref) {
+			found = append(found, p.ID)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", ErrUnknownApproval
+	case 1:
+		return found[0], nil
+	}
+	return "", fmt.Errorf("%w: %q names %d pending requests; give more of the id", ErrAmbiguousApproval, ref, len(found))
+}
+
+// ErrAmbiguousApproval is returned for a short id that names several
+// pending requests.
+var ErrAmbiguousApproval = errors.New("ambiguous approval id")
+
+// ShortID is the part of an approval id a notice shows and /approve
+// accepts.
+func ShortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// Notice is the request as a person reads it in a conversation: what
+// wants to run, why it waits, its id and how to answer.
+func (p Pending) Notice() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Approval required (id %s, full %s): %s wants to run.\n", ShortID(p.ID), p.ID, p.Tool)
+	if p.Reason != "" {
+		fmt.Fprintf(&b, "Why: %s\n", p.Reason)
+	}
+	fmt.Fprintf(&b, "Arguments: %s\n", clipText(p.Args, noticeArgsMax))
+	fmt.Fprintf(&b, "Reply with: /approve %s %s", ShortID(p.ID), strings.Join(Decisions, "|"))
+	return b.String()
+}
+
+// noticeArgsMax bounds the arguments a notice quotes; the Approvals view
+// and exec.approval.list show them whole.
+const noticeArgsMax = 600
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// PluginApproval is the request in the plugin approval shape
+// (plugin.approval.requested and plugin.approval.list).
+func (p Pending) PluginApproval() map[string]any {
+	request := map[string]any{
+		"title":            "Tool Guard: " + p.Tool + " waits for approval",
+		"description":      p.Notice(),
+		"severity":         "warning",
+		"toolName":         p.Tool,
+		"allowedDecisions": Decisions,
+	}
+	if p.AgentID != "" {
+		request["agentId"] = p.AgentID
+	}
+	if p.SessionKey != "" {
+		request["sessionKey"] = p.SessionKey
+	}
+	return map[string]any{"id": p.ID, "request": request, "createdAtMs": p.CreatedAt, "expiresAtMs": p.ExpiresAt}
 }
 
 // Status reports how a request ended ("" while pending) and its decision.

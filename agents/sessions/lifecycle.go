@@ -18,6 +18,7 @@ type Patch struct {
 	DisplayName     *string
 	Model           *string
 	Thinking        *string
+	Verbose         *string // on, full, off or "" (the default)
 	SendPolicy      *string // allow, deny or "" (inherit)
 	GroupActivation *string // mention, always or ""
 	Archived        *bool
@@ -34,6 +35,9 @@ func (s *Store) Patch(ctx context.Context, key string, p Patch) (*Session, error
 	}
 	if err := checkValues(deref(p.Label), deref(p.SendPolicy), deref(p.GroupActivation)); err != nil {
 		return nil, err
+	}
+	if !ValidVerbose(deref(p.Verbose)) {
+		return nil, fmt.Errorf("%w: verbose level %q (want on, full or off)", ErrInvalid, deref(p.Verbose))
 	}
 	var sess *Session
 	err = s.write(ctx, func(tx conn) error {
@@ -54,7 +58,7 @@ func (s *Store) Patch(ctx context.Context, key string, p Patch) (*Session, error
 			set("label", *p.Label)
 		}
 		for col, v := range map[string]*string{"display_name": p.DisplayName, "model_override": p.Model,
-			"thinking_level": p.Thinking, "send_policy": p.SendPolicy, "group_activation": p.GroupActivation} {
+			"thinking_level": p.Thinking, "verbose_level": p.Verbose, "send_policy": p.SendPolicy, "group_activation": p.GroupActivation} {
 			if v != nil {
 				set(col, *v)
 			}
@@ -221,4 +225,14 @@ func (s *Store) Past(ctx context.Context, key string) ([]PastSession, error) {
 		return nil, fmt.Errorf("list past sessions of %q: %w", k.Raw, err)
 	}
 	return out, nil
+}
+
+// ValidVerbose says whether v is a verbose level a session may keep: on,
+// full, off, or "" for the default.
+func ValidVerbose(v string) bool {
+	switch v {
+	case "", "on", "full", "off":
+		return true
+	}
+	return false
 }

@@ -64,6 +64,7 @@ type Session struct {
 	DisplayName     string    `json:"displayName,omitempty"`
 	Model           string    `json:"model,omitempty"`         // model override ("provider/model")
 	Thinking        string    `json:"thinkingLevel,omitempty"` // thinking level override
+	Verbose         string    `json:"verboseLevel,omitempty"`  // /verbose: on, full, off or "" (off)
 	SendPolicy      string    `json:"sendPolicy,omitempty"`    // "", allow or deny
 	GroupActivation string    `json:"groupActivation,omitempty"`
 	Archived        bool      `json:"archived,omitempty"`
@@ -114,7 +115,7 @@ type Init struct {
 const sessionCols = `key, session_id, agent_id, kind, label, display_name, model_override, thinking_level,
 	send_policy, group_activation, archived_at, pinned_at, spawned_by, depth, origin, created_at, started_at,
 	updated_at, last_message_at, last_reset_at, previous_session_id, input_tokens, output_tokens,
-	message_count, compaction_count`
+	message_count, compaction_count, verbose_level`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -125,7 +126,7 @@ func scanSession(r scanner) (*Session, error) {
 	err := r.Scan(&s.Key, &s.SessionID, &s.AgentID, &s.Kind, &s.Label, &s.DisplayName, &s.Model, &s.Thinking,
 		&s.SendPolicy, &s.GroupActivation, &archived, &pinned, &s.SpawnedBy, &s.Depth, &origin, &created, &started,
 		&updated, &lastMsg, &lastReset, &s.PreviousID, &s.InputTokens, &s.OutputTokens,
-		&s.MessageCount, &s.CompactionCount)
+		&s.MessageCount, &s.CompactionCount, &s.Verbose)
 	if err != nil {
 		return nil, err
 	}

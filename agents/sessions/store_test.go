@@ -39,7 +39,7 @@ func newTestStore(t *testing.T) (*Store, *clock) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if v, err := st.Version(ctx, "sessions"); err != nil || v != 2 {
+	if v, err := st.Version(ctx, "sessions"); err != nil || v != 3 {
 		t.Fatalf("sessions schema version %d, %v", v, err)
 	}
 	c := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}

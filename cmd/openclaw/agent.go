@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -53,6 +54,7 @@ func runAgent(ctx context.Context, a *app, args []string) error {
 		return usageErrorf("agent: --timeout must be a positive number of seconds")
 	}
 	g.timeoutMs = (timeoutS + 30) * 1000
+	interrupted := ctx // cancelled by Ctrl-C (SIGINT) or SIGTERM
 	ctx, cancel := context.WithTimeout(ctx, g.timeout())
 	defer cancel()
 	// The operator's turn is the owner's: its tools run with admin's
@@ -100,6 +102,10 @@ func runAgent(ctx context.Context, a *app, args []string) error {
 		params["sessionKey"] = *sessionKey
 	}
 	if err := s.call(ctx, "agent", params, &raw, true); err != nil {
+		if interrupted.Err() != nil {
+			// Leaving would not stop the run on the gateway: abort it.
+			return a.abortRun(s, *sessionKey, *agentID, runID)
+		}
 		return err
 	}
 	if g.json {
@@ -117,6 +123,47 @@ func runAgent(ctx context.Context, a *app, args []string) error {
 		return fmt.Errorf("agent run %s: %s", out.Status, out.Summary)
 	}
 	return nil
+}
+
+// abortRun stops a run the user interrupted, on a context of its own
+// (the command's is cancelled), and reports the interruption as an error
+// so the command exits non-zero.
+func (a *app) abortRun(s *session, sessionKey, agentID, runID string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if sessionKey == "" {
+		key, err := a.mainSessionKey(ctx, s, agentID)
+		if err != nil {
+			return fmt.Errorf("interrupted; could not abort run %s: %w", runID, err)
+		}
+		sessionKey = key
+	}
+	var out struct {
+		Aborted bool `json:"aborted"`
+	}
+	if err := s.call(ctx, "chat.abort", map[string]any{"sessionKey": sessionKey, "runId": runID}, &out, false); err != nil {
+		return fmt.Errorf("interrupted; could not abort run %s: %w", runID, err)
+	}
+	fmt.Fprintln(a.stdout)
+	if !out.Aborted {
+		return fmt.Errorf("interrupted; run %s had already ended", runID)
+	}
+	return fmt.Errorf("interrupted: run %s aborted", runID)
+}
+
+// mainSessionKey is an agent's main session ("" = the default agent).
+func (a *app) mainSessionKey(ctx context.Context, s *session, agentID string) (string, error) {
+	var agents struct {
+		DefaultID string `json:"defaultId"`
+		MainKey   string `json:"mainKey"`
+	}
+	if err := s.call(ctx, "agents.list", map[string]any{}, &agents, false); err != nil {
+		return "", err
+	}
+	if agentID == "" {
+		agentID = agents.DefaultID
+	}
+	return "agent:" + strings.ToLower(agentID) + ":" + agents.MainKey, nil
 }
 
 func isResetCommand(msg string) bool {

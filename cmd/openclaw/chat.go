@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/tools"
 )
 
 // runChat serves `openclaw chat`: a conversation in the terminal. It shows
@@ -35,20 +37,11 @@ func runChat(ctx context.Context, a *app, args []string) error {
 	defer s.Close()
 	key := *sessionKey
 	if key == "" {
-		var agents struct {
-			DefaultID string `json:"defaultId"`
-			MainKey   string `json:"mainKey"`
-		}
-		if err := s.call(ctx, "agents.list", map[string]any{}, &agents, false); err != nil {
+		if key, err = a.mainSessionKey(ctx, s, *agentID); err != nil {
 			return err
 		}
-		id := *agentID
-		if id == "" {
-			id = agents.DefaultID
-		}
-		key = "agent:" + strings.ToLower(id) + ":" + agents.MainKey
 	}
-	fmt.Fprintf(a.stderr, "Chatting in %s. /new starts afresh, /abort stops an answer, /model provider/model switches model, /quit leaves.\n", key)
+	fmt.Fprintf(a.stderr, "Chatting in %s. /new starts afresh, /abort stops an answer, /model provider/model switches model, /approve <id> allow-once|allow-always|deny answers an approval, Ctrl-C aborts and leaves, /quit leaves.\n", key)
 	if err := a.showHistory(ctx, s, key, *history); err != nil {
 		return err
 	}
@@ -80,6 +73,9 @@ func runChat(ctx context.Context, a *app, args []string) error {
 			continue
 		case line == "/quit" || line == "/exit":
 			return nil
+		case strings.HasPrefix(line, "/approve"):
+			a.approve(ctx, s, line)
+			continue
 		case line == "/abort":
 			var out map[string]any
 			if err := s.call(ctx, "chat.abort", map[string]any{"sessionKey": key}, &out, false); err != nil {
@@ -118,14 +114,30 @@ func (a *app) chatTurn(ctx context.Context, s *session, events <-chan protocol.I
 	for {
 		select {
 		case <-ctx.Done():
+			// Ctrl-C: leaving would not stop the run on the gateway.
+			abortCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			err := s.call(abortCtx, "chat.abort", map[string]any{"sessionKey": key, "runId": ack.RunID}, nil, false)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("interrupted; could not abort run %s: %w", ack.RunID, err)
+			}
+			fmt.Fprintln(a.stdout, "\n[aborted]")
 			return nil
 		case l, ok := <-lines:
-			if ok && strings.TrimSpace(l) == "/abort" {
-				s.call(ctx, "chat.abort", map[string]any{"sessionKey": key, "runId": runID}, nil, false)
+			l = strings.TrimSpace(l)
+			switch {
+			case ok && l == "/abort":
+				s.call(ctx, "chat.abort", map[string]any{"sessionKey": key, "runId": ack.RunID}, nil, false)
+			case ok && strings.HasPrefix(l, "/approve"):
+				a.approve(ctx, s, l)
 			}
 		case ev, ok := <-events:
 			if !ok {
 				return fmt.Errorf("connection to the gateway closed")
+			}
+			if ev.Event == tools.EventApprovalRequested {
+				a.showApproval(ev.Payload, key)
+				continue
 			}
 			if ev.Event != "chat" {
 				continue
@@ -152,6 +164,47 @@ func (a *app) chatTurn(ctx context.Context, s *session, events <-chan protocol.I
 			}
 		}
 	}
+}
+
+// showApproval prints a pending approval of this session: what waits,
+// why, its id and how to answer, as OpenClaw's approval notice does.
+func (a *app) showApproval(payload []byte, key string) {
+	var ev struct {
+		ID          string `json:"id"`
+		CreatedAtMs int64  `json:"createdAtMs"`
+		ExpiresAtMs int64  `json:"expiresAtMs"`
+		Request     struct {
+			Tool       string `json:"tool"`
+			Args       string `json:"args"`
+			Reason     string `json:"reason"`
+			AgentID    string `json:"agentId"`
+			SessionKey string `json:"sessionKey"`
+		} `json:"request"`
+	}
+	if json.Unmarshal(payload, &ev) != nil || ev.ID == "" || ev.Request.SessionKey != key {
+		return
+	}
+	p := tools.Pending{ID: ev.ID, Tool: ev.Request.Tool, Args: ev.Request.Args, Reason: ev.Request.Reason,
+		AgentID: ev.Request.AgentID, SessionKey: ev.Request.SessionKey, CreatedAt: ev.CreatedAtMs, ExpiresAt: ev.ExpiresAtMs}
+	fmt.Fprintf(a.stdout, "\n[%s]\n", p.Notice())
+}
+
+// approve answers "/approve <id> <decision>" with exec.approval.resolve,
+// which needs operator.approvals: the gateway refuses anyone else.
+func (a *app) approve(ctx context.Context, s *session, line string) {
+	f := strings.Fields(line)
+	if len(f) != 3 {
+		fmt.Fprintln(a.stderr, "usage: /approve <id> allow-once|allow-always|deny")
+		return
+	}
+	var out struct {
+		ID string `json:"id"`
+	}
+	if err := s.call(ctx, "exec.approval.resolve", map[string]any{"id": f[1], "decision": f[2]}, &out, false); err != nil {
+		fmt.Fprintln(a.stderr, err)
+		return
+	}
+	fmt.Fprintf(a.stderr, "approval %s: %s\n", f[1], f[2])
 }
 
 // showHistory prints the last n messages of the session.

@@ -1,6 +1,6 @@
 // Chat: WebChat's view (index.html, driven by the WebChat client) plus an
 // agent picker and each run's tool calls as they run.
-import { $, st, request, showError, switchSession, el, registerView } from './kit.js';
+import { $, st, request, showError, switchSession, el, button, registerView } from './kit.js';
 
 registerView({
   name: 'chat',
@@ -10,6 +10,8 @@ registerView({
   },
   event(name, p) {
     if (name === 'agent') onAgentEvent(p);
+    if (name === 'exec.approval.requested') onApprovalRequested(p);
+    if (name === 'exec.approval.resolved') onApprovalResolved(p);
   },
 });
 
@@ -72,4 +74,39 @@ function onAgentEvent(p) {
   }
   const result = d.result ?? d.partialResult;
   if (result !== undefined) box.querySelector('.result').textContent = typeof result === 'string' ? result : JSON.stringify(result, null, 1);
+}
+
+// A call of this session waiting for approval shows in the conversation:
+// what wants to run, why, its id, and Allow/Deny. The gateway decides
+// who may answer (operator.approvals); a refusal is shown on the card.
+function onApprovalRequested(p) {
+  const r = p?.request;
+  if (!r || typeof p.id !== 'string' || r.sessionKey !== st.sessionKey) return;
+  if ($('messages').querySelector(`[data-approval="${CSS.escape(p.id)}"]`)) return;
+  const li = el('li', null, 'msg system approval');
+  li.dataset.approval = p.id;
+  li.append(el('strong', `Approval required: ${r.tool || 'tool'}`),
+    el('code', typeof r.args === 'string' ? r.args : JSON.stringify(r.args ?? {}), 'args'),
+    el('small', [r.reason, `id ${p.id}`].filter(Boolean).join(' · ')));
+  const acts = el('div', null, 'actions');
+  const state = el('span', '', 'approval-state');
+  for (const [label, decision] of [['Allow once', 'allow-once'], ['Allow always', 'allow-always'], ['Deny', 'deny']]) {
+    acts.append(button(label, async () => {
+      try {
+        await request('exec.approval.resolve', { id: p.id, decision });
+      } catch (err) {
+        state.textContent = String(err?.message || err);
+      }
+    }, 'decide-' + decision));
+  }
+  li.append(acts, state);
+  $('messages').append(li);
+}
+
+function onApprovalResolved(p) {
+  if (!p || typeof p.id !== 'string') return;
+  const li = $('messages').querySelector(`[data-approval="${CSS.escape(p.id)}"]`);
+  if (!li) return;
+  li.querySelector('.actions')?.remove();
+  li.querySelector('.approval-state').textContent = p.decision ? `answered: ${p.decision}` : `ended: ${p.status || 'expired'}`;
 }
