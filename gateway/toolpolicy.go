@@ -47,6 +47,15 @@ func newGuard(cfg *config.Config) (*policy.Guard, error) {
 	for _, r := range g.Rules {
 		gc.Rules = append(gc.Rules, policy.Rule{Tool: r.Tool, ArgPattern: r.ArgPattern, Action: policy.Action(r.Action)})
 	}
+	if g.Enabled != nil && !*g.Enabled {
+		// Switched off: the rules were still compiled above, so a broken
+		// one is reported now rather than when the guard is switched on
+		// again; the built-in checks below stay.
+		if _, err := policy.NewGuard(gc); err != nil {
+			return nil, fmt.Errorf("tools.guard: %w", err)
+		}
+		gc.Rules, gc.DefaultPolicy = nil, policy.ActionAllow
+	}
 	// Writing a skill writes instructions (and scripts) later runs will
 	// follow, so a person approves it unless a rule above says otherwise.
 	gc.Rules = append(gc.Rules, policy.Rule{Tool: "skill_manage", Action: policy.ActionRequireApproval})
