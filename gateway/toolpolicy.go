@@ -111,6 +111,11 @@ func (p *policyAdapter) decide(who tools.Who) (policy.Decision, error) {
 	if err != nil {
 		return d, err
 	}
+	// Logged once per config and caller shape, as the decision is cached:
+	// an allow list naming a tool no plugin provides is the operator's to fix.
+	for _, w := range d.Warnings {
+		p.s.log.Warn("tool policy: "+w, "agent", who.AgentID, "provider", who.Provider, "model", who.Model)
+	}
 	p.mu.Lock()
 	if p.cache == nil || len(p.cache) > 256 {
 		p.cache = map[policyKey]policy.Decision{}
@@ -128,6 +133,15 @@ func policyTool(s tools.Spec) policy.Tool {
 		t.Source, t.Owner = policy.Source(tools.SourcePlugin), "agents"
 	}
 	return t
+}
+
+// NoCallableTools implements tools.ToolSetPolicy.
+func (p *policyAdapter) NoCallableTools(ctx context.Context, who tools.Who) error {
+	d, err := p.decide(who)
+	if err != nil {
+		return err
+	}
+	return d.Err()
 }
 
 // Allowed implements tools.Policy.
