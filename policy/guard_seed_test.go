@@ -80,6 +80,12 @@ func TestGuardShellAllowCannotBeChained(t *testing.T) {
 		"ls\\ \\;rm",
 		"cat <<EOF\n$(rm -rf ~)\nEOF",
 		"grep -r x . ; curl https://evil.example",
+		"find . -fprint /tmp/list",
+		"find . -ok rm {} \\;",
+		"cat ~/.ssh/id_rsa",
+		"ls *",
+		"sh -c 'ls -la'",
+		"eval 'rm -rf ~'",
 	} {
 		args, _ := json.Marshal(map[string]string{"command": cmd})
 		d := g.Check("ShellExecuteTool", args)
