@@ -58,6 +58,13 @@ func (r *RegistryTools) visible(ctx context.Context, t *Turn) (full []tools.Spec
 	return full, dormant
 }
 
+// Offer is what the model gets on a turn of this caller: the tools sent
+// with their schemas, and the extension tools it sees only as lines of
+// enable_tool's directory (enable_tool itself is sent when there are any).
+func (r *RegistryTools) Offer(ctx context.Context, t *Turn) (full, dormant []tools.Spec) {
+	return r.visible(ctx, t)
+}
+
 // enableToolSpec describes enable_tool with the directory of dormant tools.
 func enableToolSpec(dormant []tools.Spec) providers.Tool {
 	var b strings.Builder

@@ -100,10 +100,15 @@ var toolConfigFreeKeys = []string{
 }
 
 // configChangesNeedingApproval lists the keys a change from cur to next
-// touches outside toolConfigFreeKeys.
-func configChangesNeedingApproval(cur, next *config.Config) []string {
+// touches outside toolConfigFreeKeys. It compares the whole resolved tree
+// as well as the typed config: a key this gateway does not implement yet
+// has no effect today but would the day it is implemented, so a model
+// must not be able to plant it unasked (a typed-only diff never saw it).
+func configChangesNeedingApproval(cur, next *config.Snapshot) []string {
+	changed := append(config.Changes(cur.Config, next.Config), config.TreeChanges(cur.Tree, next.Tree)...)
+	slices.Sort(changed)
 	var out []string
-	for _, p := range config.Changes(cur, next) {
+	for _, p := range slices.Compact(changed) {
 		if !slices.ContainsFunc(toolConfigFreeKeys, func(pat string) bool { return dottedPrefixMatch(pat, p) }) {
 			out = append(out, p)
 		}
@@ -139,7 +144,7 @@ func (s *System) toolWriteConfig(ctx context.Context, c tools.Call, method strin
 	if err != nil {
 		return s.writeConfig(method, raw, cur.Hash, true) // answers with the positioned issues
 	}
-	if keys := configChangesNeedingApproval(cur.Config, next.Config); len(keys) > 0 {
+	if keys := configChangesNeedingApproval(cur, next); len(keys) > 0 {
 		approver := s.tools.Approver
 		if approver == nil {
 			return nil, fmt.Errorf("changing %s needs a person's approval and nobody can approve here", strings.Join(keys, ", "))

@@ -3,12 +3,14 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 )
@@ -19,11 +21,17 @@ import (
 type healthCache struct {
 	build func() map[string]any
 	ttl   time.Duration
+	// state, if set, names the state the figures come from (the session
+	// store's count and newest update): a snapshot built from another
+	// state is rebuilt at once, so a new session is counted at the next
+	// read, not a TTL later.
+	state func() string
 
-	mu      sync.Mutex
-	raw     json.RawMessage
-	builtAt time.Time
-	version atomic.Int64
+	mu       sync.Mutex
+	raw      json.RawMessage
+	builtAt  time.Time
+	builtFor string
+	version  atomic.Int64
 }
 
 const healthTTL = 5 * time.Second
@@ -31,22 +39,53 @@ const healthTTL = 5 * time.Second
 func (h *healthCache) get(probe bool) json.RawMessage {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !probe && h.raw != nil && time.Since(h.builtAt) < h.ttl {
+	state := ""
+	if h.state != nil {
+		state = h.state()
+	}
+	if !probe && h.raw != nil && time.Since(h.builtAt) < h.ttl && state == h.builtFor {
 		return h.raw
 	}
 	start := time.Now()
 	snap := h.build()
 	snap["durationMs"] = time.Since(start).Milliseconds()
 	raw, _ := json.Marshal(snap)
-	h.raw, h.builtAt = raw, time.Now()
+	h.raw, h.builtAt, h.builtFor = raw, time.Now(), state
 	h.version.Add(1)
 	return raw
 }
 
-// buildHealth assembles the health snapshot. Parts that later issues fill
-// in (channels, agents, sessions) are present and empty so clients that
-// read them see the shape they expect.
+// sessionsState is healthCache.state: how many sessions there are and
+// when the newest changed.
+func (s *System) sessionsState() string {
+	if s.sessions == nil {
+		return "" // not open yet
+	}
+	list, total, err := s.sessions.List(context.Background(), sessions.ListFilter{IncludeGlobal: true, IncludeUnknown: true, Limit: 1})
+	if err != nil {
+		return "" // the build logs it
+	}
+	newest := int64(0)
+	if len(list) > 0 {
+		newest = list[0].UpdatedAt.UnixNano()
+	}
+	return fmt.Sprintf("%d/%d", total, newest)
+}
+
+// invalidate drops the snapshot, so the next read sees a change at once
+// (a failed or applied reload) rather than after healthTTL.
+func (h *healthCache) invalidate() {
+	h.mu.Lock()
+	h.raw = nil
+	h.mu.Unlock()
+}
+
+// buildHealth assembles the health snapshot from the running state: the
+// channel manager's accounts, the session store's counts, the reload
+// watcher.
 func (s *System) buildHealth() map[string]any {
+	ctx := context.Background()
+	now := time.Now()
 	cfg := s.current()
 	channelsByName, order, labels := map[string]any{}, []string{}, map[string]string{}
 	if s.channels != nil {
@@ -58,32 +97,46 @@ func (s *System) buildHealth() map[string]any {
 			channelsByName[name] = map[string]any{"accounts": accounts[name]}
 		}
 	}
-	return map[string]any{
+	out := map[string]any{
 		"ok":               true,
-		"ts":               time.Now().UnixMilli(),
+		"ts":               now.UnixMilli(),
 		"plugins":          map[string]any{"loaded": []string{}, "errors": []any{}, "unavailable": []any{}},
-		"configReload":     map[string]any{"hotReloadStatus": cfg.reloadStatus},
+		"configReload":     s.configReload(cfg),
 		"channels":         channelsByName,
 		"channelOrder":     order,
 		"channelLabels":    labels,
 		"heartbeatSeconds": heartbeatSeconds(cfg.snap.Config),
 		"defaultAgentId":   cfg.snap.Config.DefaultAgentID(),
-		"agents":           s.healthAgents(cfg.snap.Config),
-		"sessions":         map[string]any{"path": s.storePath, "count": 0, "recent": []any{}},
+		"agents":           s.healthAgents(ctx, cfg.snap.Config, now),
 		"modelRuntime":     map[string]any{"degraded": false, "pendingAgents": []any{}},
 		"process":          processVitals(),
 	}
+	// A store that cannot be read leaves the figure out rather than
+	// reporting a count nobody measured.
+	if all, err := s.sessionFigures(ctx, ""); err != nil {
+		s.log.Warn("health: sessions not counted", "err", err)
+	} else {
+		out["sessions"] = s.healthSessions(all, now)
+	}
+	return out
 }
 
-// healthAgents lists the agents with their heartbeat settings.
-func (s *System) healthAgents(cfg *config.Config) []any {
+// healthAgents lists the agents with their heartbeat settings and
+// sessions.
+func (s *System) healthAgents(ctx context.Context, cfg *config.Config, now time.Time) []any {
 	def := cfg.DefaultAgentID()
 	var out []any
 	for _, id := range cfg.AgentIDs() {
-		out = append(out, map[string]any{
-			"agentId": id, "isDefault": id == def, "heartbeat": heartbeatSummary(cfg, id),
-			"sessions": map[string]any{"path": s.storePath, "count": 0, "recent": []any{}},
-		})
+		row := map[string]any{"agentId": id, "isDefault": id == def, "heartbeat": heartbeatSummary(cfg, id)}
+		if e, _ := cfg.Agent(id); e.Name != "" {
+			row["name"] = e.Name
+		}
+		if st, err := s.sessionFigures(ctx, id); err != nil {
+			s.log.Warn("health: sessions not counted", "agent", id, "err", err)
+		} else {
+			row["sessions"] = s.healthSessions(st, now)
+		}
+		out = append(out, row)
 	}
 	return out
 }

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -99,7 +100,9 @@ type System struct {
 	srv       *rpc.Server
 	devices   *devices.Registry
 	agents    *agents.Service
+	sessions  *sessions.Store // read for the health and status figures
 	tools     *tools.Runner
+	turnTools *agents.RegistryTools // what a turn's model is offered
 	procs     *shell.Processes
 	sqlClose  io.Closer // the SQL tools' connections
 	downloads *downloads
@@ -118,6 +121,8 @@ type System struct {
 	audit     *tools.SQLAudit
 	identity  Identity
 	health    *healthCache
+	reload    reloadState
+	stability stabilityRing // diagnostics.stability's events
 	addr      net.Addr
 	state     atomic.Pointer[live]
 	configMu  sync.Mutex    // serialises config writes
@@ -372,7 +377,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	if s.identity, err = loadIdentity(ctx, st.DB); err != nil {
 		return err
 	}
-	s.health = &healthCache{build: s.buildHealth, ttl: healthTTL}
+	s.health = &healthCache{build: s.buildHealth, ttl: healthTTL, state: s.sessionsState}
 	s.srv = rpc.NewServer(rpc.Options{
 		Logger: s.log.With("component", "rpc"), Version: s.version,
 		Auth:  func() rpc.AuthConfig { return s.current().auth },
@@ -391,8 +396,9 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.devices = devices.New(st.DB, s.log.With("component", "devices"), func() devices.Policy { return s.current().pairing }, s.srv)
 	s.srv.SetPairing(s.devices, s.devices.RecordAuthFailure)
 	s.devices.Register(s.srv)
+	s.sessions = sessions.New(st.DB, s.log)
 	s.agents = agents.New(snap.Config, agents.Options{
-		Store: sessions.New(st.DB, s.log), Emit: s.srv, Log: s.log.With("component", "agents"), StateDir: s.opts.StateDir,
+		Store: s.sessions, Emit: s.srv, Log: s.log.With("component", "agents"), StateDir: s.opts.StateDir,
 		PromptInjections: func() []string { return s.current().hooks.Injections() },
 		SkillDirectory:   s.skillDirectory,
 		AfterLLM: func() (func(string) string, bool) {
@@ -421,6 +427,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	s.bg = bg
 	defer func() { stopBG(); s.bgWG.Wait() }()
+	s.sampleMemoryLoop()
 	if err := s.wireCron(); err != nil {
 		return err
 	}
@@ -485,9 +492,12 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	if snap.Config.Gateway.Reload.Mode != "off" {
-		w := &config.Watcher{Path: snap.Path, Options: s.loadOptions(), Logger: s.log, Apply: s.applyConfig, Current: snap}
+		w := &config.Watcher{Path: snap.Path, Options: s.loadOptions(), Logger: s.log, Apply: s.applyConfig, Current: snap, Outcome: s.reloadOutcome}
+		s.reload.watching.Store(true)
 		go func() {
 			if err := w.Run(watchCtx); err != nil {
+				s.reload.watching.Store(false)
+				s.health.invalidate()
 				s.log.Error("config watcher could not start; edits apply after a restart", "err", err)
 			}
 		}()
@@ -518,7 +528,18 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 // helloSnapshot is the snapshot part of hello-ok.
 func (s *System) helloSnapshot(c *rpc.Conn) protocol.Snapshot {
 	l := s.current()
-	mc := false
+	cfg := l.snap.Config
+	def := cfg.DefaultAgentID()
+	mc := cfg.PrimaryModel(def) != ""
+	mainKey := sessions.MainKey(def, cfg.Session.MainKey)
+	_, mk, _ := strings.Cut(strings.TrimPrefix(mainKey, "agent:"), ":")
+	scope := cfg.Session.Scope
+	if scope == "" {
+		scope = "per-sender"
+	}
+	if scope == "global" {
+		mainKey = "global" // one session for everyone, as OpenClaw names it
+	}
 	return protocol.Snapshot{
 		Presence:          s.presence(),
 		Health:            s.health.get(false),
@@ -529,7 +550,7 @@ func (s *System) helloSnapshot(c *rpc.Conn) protocol.Snapshot {
 		StateDir:          s.opts.StateDir,
 		AuthMode:          l.auth.Mode,
 		SessionDefaults: &protocol.SessionDefaults{
-			DefaultAgentID: "main", MainKey: "main", MainSessionKey: "agent:main:main", Scope: "per-sender", ModelConfigured: &mc,
+			DefaultAgentID: def, MainKey: mk, MainSessionKey: mainKey, Scope: scope, ModelConfigured: &mc,
 		},
 		Suspension: &protocol.Suspension{Phase: "accepting"},
 	}

@@ -146,6 +146,9 @@ func (p *policyAdapter) NoCallableTools(ctx context.Context, who tools.Who) erro
 
 // Allowed implements tools.Policy.
 func (p *policyAdapter) Allowed(ctx context.Context, who tools.Who, s tools.Spec) (bool, string) {
+	if ok, why := configGate(p.s.current().snap.Config, who, s.Name); !ok {
+		return false, why
+	}
 	d, err := p.decide(who)
 	if err != nil {
 		return false, err.Error()

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
@@ -62,11 +64,7 @@ func (s *System) who(p callerParams) (tools.Who, error) {
 	w := tools.Who{AgentID: agent, SessionKey: p.SessionKey, Depth: p.Depth}
 	ref := p.Provider
 	if ref == "" {
-		if e, _ := cfg.Agent(agent); e.Model.IsSet() {
-			ref = e.Model.Primary
-		} else {
-			ref = cfg.Agents.Defaults.Model.Primary
-		}
+		ref = cfg.PrimaryModel(agent)
 	}
 	w.Provider, w.Model, _ = strings.Cut(ref, "/")
 	return w, nil
@@ -166,26 +164,84 @@ func (s *System) handleToolsEffective(ctx context.Context, req *rpc.Request) (an
 	return map[string]any{"agentId": who.AgentID, "profile": profile, "groups": groups}, nil
 }
 
-// handleToolsExplain says, for every registered tool (or one), whether
-// the caller may use it, which layer decided and why.
+// handleToolsExplain says, for every registered tool (or one), what the
+// caller's model gets on its next turn: the tool with its schema, only a
+// line in enable_tool's directory (an extension-tier tool not activated in
+// the session), or nothing, with the policy layer or setting that decided
+// and why. The summary counts what the model receives, enable_tool
+// included. The turn is the owner's (as the operator's own chats are),
+// unless the session key names a chat: then it is that chat's sender's,
+// an owner only if listed in commands.ownerAllowFrom.
 func (s *System) handleToolsExplain(ctx context.Context, req *rpc.Request) (any, error) {
 	p, who, d, err := s.callerDecision(req)
 	if err != nil {
 		return nil, err
 	}
+	turn := &agents.Turn{AgentID: who.AgentID, SessionKey: who.SessionKey, Depth: who.Depth,
+		Model: who.Provider + "/" + who.Model, Owner: true}
+	if who.SessionKey != "" {
+		if k, err := sessions.Parse(who.SessionKey); err == nil && k.PeerKind != "" {
+			turn.Owner = k.PeerKind == sessions.PeerDirect && isChatOwner(s.current().snap.Config, k.Channel, k.PeerID)
+		}
+		// Activations are per conversation: the session's current one.
+		if sess, err := s.sessions.Get(ctx, who.SessionKey); err == nil && sess != nil {
+			turn.SessionID = sess.SessionID
+		}
+	}
+	full, dormant := s.turnTools.Offer(ctx, turn)
+	state := map[string]string{}
+	for _, sp := range full {
+		state[sp.Name] = "offered"
+	}
+	for _, sp := range dormant {
+		state[sp.Name] = "enable_tool"
+	}
+	specs := s.tools.Registry.Specs()
 	rows := []any{}
-	for _, spec := range s.tools.Registry.Specs() {
-		if p.Tool != "" && !strings.EqualFold(spec.Name, policy.NormalizeName(p.Tool)) && !strings.EqualFold(spec.Name, p.Tool) {
+	match := func(name string) bool {
+		return p.Tool == "" || strings.EqualFold(name, policy.NormalizeName(p.Tool)) || strings.EqualFold(name, p.Tool)
+	}
+	for _, spec := range specs {
+		if !match(spec.Name) {
 			continue
 		}
 		td := d.Tools[spec.Name]
-		rows = append(rows, map[string]any{"tool": spec.Name, "allowed": td.Allowed, "layer": td.Layer, "reason": td.Reason, "source": spec.Source})
+		row := map[string]any{"tool": spec.Name, "allowed": td.Allowed, "layer": td.Layer, "reason": td.Reason,
+			"source": spec.Source, "tier": s.tools.Settings.Tier(spec), "offered": state[spec.Name] == "offered",
+			"state": firstNonEmpty(state[spec.Name], "refused")}
+		switch {
+		case state[spec.Name] == "enable_tool":
+			row["reason"] = "extension tier: the model sees it only in enable_tool's directory until it activates it in this conversation"
+			row["layer"] = "disclosure"
+		case state[spec.Name] == "" && td.Allowed:
+			// The policy allows it, but the runner does not offer it.
+			_, why := s.tools.Permitted(ctx, whoOfTurn(turn), spec)
+			row["allowed"], row["reason"], row["layer"] = false, why, "runner"
+		}
+		rows = append(rows, row)
+	}
+	if len(dormant) > 0 && match(agents.EnableToolName) {
+		rows = append(rows, map[string]any{"tool": agents.EnableToolName, "allowed": true, "offered": true, "state": "offered",
+			"layer": "disclosure", "source": tools.SourceCore, "tier": tools.TierCore,
+			"reason": fmt.Sprintf("added for the extension tools it lists (%d)", len(dormant))})
 	}
 	if p.Tool != "" && len(rows) == 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "no tool %q is registered", p.Tool)
 	}
+	offered := len(full)
+	if len(dormant) > 0 {
+		offered++ // enable_tool
+	}
 	return map[string]any{"agentId": who.AgentID, "provider": who.Provider, "model": who.Model, "depth": who.Depth,
-		"layers": d.Layers, "warnings": d.Warnings, "empty": d.Empty, "tools": rows}, nil
+		"layers": d.Layers, "warnings": d.Warnings, "empty": d.Empty, "tools": rows,
+		"registered": len(specs), "offered": offered, "dormant": len(dormant)}, nil
+}
+
+// whoOfTurn is the runner's caller for a turn, as the agents bridge builds it.
+func whoOfTurn(t *agents.Turn) tools.Who {
+	provider, model, _ := strings.Cut(t.Model, "/")
+	return tools.Who{AgentID: t.AgentID, SessionKey: t.SessionKey, SessionID: t.SessionID, Depth: t.Depth,
+		Provider: provider, Model: model, Owner: t.Owner}
 }
 
 // handleToolsInvoke runs one tool for an operator, through the same

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openclaw-go/openclaw/agents"
+	"github.com/openclaw-go/openclaw/gateway/cron"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/gateway/store"
@@ -42,14 +43,20 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 			if err != nil {
 				s.log.Error("read exec approvals; using the defaults", "err", err)
 			}
-			return snap.File.PolicyFor(agentID)
+			return snap.File.PolicyWith(agentID, configuredExec(s.current().snap.Config.Tools.Exec))
+		},
+		Defaults: func() shell.Settings { return execSettings(s.current().snap.Config.Tools.Exec) },
+		Elevated: func(who tools.Who) bool { return elevatedAllowed(s.current().snap.Config.Tools.Elevated, who) },
+		Notify: func(who tools.Who, text string) {
+			s.wake(who.AgentID, who.SessionKey, cron.WakeNow, text)
 		},
 		Approver: approverLater{s},
 		Nodes:    nodeExec{s},
 	}, s.procs)
 	workspace := func(who tools.Who) (string, error) { return s.agents.Workspace(who.AgentID) }
 	builtins = append(builtins, fs.Tools(workspace, fs.Reserved{Dir: workspaceSkills, Use: "skills are created, edited and deleted with skill_manage"})...)
-	builtins = append(builtins, web.FetchTool(web.FetchConfig{}), web.SearchTool(web.SearchConfig{}))
+	webCfg := s.current().snap.Config.Tools.Web
+	builtins = append(builtins, web.FetchTool(fetchConfig(webCfg.Fetch)), web.SearchTool(searchConfig(webCfg.Search)))
 	builtins = append(builtins, memory.Tools(workspace, st.DB)...)
 	builtins = append(builtins, s.sqlTools(workspace)...)
 	builtins = append(builtins, docextract.Tools(workspace)...)
@@ -92,7 +99,8 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		Guard: guardAdapter{s}, Hooks: chainedHooks{s}, Settings: settings}
 	s.policy = &policyAdapter{s: s}
 	s.tools.Policy = s.policy
-	s.agents.UseTools(&agents.RegistryTools{Runner: s.tools, Legacy: s.current().snap.Config.Tools.Disclosure.Mode == "legacy"})
+	s.turnTools = &agents.RegistryTools{Runner: s.tools, Legacy: s.current().snap.Config.Tools.Disclosure.Mode == "legacy"}
+	s.agents.UseTools(s.turnTools)
 	s.registerToolMethods()
 	s.registerExecApprovals()
 

@@ -243,9 +243,13 @@ func (r *Runner) Run(ctx context.Context, call Call) (res Result) {
 			return Result{Text: fmt.Sprintf("tool %s was not approved: %s", spec.Name, why), IsError: true}
 		}
 		entry.Decision = "approved"
+		ctx = withGuardSettled(ctx, fmt.Sprintf("approved at the tool guard (approval %s)", id))
 	default:
 		unlock()
 		entry.Decision = "allowed"
+		if d.Rule >= 0 {
+			ctx = withGuardSettled(ctx, fmt.Sprintf("allowed by tools.guard rule %d", d.Rule))
+		}
 	}
 	toolCtx, notes := withAuditNotes(ctx)
 	res = r.execute(toolCtx, tool, spec, call)

@@ -45,6 +45,11 @@ func formatHealth(w io.Writer, raw json.RawMessage) error {
 		} `json:"plugins"`
 		ConfigReload *struct {
 			HotReloadStatus string `json:"hotReloadStatus"`
+			Mode            string `json:"mode"`
+			LastFailure     *struct {
+				At    int64  `json:"at"`
+				Error string `json:"error"`
+			} `json:"lastFailure"`
 		} `json:"configReload"`
 	}
 	if err := json.Unmarshal(raw, &h); err != nil {
@@ -105,41 +110,50 @@ func formatHealth(w io.Writer, raw json.RawMessage) error {
 		fmt.Fprintf(w, "Plugins: %d loaded, %s\n", len(p.Loaded), plural(len(p.Errors), "error"))
 	}
 	if r := h.ConfigReload; r != nil && r.HotReloadStatus != "" {
-		fmt.Fprintf(w, "Config reload: %s\n", r.HotReloadStatus)
+		state := r.HotReloadStatus
+		if r.Mode == "off" {
+			state = "off (gateway.reload.mode); edits apply after a restart"
+		}
+		if f := r.LastFailure; f != nil {
+			state = fmt.Sprintf("%s; the last edit was not applied (%s): %s. The gateway runs the config it had before",
+				state, time.UnixMilli(f.At).UTC().Format(time.RFC3339), f.Error)
+		}
+		fmt.Fprintf(w, "Config reload: %s\n", state)
 	}
 	return nil
 }
 
+// statusGateway is this gateway's own part of status (the real gateway
+// sends none).
+type statusGateway struct {
+	Version     string `json:"version"`
+	Pid         int    `json:"pid"`
+	UptimeMs    int64  `json:"uptimeMs"`
+	AuthMode    string `json:"authMode"`
+	Connections *int   `json:"connections"`
+	Runtime     string `json:"runtime"`
+}
+
 // formatStatus prints a status summary as aligned "label: value" lines.
-// It reads this gateway's fields and the real gateway's (runtimeVersion,
-// processMemory, tasks, cliProjection).
-func formatStatus(w io.Writer, raw json.RawMessage) error {
+// It reads the real gateway's fields (runtimeVersion, pid, processMemory,
+// sessions, tasks, channelSummary, cliProjection) and this gateway's own
+// (the gateway object); url is the address the CLI reached it by.
+func formatStatus(w io.Writer, raw json.RawMessage, url string) error {
 	type agentRow struct {
 		AgentID   string `json:"agentId"`
 		IsDefault bool   `json:"isDefault"`
 	}
 	var s struct {
-		Version        string `json:"version"`
-		RuntimeVersion string `json:"runtimeVersion"`
-		Pid            int    `json:"pid"`
-		UptimeMs       int64  `json:"uptimeMs"`
-		Gateway        *struct {
-			URL         string `json:"url"`
-			Bind        string `json:"bind"`
-			Host        string `json:"host"`
-			AuthMode    string `json:"authMode"`
-			Connections *int   `json:"connections"`
-		} `json:"gateway"`
-		Runtime *struct {
-			Go, OS, Arch string
-		} `json:"runtime"`
-		ProcessMemory *struct {
-			RSSBytes int64 `json:"rssBytes"`
+		RuntimeVersion string         `json:"runtimeVersion"`
+		Pid            int            `json:"pid"`
+		Gateway        *statusGateway `json:"gateway"`
+		ProcessMemory  *struct {
+			RSSBytes      int64 `json:"rssBytes"`
+			HeapUsedBytes int64 `json:"heapUsedBytes"`
 		} `json:"processMemory"`
-		ConfigPath    string     `json:"configPath"`
-		StateDir      string     `json:"stateDir"`
-		LogFile       string     `json:"logFile"`
-		Agents        []agentRow `json:"agents"`
+		ConfigPath    string `json:"configPath"`
+		StateDir      string `json:"stateDir"`
+		LogFile       string `json:"logFile"`
 		CLIProjection *struct {
 			Agents *struct {
 				DefaultID string `json:"defaultId"`
@@ -149,20 +163,28 @@ func formatStatus(w io.Writer, raw json.RawMessage) error {
 			} `json:"agents"`
 		} `json:"cliProjection"`
 		Heartbeat *struct {
-			Agents []struct {
+			DefaultAgentID string `json:"defaultAgentId"`
+			Agents         []struct {
 				AgentID string `json:"agentId"`
 				Enabled bool   `json:"enabled"`
 				Every   string `json:"every"`
 			} `json:"agents"`
 		} `json:"heartbeat"`
 		Sessions *struct {
-			Count int `json:"count"`
+			Count    int `json:"count"`
+			Defaults *struct {
+				Model *string `json:"model"`
+			} `json:"defaults"`
+			ByAgent []struct {
+				AgentID string `json:"agentId"`
+				Count   int    `json:"count"`
+			} `json:"byAgent"`
 		} `json:"sessions"`
 		Tasks *struct {
 			Total  int `json:"total"`
 			Active int `json:"active"`
 		} `json:"tasks"`
-		ChannelSummary []json.RawMessage `json:"channelSummary"`
+		ChannelSummary []string `json:"channelSummary"`
 	}
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return fmt.Errorf("decode status: %w", err)
@@ -173,40 +195,39 @@ func formatStatus(w io.Writer, raw json.RawMessage) error {
 			fmt.Fprintf(tw, "%s:\t%s\n", label, value)
 		}
 	}
-	if g := s.Gateway; g != nil {
-		var notes []string
-		if g.Bind != "" {
-			notes = append(notes, "bind "+g.Bind)
-		}
-		if g.AuthMode != "" {
-			notes = append(notes, "auth "+g.AuthMode)
-		}
-		line("Gateway", strings.TrimSpace(g.URL+" "+parens(strings.Join(notes, ", "))))
-		line("Host", g.Host)
-		if g.Connections != nil {
-			line("Connections", fmt.Sprint(*g.Connections))
-		}
+	g := s.Gateway
+	if g == nil {
+		g = &statusGateway{}
 	}
-	line("Version", firstSet(s.Version, s.RuntimeVersion))
+	gw := url
+	if g.AuthMode != "" {
+		gw = strings.TrimSpace(gw + " (auth " + g.AuthMode + ")")
+	}
+	line("Gateway", gw)
+	if g.Connections != nil {
+		line("Connections", fmt.Sprint(*g.Connections))
+	}
+	line("Version", firstSet(s.RuntimeVersion, g.Version))
 	var proc []string
-	if s.Pid != 0 {
-		proc = append(proc, fmt.Sprintf("pid %d", s.Pid))
+	if pid := max(s.Pid, g.Pid); pid != 0 {
+		proc = append(proc, fmt.Sprintf("pid %d", pid))
 	}
-	if s.UptimeMs > 0 {
-		proc = append(proc, "up "+(time.Duration(s.UptimeMs)*time.Millisecond).Truncate(time.Second).String())
+	if g.UptimeMs > 0 {
+		proc = append(proc, "up "+(time.Duration(g.UptimeMs)*time.Millisecond).Truncate(time.Second).String())
 	}
 	if m := s.ProcessMemory; m != nil && m.RSSBytes > 0 {
 		proc = append(proc, fmt.Sprintf("rss %d MiB", m.RSSBytes>>20))
 	}
-	line("Process", strings.Join(proc, ", "))
-	if r := s.Runtime; r != nil && r.Go != "" {
-		line("Runtime", fmt.Sprintf("%s %s/%s", r.Go, r.OS, r.Arch))
+	if m := s.ProcessMemory; m != nil && m.HeapUsedBytes > 0 {
+		proc = append(proc, fmt.Sprintf("heap %d MiB", m.HeapUsedBytes>>20))
 	}
+	line("Process", strings.Join(proc, ", "))
+	line("Runtime", g.Runtime)
 	line("Config", s.ConfigPath)
 	line("State dir", s.StateDir)
 	line("Log file", s.LogFile)
-	agents := s.Agents
-	if p := s.CLIProjection; len(agents) == 0 && p != nil && p.Agents != nil {
+	var agents []agentRow
+	if p := s.CLIProjection; p != nil && p.Agents != nil {
 		for _, r := range p.Agents.Rows {
 			agents = append(agents, agentRow{AgentID: r.ID, IsDefault: r.ID == p.Agents.DefaultID})
 		}
@@ -230,14 +251,33 @@ func formatStatus(w io.Writer, raw json.RawMessage) error {
 		}
 		line("Heartbeat", firstSet(strings.Join(on, ", "), "off"))
 	}
-	if s.Sessions != nil {
-		line("Sessions", fmt.Sprint(s.Sessions.Count))
+	if ss := s.Sessions; ss != nil {
+		v := plural(ss.Count, "session")
+		var per []string
+		for _, ag := range ss.ByAgent {
+			per = append(per, fmt.Sprintf("%s %d", ag.AgentID, ag.Count))
+		}
+		if len(ss.ByAgent) > 1 {
+			v += " (" + strings.Join(per, ", ") + ")"
+		}
+		line("Sessions", v)
+		if d := ss.Defaults; d != nil && d.Model != nil {
+			line("Default model", *d.Model)
+		}
 	}
 	if t := s.Tasks; t != nil {
 		line("Tasks", fmt.Sprintf("%d active, %d total", t.Active, t.Total))
 	}
 	if s.ChannelSummary != nil {
-		line("Channels", plural(len(s.ChannelSummary), "channel"))
+		// The summary is lines: one per channel, then its accounts
+		// indented beneath it.
+		var channels []string
+		for _, l := range s.ChannelSummary {
+			if !strings.HasPrefix(l, " ") {
+				channels = append(channels, l)
+			}
+		}
+		line("Channels", firstSet(strings.Join(channels, "; "), "none configured"))
 	}
 	return tw.Flush()
 }

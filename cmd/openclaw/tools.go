@@ -31,9 +31,16 @@ type toolsExplanation struct {
 	Layers   []string `json:"layers"`
 	Warnings []string `json:"warnings"`
 	Empty    bool     `json:"empty"`
-	Tools    []struct {
+	// Registered, Offered and Dormant count the registry's tools, what
+	// the model receives (enable_tool included) and the extension tools
+	// only listed in enable_tool; nil from a gateway that does not say.
+	Registered *int `json:"registered"`
+	Offered    *int `json:"offered"`
+	Dormant    *int `json:"dormant"`
+	Tools      []struct {
 		Tool    string `json:"tool"`
 		Allowed bool   `json:"allowed"`
+		State   string `json:"state"` // offered, enable_tool or refused
 		Layer   string `json:"layer"`
 		Reason  string `json:"reason"`
 		Source  string `json:"source"`
@@ -81,11 +88,21 @@ func (a *app) toolsExplain(ctx context.Context, args []string, one bool) error {
 	if e.Empty {
 		fmt.Fprintln(a.stdout, "The policy leaves no tool callable: runs of this agent stop with an error.")
 	}
+	if e.Offered != nil && e.Registered != nil && !one {
+		fmt.Fprintf(a.stdout, "The model gets %d tools this turn (of %d registered)", *e.Offered, *e.Registered)
+		if e.Dormant != nil && *e.Dormant > 0 {
+			fmt.Fprintf(a.stdout, "; %d extension tools only by name, through enable_tool", *e.Dormant)
+		}
+		fmt.Fprintln(a.stdout)
+	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tALLOWED\tLAYER\tWHY")
+	fmt.Fprintln(tw, "TOOL\tOFFERED\tLAYER\tWHY")
 	for _, t := range e.Tools {
 		allowed := "yes"
-		if !t.Allowed {
+		switch {
+		case t.State == "enable_tool":
+			allowed = "via enable_tool"
+		case t.State == "refused" || (t.State == "" && !t.Allowed):
 			allowed = "no"
 		}
 		layer := t.Layer

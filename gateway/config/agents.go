@@ -114,3 +114,12 @@ func (c *Config) Agent(id string) (AgentEntry, bool) {
 	}
 	return AgentEntry{}, false
 }
+
+// PrimaryModel is the model an agent's turns start with ("provider/model"):
+// its own, else agents.defaults.model; "" when neither is set.
+func (c *Config) PrimaryModel(agentID string) string {
+	if e, _ := c.Agent(agentID); e.Model.IsSet() {
+		return e.Model.Primary
+	}
+	return c.Agents.Defaults.Model.Primary
+}

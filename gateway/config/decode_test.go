@@ -52,7 +52,14 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
   },
   tools: { profile: "coding", deny: ["exec"], byProvider: { openai: { allow: ["read"] } },
     guard: { defaultPolicy: "require_approval", rules: [{ tool: "exec", argPattern: "^ls", action: "allow" }], approvalTimeoutSeconds: 30 },
-    disclosure: { mode: "legacy" }, sessions: { visibility: "agent" } },
+    disclosure: { mode: "legacy" }, sessions: { visibility: "agent" },
+    exec: { mode: "full", security: "full", ask: "off", safeBins: ["head", "myfilter"], safeBinTrustedDirs: ["/opt/bin"],
+      safeBinProfiles: { myfilter: { minPositional: 0, maxPositional: 0, allowedValueFlags: ["-n"], deniedFlags: ["-f"] }, other: {} },
+      timeoutSeconds: 0, backgroundMs: 500, notifyOnExit: false, pathPrepend: ["/opt/bin"], cleanupMs: 60000,
+      applyPatch: { enabled: false, workspaceOnly: true, allowModels: ["gpt-5.4"] } },
+    elevated: { enabled: true, allowFrom: { telegram: ["4242"] } },
+    web: { fetch: { enabled: false, maxCharsCap: 1000, maxResponseBytes: 32000, timeoutSeconds: 5, cacheTtlMinutes: 0, userAgent: "ua" },
+      search: { enabled: false, provider: "brave", maxResults: 3, timeoutSeconds: 7, cacheTtlMinutes: 0 } } },
   session: { scope: "global", dmScope: "per-peer", groupScope: "main", mainKey: "home",
     reset: { mode: "idle", atHour: 5, idleMinutes: 30 }, resetTriggers: ["/fresh"], identityLinks: { alice: ["telegram:1"] } },
   cron: { enabled: false, skipMissedJobs: true, failureAlert: { enabled: false, after: 3, cooldownMs: 60000, channel: "telegram",
@@ -65,7 +72,7 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
 	if len(errs) > 0 || len(warns) > 0 {
 		t.Fatalf("errors %q, warnings %q", errs, warns)
 	}
-	no := false
+	no, yes := false, true
 	want := &Config{
 		Gateway: Gateway{
 			Mode: "remote", Port: 19001, Bind: "custom", CustomBindHost: "10.1.2.3",
@@ -101,7 +108,16 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
 		},
 		Tools: Tools{Profile: "coding", Deny: []string{"exec"}, ByProvider: map[string]ToolProviderRules{"openai": {Allow: []string{"read"}}},
 			Guard:      ToolGuard{DefaultPolicy: "require_approval", Rules: []GuardRule{{Tool: "exec", ArgPattern: "^ls", Action: "allow"}}, ApprovalTimeoutSeconds: 30},
-			Disclosure: ToolDisclosure{Mode: "legacy"}, Sessions: ToolSessions{Visibility: "agent"}},
+			Disclosure: ToolDisclosure{Mode: "legacy"}, Sessions: ToolSessions{Visibility: "agent"},
+			Exec: ToolExec{Mode: "full", Security: "full", Ask: "off", SafeBins: []string{"head", "myfilter"}, SafeBinTrustedDirs: []string{"/opt/bin"},
+				SafeBinProfiles: map[string]SafeBinProfile{
+					"myfilter": {MaxPositional: Limit{N: 0, Set: true}, AllowedValueFlags: []string{"-n"}, DeniedFlags: []string{"-f"}},
+					"other":    {}},
+				TimeoutSeconds: 0, BackgroundMs: 500, NotifyOnExit: &no, PathPrepend: []string{"/opt/bin"}, CleanupMs: 60000,
+				ApplyPatch: ToolApplyPatch{Enabled: &no, WorkspaceOnly: &yes, AllowModels: []string{"gpt-5.4"}}},
+			Elevated: ToolElevated{Enabled: true, AllowFrom: map[string][]string{"telegram": {"4242"}}},
+			Web: ToolWeb{Fetch: ToolWebFetch{Enabled: &no, MaxCharsCap: 1000, MaxResponseBytes: 32000, TimeoutSeconds: 5, UserAgent: "ua"},
+				Search: ToolWebSearch{Enabled: &no, Provider: "brave", MaxResults: 3, TimeoutSeconds: 7}}},
 		Session: Session{Scope: "global", DmScope: "per-peer", GroupScope: "main", MainKey: "home",
 			Reset: SessionReset{Mode: "idle", AtHour: 5, IdleMinutes: 30}, ResetTriggers: []string{"/fresh"},
 			IdentityLinks: map[string][]string{"alice": {"telegram:1"}}},

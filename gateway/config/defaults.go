@@ -51,7 +51,10 @@ func Defaults() *Config {
 		Cron:    Cron{Enabled: yes(), FailureAlert: CronFailureAlert{Enabled: yes(), After: 2, CooldownMs: 3_600_000, Mode: "announce"}},
 		Browser: Browser{Enabled: yes(), DefaultProfile: "openclaw", EvaluateEnabled: yes(), Headless: yes()},
 		Tools: Tools{Guard: ToolGuard{DefaultPolicy: "allow", ApprovalTimeoutSeconds: 600}, Disclosure: ToolDisclosure{Mode: "progressive"},
-			Sessions: ToolSessions{Visibility: "all"}},
+			Sessions: ToolSessions{Visibility: "all"},
+			Exec:     ToolExec{TimeoutSeconds: 1800, BackgroundMs: 10_000, CleanupMs: 1_800_000},
+			Web: ToolWeb{Fetch: ToolWebFetch{MaxCharsCap: 20_000, MaxResponseBytes: 750_000, TimeoutSeconds: 30, CacheTtlMinutes: 15},
+				Search: ToolWebSearch{MaxResults: 5, TimeoutSeconds: 30, CacheTtlMinutes: 15}}},
 		Session: Session{
 			Scope: "per-sender", DmScope: "main", GroupScope: "per-group", MainKey: "main",
 			Reset:         SessionReset{Mode: "none", AtHour: 4},

@@ -84,3 +84,39 @@ func isLeafType(t reflect.Type) bool {
 	_, ok := reflect.New(t).Interface().(nodeDecoder)
 	return ok
 }
+
+// TreeChanges returns every dotted path whose value differs between two
+// resolved config trees, known keys or not: a key this gateway does not
+// implement yet is still a change someone made. Objects are walked; any
+// other value (arrays included) is compared whole and reported at its own
+// path. A nil tree counts as empty.
+func TreeChanges(old, new map[string]any) []string {
+	var out []string
+	diffTree(old, new, "", &out)
+	slices.Sort(out)
+	return out
+}
+
+func diffTree(a, b map[string]any, path string, out *[]string) {
+	for k, av := range a {
+		p := JoinPath(path, k)
+		bv, ok := b[k]
+		if !ok {
+			*out = append(*out, p)
+			continue
+		}
+		am, aObj := av.(map[string]any)
+		bm, bObj := bv.(map[string]any)
+		switch {
+		case aObj && bObj:
+			diffTree(am, bm, p, out)
+		case !reflect.DeepEqual(av, bv):
+			*out = append(*out, p)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			*out = append(*out, JoinPath(path, k))
+		}
+	}
+}

@@ -541,8 +541,110 @@ type Tools struct {
 	Hooks []ToolHook `json:"hooks"`
 	// Named database connections for SqlQueryTool and DatasourceTool (this gateway's key; OpenClaw's own CLI does not know it). Default [] (none).
 	Datasources []ToolDatasource `json:"datasources"`
+	// How exec runs shell commands and when it asks a person first. Default: allowlist mode asking on a miss (this gateway's safer default; OpenClaw's is mode "full").
+	Exec ToolExec `json:"exec"`
+	// Who may ask exec to run outside a sandbox (exec's elevated flag). Default: nobody.
+	Elevated ToolElevated `json:"elevated"`
+	// web_fetch and web_search. Default: both on.
+	Web ToolWeb `json:"web"`
 	// A Unicode TrueType font (.ttf) PdfRenderTool uses for text beyond Latin, such as CJK (this gateway's key; OpenClaw's own CLI does not know it). Default "" (the first of DroidSansFallbackFull.ttf, NotoSans-Regular.ttf and DejaVuSans.ttf found in the system's font folders).
 	PdfFont string `json:"pdfFont"`
+}
+
+// ToolExec is tools.exec.
+type ToolExec struct {
+	// The exec policy in one word: deny (nothing runs), allowlist (only allowlisted commands and safe bins, nothing asked), ask (allowlist, ask a person on a miss), auto (as ask: this gateway has no model reviewer, so a miss goes to a person) or full (everything runs, nothing asked). Overrides security and ask when set. Default "" (security and ask decide).
+	Mode string `json:"mode" enum:"deny,allowlist,ask,auto,full"`
+	// Older form of mode: deny, allowlist or full. The exec approvals file can only tighten it. Default "" (the exec approvals file's, else allowlist; OpenClaw's is full).
+	Security string `json:"security" enum:"deny,allowlist,full"`
+	// Older form of mode: when to ask a person, off, on-miss or always. The exec approvals file can only tighten it. Default "" (the exec approvals file's, else on-miss; OpenClaw's is off).
+	Ask string `json:"ask" enum:"off,on-miss,always"`
+	// Stdin-only filters that run in allowlist mode without an allowlist entry, when their arguments fit their profile; replaces the default list. awk, sed and jq never count. Default ["cut","uniq","head","tail","tr","wc"].
+	SafeBins []string `json:"safeBins"`
+	// Directories, besides /bin and /usr/bin, a safe bin may resolve into. Default [] (none).
+	SafeBinTrustedDirs []string `json:"safeBinTrustedDirs"`
+	// The arguments a safe bin accepts, by bin name; replaces the built-in profile of that bin. Default {} (the built-in profiles; a bin without one takes no arguments).
+	SafeBinProfiles map[string]SafeBinProfile `json:"safeBinProfiles"`
+	// Seconds a command may run before it is killed, unless the call sets timeoutSeconds; 0 means no limit. Default 1800.
+	TimeoutSeconds int `json:"timeoutSeconds" min:"0"`
+	// Milliseconds exec waits before moving a command to the background, unless the call sets yieldMs (10 to 120000). Default 10000.
+	BackgroundMs int `json:"backgroundMs" min:"10" max:"120000"`
+	// A background command's exit is queued as a system event for its session and wakes the agent. Default true.
+	NotifyOnExit *bool `json:"notifyOnExit"`
+	// Directories put in front of PATH for every command exec runs. Default [] (none).
+	PathPrepend []string `json:"pathPrepend"`
+	// Milliseconds a finished background command is kept for the process tool (60000 to 10800000). Default 1800000.
+	CleanupMs int `json:"cleanupMs" min:"60000" max:"10800000"`
+	// The apply_patch tool. Default: on, for every model, inside the workspace.
+	ApplyPatch ToolApplyPatch `json:"applyPatch"`
+}
+
+// SafeBinProfile is one tools.exec.safeBinProfiles entry.
+type SafeBinProfile struct {
+	// Fewest operands (not options) the bin must get. Default 0.
+	MinPositional int `json:"minPositional" min:"0"`
+	// Most operands the bin may get. Default: no limit.
+	MaxPositional Limit `json:"maxPositional"`
+	// Options that take a value ("-n", "--lines"); any other option is refused. Default [] (none).
+	AllowedValueFlags []string `json:"allowedValueFlags"`
+	// Options refused, with their abbreviations, and named in the reason. Default [] (none).
+	DeniedFlags []string `json:"deniedFlags"`
+}
+
+// ToolApplyPatch is tools.exec.applyPatch.
+type ToolApplyPatch struct {
+	// false removes the apply_patch tool. Default true.
+	Enabled *bool `json:"enabled"`
+	// Patches stay inside the workspace. This gateway keeps every file tool in the workspace, so false is refused. Default true.
+	WorkspaceOnly *bool `json:"workspaceOnly"`
+	// Only these models get apply_patch, as "model" or "provider/model". Default [] (every model).
+	AllowModels []string `json:"allowModels"`
+}
+
+// ToolElevated is tools.elevated.
+type ToolElevated struct {
+	// Allows exec's elevated flag at all. Default false.
+	Enabled bool `json:"enabled"`
+	// Senders who may use it, per channel ("telegram": ["4242"]); "*" is anyone on that channel. Default {} (nobody).
+	AllowFrom map[string][]string `json:"allowFrom"`
+}
+
+// ToolWeb is tools.web.
+type ToolWeb struct {
+	// The web_fetch tool. Default: on.
+	Fetch ToolWebFetch `json:"fetch"`
+	// The web_search tool. Default: on.
+	Search ToolWebSearch `json:"search"`
+}
+
+// ToolWebFetch is tools.web.fetch.
+type ToolWebFetch struct {
+	// false removes web_fetch. Default true.
+	Enabled *bool `json:"enabled"`
+	// Most characters one call returns, whatever its maxChars asks. Default 20000.
+	MaxCharsCap int `json:"maxCharsCap" min:"100"`
+	// Most bytes of a response read (32000 to 10000000). Default 750000.
+	MaxResponseBytes int `json:"maxResponseBytes" min:"32000" max:"10000000"`
+	// Seconds one fetch may take, redirects included. Default 30.
+	TimeoutSeconds int `json:"timeoutSeconds" min:"1"`
+	// Minutes a fetched page is reused; 0 turns the cache off. Default 15.
+	CacheTtlMinutes int `json:"cacheTtlMinutes" min:"0"`
+	// User-Agent sent with each request. Default "" (this gateway's own).
+	UserAgent string `json:"userAgent"`
+}
+
+// ToolWebSearch is tools.web.search.
+type ToolWebSearch struct {
+	// false removes web_search. Default true.
+	Enabled *bool `json:"enabled"`
+	// The one provider to use: brave, tavily, serper, searxng or duckduckgo. Default "" (each in that order, the next when one fails).
+	Provider string `json:"provider" enum:"brave,tavily,serper,searxng,duckduckgo"`
+	// Results a search returns when the call does not say (1 to 10). Default 5.
+	MaxResults int `json:"maxResults" min:"1" max:"10"`
+	// Seconds one provider may take. Default 30.
+	TimeoutSeconds int `json:"timeoutSeconds" min:"1"`
+	// Minutes results are reused for the same query; 0 turns the cache off. Default 15.
+	CacheTtlMinutes int `json:"cacheTtlMinutes" min:"0"`
 }
 
 // ToolSessions is tools.sessions.

@@ -45,6 +45,7 @@ func (d *decoder) validate(c *Config) {
 	d.validateChannels(c)
 	d.validateBrowser(c)
 	d.validateMCP(c)
+	d.validateExec(&c.Tools.Exec)
 	if g.Mode == "remote" && g.Remote.URL == "" && g.Remote.Transport != "ssh" {
 		n, path := d.where("gateway.remote.url", "gateway.remote", "gateway.mode")
 		d.warnAtPath(n, path, "gateway.mode is \"remote\" but gateway.remote.url is empty")

@@ -35,6 +35,11 @@ type Watcher struct {
 	// Apply installs a new config. An error leaves the running config in
 	// place (and is logged); the next change is tried again.
 	Apply func(*Snapshot) error
+	// Outcome, if set, hears how each reload ended: nil when the running
+	// config is the file's (applied, or the file is back to it), else why
+	// the running config was kept (the file did not load, is gone, or
+	// Apply refused it).
+	Outcome func(error)
 	// Current is the running config. When nil, Run loads it first (without
 	// calling Apply), so only later changes are applied.
 	Current *Snapshot
@@ -133,6 +138,12 @@ func (w *Watcher) Run(ctx context.Context) error {
 	}
 }
 
+func (w *Watcher) outcome(err error) {
+	if w.Outcome != nil {
+		w.Outcome(err)
+	}
+}
+
 // reload loads the file and applies it; it returns the new running snapshot,
 // or nil when the running one stays.
 func (w *Watcher) reload(log *slog.Logger, path string, current *Snapshot) *Snapshot {
@@ -145,14 +156,17 @@ func (w *Watcher) reload(log *slog.Logger, path string, current *Snapshot) *Snap
 		} else {
 			log.Error("config reload failed; keeping the running config", "path", path, "error", err)
 		}
+		w.outcome(err)
 		return nil
 	}
 	if !snap.Exists {
 		log.Warn("config file is gone; keeping the running config", "path", path)
+		w.outcome(errors.New("the config file is gone"))
 		return nil
 	}
 	if current != nil && current.Config != nil {
 		if current.Hash == snap.Hash && reflect.DeepEqual(current.Tree, snap.Tree) {
+			w.outcome(nil)
 			return nil
 		}
 		if current.Config.Gateway.Reload.Mode == "off" {
@@ -166,9 +180,11 @@ func (w *Watcher) reload(log *slog.Logger, path string, current *Snapshot) *Snap
 	if w.Apply != nil {
 		if err := w.Apply(snap); err != nil {
 			log.Error("applying the reloaded config failed; keeping the running config", "path", path, "error", err)
+			w.outcome(err)
 			return nil
 		}
 	}
 	log.Info("config reloaded", "path", path, "hash", snap.Hash)
+	w.outcome(nil)
 	return snap
 }

@@ -86,6 +86,19 @@ var DefaultProfiles = map[string]BinProfile{
 	},
 }
 
+// scriptBins never count as safe bins, even when listed: awk, sed and jq
+// run scripts that can start commands, read the environment or write
+// files, which no argument profile can rule out.
+var scriptBins = []string{"awk", "gawk", "mawk", "nawk", "sed", "gsed", "jq"}
+
+// pathLike reports operands that name a file (absolute, relative to the
+// directory or the home), as OpenClaw's safe-bin check refuses them: a
+// custom profile allowing operands must not let a bin read a file.
+func pathLike(a string) bool {
+	return strings.HasPrefix(a, "/") || strings.HasPrefix(a, "./") || strings.HasPrefix(a, "../") || strings.HasPrefix(a, "~") ||
+		a == "." || a == ".."
+}
+
 // safeBin reports whether c runs as a safe bin under p, and if not, why
 // (the reason starts with "; ", or is empty for a command that is not a
 // safe bin at all).
@@ -95,6 +108,8 @@ func (p Policy) safeBin(c Command) (bool, string) {
 		return false, ""
 	}
 	switch {
+	case slices.Contains(scriptBins, name):
+		return false, fmt.Sprintf("; %s never runs as a safe bin: its scripts can run commands and write files", name)
 	case !p.trusted(c.Resolved):
 		return false, fmt.Sprintf("; safe bin %s must resolve into a trusted directory", name)
 	case c.DynamicArgs:
@@ -119,10 +134,18 @@ func (bp BinProfile) Check(args []string) error {
 		a := args[i]
 		switch {
 		case a == "--":
+			for _, rest := range args[i+1:] {
+				if pathLike(rest) {
+					return fmt.Errorf("operand %q names a file; a safe bin reads only its input", rest)
+				}
+			}
 			positional += len(args) - i - 1
 			i = len(args)
 		case a == "-":
 		case !strings.HasPrefix(a, "-"):
+			if pathLike(a) {
+				return fmt.Errorf("operand %q names a file; a safe bin reads only its input", a)
+			}
 			positional++
 		case strings.HasPrefix(a, "--"):
 			name, _, has := strings.Cut(a, "=")

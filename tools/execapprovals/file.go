@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -172,13 +173,38 @@ func (f File) Validate() error {
 // the file's defaults, then its "*" entry, then the agent's own entry;
 // allowlists of "*" and the agent add up.
 func (f File) PolicyFor(agentID string) execpolicy.Policy {
+	return f.PolicyWith(agentID, Configured{})
+}
+
+// Configured is what the gateway config (tools.exec) says about exec
+// policy; "" and nil mean "not configured".
+type Configured struct {
+	// Security and Ask from tools.exec.mode, or tools.exec.security/ask.
+	Security, Ask string
+	// SafeBins replaces the default list when not nil.
+	SafeBins []string
+	// TrustedDirs are added to the default trusted directories.
+	TrustedDirs []string
+	// Profiles replace the built-in profile of the bins they name.
+	Profiles map[string]execpolicy.BinProfile
+}
+
+// PolicyWith is PolicyFor over the config's exec settings, with
+// OpenClaw's layering: where both the config and the file set security,
+// the lower wins, and for ask the stricter; what only one sets is taken
+// from it; what neither sets is our default (allowlist, asking on a
+// miss). The file can thus only tighten what the config allows, and a
+// config of security "full" with ask "off" (mode "full") runs commands
+// unasked unless the file says otherwise.
+func (f File) PolicyWith(agentID string, c Configured) execpolicy.Policy {
 	p := execpolicy.DefaultPolicy()
+	var fileSec, fileAsk string
 	apply := func(st Settings) {
 		if st.Security != "" {
-			p.Security = execpolicy.Security(st.Security)
+			fileSec = st.Security
 		}
 		if st.Ask != "" {
-			p.Ask = execpolicy.Ask(st.Ask)
+			fileAsk = st.Ask
 		}
 		if st.AskFallback != "" {
 			p.AskFallback = execpolicy.Security(st.AskFallback)
@@ -194,6 +220,39 @@ func (f File) PolicyFor(agentID string) execpolicy.Policy {
 		for _, e := range a.Allowlist {
 			p.Allowlist = append(p.Allowlist, execpolicy.Entry{Pattern: e.Pattern})
 		}
+	}
+	secRank := map[string]int{"deny": 0, "allowlist": 1, "full": 2}
+	askRank := map[string]int{"off": 0, "on-miss": 1, "always": 2}
+	switch sec := c.Security; {
+	case sec != "" && fileSec != "":
+		if secRank[fileSec] < secRank[sec] {
+			sec = fileSec
+		}
+		p.Security = execpolicy.Security(sec)
+	case sec != "":
+		p.Security = execpolicy.Security(sec)
+	case fileSec != "":
+		p.Security = execpolicy.Security(fileSec)
+	}
+	switch ask := c.Ask; {
+	case ask != "" && fileAsk != "":
+		if askRank[fileAsk] > askRank[ask] {
+			ask = fileAsk
+		}
+		p.Ask = execpolicy.Ask(ask)
+	case ask != "":
+		p.Ask = execpolicy.Ask(ask)
+	case fileAsk != "":
+		p.Ask = execpolicy.Ask(fileAsk)
+	}
+	if c.SafeBins != nil {
+		p.SafeBins = slices.Clone(c.SafeBins)
+	}
+	if len(c.TrustedDirs) > 0 {
+		p.SafeBinTrustedDirs = append(slices.Clone(execpolicy.DefaultTrustedDirs), c.TrustedDirs...)
+	}
+	if len(c.Profiles) > 0 {
+		p.SafeBinProfiles = maps.Clone(c.Profiles)
 	}
 	return p
 }

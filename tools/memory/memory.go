@@ -121,3 +121,15 @@ func walk(ctx context.Context, root *os.Root, dir string, fn func(rel string, fi
 		return fn(p, fi)
 	})
 }
+
+// IndexStats counts what the search index holds for an agent: Markdown
+// files indexed and their chunks. The index is refreshed when the agent
+// searches, so these are the figures of its last search.
+func IndexStats(ctx context.Context, db *sql.DB, agentID string) (files, chunks int, err error) {
+	if err := db.QueryRowContext(ctx, `SELECT
+		(SELECT COUNT(*) FROM memory_files WHERE agent_id = ?),
+		(SELECT COUNT(*) FROM memory_chunks WHERE agent_id = ?)`, agentID, agentID).Scan(&files, &chunks); err != nil {
+		return 0, 0, fmt.Errorf("memory index stats of %q: %w", agentID, err)
+	}
+	return files, chunks, nil
+}

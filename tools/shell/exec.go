@@ -28,12 +28,51 @@ type Config struct {
 	Approver tools.Approver
 	// Nodes runs host=node commands on paired nodes; nil refuses them.
 	Nodes NodeRunner
+	// Defaults gives tools.exec's run settings at call time; nil means
+	// OpenClaw's defaults (DefaultSettings).
+	Defaults func() Settings
+	// Elevated says whether who may set exec's elevated flag
+	// (tools.elevated: enabled and the sender allowed); nil allows nobody.
+	Elevated func(who tools.Who) bool
+	// Notify tells a session that a command exec left in the background
+	// has exited (tools.exec.notifyOnExit); nil tells nobody.
+	Notify func(who tools.Who, text string)
 	// MaxOutput caps stdout and stderr each. Default 10,000 bytes.
 	MaxOutput int
 	// LookPath and EvalSymlinks resolve executables; defaults from os/exec
 	// and path/filepath.
 	LookPath     func(string) (string, error)
 	EvalSymlinks func(string) (string, error)
+}
+
+// Settings are tools.exec's run settings.
+type Settings struct {
+	// Timeout is a command's limit when the call sets none; 0 is none.
+	Timeout time.Duration
+	// Yield is how long exec waits before leaving a command in the
+	// background, when the call sets no yieldMs.
+	Yield time.Duration
+	// PathPrepend goes in front of PATH, for the run and for resolving
+	// what it runs.
+	PathPrepend []string
+	// NotifyOnExit tells the session when a background command exits.
+	NotifyOnExit bool
+	// Keep is how long a finished background command stays for the
+	// process tool; 0 keeps it until the gateway stops.
+	Keep time.Duration
+}
+
+// DefaultSettings are OpenClaw's: 1800 s, 10 s, nothing prepended, exits
+// notified, finished sessions kept 30 minutes.
+func DefaultSettings() Settings {
+	return Settings{Timeout: 1800 * time.Second, Yield: 10 * time.Second, NotifyOnExit: true, Keep: 30 * time.Minute}
+}
+
+func (cfg Config) settings() Settings {
+	if cfg.Defaults == nil {
+		return DefaultSettings()
+	}
+	return cfg.Defaults()
 }
 
 // ExecArgs are exec's arguments, as OpenClaw's exec tool names them.
@@ -53,21 +92,24 @@ type ExecArgs struct {
 	Elevated       bool              `json:"elevated,omitempty" jsonschema:"description=Run outside the sandbox with elevated rights, when the operator enabled it"`
 }
 
-// timeout is the run's time limit; zero means none.
-func (a ExecArgs) timeout() time.Duration {
-	secs := 1800
+// timeout is the run's time limit, def unless the call sets one; zero
+// means none.
+func (a ExecArgs) timeout(def time.Duration) time.Duration {
 	switch {
 	case a.TimeoutSeconds != nil:
-		secs = *a.TimeoutSeconds
+		return time.Duration(max(*a.TimeoutSeconds, 0)) * time.Second
 	case a.Timeout != nil:
-		secs = *a.Timeout
+		return time.Duration(max(*a.Timeout, 0)) * time.Second
 	}
-	return time.Duration(max(secs, 0)) * time.Second
+	return def
 }
 
 // checkHost refuses the places exec cannot run yet, rather than running
-// on the gateway what was meant for a sandbox or another machine.
-func (a ExecArgs) checkHost() error {
+// on the gateway what was meant for a sandbox or another machine, and the
+// elevated flag unless tools.elevated lets this caller use it. With no
+// sandbox, an allowed elevated run is an ordinary one, under the same
+// approvals (OpenClaw's elevated "on"): it never skips a prompt.
+func (a ExecArgs) checkHost(elevatedOK bool) error {
 	switch a.Host {
 	case "", "auto", "gateway", "node":
 	case "sandbox":
@@ -75,8 +117,8 @@ func (a ExecArgs) checkHost() error {
 	default:
 		return fmt.Errorf("host %q: want auto, sandbox, gateway or node", a.Host)
 	}
-	if a.Elevated {
-		return errors.New("elevated: elevated exec is not enabled on this gateway (there is no sandbox to step out of)")
+	if a.Elevated && !elevatedOK {
+		return errors.New("elevated is not available right now (runtime=direct); failing gates: tools.elevated.enabled, and the sender in tools.elevated.allowFrom.<channel>")
 	}
 	return nil
 }
@@ -219,9 +261,10 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 	if strings.TrimSpace(a.Command) == "" {
 		return Result{}, errors.New("command is empty")
 	}
-	if err := a.checkHost(); err != nil {
+	if err := a.checkHost(cfg.Elevated != nil && cfg.Elevated(c.Who)); err != nil {
 		return Result{}, err
 	}
+	set := cfg.settings()
 	// The environment is the command's as much as its words are: the
 	// analyser judges both (GHSA-j425-whc4-4jgc), the approval shows both
 	// and the audit keeps both, refused or not.
@@ -236,6 +279,14 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 		return Result{}, err
 	}
 	env = append(gatewayEnv(ctx), env...)
+	lookPath := cfg.LookPath
+	if len(set.PathPrepend) > 0 {
+		// The policy must judge the program that will run: resolve names
+		// through the same PATH the command gets.
+		path := strings.Join(append(slices.Clone(set.PathPrepend), os.Getenv("PATH")), string(os.PathListSeparator))
+		env = append([]string{"PATH=" + path}, env...)
+		lookPath = lookPathIn(set.PathPrepend, cfg.LookPath)
+	}
 	dir, err := cfg.workdir(c.Who, a.Workdir)
 	if err != nil {
 		return Result{}, err
@@ -247,9 +298,17 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 	if pol, err = a.tighten(pol); err != nil {
 		return Result{}, err
 	}
-	an := execpolicy.Analyzer{LookPath: cfg.LookPath, EvalSymlinks: cfg.EvalSymlinks, Dir: dir, Env: a.Env}
+	an := execpolicy.Analyzer{LookPath: lookPath, EvalSymlinks: cfg.EvalSymlinks, Dir: dir, Env: a.Env}
 	dec, _, _ := execpolicy.Evaluate(pol, an, a.Command)
 	outcome := dec.Outcome
+	if how, settled := tools.GuardSettled(ctx); settled && outcome == execpolicy.AskUser {
+		// The Tool Guard already decided this very call; asking again
+		// would be a second prompt for one decision. What the policy
+		// denies outright (security deny, a miss with ask off) stays
+		// denied: a guard rule answers "ask?", not "forbidden?".
+		tools.NoteAudit(ctx, tools.AuditNote{Decision: "approved", Reason: how + "; exec policy would have asked: " + dec.Reason})
+		outcome = execpolicy.Allow
+	}
 	if outcome == execpolicy.AskUser {
 		if cfg.Approver == nil {
 			outcome = dec.Fallback
@@ -268,15 +327,31 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 		tools.NoteAudit(ctx, tools.AuditNote{Decision: "denied", Reason: dec.Reason})
 		return Result{Status: "denied", Note: "exec policy: " + dec.Reason}, nil
 	}
-	p, err := procs.start(startOptions{agent: c.Who.AgentID, session: c.Who.SessionKey, byOwner: c.Who.Owner, command: a.Command, dir: dir, env: env, timeout: a.timeout(), pty: a.PTY})
+	p, err := procs.start(startOptions{agent: c.Who.AgentID, session: c.Who.SessionKey, byOwner: c.Who.Owner, command: a.Command, dir: dir, env: env, timeout: a.timeout(set.Timeout), pty: a.PTY})
 	if err != nil {
 		return Result{}, err
 	}
-	yield := 10 * time.Second
+	yield := set.Yield
 	if a.YieldMs != nil {
 		yield = time.Duration(*a.YieldMs) * time.Millisecond
 	}
+	// left hands a run the call no longer waits for to the table: told
+	// to the session when it exits, forgotten set.Keep later.
+	left := func() {
+		var onExit func(Result)
+		if set.NotifyOnExit && cfg.Notify != nil && !strings.Contains(c.Who.SessionKey, ":subagent:") {
+			who, command := c.Who, a.Command
+			onExit = func(r Result) {
+				if r.ExitCode != nil && *r.ExitCode == 0 && r.Stdout == "" && r.Stderr == "" {
+					return // OpenClaw's notifyOnExitEmptySuccess default: a quiet success says nothing
+				}
+				cfg.Notify(who, exitNotice(p.id, command, r))
+			}
+		}
+		procs.background(p, set.Keep, cfg.MaxOutput, onExit)
+	}
 	if a.Background {
+		left()
 		// Always a session, even for a command already done: the caller
 		// asked for one to poll, and a select between a closed done and
 		// a zero timer would pick at random.
@@ -288,6 +363,7 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 		procs.remove(p.id)
 		return res, nil
 	case <-time.After(yield):
+		left()
 		return Result{Status: "running", SessionID: p.id, Note: "still running; use the process tool with this sessionId"}, nil
 	case <-ctx.Done():
 		p.kill()
@@ -296,5 +372,48 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 		procs.remove(p.id)
 		res.Note = "stopped: the turn ended"
 		return res, nil
+	}
+}
+
+// exitNotice is the system event a background command's exit leaves in
+// its session.
+func exitNotice(id, command string, r Result) string {
+	code := -1
+	if r.ExitCode != nil {
+		code = *r.ExitCode
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Exec finished (session %s, exit code %d", id, code)
+	if r.TimedOut {
+		b.WriteString(", timed out")
+	}
+	fmt.Fprintf(&b, "): %s", command)
+	if tail := lastChars(r.Stdout+r.Stderr, 400); tail != "" {
+		b.WriteString("\n" + tail)
+	}
+	return b.String()
+}
+
+func lastChars(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > n {
+		return "…" + string(r[len(r)-n:])
+	}
+	return s
+}
+
+// lookPathIn resolves a bare name in dirs first, then with next, the
+// order a PATH with dirs in front gives.
+func lookPathIn(dirs []string, next func(string) (string, error)) func(string) (string, error) {
+	return func(name string) (string, error) {
+		if !strings.ContainsRune(name, '/') {
+			for _, d := range dirs {
+				p := filepath.Join(d, name)
+				if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+					return p, nil
+				}
+			}
+		}
+		return next(name)
 	}
 }

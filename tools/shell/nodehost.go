@@ -192,7 +192,7 @@ func (cfg Config) runOnNode(ctx context.Context, c tools.Call, a ExecArgs) (Resu
 		return Result{}, err
 	}
 	req := NodeRunRequest{Argv: nodeShellArgv(node.Platform, a.Command), Cwd: a.Workdir, Env: a.Env,
-		Timeout: a.timeout(), AgentID: c.Who.AgentID, SessionKey: c.Who.SessionKey}
+		Timeout: a.timeout(cfg.settings().Timeout), AgentID: c.Who.AgentID, SessionKey: c.Who.SessionKey}
 	denied := func(note string) Result {
 		tools.NoteAudit(ctx, tools.AuditNote{Decision: "denied", Reason: note})
 		return Result{Status: "denied", Host: "node", Node: node.ID, Note: note}

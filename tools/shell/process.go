@@ -47,6 +47,8 @@ type proc struct {
 	done                        chan struct{}
 	exitCode                    int
 	timedOut                    atomic.Bool
+	killedByCaller              atomic.Bool   // the process tool's kill or remove: no exit notice
+	noticed                     chan struct{} // closed once a background run's exit was handled
 	pollMu                      sync.Mutex
 	readOut                     int64 // poll cursor into stdout
 }
@@ -86,7 +88,7 @@ func (t *Processes) start(o startOptions) (*proc, error) {
 	cmd.Dir = o.dir
 	cmd.Env = append(append(os.Environ(), "OPENCLAW_SHELL=exec"), o.env...)
 	p := &proc{id: uuid.NewString()[:8], agent: o.agent, session: o.session, byOwner: o.byOwner, command: o.command, started: time.Now(), cmd: cmd,
-		stdout: out, stderr: errf, done: make(chan struct{})}
+		stdout: out, stderr: errf, done: make(chan struct{}), noticed: make(chan struct{})}
 	var copied chan struct{} // closed when the terminal's output is all in out
 	if o.pty {
 		cmd.Env = append(cmd.Env, "TERM=xterm-256color")
@@ -232,6 +234,35 @@ func (t *Processes) remove(id string) {
 	}
 }
 
+// background follows a command exec left running: when it exits (and not
+// because the process tool killed it) onExit gets its result, and keep
+// after the exit the finished session is forgotten (tools.exec.cleanupMs),
+// unless the process tool removed it first. keep <= 0 keeps it until the
+// gateway stops.
+func (t *Processes) background(p *proc, keep time.Duration, limit int, onExit func(Result)) {
+	go func() {
+		<-p.done
+		if onExit != nil && !p.killedByCaller.Load() {
+			onExit(p.result(limit))
+		}
+		close(p.noticed)
+		if keep > 0 {
+			time.AfterFunc(keep, func() { t.removeIf(p) })
+		}
+	}()
+}
+
+// removeIf forgets p if the table still holds it (and not a newer
+// process under its id).
+func (t *Processes) removeIf(p *proc) {
+	t.mu.Lock()
+	held := t.procs[p.id] == p
+	t.mu.Unlock()
+	if held {
+		t.remove(p.id)
+	}
+}
+
 // Close kills every running command and forgets them.
 func (t *Processes) Close() {
 	t.mu.Lock()
@@ -344,11 +375,13 @@ func (t *Processes) act(who tools.Who, a ProcessArgs, limit int) (string, error)
 		}
 		return fmt.Sprintf("wrote %d bytes", len(a.Data)), nil
 	case "kill":
+		p.killedByCaller.Store(true)
 		p.kill()
 		<-p.done
 		return "killed", nil
 	case "remove":
 		if p.running() {
+			p.killedByCaller.Store(true)
 			p.kill()
 			<-p.done
 		}

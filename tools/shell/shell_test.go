@@ -156,7 +156,7 @@ func TestExecArguments(t *testing.T) {
 		{"host node is not yet", full(), `{"command":"echo here","host":"node"}`, "error", `host "node"`},
 		{"host sandbox refused without one", full(), `{"command":"echo here","host":"sandbox"}`, "error", "no sandbox runtime"},
 		{"unknown host", full(), `{"command":"echo here","host":"moon"}`, "error", "want auto, sandbox, gateway or node"},
-		{"elevated refused", full(), `{"command":"echo here","elevated":true}`, "error", "elevated exec is not enabled"},
+		{"elevated refused", full(), `{"command":"echo here","elevated":true}`, "error", "elevated is not available right now"},
 		{"security can tighten", full(), `{"command":"echo here","security":"deny"}`, "denied", ""},
 		{"security cannot loosen", allowlistOnly, `{"command":"touch made","security":"full"}`, "denied", ""},
 		{"ask cannot loosen", execpolicy.DefaultPolicy(), `{"command":"touch made","ask":"off"}`, "denied", ""},

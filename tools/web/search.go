@@ -42,6 +42,9 @@ type SearchConfig struct {
 	// ProviderTimeout bounds one provider's attempt, so that a slow one
 	// leaves time for the next. Default: 10s.
 	ProviderTimeout time.Duration
+	// DefaultCount is how many results a call that names no count gets
+	// (tools.web.search.maxResults), 1 to MaxSearchCount. Default: 5.
+	DefaultCount int
 	// CacheTTL is how long results are reused for the same query, count,
 	// freshness and language. Default: 15m; negative turns the cache off.
 	CacheTTL time.Duration
@@ -142,6 +145,9 @@ func newSearchTool(cfg SearchConfig) (tools.Tool, *searcher) {
 	if cfg.ProviderTimeout <= 0 {
 		cfg.ProviderTimeout = DefaultProviderTimeout
 	}
+	if cfg.DefaultCount < 1 || cfg.DefaultCount > MaxSearchCount {
+		cfg.DefaultCount = DefaultSearchCount
+	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = netguard.NewClient(netguard.Options{Policy: cfg.Network})
 	}
@@ -162,7 +168,7 @@ func newSearchTool(cfg SearchConfig) (tools.Tool, *searcher) {
 		Label: "Web Search",
 		Description: fmt.Sprintf("Search the web and return titles, URLs and snippets of the top results "+
 			"(%d by default, at most %d). Results are cached for %s. Use web_fetch to read a result in full.",
-			DefaultSearchCount, MaxSearchCount, cfg.CacheTTL),
+			cfg.DefaultCount, MaxSearchCount, cfg.CacheTTL),
 		Tier:    tools.TierCore,
 		Source:  tools.SourceCore,
 		Groups:  []string{"group:web"},
@@ -232,7 +238,7 @@ func (s *searcher) call(ctx context.Context, _ tools.Call, a searchArgs) (tools.
 		return tools.Result{}, errors.New("query is empty")
 	}
 	if q.Count == 0 {
-		q.Count = DefaultSearchCount
+		q.Count = s.cfg.DefaultCount
 	}
 	if q.Count < 1 || q.Count > MaxSearchCount {
 		return tools.Result{}, fmt.Errorf("count %d: must be 1 to %d", a.Count, MaxSearchCount)

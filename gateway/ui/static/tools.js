@@ -83,10 +83,16 @@ async function loadTools() {
   const [list, explained] = await Promise.all([request('tools.list', {}), request('tools.explain', who)]);
   const rows = Array.isArray(list?.tools) ? list.tools : [];
   const decided = new Map((Array.isArray(explained?.tools) ? explained.tools : []).map((d) => [d.tool, d]));
-  const offered = [...decided.values()].filter((d) => d.allowed).length;
+  // The gateway counts what the model receives this turn (enable_tool
+  // included) and the extension tools it sees only by name.
+  const offered = explained?.offered ?? [...decided.values()].filter((d) => d.state === 'offered').length;
+  const registered = explained?.registered ?? rows.length;
+  const dormant = explained?.dormant ?? 0;
   const model = explained?.provider ? ` with ${explained.provider}${explained.model ? '/' + explained.model : ''}` : '';
-  summary.textContent = `${offered} of ${decided.size} tools offered to agent ${explained?.agentId || '?'}${model}` +
-    (who.sessionKey ? ` in ${who.sessionKey}` : '') + (explained?.empty ? ' (the policy leaves no tools)' : '');
+  summary.textContent = `The model gets ${offered} tools (of ${registered} registered) as agent ${explained?.agentId || '?'}${model}` +
+    (who.sessionKey ? ` in ${who.sessionKey}` : '') +
+    (dormant ? `; ${dormant} extension tools only by name, through enable_tool` : '') +
+    (explained?.empty ? ' (the policy leaves no tools)' : '');
   tbody.replaceChildren(...rows.map((t) => {
     const tr = el('tr');
     tr.dataset.name = t.name;
@@ -105,13 +111,21 @@ async function loadTools() {
     on.setAttribute('aria-label', `Enable ${t.name}`);
     on.addEventListener('change', () => refreshAfter(request('tools.setEnabled', { name: t.name, enabled: on.checked })));
     const d = decided.get(t.name);
-    const verdict = cell(d ? (d.allowed ? 'yes' : `no (${d.layer || 'policy'})`) : '—');
+    const verdict = cell(d ? verdictText(d) : '—');
     verdict.className = 'offered';
-    tr.dataset.offered = d ? String(!!d.allowed) : '';
+    tr.dataset.offered = d ? String(d.state === 'offered') : '';
+    if (d?.state) tr.dataset.state = d.state;
     tr.append(cell(t.name), cell(t.source || ''), cell(tier), cell(on), verdict, cell(button('Explain', () => explainTool(t.name), 'explain')));
     tr.firstChild.className = 'name';
     return tr;
   }));
+}
+
+// verdictText is a tool's cell in the Offered column: what the model gets.
+function verdictText(d) {
+  if (d.state === 'offered') return 'yes';
+  if (d.state === 'enable_tool') return 'via enable_tool';
+  return `no (${d.layer || 'policy'})`;
 }
 
 // explainTool shows one tool's decision for the chosen caller: allowed
@@ -123,8 +137,9 @@ async function explainTool(name) {
   explainBox.dataset.tool = name;
   const parts = [el('h3', name)];
   if (d) {
-    const verdict = el('p', `${d.allowed ? 'Offered' : 'Not offered'} to agent ${res.agentId}: decided by ${d.layer || 'the policy'}${d.reason ? ' — ' + d.reason : ''}`, 'verdict');
-    verdict.dataset.allowed = String(!!d.allowed);
+    const how = d.state === 'offered' ? 'Offered' : d.state === 'enable_tool' ? 'Listed in enable_tool only' : 'Not offered';
+    const verdict = el('p', `${how} to agent ${res.agentId}: decided by ${d.layer || 'the policy'}${d.reason ? ' — ' + d.reason : ''}`, 'verdict');
+    verdict.dataset.allowed = String(d.state === 'offered');
     parts.push(verdict);
   }
   if (Array.isArray(res?.layers) && res.layers.length) {
