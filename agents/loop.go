@@ -44,6 +44,12 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 	}
 	s.prepareWorkspace(agent.Workspace)
 	agent.File = readIdentityFile(agent.Workspace) // the ritual may have just written it
+	if c, ok := s.opts.Tools.(ToolSetChecker); ok {
+		if err := c.CheckTools(ctx, turn); err != nil {
+			s.log.Warn("agent run stopped before the model: no callable tools", "agent", agent.ID, "runId", run.ID, "err", err)
+			return failed(res, fmt.Errorf("%w; the model was not called: fix the allow list, or enable the plugin that provides those tools", err))
+		}
+	}
 	tools := s.opts.Tools.Tools(ctx, turn)
 	extra := req.ExtraSystemPrompt
 	if s.opts.PromptInjections != nil {

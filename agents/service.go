@@ -24,6 +24,14 @@ type ToolRunner interface {
 	Run(ctx context.Context, t *Turn, call providers.ToolCall) ToolResult
 }
 
+// ToolSetChecker is a ToolRunner that can tell, before the model is
+// called, that the tool policy's explicit allow lists left a turn no tool
+// at all. Such a run fails with the error, which names the lists, and the
+// model is not called (as OpenClaw does).
+type ToolSetChecker interface {
+	CheckTools(ctx context.Context, t *Turn) error
+}
+
 // ToolResult is what one tool call gave back.
 type ToolResult struct {
 	Text    string

@@ -49,6 +49,12 @@ func (r *RegistryTools) Tools(ctx context.Context, t *Turn) []providers.Tool {
 	return out
 }
 
+// CheckTools implements ToolSetChecker: the runner's policy says whether
+// explicit allow lists left this turn no tool at all.
+func (r *RegistryTools) CheckTools(ctx context.Context, t *Turn) error {
+	return r.Runner.CheckToolSet(ctx, whoOf(t))
+}
+
 // Run sends one call through the runner. A dormant extension tool must
 // be activated first.
 func (r *RegistryTools) Run(ctx context.Context, t *Turn, call providers.ToolCall) ToolResult {

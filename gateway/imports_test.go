@@ -62,7 +62,11 @@ func TestImportRules(t *testing.T) {
 		{"gateway/protocol", "the wire types are a leaf", func(_, imp string) bool { return false }},
 		{"gateway/config", "config imports nothing of ours", func(_, imp string) bool { return false }},
 		{"gateway/store", "the store imports nothing of ours", func(_, imp string) bool { return false }},
-		{"policy", "policy imports nothing of ours", func(_, imp string) bool { return false }},
+		{"policy", "policy imports nothing of ours but its own pure shell analyser", func(from, imp string) bool {
+			// The guard splits a shell line into its commands with the
+			// parser exec approvals use, so the two never read a line apart.
+			return from == module+"/policy" && imp == module+"/policy/execpolicy"
+		}},
 		{"tools", "tools never import channels or agents", func(_, imp string) bool {
 			return !under(imp, "channels") && !under(imp, "agents")
 		}},

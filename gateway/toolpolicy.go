@@ -47,6 +47,15 @@ func newGuard(cfg *config.Config) (*policy.Guard, error) {
 	for _, r := range g.Rules {
 		gc.Rules = append(gc.Rules, policy.Rule{Tool: r.Tool, ArgPattern: r.ArgPattern, Action: policy.Action(r.Action)})
 	}
+	if g.Enabled != nil && !*g.Enabled {
+		// Switched off: the rules were still compiled above, so a broken
+		// one is reported now rather than when the guard is switched on
+		// again; the built-in checks below stay.
+		if _, err := policy.NewGuard(gc); err != nil {
+			return nil, fmt.Errorf("tools.guard: %w", err)
+		}
+		gc.Rules, gc.DefaultPolicy = nil, policy.ActionAllow
+	}
 	// Writing a skill writes instructions (and scripts) later runs will
 	// follow, so a person approves it unless a rule above says otherwise.
 	gc.Rules = append(gc.Rules, policy.Rule{Tool: "skill_manage", Action: policy.ActionRequireApproval})
@@ -102,6 +111,11 @@ func (p *policyAdapter) decide(who tools.Who) (policy.Decision, error) {
 	if err != nil {
 		return d, err
 	}
+	// Logged once per config and caller shape, as the decision is cached:
+	// an allow list naming a tool no plugin provides is the operator's to fix.
+	for _, w := range d.Warnings {
+		p.s.log.Warn("tool policy: "+w, "agent", who.AgentID, "provider", who.Provider, "model", who.Model)
+	}
 	p.mu.Lock()
 	if p.cache == nil || len(p.cache) > 256 {
 		p.cache = map[policyKey]policy.Decision{}
@@ -119,6 +133,15 @@ func policyTool(s tools.Spec) policy.Tool {
 		t.Source, t.Owner = policy.Source(tools.SourcePlugin), "agents"
 	}
 	return t
+}
+
+// NoCallableTools implements tools.ToolSetPolicy.
+func (p *policyAdapter) NoCallableTools(ctx context.Context, who tools.Who) error {
+	d, err := p.decide(who)
+	if err != nil {
+		return err
+	}
+	return d.Err()
 }
 
 // Allowed implements tools.Policy.

@@ -13,6 +13,7 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/policy"
 	"github.com/openclaw-go/openclaw/policy/execpolicy"
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/docextract"
@@ -80,7 +81,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	// OpenClaw renamed the cron tool to automations in 2026.9; models
 	// trained on the old name still call it.
 	reg.Alias("cron", "automations")
-	for alias, canonical := range mateclaw.Aliases {
+	for alias, canonical := range policy.MateClawNames() {
 		reg.Alias(alias, canonical)
 	}
 	timeout := time.Duration(s.current().snap.Config.Tools.Guard.ApprovalTimeoutSeconds) * time.Second

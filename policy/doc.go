@@ -38,7 +38,8 @@
 // not merged.
 //
 // Entries are matched case-insensitively after aliasing (bash → exec,
-// apply-patch → apply_patch, cron → automations); "*" is a glob ("browser_*",
+// apply-patch → apply_patch, cron → automations, and MateClaw's names from
+// MateClawNames: ShellExecuteTool → exec, …); "*" is a glob ("browser_*",
 // "*"); group:<name> stands for its members (CoreGroups, plus the caller's
 // Input.Groups and Tool.Groups); a plugin or channel id stands for its
 // tools; group:plugins for every plugin-owned tool; "bundle-mcp" for every
@@ -67,8 +68,10 @@
 // # Tool Guard
 //
 // NewGuard compiles Tool Guard rules: a tool name or glob, an optional
-// regular expression over the call's JSON arguments, and an action (allow,
-// deny, require_approval). Guard.Check applies the first matching rule, else
+// regular expression over what the call acts on (a shell tool's command
+// line, each of its commands on its own for an allow; a file tool's
+// path; else the JSON arguments; see Rule.ArgPattern), and an action
+// (allow, deny, require_approval). Guard.Check applies the first matching rule, else
 // the default policy; a dangerous shell command (DangerousCommand) or a
 // write under /etc raises an allow to require_approval, and never lowers a
 // deny.

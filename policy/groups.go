@@ -82,10 +82,14 @@ func init() {
 
 // NormalizeName returns the canonical form of a tool name or list entry:
 // trimmed, lower case, with aliases resolved ("Bash" → "exec",
-// "apply-patch" → "apply_patch", "cron" → "automations").
+// "apply-patch" → "apply_patch", "cron" → "automations") and MateClaw's
+// names turned into ours ("ShellExecuteTool" → "exec").
 func NormalizeName(name string) string {
 	n := strings.ToLower(strings.TrimSpace(name))
 	if a, ok := aliases[n]; ok {
+		return a
+	}
+	if a, ok := mateclawLower[n]; ok {
 		return a
 	}
 	return n

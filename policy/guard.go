@@ -25,8 +25,17 @@ type Rule struct {
 	// ("group:fs"), matched like policy entries (case-insensitive, aliases).
 	// Plugin ids and group:plugins are not known here; use a glob.
 	Tool string `json:"tool"`
-	// ArgPattern, if set, is a regular expression (RE2) that must match the
-	// call's arguments as compact JSON, e.g. `"command":"(ls|cat)\s`.
+	// ArgPattern, if set, is a regular expression (RE2) matched against
+	// what the call acts on: for a shell tool (exec and ShellTools) its
+	// command line, e.g. `^(ls|cat|grep|find)\s`; for read, write and edit
+	// the file path, cleaned ("a/../b" is "b"); for any other tool the
+	// arguments as compact JSON. An allow rule matches a shell call only if
+	// every command of the line matches on its own and the line holds no
+	// substitution, file redirection, variable assignment or word that
+	// expands when it runs, and the call sets no environment variable that
+	// is not known to be harmless nor asks for elevated rights. A deny or
+	// require_approval rule matches if the line, any command in it, a path
+	// or the compact JSON matches.
 	ArgPattern string `json:"argPattern,omitempty"`
 	// Action is allow, deny or require_approval.
 	Action Action `json:"action"`
@@ -141,9 +150,10 @@ func parseAction(a Action) (Action, error) {
 
 // Check decides a call of tool with args (the call's JSON arguments). The
 // first rule whose tool and argPattern match decides, else the default
-// policy. An allow is raised to require_approval when the call looks
-// dangerous (DangerousCommand for shell tools, writes under /etc for file
-// tools); a deny or require_approval is never lowered.
+// policy; Rule.ArgPattern says what a pattern is matched against. An allow
+// is raised to require_approval when the call looks dangerous
+// (DangerousCommand for shell tools, writes under /etc for file tools); a
+// deny or require_approval is never lowered.
 func (g *Guard) Check(tool string, args json.RawMessage) GuardDecision {
 	name := NormalizeName(tool)
 	d := GuardDecision{Action: ActionRequireApproval, Rule: -1, Reason: "no guard configured; approval required"}
@@ -151,10 +161,20 @@ func (g *Guard) Check(tool string, args json.RawMessage) GuardDecision {
 	if g != nil {
 		shell = g.shell
 		d = GuardDecision{Action: g.def, Rule: -1, Reason: fmt.Sprintf("no rule matched; default policy %s", g.def)}
-		compact := compactArgs(args)
+		view := newCallView(name, args, shell)
+		var notes []string
 		for i, r := range g.rules {
-			if !r.tool.matches(name) || (r.re != nil && !r.re.MatchString(compact)) {
+			if !r.tool.matches(name) {
 				continue
+			}
+			if r.re != nil {
+				ok, note := view.match(r.re, r.Action == ActionAllow)
+				if !ok {
+					if note != "" {
+						notes = append(notes, fmt.Sprintf("rule %d's argPattern %q %s", i, r.ArgPattern, note))
+					}
+					continue
+				}
 			}
 			how := fmt.Sprintf("tool %q", r.Tool)
 			if r.re != nil {
@@ -162,6 +182,9 @@ func (g *Guard) Check(tool string, args json.RawMessage) GuardDecision {
 			}
 			d = GuardDecision{Action: r.Action, Rule: i, Reason: fmt.Sprintf("rule %d (%s) matched: %s", i, how, r.Action)}
 			break
+		}
+		if len(notes) > 0 {
+			d.Reason += "; " + strings.Join(notes, "; ")
 		}
 	}
 	if d.Action == ActionAllow {
@@ -189,42 +212,54 @@ func compactArgs(args json.RawMessage) string {
 // dangerousCall looks inside a call's arguments for something that must
 // not run without approval: a dangerous shell command for exec (and the
 // configured shell tools) or nodes run, or a file tool writing under /etc.
-// Arguments a shell tool cannot be read from count as dangerous: nothing
-// could be checked.
+// Every value a decoder might pick is looked at (repeated and case-variant
+// keys too). Arguments a shell tool cannot be read from count as
+// dangerous: nothing could be checked.
 func dangerousCall(name string, args json.RawMessage, shell map[string]bool) string {
-	fields := map[string]json.RawMessage{}
-	parsed := json.Unmarshal(args, &fields) == nil
+	members, parsed := argMembers(args)
 	switch {
 	case shell[name]:
 		if !parsed {
 			return "arguments are not a JSON object, so the command cannot be checked"
 		}
-		for _, key := range []string{"command", "cmd"} {
-			if cmd, ok := commandText(fields[key]); ok {
-				return DangerousCommand(cmd)
+		for _, raw := range values(members, "command", "cmd") {
+			cmd, ok := commandText(raw)
+			if !ok {
+				return "the command is neither a string nor a list of words, so it cannot be checked"
+			}
+			if danger := DangerousCommand(cmd); danger != "" {
+				return danger
 			}
 		}
 		return ""
 	case name == "nodes":
-		var action string
-		_ = json.Unmarshal(fields["action"], &action)
-		if action != "run" {
+		run := false
+		for _, raw := range values(members, "action") {
+			var action string
+			_ = json.Unmarshal(raw, &action)
+			run = run || action == "run"
+		}
+		if !run {
 			return ""
 		}
-		if cmd, ok := commandText(fields["command"]); ok {
-			return DangerousCommand(cmd)
+		for _, raw := range values(members, "command") {
+			if cmd, ok := commandText(raw); ok {
+				if danger := DangerousCommand(cmd); danger != "" {
+					return danger
+				}
+			}
 		}
 	case name == "write" || name == "edit":
-		for _, key := range []string{"path", "file_path", "filePath", "file"} {
+		for _, raw := range values(members, "path", "file_path", "filePath", "file") {
 			var p string
-			if json.Unmarshal(fields[key], &p) == nil && underEtc(strings.TrimSpace(p)) {
+			if json.Unmarshal(raw, &p) == nil && underEtc(strings.TrimSpace(p)) {
 				return name + " writes to " + p
 			}
 		}
 	case name == patchTool:
-		for _, key := range []string{"input", "patch"} {
+		for _, raw := range values(members, "input", "patch") {
 			var text string
-			if json.Unmarshal(fields[key], &text) == nil {
+			if json.Unmarshal(raw, &text) == nil {
 				if p := patchTouchesEtc(text); p != "" {
 					return "apply_patch changes " + p
 				}

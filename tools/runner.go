@@ -40,6 +40,26 @@ type Policy interface {
 	Allowed(ctx context.Context, who Who, tool Spec) (ok bool, reason string)
 }
 
+// ToolSetPolicy is a Policy that can also tell when a caller's explicit
+// allow lists leave it no tool at all (an allow list naming only tools no
+// plugin provides). The run must then not call the model: OpenClaw stops
+// such a run loudly rather than let the agent go on without its tools.
+type ToolSetPolicy interface {
+	Policy
+	// NoCallableTools returns an error saying which allow lists left who
+	// no tool, or nil.
+	NoCallableTools(ctx context.Context, who Who) error
+}
+
+// CheckToolSet returns the policy's error when explicit allow lists leave
+// who no tool at all, else nil.
+func (r *Runner) CheckToolSet(ctx context.Context, who Who) error {
+	if p, ok := r.Policy.(ToolSetPolicy); ok {
+		return p.NoCallableTools(ctx, who)
+	}
+	return nil
+}
+
 // ApprovalRequest asks a person to allow one call.
 type ApprovalRequest struct {
 	Tool   string

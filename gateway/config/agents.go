@@ -37,7 +37,7 @@ func (d *decoder) validateAgents(c *Config) {
 				d.errorAtPath(n, path, "agent %q is defined twice", id)
 				continue
 			}
-			a.Entries[id] = AgentEntry{Name: l.Name, Workspace: l.Workspace, Model: l.Model, Identity: l.Identity, Default: l.Default}
+			a.Entries[id] = l.AgentEntry
 		}
 		a.List = nil
 	}

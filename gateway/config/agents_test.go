@@ -56,3 +56,42 @@ func TestAgentsConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestLegacyAgentListKeepsEveryEntryKey: an agents.list[] element takes
+// what an agents.entries.<id> entry takes, tools included (OpenClaw's
+// docs write per-agent tools as agents.list[].tools), and it lands there.
+func TestLegacyAgentListKeepsEveryEntryKey(t *testing.T) {
+	snap, errs, _ := parseTest(t, `{agents:{list:[
+  {id:"support", description:"answers customers", tools:{profile:"messaging", allow:["slack"], deny:["exec"],
+    byProvider:{"google-antigravity":{allow:["message","sessions_list"]}}},
+   groupChat:{mentionPatterns:["@support"]}, subagents:{allowAgents:["*"]}},
+]}}`, nil)
+	if len(errs) > 0 {
+		t.Fatalf("errors: %q", errs)
+	}
+	e, ok := snap.Config.Agent("support")
+	if !ok {
+		t.Fatal("agent support missing")
+	}
+	want := ToolPolicy{Profile: "messaging", Allow: []string{"slack"}, Deny: []string{"exec"},
+		ByProvider: map[string]ToolProviderRules{"google-antigravity": {Allow: []string{"message", "sessions_list"}}}}
+	if !reflect.DeepEqual(e.Tools, want) {
+		t.Errorf("tools = %+v, want %+v", e.Tools, want)
+	}
+	if e.Description != "answers customers" || !reflect.DeepEqual(e.GroupChat.MentionPatterns, []string{"@support"}) ||
+		!reflect.DeepEqual(e.Subagents.AllowAgents, []string{"*"}) {
+		t.Errorf("entry = %+v", e)
+	}
+}
+
+// TestToolGuardEnabledKey: tools.guard.enabled is a key (MateClaw's
+// example config sets it).
+func TestToolGuardEnabledKey(t *testing.T) {
+	snap, errs, _ := parseTest(t, `{tools:{guard:{enabled:false, defaultPolicy:"require_approval"}}}`, nil)
+	if len(errs) > 0 {
+		t.Fatalf("errors: %q", errs)
+	}
+	if g := snap.Config.Tools.Guard; g.Enabled == nil || *g.Enabled || g.DefaultPolicy != "require_approval" {
+		t.Errorf("guard = %+v", g)
+	}
+}

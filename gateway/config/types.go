@@ -479,20 +479,12 @@ type AgentSubagents struct {
 	Model ModelRef `json:"model"`
 }
 
-// LegacyAgent is one element of the older agents.list form.
+// LegacyAgent is one element of the older agents.list form: an id and
+// every key an agents.entries.<id> entry takes.
 type LegacyAgent struct {
 	// Agent id. Default "" (required).
 	ID string `json:"id"`
-	// Display name. Default "".
-	Name string `json:"name"`
-	// Workspace directory. Default "".
-	Workspace string `json:"workspace"`
-	// Model as "provider/model", or {primary, fallbacks}. Default: none.
-	Model ModelRef `json:"model"`
-	// How the agent presents itself. Default: none.
-	Identity AgentIdentity `json:"identity"`
-	// Which agent answers when none is named. Default false.
-	Default bool `json:"default"`
+	AgentEntry
 }
 
 // Session is the session.* section.
@@ -755,11 +747,13 @@ type ToolSubagents struct {
 
 // ToolGuard is tools.guard.
 type ToolGuard struct {
+	// false turns the rules and defaultPolicy off: the guard then lets every call through, except that dangerous shell commands and changes to skills still wait for a person. Default true.
+	Enabled *bool `json:"enabled"`
 	// What happens when no rule matches: allow, deny or require_approval. Default "allow".
 	DefaultPolicy string `json:"defaultPolicy" enum:"allow,deny,require_approval"`
 	// Rules checked in order; the first match decides. Default [] (none).
 	Rules []GuardRule `json:"rules"`
-	// Tools besides exec whose "command" argument is a shell command to check for dangerous patterns. Default [] (none).
+	// Tools besides exec whose "command" argument is a shell command: checked for dangerous patterns, and what an argPattern sees. Default [] (none).
 	ShellTools []string `json:"shellTools"`
 	// Seconds to wait for a person before an approval counts as denied. Default 600.
 	ApprovalTimeoutSeconds int `json:"approvalTimeoutSeconds" min:"1"`
@@ -769,7 +763,7 @@ type ToolGuard struct {
 type GuardRule struct {
 	// Tool name, glob or group the rule is for. Default "" (required).
 	Tool string `json:"tool"`
-	// Regular expression over the call's arguments as compact JSON. Default "" (any arguments).
+	// Regular expression over what the call acts on: a shell tool's command line (for an allow, every command in it, with no substitution or file redirection), the path for read, write and edit, the arguments as compact JSON for other tools. Default "" (any arguments).
 	ArgPattern string `json:"argPattern"`
 	// allow, deny or require_approval. Default "" (required).
 	Action string `json:"action" enum:"allow,deny,require_approval"`

@@ -1,7 +1,8 @@
 // Package mateclaw holds the small tools of MateClaw's built-in set that
-// have no OpenClaw counterpart (DateTimeTool, FileTypeDetectorTool), and
-// the aliases that map MateClaw's tool names onto OpenClaw's canonical
-// ones where the job is the same.
+// have no OpenClaw counterpart (DateTimeTool, FileTypeDetectorTool). The
+// table that maps MateClaw's other tool names onto ours is
+// policy.MateClawNames, so policy lists, guard rules and the registry
+// read one table.
 package mateclaw
 
 import (
@@ -17,17 +18,6 @@ import (
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/fs"
 )
-
-// Aliases maps MateClaw tool names to the OpenClaw tools doing that job.
-var Aliases = map[string]string{
-	"ReadFileTool":      "read",
-	"WriteFileTool":     "write",
-	"EditFileTool":      "edit",
-	"ShellExecuteTool":  "exec",
-	"WebSearchTool":     "web_search",
-	"DelegateAgentTool": "delegateToAgent",
-	"BrowserUseTool":    "browser",
-}
 
 // DateTimeArgs are DateTimeTool's arguments.
 type DateTimeArgs struct {
