@@ -124,8 +124,9 @@ func (l *ledger) summary() ledgerSummary {
 // busWorker chats over the bus as `openclaw agent` does: turnsPerSession
 // turns in one session, every toolEvery-th asking for a tool call; then
 // it reads the session's history, counts each message's answers there,
-// and deletes the session, so the state stays the size of a few live
-// conversations however long the soak runs.
+// and deletes the session with its transcript (OpenClaw's default keeps
+// the transcript as an archive), so the state stays the size of a few
+// live conversations however long the soak runs.
 func busWorker(ctx context.Context, c *client.Client, id int, led *ledger, n *counters, errs *errorLog) error {
 	stream := fmt.Sprintf("bus:%d", id)
 	for s := 1; ctx.Err() == nil; s++ {
@@ -163,7 +164,7 @@ func busWorker(ctx context.Context, c *client.Client, id int, led *ledger, n *co
 		if err := countHistory(c, key, markers, led); err != nil {
 			return err
 		}
-		if err := call(c, "sessions.delete", map[string]any{"key": key}, nil); err != nil {
+		if err := call(c, "sessions.delete", map[string]any{"key": key, "deleteTranscript": true}, nil); err != nil {
 			return fmt.Errorf("sessions.delete %s: %w", key, err)
 		}
 		n.sessionsDeleted.Add(1)
@@ -307,7 +308,7 @@ func deleteSessionsOf(admin *client.Client, p person) error {
 	for _, s := range list.Sessions {
 		k := strings.ToLower(s.Key)
 		if strings.Contains(k, p.channel) && strings.Contains(k, strings.ToLower(p.userID)) {
-			if err := call(admin, "sessions.delete", map[string]any{"key": s.Key}, nil); err != nil {
+			if err := call(admin, "sessions.delete", map[string]any{"key": s.Key, "deleteTranscript": true}, nil); err != nil {
 				return fmt.Errorf("sessions.delete %s: %w", s.Key, err)
 			}
 		}
