@@ -5,5 +5,6 @@
 // CLI against them, and opens authenticated or raw connections to the
 // bus.
 //
-// It is test support: nothing outside the e2e tree imports it.
+// It is test support: only tests import it (the e2e tree, and the soak
+// run in bench/soak).
 package harness

@@ -163,6 +163,7 @@ type Server struct {
 	requireKey string
 	hold       chan struct{} // see Hold
 	held       int
+	respond    func(Recorded) (Reply, bool) // see Respond
 }
 
 // New starts a server that t closes at its end.
@@ -195,6 +196,18 @@ func (s *Server) Pending() int {
 	return len(s.queue)
 }
 
+// Respond makes f pick the reply to each request that no scripted reply
+// answers, in place of the echo; when f returns false the echo answers.
+// A script is one queue for every caller, so concurrent conversations
+// that each need their own tool calls (a soak run) decide from the
+// request instead. f runs with the server locked: it must not call the
+// Server.
+func (s *Server) Respond(f func(Recorded) (Reply, bool)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.respond = f
+}
+
 // RequireKey makes the server refuse, with 401, requests without this API
 // key (Authorization: Bearer for OpenAI; x-api-key or Bearer for
 // Anthropic). The 401 body repeats the key it got, as careless servers
@@ -224,6 +237,11 @@ func (s *Server) take(rec Recorded, gotKey string) Reply {
 		return Reply{Status: http.StatusUnauthorized, ErrorMessage: "incorrect api key provided: " + gotKey}
 	}
 	if len(s.queue) == 0 {
+		if s.respond != nil {
+			if r, ok := s.respond(rec); ok {
+				return r
+			}
+		}
 		return Reply{Text: "echo: " + lastUserText(rec.Messages) + imagesNote(lastUserImages(rec.Messages))}
 	}
 	r := s.queue[0]

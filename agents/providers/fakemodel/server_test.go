@@ -306,3 +306,34 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("echo body %s", b)
 	}
 }
+
+// TestRespond: a responder answers from the request, a script still
+// comes first, and declining falls back to the echo.
+func TestRespond(t *testing.T) {
+	srv := fakemodel.New(t)
+	srv.Respond(func(rec fakemodel.Recorded) (fakemodel.Reply, bool) {
+		if last := rec.Messages[len(rec.Messages)-1]; strings.Contains(last.Text, "[tool]") {
+			return fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "c1", Name: "DateTimeTool", Arguments: `{}`}}}, true
+		}
+		return fakemodel.Reply{}, false
+	})
+	srv.Script(fakemodel.Reply{Text: "scripted"})
+	ask := func(text string) string {
+		t.Helper()
+		res := post(t, srv.URL()+"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"`+text+`"}]}`)
+		b, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"[tool] first", "scripted"},
+		{"[tool] second", "DateTimeTool"},
+		{"plain", "echo: plain"},
+	} {
+		if got := ask(tc.text); !strings.Contains(got, tc.want) {
+			t.Errorf("%q answered %s, want %q in it", tc.text, got, tc.want)
+		}
+	}
+}

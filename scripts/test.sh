@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Sets up what the tests need, then runs every test: the second of the
+# README's two commands, and what .ci/run calls.
+#
+# The end-to-end tests drive OpenClaw's TUI in tmux, the WebChat page in
+# Chromium, render CJK text with a TrueType font, and use the real
+# OpenClaw CLI under Node 24 as a client. The system packages come from
+# apt-get when this runs as root on Debian or Ubuntu; otherwise the script
+# names what to install and stops. Node 24 and OpenClaw are installed with
+# npm into .cache/openclaw-real/ (ignored by git; quick once there).
+#
+#   scripts/test.sh                      # go test -race ./...
+#   scripts/test.sh -run TestName        # extra arguments go to go test
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+say() { printf '== %s\n' "$*"; }
+
+missing=() # Debian package names
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+[[ -x /usr/bin/chromium ]] || missing+=(chromium)
+[[ -f /usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf ]] || missing+=(fonts-droid-fallback)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+if ((${#missing[@]} > 0)); then
+	if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+		say "installing ${missing[*]} (the end-to-end tests need them)"
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+	else
+		printf 'scripts/test.sh: the tests need %s, which this machine lacks.\n' "${missing[*]}" >&2
+		printf 'On Debian or Ubuntu: sudo apt-get install -y %s\n' "${missing[*]}" >&2
+		printf '(tmux and Chromium at /usr/bin/chromium for the end-to-end tests, the font for\n' >&2
+		printf 'PdfRenderTool'\''s CJK text, npm to install Node 24 and the real OpenClaw CLI.)\n' >&2
+		exit 1
+	fi
+fi
+
+say "Node 24 and the real OpenClaw CLI in .cache/openclaw-real (npm; skipped when there)"
+bash scripts/install-openclaw-real.sh >/dev/null
+
+say "go test -race ./... $*"
+exec go test -race ./... "$@"
