@@ -55,6 +55,9 @@ type Options struct {
 	Version      string
 	Getenv       func(string) string
 	Stderr       io.Writer
+	// StateLock is the caller's claim on StateDir, held across in-process
+	// restarts; when nil, Run claims the state directory itself.
+	StateLock *StateLock
 	// Restart, when it receives, makes Run stop and return ErrRestart.
 	Restart <-chan struct{}
 	// ShutdownTimeout bounds the graceful stop. Default 10 s.
@@ -152,6 +155,15 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
+	}
+	if opts.StateLock == nil {
+		// Before the config is read: two first runs must not both write one.
+		lock, err := AcquireStateLock(opts.StateDir, opts.ConfigPath)
+		if err != nil {
+			return err
+		}
+		defer lock.Release()
+		opts.StateLock = lock
 	}
 	s := &System{opts: opts, version: opts.Version, started: time.Now(), logLevel: new(slog.LevelVar), restartCh: make(chan struct{}, 1)}
 	snap, err := s.loadConfig()
@@ -446,6 +458,9 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		return fmt.Errorf("listen on %s: %w (is another gateway running? pick another port with --port)", addr, err)
 	}
 	s.addr = ln.Addr()
+	if err := s.opts.StateLock.SetPort(ln.Addr().(*net.TCPAddr).Port); err != nil {
+		s.log.Warn("gateway lock does not name the port", "err", err)
+	}
 	httpSrv := &http.Server{
 		Handler:           s.httpHandler(),
 		ReadHeaderTimeout: 10 * time.Second,
