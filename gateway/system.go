@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -226,6 +227,9 @@ func (s *System) checkStartable(snap *config.Snapshot) error {
 	if g.Mode == "remote" {
 		return fmt.Errorf("%s: gateway.mode is \"remote\": this machine's CLI talks to a gateway elsewhere; set gateway.mode to \"local\" to run one here", snap.Path)
 	}
+	if err := s.checkSecrets(snap); err != nil {
+		return err
+	}
 	host, err := s.bindHost(snap)
 	if err != nil {
 		return err
@@ -234,6 +238,30 @@ func (s *System) checkStartable(snap *config.Snapshot) error {
 		return fmt.Errorf("%s: gateway.auth.mode \"none\" is refused on a non-loopback bind (%s); use token auth", snap.Path, host)
 	}
 	return nil
+}
+
+// checkSecrets refuses a config with a secret whose environment variable
+// is not set: started anyway, the gateway would run with no token, or a
+// channel would log in with nothing. The secrets of gateway.remote are
+// the CLI's, and a --token on the command line replaces
+// gateway.auth.token, so those do not count.
+func (s *System) checkSecrets(snap *config.Snapshot) error {
+	var msgs []string
+	for _, is := range snap.UnresolvedSecrets {
+		switch {
+		case strings.HasPrefix(is.Path, "gateway.remote."):
+		case is.Path == "gateway.auth.token" && s.opts.Token != "":
+		default:
+			msgs = append(msgs, is.String())
+		}
+	}
+	switch len(msgs) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s (set it, or write the value in the config)", msgs[0])
+	}
+	return fmt.Errorf("%d secrets are unavailable (set the variables, or write the values in the config):\n  %s", len(msgs), strings.Join(msgs, "\n  "))
 }
 
 func randomToken() string {
