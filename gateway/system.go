@@ -105,7 +105,7 @@ type System struct {
 	agents    *agents.Service
 	tools     *tools.Runner
 	procs     *shell.Processes
-	sqlClose  io.Closer // the SQL tools' connections
+	sql       sqlTools
 	downloads *downloads
 	channels  *channels.Manager
 	nodes     *nodes.Registry
@@ -451,9 +451,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 			s.browser.Close()
 		}
 	}()
-	if s.sqlClose != nil {
-		defer s.sqlClose.Close()
-	}
+	defer s.closeSQL()
 	s.agents.Register(s.srv)
 	s.registerMethods()
 	s.wireNodes()
