@@ -49,7 +49,7 @@ func (r *RegistryTools) visible(ctx context.Context, t *Turn) (full []tools.Spec
 		if ok, _ := r.Runner.Permitted(ctx, who, s); !ok {
 			continue
 		}
-		if r.Legacy || r.Runner.Settings.Tier(s) != tools.TierExtension || r.disc.isActive(t.SessionID, s.Name) {
+		if r.legacy() || r.Runner.Settings.Tier(s) != tools.TierExtension || r.disc.isActive(t.SessionID, s.Name) {
 			full = append(full, s)
 		} else {
 			dormant = append(dormant, s)
@@ -93,3 +93,5 @@ func (r *RegistryTools) enable(ctx context.Context, t *Turn, args json.RawMessag
 	r.disc.activate(t.SessionID, dormant[i].Name)
 	return ToolResult{Text: fmt.Sprintf("%s is enabled; you can call it from your next step.", dormant[i].Name)}
 }
+
+func (r *RegistryTools) legacy() bool { return r.Legacy != nil && r.Legacy() }

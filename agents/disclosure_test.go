@@ -89,3 +89,34 @@ func TestProgressiveDisclosure(t *testing.T) {
 		t.Fatal("a disabled tool is still offered")
 	}
 }
+
+// The disclosure mode is asked at each turn: a config reload switching to
+// "legacy" gives the next turn every tool in full.
+func TestDisclosureModeFollowsReload(t *testing.T) {
+	reg := tools.NewRegistry()
+	if err := reg.Register(&imageTool{}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName), tools.Migrations())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	settings, _ := tools.LoadSettings(context.Background(), st.DB)
+	legacy := false
+	r := &RegistryTools{Runner: &tools.Runner{Registry: reg, Settings: settings}, Legacy: func() bool { return legacy }}
+	names := func() []string {
+		var out []string
+		for _, tl := range r.Tools(context.Background(), &Turn{AgentID: "main", SessionID: "s1"}) {
+			out = append(out, tl.Name)
+		}
+		return out
+	}
+	if got := names(); slices.Contains(got, "image_generate") {
+		t.Fatalf("progressive mode advertises %v", got)
+	}
+	legacy = true
+	if got := names(); !slices.Contains(got, "image_generate") || slices.Contains(got, EnableToolName) {
+		t.Fatalf("after switching to legacy the tools are %v", got)
+	}
+}

@@ -163,6 +163,10 @@ func (s *Service) chain(refs []string) (*providers.Chain, error) {
 		if err != nil {
 			return nil, err
 		}
+		if reason := missingKey(cfg, name); reason != "" {
+			ch.Skipped = append(ch.Skipped, providers.Skip{Ref: ref, Reason: reason})
+			continue
+		}
 		p, err := s.provider(cfg, name)
 		if err != nil {
 			return nil, err
@@ -179,6 +183,28 @@ var builtinProviders = map[string]config.ModelProvider{
 	"openai":    {API: "openai-completions", BaseURL: "https://api.openai.com/v1", APIKey: config.SecretInput{Value: "${OPENAI_API_KEY}"}},
 	"anthropic": {API: "anthropic-messages", BaseURL: "https://api.anthropic.com", APIKey: config.SecretInput{Value: "${ANTHROPIC_API_KEY}"}},
 	"ollama":    {API: "openai-completions", BaseURL: "http://127.0.0.1:11434/v1"},
+}
+
+// missingKey says why a provider cannot be called, or "": a built-in
+// provider whose key variable is not set, or a configured one whose
+// apiKey names unset variables. Such a model would only fail with an
+// auth error after a round trip (or retries, offline), so the chain
+// skips it.
+func missingKey(cfg *config.Config, name string) string {
+	if pc, ok := cfg.Models.Providers[name]; ok {
+		if len(pc.APIKey.Unresolved) > 0 {
+			return "no API key: " + strings.Join(pc.APIKey.Unresolved, ", ") + " is not set"
+		}
+		return ""
+	}
+	b, ok := builtinProviders[name]
+	if !ok {
+		return ""
+	}
+	if env := strings.TrimSuffix(strings.TrimPrefix(b.APIKey.Value, "${"), "}"); env != b.APIKey.Value && lookupEnv(env) == "" {
+		return "no API key: " + env + " is not set"
+	}
+	return ""
 }
 
 // provider returns the client for a provider name, built once per

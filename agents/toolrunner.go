@@ -17,9 +17,11 @@ import (
 // approval, hooks, timeout, truncation, audit).
 type RegistryTools struct {
 	Runner *tools.Runner
-	// Legacy advertises every allowed tool in full (tools.disclosure.mode
-	// "legacy"); otherwise extension-tier tools wait behind enable_tool.
-	Legacy bool
+	// Legacy, when it returns true, advertises every allowed tool in full
+	// (tools.disclosure.mode "legacy"); otherwise extension-tier tools
+	// wait behind enable_tool. It is asked at each turn, so a config
+	// reload of the mode applies to the next one. Nil means progressive.
+	Legacy func() bool
 
 	disc disclosure
 }

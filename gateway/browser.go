@@ -12,21 +12,28 @@ import (
 // browserTool builds the agents' browser tool over a manager of
 // gateway-managed Chromium profiles, configured from browser.*.
 func (s *System) browserTool(workspace func(tools.Who) (string, error)) tools.Tool {
-	cfg := s.current().snap.Config.Browser
+	set := browserSettings(s.current().snap.Config.Browser)
+	live := func() config.Browser { return s.current().snap.Config.Browser }
+	s.browser = browser.NewManager(browser.Config{
+		Workspace: workspace, StateDir: s.opts.StateDir, ExecPath: set.ExecPath,
+		Policy:          func() netguard.Policy { return browserPolicy(live()) },
+		Enabled:         func() bool { return live().IsEnabled() },
+		EvaluateEnabled: func() bool { return live().EvaluateAllowed() },
+		DefaultProfile:  set.DefaultProfile, Profiles: set.Profiles,
+		Log: s.log.With("component", "browser"),
+	})
+	return s.browser.Tool()
+}
+
+// browserSettings are the browser keys a reload hands to the running
+// manager: the Chromium binary, the default profile and the configured
+// profiles.
+func browserSettings(cfg config.Browser) browser.Settings {
 	profiles := map[string]browser.Profile{}
 	for name, p := range cfg.Profiles {
 		profiles[name] = browser.Profile{Name: name, CDPPort: p.CdpPort, CDPURL: p.CdpURL}
 	}
-	live := func() config.Browser { return s.current().snap.Config.Browser }
-	s.browser = browser.NewManager(browser.Config{
-		Workspace: workspace, StateDir: s.opts.StateDir, ExecPath: cfg.ExecutablePath,
-		Policy:          func() netguard.Policy { return browserPolicy(live()) },
-		Enabled:         func() bool { return live().IsEnabled() },
-		EvaluateEnabled: func() bool { return live().EvaluateAllowed() },
-		DefaultProfile:  cfg.DefaultProfile, Profiles: profiles,
-		Log: s.log.With("component", "browser"),
-	})
-	return s.browser.Tool()
+	return browser.Settings{ExecPath: cfg.ExecutablePath, DefaultProfile: cfg.DefaultProfile, Profiles: profiles}
 }
 
 // browserPolicy is the SSRF policy pages may load under, from

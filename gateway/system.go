@@ -56,6 +56,9 @@ type Options struct {
 	Version      string
 	Getenv       func(string) string
 	Stderr       io.Writer
+	// StateLock is the caller's claim on StateDir, held across in-process
+	// restarts; when nil, Run claims the state directory itself.
+	StateLock *StateLock
 	// Restart, when it receives, makes Run stop and return ErrRestart.
 	Restart <-chan struct{}
 	// ShutdownTimeout bounds the graceful stop. Default 10 s.
@@ -104,7 +107,7 @@ type System struct {
 	tools     *tools.Runner
 	turnTools *agents.RegistryTools // what a turn's model is offered
 	procs     *shell.Processes
-	sqlClose  io.Closer // the SQL tools' connections
+	sql       sqlTools
 	downloads *downloads
 	channels  *channels.Manager
 	nodes     *nodes.Registry
@@ -157,6 +160,15 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
+	}
+	if opts.StateLock == nil {
+		// Before the config is read: two first runs must not both write one.
+		lock, err := AcquireStateLock(opts.StateDir, opts.ConfigPath)
+		if err != nil {
+			return err
+		}
+		defer lock.Release()
+		opts.StateLock = lock
 	}
 	s := &System{opts: opts, version: opts.Version, started: time.Now(), logLevel: new(slog.LevelVar), restartCh: make(chan struct{}, 1)}
 	snap, err := s.loadConfig()
@@ -219,6 +231,9 @@ func (s *System) checkStartable(snap *config.Snapshot) error {
 	if g.Mode == "remote" {
 		return fmt.Errorf("%s: gateway.mode is \"remote\": this machine's CLI talks to a gateway elsewhere; set gateway.mode to \"local\" to run one here", snap.Path)
 	}
+	if err := s.checkSecrets(snap); err != nil {
+		return err
+	}
 	host, err := s.bindHost(snap)
 	if err != nil {
 		return err
@@ -227,6 +242,30 @@ func (s *System) checkStartable(snap *config.Snapshot) error {
 		return fmt.Errorf("%s: gateway.auth.mode \"none\" is refused on a non-loopback bind (%s); use token auth", snap.Path, host)
 	}
 	return nil
+}
+
+// checkSecrets refuses a config with a secret whose environment variable
+// is not set: started anyway, the gateway would run with no token, or a
+// channel would log in with nothing. The secrets of gateway.remote are
+// the CLI's, and a --token on the command line replaces
+// gateway.auth.token, so those do not count.
+func (s *System) checkSecrets(snap *config.Snapshot) error {
+	var msgs []string
+	for _, is := range snap.UnresolvedSecrets {
+		switch {
+		case strings.HasPrefix(is.Path, "gateway.remote."):
+		case is.Path == "gateway.auth.token" && s.opts.Token != "":
+		default:
+			msgs = append(msgs, is.String())
+		}
+	}
+	switch len(msgs) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s (set it, or write the value in the config)", msgs[0])
+	}
+	return fmt.Errorf("%d secrets are unavailable (set the variables, or write the values in the config):\n  %s", len(msgs), strings.Join(msgs, "\n  "))
 }
 
 func randomToken() string {
@@ -418,9 +457,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 			s.browser.Close()
 		}
 	}()
-	if s.sqlClose != nil {
-		defer s.sqlClose.Close()
-	}
+	defer s.closeSQL()
 	s.agents.Register(s.srv)
 	s.registerMethods()
 	s.wireNodes()
@@ -454,6 +491,9 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		return fmt.Errorf("listen on %s: %w (is another gateway running? pick another port with --port)", addr, err)
 	}
 	s.addr = ln.Addr()
+	if err := s.opts.StateLock.SetPort(ln.Addr().(*net.TCPAddr).Port); err != nil {
+		s.log.Warn("gateway lock does not name the port", "err", err)
+	}
 	httpSrv := &http.Server{
 		Handler:           s.httpHandler(),
 		ReadHeaderTimeout: 10 * time.Second,

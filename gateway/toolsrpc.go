@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"time"
 
 	"github.com/openclaw-go/openclaw/agents"
+	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/cron"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
@@ -84,8 +87,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	for alias, canonical := range policy.MateClawNames() {
 		reg.Alias(alias, canonical)
 	}
-	timeout := time.Duration(s.current().snap.Config.Tools.Guard.ApprovalTimeoutSeconds) * time.Second
-	ap, err := tools.NewApprovals(ctx, st.DB, approvalFanout{s}, s.log.With("component", "approvals"), timeout)
+	ap, err := tools.NewApprovals(ctx, st.DB, approvalFanout{s}, s.log.With("component", "approvals"), approvalTimeout(s.current().snap.Config))
 	if err != nil {
 		return err
 	}
@@ -103,7 +105,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		Guard: guardAdapter{s}, Hooks: chainedHooks{s}, Settings: settings}
 	s.policy = &policyAdapter{s: s}
 	s.tools.Policy = s.policy
-	s.turnTools = &agents.RegistryTools{Runner: s.tools, Legacy: s.current().snap.Config.Tools.Disclosure.Mode == "legacy"}
+	s.turnTools = &agents.RegistryTools{Runner: s.tools, Legacy: func() bool { return s.current().snap.Config.Tools.Disclosure.Mode == "legacy" }}
 	s.agents.UseTools(s.turnTools)
 	s.registerToolMethods()
 	s.registerExecApprovals()
@@ -250,19 +252,79 @@ func (a approverLater) Approve(ctx context.Context, req tools.ApprovalRequest) (
 // read once at start. A bad entry turns them off with a logged reason
 // rather than keeping the gateway from starting.
 func (s *System) sqlTools(workspace func(tools.Who) (string, error)) []tools.Tool {
+	s.sql.workspace = workspace
+	cfg := s.current().snap.Config.Tools.Datasources
+	ts, closer, err := s.buildSQLTools(cfg)
+	if err != nil {
+		s.log.Error("tools.datasources is invalid; SqlQueryTool and DatasourceTool are off", "err", err)
+		return nil
+	}
+	s.sql.closer, s.sql.applied = closer, cfg
+	return ts
+}
+
+// approvalTimeout is tools.guard.approvalTimeoutSeconds; zero is the
+// approvals' default.
+func approvalTimeout(cfg *config.Config) time.Duration {
+	return time.Duration(cfg.Tools.Guard.ApprovalTimeoutSeconds) * time.Second
+}
+
+// sqlTools are the SQL tools' connections and the datasources they were
+// built from, replaced when a reload changes tools.datasources.
+type sqlTools struct {
+	mu        sync.Mutex
+	workspace func(tools.Who) (string, error)
+	applied   []config.ToolDatasource
+	closer    io.Closer
+}
+
+// sqlToolNames are the tools tools.datasources configures.
+var sqlToolNames = []string{"DatasourceTool", "SqlQueryTool"}
+
+func (s *System) buildSQLTools(cfg []config.ToolDatasource) ([]tools.Tool, io.Closer, error) {
 	var ds []sqltool.Datasource
-	for _, d := range s.current().snap.Config.Tools.Datasources {
+	for _, d := range cfg {
 		driver := d.Driver
 		if driver == "" {
 			driver = sqltool.DriverSQLite
 		}
 		ds = append(ds, sqltool.Datasource{Name: d.Name, Driver: driver, DSN: d.DSN, Description: d.Description, ReadOnly: d.ReadOnly})
 	}
-	ts, closer, err := sqltool.Tools(sqltool.Config{Datasources: ds, Workspace: workspace, Approver: approverLater{s}})
-	if err != nil {
-		s.log.Error("tools.datasources is invalid; SqlQueryTool and DatasourceTool are off", "err", err)
-		return nil
+	return sqltool.Tools(sqltool.Config{Datasources: ds, Workspace: s.sql.workspace, Approver: approverLater{s}})
+}
+
+// syncSQLTools rebuilds the SQL tools when a reload changed
+// tools.datasources: the new pair replaces the old in the registry, and
+// the old connections close once their running statements end.
+func (s *System) syncSQLTools(cfg []config.ToolDatasource) {
+	s.sql.mu.Lock()
+	defer s.sql.mu.Unlock()
+	if (len(cfg) == 0 && len(s.sql.applied) == 0) || reflect.DeepEqual(cfg, s.sql.applied) || s.tools == nil {
+		return
 	}
-	s.sqlClose = closer
-	return ts
+	ts, closer, err := s.buildSQLTools(cfg)
+	if err != nil {
+		s.log.Error("tools.datasources is invalid; keeping the datasources the gateway has", "err", err)
+		return
+	}
+	s.tools.Registry.Unregister(sqlToolNames...)
+	if err := s.tools.Registry.Register(ts...); err != nil {
+		s.log.Error("SQL tools not registered", "err", err)
+	}
+	if old := s.sql.closer; old != nil {
+		s.bgWG.Add(1)
+		go func() { defer s.bgWG.Done(); old.Close() }()
+	}
+	s.sql.closer, s.sql.applied = closer, cfg
+	s.log.Info("datasources reloaded", "count", len(cfg))
+}
+
+// closeSQL closes the SQL tools' connections at shutdown.
+func (s *System) closeSQL() {
+	s.sql.mu.Lock()
+	defer s.sql.mu.Unlock()
+	if s.sql.closer != nil {
+		s.sql.closer.Close()
+		s.sql.closer = nil
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -60,7 +61,7 @@ type Approvals struct {
 	db      *sql.DB
 	emit    Emitter
 	log     *slog.Logger
-	timeout time.Duration
+	timeout atomic.Int64 // time.Duration; SetTimeout changes it on reload
 
 	mu      sync.Mutex
 	waiters map[string]chan string
@@ -72,13 +73,23 @@ var _ Approver = (*Approvals)(nil)
 // timeout are denied. Requests left pending by an earlier process are
 // marked expired: nothing waits for them any more.
 func NewApprovals(ctx context.Context, db *sql.DB, emit Emitter, log *slog.Logger, timeout time.Duration) (*Approvals, error) {
-	if timeout <= 0 {
-		timeout = 10 * time.Minute
-	}
 	if _, err := db.ExecContext(ctx, `UPDATE tool_approvals SET status='expired', decided_at=? WHERE status='pending'`, time.Now().UnixMilli()); err != nil {
 		return nil, fmt.Errorf("expire stale approvals: %w", err)
 	}
-	return &Approvals{db: db, emit: emit, log: log, timeout: timeout, waiters: map[string]chan string{}}, nil
+	a := &Approvals{db: db, emit: emit, log: log, waiters: map[string]chan string{}}
+	a.SetTimeout(timeout)
+	return a, nil
+}
+
+// SetTimeout changes how long later requests wait for a decision (a
+// config reload of tools.guard.approvalTimeoutSeconds); requests already
+// waiting keep the expiry they were announced with. Zero or less is the
+// default, 10 minutes.
+func (a *Approvals) SetTimeout(timeout time.Duration) {
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	a.timeout.Store(int64(timeout))
 }
 
 // Pending is one request waiting for a person.
@@ -103,11 +114,12 @@ type Pending struct {
 func (a *Approvals) Approve(ctx context.Context, req ApprovalRequest) (bool, string, error) {
 	id := uuid.NewString()
 	now := time.Now()
+	timeout := time.Duration(a.timeout.Load())
 	// What is stored and shown is for people: an env's secrets are
 	// redacted, its names listed. The call itself keeps its arguments.
 	args, envKeys := approvalArgs(req.Args)
 	p := Pending{ID: id, Tool: req.Tool, Args: string(args), AgentID: req.Who.AgentID, SessionKey: req.Who.SessionKey,
-		RunID: req.Who.RunID, Reason: req.Reason, CreatedAt: now.UnixMilli(), ExpiresAt: now.Add(a.timeout).UnixMilli(), EnvKeys: envKeys}
+		RunID: req.Who.RunID, Reason: req.Reason, CreatedAt: now.UnixMilli(), ExpiresAt: now.Add(timeout).UnixMilli(), EnvKeys: envKeys}
 	ch := make(chan string, 1)
 	a.mu.Lock()
 	a.waiters[id] = ch
@@ -132,7 +144,7 @@ func (a *Approvals) Approve(ctx context.Context, req ApprovalRequest) (bool, str
 		"approvalKind": "exec", "id": id, "createdAtMs": p.CreatedAt, "expiresAtMs": p.ExpiresAt, "request": request,
 	})
 	a.emit.Broadcast(EventPluginApprovalRequested, p.PluginApproval())
-	t := time.NewTimer(a.timeout)
+	t := time.NewTimer(timeout)
 	defer t.Stop()
 	var decision string
 	select {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -60,19 +61,34 @@ type Chain struct {
 	Backoff func(attempt int) time.Duration
 	// Sleep waits d or until ctx ends. Default: a timer. Tests replace it.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Log gets one warning per failed attempt. Nil: discard.
+	// Log gets one warning per failed attempt and per skipped model. Nil:
+	// discard.
 	Log *slog.Logger
+	// Skipped are models of the list that cannot be called at all (no
+	// API key): they are not tried, and the reason is reported once.
+	Skipped []Skip
+}
+
+// Skip is a model left out of a Chain and why, in one line.
+type Skip struct {
+	Ref    string // "provider/model"
+	Reason string // e.g. "no API key: OPENAI_API_KEY is not set"
 }
 
 // ChainError is returned when every step failed. Unwrap gives the last
 // attempt's error, so KindOf says how the chain finally failed.
 type ChainError struct {
 	Attempts []Attempt
+	// Skipped are the models that were not tried.
+	Skipped []Skip
 }
 
-// Error lists each attempt as "ref: kind: message", separated by "; ".
+// Error lists each failure once as "ref: kind: message" (a step retried
+// with the same failure says how many attempts it made), then each
+// skipped model as "ref: skipped: reason", separated by "; ".
 func (e *ChainError) Error() string {
-	parts := make([]string, 0, len(e.Attempts))
+	var parts []string
+	count := map[string]int{}
 	for _, a := range e.Attempts {
 		if a.Err == nil {
 			continue
@@ -82,7 +98,18 @@ func (e *ChainError) Error() string {
 		if errors.As(a.Err, &pe) {
 			msg = pe.Message
 		}
-		parts = append(parts, a.Ref+": "+string(KindOf(a.Err))+": "+msg)
+		line := a.Ref + ": " + string(KindOf(a.Err)) + ": " + msg
+		if count[line]++; count[line] == 1 {
+			parts = append(parts, line)
+		}
+	}
+	for i, line := range parts {
+		if n := count[line]; n > 1 {
+			parts[i] = line + " (" + strconv.Itoa(n) + " attempts)"
+		}
+	}
+	for _, sk := range e.Skipped {
+		parts = append(parts, sk.Ref+": skipped: "+sk.Reason)
 	}
 	return strings.Join(parts, "; ")
 }
@@ -103,12 +130,18 @@ func (e *ChainError) Unwrap() error {
 // attempt had streamed text before it failed, hooks.OnRestart is called
 // before the next attempt starts.
 func (c *Chain) Complete(ctx context.Context, req Request, hooks Hooks) (*Response, []Attempt, error) {
-	if len(c.Steps) == 0 {
-		return nil, nil, &Error{Kind: KindNotConfigured, Message: notConfiguredMessage}
-	}
 	log := c.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	for _, sk := range c.Skipped {
+		log.Warn("model skipped", "model", sk.Ref, "reason", sk.Reason)
+	}
+	if len(c.Steps) == 0 {
+		if len(c.Skipped) > 0 {
+			return nil, nil, &Error{Kind: KindNotConfigured, Message: "no model can be called: " + (&ChainError{Skipped: c.Skipped}).Error()}
+		}
+		return nil, nil, &Error{Kind: KindNotConfigured, Message: notConfiguredMessage}
 	}
 
 	streamed := false // the current attempt has passed text to OnDelta
@@ -162,7 +195,7 @@ func (c *Chain) Complete(ctx context.Context, req Request, hooks Hooks) (*Respon
 			}
 		}
 	}
-	return nil, attempts, &ChainError{Attempts: attempts}
+	return nil, attempts, &ChainError{Attempts: attempts, Skipped: c.Skipped}
 }
 
 // retryWait says whether attempt try's failure is retried on the same

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -328,5 +329,32 @@ func TestChainOverFakeServers(t *testing.T) {
 	}
 	if got := good.Requests()[0].Model; got != "claude" {
 		t.Errorf("fallback asked for model %q, want claude", got)
+	}
+}
+
+// A step retried with the same failure is reported once with its count,
+// and a skipped model once with its reason; a chain of only skipped
+// models says why none could be called.
+func TestChainReportsEachFailureOnce(t *testing.T) {
+	sl := &sleeps{}
+	down := fail(providers.KindUnavailable, "connection refused")
+	c := &providers.Chain{
+		Steps:   []providers.Step{{Provider: &stubProvider{name: "local", script: []outcome{down, down, down}}, Model: "llama"}},
+		Skipped: []providers.Skip{{Ref: "openai/gpt-4o", Reason: "no API key: OPENAI_API_KEY is not set"}},
+		Sleep:   sl.sleep,
+	}
+	_, attempts, err := c.Complete(context.Background(), userRequest("", "hi"), providers.Hooks{})
+	if len(attempts) != 3 {
+		t.Fatalf("attempts = %v, want 3 on the one step tried", refs(attempts))
+	}
+	want := "local/llama: unavailable: connection refused (3 attempts); openai/gpt-4o: skipped: no API key: OPENAI_API_KEY is not set"
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v\nwant    %s", err, want)
+	}
+
+	_, attempts, err = (&providers.Chain{Skipped: c.Skipped}).Complete(context.Background(), userRequest("", "hi"), providers.Hooks{})
+	pe := asError(t, err)
+	if pe.Kind != providers.KindNotConfigured || !strings.Contains(pe.Message, "OPENAI_API_KEY is not set") || len(attempts) != 0 {
+		t.Errorf("only skipped models: %s %q, %d attempts", pe.Kind, pe.Message, len(attempts))
 	}
 }

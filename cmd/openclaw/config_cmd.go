@@ -160,20 +160,60 @@ func runConfigUnset(_ context.Context, a *app, args []string) error {
 		return err
 	}
 	key := pos[0]
-	if _, err := config.ParsePath(key); err != nil {
+	segs, err := config.ParsePath(key)
+	if err != nil {
 		return usageErrorf("%v", err)
 	}
 	path, err := editConfig(a, f.dev, key, func(src []byte) ([]byte, error) {
 		out, err := config.Unset(src, key)
 		if errors.Is(err, config.ErrNotFound) {
-			return nil, fmt.Errorf("no value at %s", key)
+			// As OpenClaw: a key the file does not set is an error, and
+			// the file is left as it was.
+			return nil, fmt.Errorf("Config path not found: %s. Nothing was changed. Run `openclaw config get` to see what the file sets", key)
 		}
-		return out, err
+		if err != nil {
+			return nil, err
+		}
+		return pruneEmptied(out, segs)
 	})
 	if err != nil {
 		return err
 	}
 	return a.printEdit(f.json, "Removed", key, path)
+}
+
+// pruneEmptied removes the objects above an unset key that it left
+// empty, innermost first, so unsetting logging.file does not leave
+// `logging: {}` behind. Objects that were empty before are not touched:
+// they held the key.
+func pruneEmptied(src []byte, segs []string) ([]byte, error) {
+	for n := len(segs) - 1; n > 0; n-- {
+		tree, err := config.ParseObject(src)
+		if err != nil {
+			return src, nil // the edit's own check reports it
+		}
+		v, ok := lookupPath(tree, segs[:n])
+		if obj, isObj := v.(map[string]any); !ok || !isObj || len(obj) > 0 {
+			break
+		}
+		if src, err = config.Unset(src, joinSegs(segs[:n])); err != nil {
+			return nil, err
+		}
+	}
+	return src, nil
+}
+
+// joinSegs turns ParsePath segments back into a key path.
+func joinSegs(segs []string) string {
+	var p string
+	for _, s := range segs {
+		if strings.HasPrefix(s, "[") {
+			p += s
+		} else {
+			p = config.JoinPath(p, s)
+		}
+	}
+	return p
 }
 
 func (a *app) printEdit(asJSON bool, verb, key, path string) error {

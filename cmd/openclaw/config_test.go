@@ -47,10 +47,12 @@ func TestConfigEdit(t *testing.T) {
 			wantErr: "value is not valid JSON", fileHasNot: []string{"auto"}},
 		{name: "invalid value refused", args: []string{"config", "set", "gateway.port", "99999999"},
 			wantErr: "gateway.port", fileHas: []string{"port: 18900"}},
+		// The object the key emptied goes with it; the others stay.
 		{name: "unset", args: []string{"config", "unset", "gateway.controlUi.basePath"},
-			fileHasNot: []string{"/ui"}},
+			fileHas: []string{"// my gateway", "port: 18900"}, fileHasNot: []string{"/ui", "controlUi"}},
+		// As OpenClaw: an absent key is an error that says nothing changed.
 		{name: "unset missing", args: []string{"config", "unset", "gateway.controlUi.basePath"},
-			wantErr: "no value at gateway.controlUi.basePath"},
+			wantErr: "Config path not found: gateway.controlUi.basePath. Nothing was changed."},
 		{name: "bad path", args: []string{"config", "get", "gateway..port"}, wantErr: "parse key path"},
 	}
 	for _, st := range steps {

@@ -71,6 +71,14 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			fmt.Fprintf(stdout, "Control UI: %s   (log in with gateway.auth.token from the config)\n", url)
 		},
 	}
+	// The state directory is claimed once for the process, so an
+	// in-process restart never lets a second gateway in.
+	lock, err := gateway.AcquireStateLock(paths.StateDir, paths.ConfigPath)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	opts.StateLock = lock
 	usr1 := make(chan os.Signal, 1)
 	if len(restartSignals) > 0 { // Notify with no signals would relay every one
 		signal.Notify(usr1, restartSignals...)

@@ -22,6 +22,11 @@ type localGateway struct {
 	RemoteURL      string
 	RemoteToken    string
 	RemotePassword string
+
+	// Problem says why the file could not give the port and credentials
+	// (it does not parse, or its token names an unset variable), for a
+	// command that has no credentials from flags or the environment.
+	Problem string
 }
 
 // cliPaths resolves the state dir and config file as the gateway does
@@ -52,6 +57,9 @@ func localCredentials(dev bool) (localGateway, error) {
 	}
 	// The port comes from the tree: Config holds the default 18789 when the
 	// file sets none, which would hide the --dev default.
+	if snap.Tree == nil && lerr != nil {
+		out.Problem = fmt.Sprintf("the config does not parse, so the gateway's port and token cannot be read from it:\n  %s\nfix it (`openclaw config validate` lists every problem), or pass --token", lerr.Issues.String())
+	}
 	gw, _ := snap.Tree["gateway"].(map[string]any)
 	if p, ok := gw["port"].(float64); ok && p == float64(int(p)) {
 		out.Port = int(p)
@@ -62,6 +70,11 @@ func localCredentials(dev bool) (localGateway, error) {
 		out.BasePath = g.ControlUI.Base()
 		out.Remote = g.Mode == "remote"
 		out.RemoteURL, out.RemoteToken, out.RemotePassword = g.Remote.URL, g.Remote.Token.Value, g.Remote.Password.Value
+		for _, is := range snap.UnresolvedSecrets {
+			if is.Path == "gateway.auth.token" && !out.Remote {
+				out.Problem = is.String() + "; set it in this shell too, or pass --token"
+			}
+		}
 		return out, nil
 	}
 	// Invalid file: take what plain strings there are.

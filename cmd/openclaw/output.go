@@ -97,7 +97,11 @@ func (a *app) report(err error) {
 	case errTypeTransport:
 		fmt.Fprintf(a.stderr, "%s failed: %s\n", a.cmd, b.Message)
 		if b.Kind == "unreachable" {
-			fmt.Fprintf(a.stderr, "Gateway not reachable at %s; start it with `openclaw gateway`\n", b.URL)
+			if hint := a.movedGatewayHint(b.URL); hint != "" {
+				fmt.Fprintln(a.stderr, hint)
+			} else {
+				fmt.Fprintf(a.stderr, "Gateway not reachable at %s; start it with `openclaw gateway`\n", b.URL)
+			}
 		}
 	default:
 		fmt.Fprintf(a.stderr, "%s: %s\n", a.cmd, b.Message)

@@ -87,6 +87,11 @@ func resolveTarget(g *gatewayFlags) (target, error) {
 			token:    firstSet(g.token, os.Getenv(envGatewayToken), local.Token),
 			password: firstSet(g.password, os.Getenv(envGatewayPassword), local.Password),
 		}
+		if local.Problem != "" && t.token == "" && t.password == "" {
+			// Connecting without a secret would only be answered
+			// AUTH_TOKEN_MISSING; the file is what is wrong.
+			return t, errors.New(local.Problem)
+		}
 	}
 	u, err := url.Parse(t.url)
 	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {

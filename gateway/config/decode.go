@@ -16,6 +16,26 @@ type decoder struct {
 	issues *issueList
 	getenv func(string) string
 	at     map[string]*node // value node of every decoded path
+	// unresolved are the secrets whose environment variable is not set.
+	unresolved []Issue
+}
+
+// unresolvedSecret records, and warns of, a secret left without a value
+// because the variables it names are not set.
+func (d *decoder) unresolvedSecret(n *node, path string, vars []string) {
+	msg := fmt.Sprintf("environment variable %s is not set; the secret is unavailable", strings.Join(vars, ", "))
+	if len(vars) > 1 {
+		msg = fmt.Sprintf("environment variables %s are not set; the secret is unavailable", strings.Join(vars, ", "))
+	}
+	d.issues.warnAt(n, false, path, "%s", msg)
+	is := Issue{Path: path, Message: msg, Severity: SeverityWarning}
+	if n.file != nil {
+		is.File = n.file.name
+		if off := n.pos(false); off >= 0 {
+			is.Line, is.Column = n.file.position(off)
+		}
+	}
+	d.unresolved = append(d.unresolved, is)
 }
 
 // nodeDecoder is implemented by field types with their own JSON shape.

@@ -7,23 +7,43 @@ import (
 
 // substituteEnv replaces ${VAR} in every string value under n (keys are left
 // alone). Only names of upper-case letters, digits and _ not starting with a
-// digit are variables. A variable that is unset or empty stays as written,
-// with a warning; $${VAR} is the escape for a literal ${VAR}.
-func substituteEnv(n *node, path string, getenv func(string) string, issues *issueList) {
+// digit are variables. A variable that is unset or empty stays as written
+// and is remembered on the node for reportMissingEnv; $${VAR} is the escape
+// for a literal ${VAR}.
+func substituteEnv(n *node, getenv func(string) string) {
 	switch n.kind {
 	case kindString:
-		out, missing := expandEnv(n.str, getenv)
-		n.str = out
-		for _, name := range missing {
+		n.str, n.missingEnv = expandEnv(n.str, getenv)
+	case kindObject:
+		for _, m := range n.members {
+			substituteEnv(m.val, getenv)
+		}
+	case kindArray:
+		for _, e := range n.elems {
+			substituteEnv(e, getenv)
+		}
+	}
+}
+
+// reportMissingEnv warns of the unset variables substituteEnv left in
+// plain strings. Secrets (secretUse) were reported by their decoder: for
+// them the value is unavailable, not the text as written.
+func reportMissingEnv(n *node, path string, issues *issueList) {
+	switch n.kind {
+	case kindString:
+		if n.secretUse {
+			return
+		}
+		for _, name := range n.missingEnv {
 			issues.warnAt(n, false, path, "environment variable %s is not set; \"${%s}\" is left as written", name, name)
 		}
 	case kindObject:
 		for _, m := range n.members {
-			substituteEnv(m.val, JoinPath(path, m.key), getenv, issues)
+			reportMissingEnv(m.val, JoinPath(path, m.key), issues)
 		}
 	case kindArray:
 		for i, e := range n.elems {
-			substituteEnv(e, indexPath(path, i), getenv, issues)
+			reportMissingEnv(e, indexPath(path, i), issues)
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package config
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -63,5 +65,41 @@ func TestSubstitutionInConfig(t *testing.T) {
 	}
 	if string(snap.Raw) != src {
 		t.Error("Raw must be the text as written, before substitution")
+	}
+}
+
+// A secret naming an unset variable is unavailable: its value is empty,
+// never the "${VAR}" text (which a gateway would take as its token), and
+// it is listed in UnresolvedSecrets with its position. An escaped $${VAR}
+// is a literal value, not a missing variable.
+func TestUnresolvedSecretIsUnavailable(t *testing.T) {
+	src := "{\n  gateway: { auth: { token: '${OPENCLAW_GATEWAY_TOKEN}', password: '$${NOT_A_VAR}' } },\n" +
+		"  channels: { telegram: { botToken: { source: 'env', provider: 'default', id: 'TG_TOKEN' } } },\n}"
+	snap, errs, warns := parseTest(t, src, nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	tok := snap.Config.Gateway.Auth.Token
+	if tok.Value != "" || tok.IsSet() || !slices.Equal(tok.Unresolved, []string{"OPENCLAW_GATEWAY_TOKEN"}) {
+		t.Errorf("token = %+v (value %q), want unavailable naming OPENCLAW_GATEWAY_TOKEN", tok, tok.Value)
+	}
+	if pw := snap.Config.Gateway.Auth.Password; pw.Value != "${NOT_A_VAR}" || pw.Unresolved != nil {
+		t.Errorf("escaped password = %+v", pw)
+	}
+	var got []string
+	for _, is := range snap.UnresolvedSecrets {
+		got = append(got, fmt.Sprintf("%d:%d %s", is.Line, is.Column, is.Path))
+	}
+	if want := []string{"2:29 gateway.auth.token", "3:37 channels.telegram.botToken"}; !slices.Equal(got, want) {
+		t.Errorf("UnresolvedSecrets = %q, want %q", got, want)
+	}
+	for _, w := range warns {
+		if strings.Contains(w, "left as written") {
+			t.Errorf("a secret's warning says its text is used: %s", w)
+		}
+	}
+	want := `openclaw.json:2:29: gateway.auth.token: environment variable OPENCLAW_GATEWAY_TOKEN is not set; the secret is unavailable`
+	if !slices.Contains(warns, want) {
+		t.Errorf("warnings:\n%q\nwant %q", warns, want)
 	}
 }

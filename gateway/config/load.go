@@ -47,6 +47,12 @@ type Snapshot struct {
 	Includes []string
 	// Warnings are the problems that did not stop loading.
 	Warnings []Issue
+	// UnresolvedSecrets are the secrets (SecretInput fields) that name an
+	// environment variable that is not set, as "${VAR}" or an env
+	// SecretRef: their value is unavailable. Each is also in Warnings; a
+	// gateway that needs the secret refuses to start (see
+	// UnresolvedSecret).
+	UnresolvedSecrets []Issue
 }
 
 // Load reads and decodes the config file at path. A missing file is not an
@@ -111,7 +117,7 @@ func Parse(name string, src []byte, opts LoadOptions) (*Snapshot, error) {
 	in := &includer{roots: append([]string{filepath.Dir(name)}, cleanRoots(opts.IncludeRoots)...), issues: issues}
 	root = in.resolve(root, "", []string{name})
 	snap.Includes = in.files
-	substituteEnv(root, "", getenv, issues)
+	substituteEnv(root, getenv)
 	if tree, ok := root.toAny().(map[string]any); ok {
 		snap.Tree = tree
 	}
@@ -124,7 +130,9 @@ func Parse(name string, src []byte, opts LoadOptions) (*Snapshot, error) {
 		known, _ := loadKnownKeys()
 		d.decodeStruct(root, reflect.ValueOf(cfg).Elem(), known, nil)
 		d.validate(cfg)
+		snap.UnresolvedSecrets = d.unresolved
 	}
+	reportMissingEnv(root, "", issues)
 
 	errs, warns := issues.split()
 	snap.Warnings = warns

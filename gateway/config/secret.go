@@ -29,6 +29,10 @@ type SecretInput struct {
 	Value string
 	// Ref is the reference the file used, or nil for an inline string.
 	Ref *SecretRef
+	// Unresolved names the environment variables the secret needs that
+	// are not set ("${VAR}" in the string, or an env SecretRef's id);
+	// Value is then empty, never the text as written.
+	Unresolved []string
 }
 
 var (
@@ -42,7 +46,7 @@ func (s SecretInput) IsSet() bool { return s.Value != "" }
 
 // Equal reports whether two inputs hold the same value and reference.
 func (s SecretInput) Equal(o SecretInput) bool {
-	if s.Value != o.Value || (s.Ref == nil) != (o.Ref == nil) {
+	if s.Value != o.Value || (s.Ref == nil) != (o.Ref == nil) || !slices.Equal(s.Unresolved, o.Unresolved) {
 		return false
 	}
 	return s.Ref == nil || *s.Ref == *o.Ref
@@ -75,6 +79,12 @@ func (s SecretInput) MarshalJSON() ([]byte, error) {
 func (s *SecretInput) decodeNode(d *decoder, n *node, path string) {
 	switch n.kind {
 	case kindString:
+		n.secretUse = true
+		if len(n.missingEnv) > 0 {
+			*s = SecretInput{Unresolved: n.missingEnv}
+			d.unresolvedSecret(n, path, n.missingEnv)
+			return
+		}
 		*s = SecretInput{Value: n.str}
 		return
 	case kindObject:
@@ -125,7 +135,8 @@ func (s *SecretInput) decodeNode(d *decoder, n *node, path string) {
 		return
 	}
 	if s.Value = d.getenv(ref.ID); s.Value == "" {
-		d.issues.warnAt(n, false, path, "environment variable %s is not set; the secret is empty", ref.ID)
+		s.Unresolved = []string{ref.ID}
+		d.unresolvedSecret(n, path, s.Unresolved)
 	}
 }
 

@@ -59,6 +59,11 @@ type node struct {
 	boolean bool
 	members []member // objects, in source order, keys unique
 	elems   []*node  // arrays
+	// missingEnv names the ${VAR}s of a string that were not set;
+	// secretUse is set when a secret field consumed the string, which
+	// then reports them itself (see reportMissingEnv).
+	missingEnv []string
+	secretUse  bool
 }
 
 type member struct {

@@ -162,7 +162,7 @@ func BenchmarkSnapshot(b *testing.B) {
 			b.ReportMetric(float64(len(refPattern.FindAllString(text, -1))), "refs")
 		})
 	}
-	t, err := h.m.running(h.m.cfg.DefaultProfile).activeTab(context.Background())
+	t, err := h.m.running(h.m.settings().DefaultProfile).activeTab(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}

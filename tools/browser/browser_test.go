@@ -717,7 +717,7 @@ func TestCloseLeaksNothing(t *testing.T) {
 func TestRestartAfterCrash(t *testing.T) {
 	h := newHarness(t, loopback)
 	h.call(t, map[string]any{"action": "start"})
-	b := h.m.running(h.m.cfg.DefaultProfile)
+	b := h.m.running(h.m.settings().DefaultProfile)
 	if b == nil {
 		t.Fatal("not running after start")
 	}

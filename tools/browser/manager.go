@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openclaw-go/openclaw/tools"
@@ -59,6 +60,9 @@ type Manager struct {
 	cfg Config
 	log *slog.Logger
 	now func() time.Time
+	// set holds the settings a config reload may change (Reconfigure);
+	// cfg's copies of them are only the start values.
+	set atomic.Pointer[Settings]
 
 	mu       sync.Mutex
 	browsers map[string]*instance
@@ -87,13 +91,34 @@ func NewManager(cfg Config) *Manager {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{
+	m := &Manager{
 		cfg:      cfg,
 		log:      log.With("component", "browser"),
 		now:      time.Now,
 		browsers: map[string]*instance{},
 	}
+	m.Reconfigure(Settings{ExecPath: cfg.ExecPath, DefaultProfile: cfg.DefaultProfile, Profiles: cfg.Profiles})
+	return m
 }
+
+// Settings are the parts of Config a config reload changes while the
+// gateway runs. A browser already running keeps the profile it started
+// with until it is stopped.
+type Settings struct {
+	ExecPath       string
+	DefaultProfile string
+	Profiles       map[string]Profile
+}
+
+// Reconfigure swaps in new settings for the calls that follow.
+func (m *Manager) Reconfigure(s Settings) {
+	if s.DefaultProfile == "" {
+		s.DefaultProfile = DefaultProfileName
+	}
+	m.set.Store(&s)
+}
+
+func (m *Manager) settings() *Settings { return m.set.Load() }
 
 // Close stops every browser. Calls after Close fail.
 func (m *Manager) Close() error {
@@ -219,8 +244,8 @@ func (m *Manager) stopProfile(name string) (bool, error) {
 }
 
 func (m *Manager) execPath() (string, error) {
-	if m.cfg.ExecPath != "" {
-		return m.cfg.ExecPath, nil
+	if p := m.settings().ExecPath; p != "" {
+		return p, nil
 	}
 	return FindChromium()
 }

@@ -115,10 +115,11 @@ func (m *Manager) profiles() ([]Profile, error) {
 	if err != nil {
 		return nil, err
 	}
+	set := m.settings()
 	var out []Profile
 	seen := map[string]bool{}
-	for _, name := range sortedKeys(m.cfg.Profiles) {
-		p := m.cfg.Profiles[name]
+	for _, name := range sortedKeys(set.Profiles) {
+		p := set.Profiles[name]
 		p.Name, p.configured = name, true
 		out = append(out, p)
 		seen[name] = true
@@ -129,8 +130,8 @@ func (m *Manager) profiles() ([]Profile, error) {
 			seen[p.Name] = true
 		}
 	}
-	if !seen[m.cfg.DefaultProfile] {
-		out = append([]Profile{{Name: m.cfg.DefaultProfile}}, out...)
+	if !seen[set.DefaultProfile] {
+		out = append([]Profile{{Name: set.DefaultProfile}}, out...)
 	}
 	return out, nil
 }

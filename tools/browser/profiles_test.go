@@ -133,3 +133,34 @@ func TestKeyFor(t *testing.T) {
 		}
 	}
 }
+
+// Reconfigure (a config reload) changes the configured profiles and the
+// default for the calls that follow.
+func TestReconfigureProfiles(t *testing.T) {
+	m := NewManager(Config{StateDir: t.TempDir(), Profiles: map[string]Profile{"old": {CDPPort: 18801}}})
+	defer m.Close()
+	m.Reconfigure(Settings{DefaultProfile: "main", Profiles: map[string]Profile{"new": {CDPPort: 18802}}})
+	out, err := callJSON(t, m, `{"action":"profiles"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Profiles []struct {
+			Name    string `json:"name"`
+			Default bool   `json:"default"`
+		} `json:"profiles"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	names := map[string]bool{}
+	for _, p := range got.Profiles {
+		names[p.Name] = p.Default
+	}
+	if _, ok := names["old"]; ok {
+		t.Errorf("profile removed from the config still listed: %s", out)
+	}
+	if _, ok := names["new"]; !ok || !names["main"] {
+		t.Errorf("profiles after Reconfigure = %s, want new and the default main", out)
+	}
+}

@@ -174,7 +174,7 @@ func (m *Manager) call(ctx context.Context, c tools.Call, a Args) (tools.Result,
 	}
 	name := strings.TrimSpace(a.Profile)
 	if name == "" {
-		name = m.cfg.DefaultProfile
+		name = m.settings().DefaultProfile
 	}
 	switch a.Action {
 	case "status":
@@ -409,7 +409,7 @@ func (m *Manager) listProfiles() (tools.Result, error) {
 	}
 	out := make([]row, 0, len(list))
 	for _, p := range list {
-		out = append(out, row{p, running[p.Name], p.Name == m.cfg.DefaultProfile})
+		out = append(out, row{p, running[p.Name], p.Name == m.settings().DefaultProfile})
 	}
 	return jsonResult(map[string]any{"profiles": out})
 }
@@ -430,7 +430,7 @@ func (m *Manager) deleteProfile(name string) (tools.Result, error) {
 		return tools.Result{}, fmt.Errorf("profile %q attaches to a remote browser; it has no local data to delete", name)
 	case p.configured:
 		return tools.Result{}, fmt.Errorf("profile %q comes from the config (browser.profiles.%s); remove it there", name, name)
-	case name == m.cfg.DefaultProfile:
+	case name == m.settings().DefaultProfile:
 		return tools.Result{}, fmt.Errorf("profile %q is the default profile; use reset-profile", name)
 	}
 	if _, err := m.stopProfile(name); err != nil {

@@ -1,0 +1,179 @@
+package gateway
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// StateLock is one gateway's claim on its state directory, so that a
+// second gateway on the same state (which would poll the same Telegram bot
+// and run every cron job twice) refuses to start. The claim is an OS file
+// lock (flock, LockFileEx) that the kernel drops when the process ends, so
+// a gateway killed with SIGKILL leaves nothing stale behind. The file holds
+// OpenClaw's lock payload (pid, createdAt, configPath, stateDir, port) for
+// the refusal message and for the CLI, which uses it to find a gateway
+// still running on a port the config no longer names.
+//
+// The file sits where OpenClaw keeps its own, under
+// <stateDir>/tmp/openclaw-<uid>/gateway.state.lock. It is never removed:
+// removing a locked file lets a third process lock a new file of the same
+// name while a second still holds the old one. Release empties it instead.
+type StateLock struct {
+	f       *os.File
+	Path    string
+	payload StateLockOwner
+}
+
+// StateLockOwner is the lock file's payload, in OpenClaw's field names.
+type StateLockOwner struct {
+	PID        int    `json:"pid"`
+	CreatedAt  string `json:"createdAt"`
+	ConfigPath string `json:"configPath"`
+	StateDir   string `json:"stateDir,omitempty"`
+	// Port is the port the gateway listens on; 0 while it is starting.
+	Port int `json:"port,omitempty"`
+}
+
+// String names the owner as the refusal and the CLI show it.
+func (o StateLockOwner) String() string {
+	port := "port not yet open"
+	if o.Port != 0 {
+		port = "port " + strconv.Itoa(o.Port)
+	}
+	return fmt.Sprintf("pid %d, %s", o.PID, port)
+}
+
+// ErrGatewayRunning is returned by AcquireStateLock when another live
+// process holds the state directory. The caller stops: starting anyway
+// would run a second gateway on the same state.
+var ErrGatewayRunning = errors.New("gateway already running")
+
+// StateLockPath is the lock file of a state directory.
+func StateLockPath(stateDir string) string {
+	dir := "openclaw"
+	if uid := os.Getuid(); uid >= 0 {
+		dir = "openclaw-" + strconv.Itoa(uid)
+	}
+	return filepath.Join(stateDir, "tmp", dir, "gateway.state.lock")
+}
+
+// lockAttempts × lockRetry is how long a start waits for the lock: long
+// enough to ride out a CLI probing the lock (ReadStateLock holds it shared
+// for an instant) or a gateway that is just exiting, short enough that a
+// second start refuses quickly.
+const (
+	lockAttempts = 20
+	lockRetry    = 50 * time.Millisecond
+)
+
+// AcquireStateLock claims stateDir for this process. When a live process
+// holds it, the error wraps ErrGatewayRunning and names its pid and port.
+func AcquireStateLock(stateDir, configPath string) (*StateLock, error) {
+	path := StateLockPath(stateDir)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create gateway lock folder: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open gateway lock %s: %w", path, err)
+	}
+	for attempt := 1; ; attempt++ {
+		held, err := tryLockFile(f, true)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if held {
+			break
+		}
+		if attempt == lockAttempts {
+			f.Close()
+			owner, ok := readOwner(path)
+			if !ok {
+				return nil, fmt.Errorf("%w (state %s; lock %s)", ErrGatewayRunning, stateDir, path)
+			}
+			return nil, fmt.Errorf("%w (%s; state %s): stop it first, or give this one its own OPENCLAW_STATE_DIR", ErrGatewayRunning, owner, stateDir)
+		}
+		time.Sleep(lockRetry)
+	}
+	abs, _ := filepath.Abs(configPath)
+	l := &StateLock{f: f, Path: path, payload: StateLockOwner{
+		PID: os.Getpid(), CreatedAt: time.Now().UTC().Format(time.RFC3339Nano), ConfigPath: abs, StateDir: stateDir,
+	}}
+	if err := l.write(); err != nil {
+		l.Release()
+		return nil, err
+	}
+	return l, nil
+}
+
+// SetPort records the port the gateway now listens on.
+func (l *StateLock) SetPort(port int) error {
+	l.payload.Port = port
+	return l.write()
+}
+
+func (l *StateLock) write() error {
+	b, _ := json.Marshal(l.payload)
+	if err := l.f.Truncate(0); err != nil {
+		return fmt.Errorf("write gateway lock %s: %w", l.Path, err)
+	}
+	if _, err := l.f.WriteAt(append(b, '\n'), 0); err != nil {
+		return fmt.Errorf("write gateway lock %s: %w", l.Path, err)
+	}
+	return nil
+}
+
+// Release empties the file and drops the lock.
+func (l *StateLock) Release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	l.f.Truncate(0)
+	unlockFile(l.f)
+	l.f.Close()
+	l.f = nil
+}
+
+// ReadStateLock reports the gateway holding stateDir, if one does. It
+// takes the lock shared for an instant to learn whether its holder is
+// alive, so a payload left by a killed process is never reported.
+func ReadStateLock(stateDir string) (StateLockOwner, bool) {
+	path := StateLockPath(stateDir)
+	f, err := os.Open(path)
+	if err != nil {
+		return StateLockOwner{}, false
+	}
+	defer f.Close()
+	free, err := tryLockFile(f, false)
+	if err != nil {
+		return StateLockOwner{}, false
+	}
+	if free {
+		unlockFile(f)
+		return StateLockOwner{}, false
+	}
+	return readOwner(path)
+}
+
+// readOwner reads the payload; a gateway rewriting it may be caught
+// between truncate and write, so an empty read is tried again.
+func readOwner(path string) (StateLockOwner, bool) {
+	for range 3 {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return StateLockOwner{}, false
+		}
+		var o StateLockOwner
+		if json.Unmarshal(b, &o) == nil && o.PID > 0 {
+			return o, true
+		}
+		time.Sleep(lockRetry)
+	}
+	return StateLockOwner{}, false
+}

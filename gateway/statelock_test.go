@@ -1,0 +1,73 @@
+package gateway
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestStateLockRefusesSecondHolder(t *testing.T) {
+	dir := t.TempDir()
+	first, err := AcquireStateLock(dir, filepath.Join(dir, "openclaw.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Release()
+	if err := first.SetPort(18789); err != nil {
+		t.Fatal(err)
+	}
+	_, err = AcquireStateLock(dir, filepath.Join(dir, "openclaw.json"))
+	if !errors.Is(err, ErrGatewayRunning) {
+		t.Fatalf("second AcquireStateLock: %v, want ErrGatewayRunning", err)
+	}
+	for _, want := range []string{"pid " + strconv.Itoa(os.Getpid()), "port 18789"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not name %q", err, want)
+		}
+	}
+	owner, ok := ReadStateLock(dir)
+	if !ok || owner.PID != os.Getpid() || owner.Port != 18789 {
+		t.Fatalf("ReadStateLock = %+v, %v; want this pid on 18789", owner, ok)
+	}
+	// Reading does not disturb the holder's claim.
+	if _, err := AcquireStateLock(dir, ""); !errors.Is(err, ErrGatewayRunning) {
+		t.Fatalf("after ReadStateLock, AcquireStateLock: %v", err)
+	}
+	first.Release()
+	if _, ok := ReadStateLock(dir); ok {
+		t.Fatal("ReadStateLock reports a released lock")
+	}
+	again, err := AcquireStateLock(dir, "")
+	if err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+	again.Release()
+}
+
+// A payload left by a process that died (kill -9 cannot clean up) names a
+// pid but nobody holds the lock: the next start takes it over.
+func TestStateLockTakesOverStalePayload(t *testing.T) {
+	dir := t.TempDir()
+	path := StateLockPath(dir)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(`{"pid":999999,"createdAt":"2020-01-01T00:00:00Z","configPath":"/x","port":18789}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if owner, ok := ReadStateLock(dir); ok {
+		t.Fatalf("ReadStateLock reports the dead owner %+v as running", owner)
+	}
+	l, err := AcquireStateLock(dir, "")
+	if err != nil {
+		t.Fatalf("stale lock not taken over: %v", err)
+	}
+	defer l.Release()
+	owner, ok := ReadStateLock(dir)
+	if !ok || owner.PID != os.Getpid() || owner.Port != 0 {
+		t.Fatalf("payload after take-over = %+v, %v", owner, ok)
+	}
+}
