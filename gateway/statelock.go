@@ -20,9 +20,13 @@ import (
 // still running on a port the config no longer names.
 //
 // The file sits where OpenClaw keeps its own, under
-// <stateDir>/tmp/openclaw-<uid>/gateway.state.lock. It is never removed:
-// removing a locked file lets a third process lock a new file of the same
-// name while a second still holds the old one. Release empties it instead.
+// <stateDir>/tmp/openclaw-<uid>/gateway.state.lock. Release removes it,
+// so OpenClaw's own gateway, started on this state later, finds no file
+// (it would otherwise wait out its staleness window on an empty one). A
+// process that opened the file just before the removal and then gets its
+// flock holds a file no longer at the path; AcquireStateLock checks that
+// the file it locked is still the one the path names, and starts over if
+// not.
 type StateLock struct {
 	f       *os.File
 	Path    string
@@ -78,20 +82,31 @@ func AcquireStateLock(stateDir, configPath string) (*StateLock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create gateway lock folder: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open gateway lock %s: %w", path, err)
-	}
+	var f *os.File
 	for attempt := 1; ; attempt++ {
+		if f == nil {
+			var err error
+			if f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+				return nil, fmt.Errorf("open gateway lock %s: %w", path, err)
+			}
+		}
 		held, err := tryLockFile(f, true)
 		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		if held {
-			break
+			if lockedFileIsAtPath(f, path) {
+				break
+			}
+			// The holder we waited for removed the file as it exited:
+			// this lock is on a file nobody else will open again.
+			unlockFile(f)
+			f.Close()
+			f = nil
+			continue
 		}
-		if attempt == lockAttempts {
+		if attempt >= lockAttempts {
 			f.Close()
 			owner, ok := readOwner(path)
 			if !ok {
@@ -129,12 +144,14 @@ func (l *StateLock) write() error {
 	return nil
 }
 
-// Release empties the file and drops the lock.
+// Release removes the file (or, where an open file cannot be removed,
+// empties it) and drops the lock.
 func (l *StateLock) Release() {
 	if l == nil || l.f == nil {
 		return
 	}
 	l.f.Truncate(0)
+	os.Remove(l.Path)
 	unlockFile(l.f)
 	l.f.Close()
 	l.f = nil
@@ -159,6 +176,16 @@ func ReadStateLock(stateDir string) (StateLockOwner, bool) {
 		return StateLockOwner{}, false
 	}
 	return readOwner(path)
+}
+
+// lockedFileIsAtPath reports whether f is still the file path names.
+func lockedFileIsAtPath(f *os.File, path string) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	pi, err := os.Stat(path)
+	return err == nil && os.SameFile(fi, pi)
 }
 
 // readOwner reads the payload; a gateway rewriting it may be caught

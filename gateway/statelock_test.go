@@ -71,3 +71,41 @@ func TestStateLockTakesOverStalePayload(t *testing.T) {
 		t.Fatalf("payload after take-over = %+v, %v", owner, ok)
 	}
 }
+
+// A clean stop leaves no lock file behind, so OpenClaw's own gateway
+// started on this state later does not wait out its staleness window on
+// an empty one; and a start that was waiting on the file as it was
+// removed must not end up holding a lock on a file nobody else can see.
+func TestStateLockReleaseRemovesFile(t *testing.T) {
+	dir := t.TempDir()
+	first, err := AcquireStateLock(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second start has the old file open and waits for its flock.
+	waiting, err := os.OpenFile(StateLockPath(dir), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer waiting.Close()
+	first.Release()
+	if _, err := os.Stat(StateLockPath(dir)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("lock file after Release: %v, want it gone", err)
+	}
+	if held, err := tryLockFile(waiting, true); err != nil || !held {
+		t.Fatalf("flock on the removed file: held=%v err=%v", held, err)
+	}
+	if lockedFileIsAtPath(waiting, StateLockPath(dir)) {
+		t.Fatal("a lock on the removed file counts as the state's lock")
+	}
+	unlockFile(waiting)
+	// The real next start opens the path anew and holds what others see.
+	next, err := AcquireStateLock(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Release()
+	if owner, ok := ReadStateLock(dir); !ok || owner.PID != os.Getpid() {
+		t.Fatalf("ReadStateLock after the next start = %+v, %v", owner, ok)
+	}
+}
