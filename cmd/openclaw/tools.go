@@ -78,7 +78,13 @@ func (a *app) toolsExplain(ctx context.Context, args []string, one bool) error {
 	if err := json.Unmarshal(raw, &e); err != nil {
 		return fmt.Errorf("read tools.explain answer: %w", err)
 	}
-	fmt.Fprintf(a.stdout, "Agent %s, model %s/%s\n", e.AgentID, e.Provider, e.Model)
+	if e.Provider == "" && e.Model == "" {
+		// Without a model no byProvider layer applies; "model /" read as
+		// if one were set.
+		fmt.Fprintf(a.stdout, "Agent %s, no model configured (agents.defaults.model)\n", e.AgentID)
+	} else {
+		fmt.Fprintf(a.stdout, "Agent %s, model %s/%s\n", e.AgentID, e.Provider, e.Model)
+	}
 	if len(e.Layers) > 0 {
 		fmt.Fprintf(a.stdout, "Layers applied: %v\n", e.Layers)
 	}
