@@ -82,22 +82,27 @@ func (s *System) sweepAll(ctx context.Context, sw map[string]sweeper) {
 	cfg := s.current().snap.Config
 	now := time.Now()
 	for name, one := range sw {
-		total := 0
-		for ctx.Err() == nil {
-			n, err := one.Sweep(ctx, now, cfg, retentionBatch)
-			total += n
-			if err != nil {
-				s.log.Error("retention sweep failed", "table", name, "err", err)
-				break
-			}
-			if n < retentionBatch {
-				break
-			}
-		}
-		if total > 0 {
+		total, err := sweepUntilDone(ctx, one, now, cfg)
+		if err != nil {
+			s.log.Error("retention sweep failed", "table", name, "deleted", total, "err", err)
+		} else if total > 0 {
 			s.log.Info("retention sweep", "table", name, "deleted", total)
 		}
 	}
+}
+
+// sweepUntilDone calls one batch after another until a batch comes back
+// short, an error, or the gateway stops.
+func sweepUntilDone(ctx context.Context, one sweeper, now time.Time, cfg *config.Config) (int, error) {
+	total := 0
+	for ctx.Err() == nil {
+		n, err := one.Sweep(ctx, now, cfg, retentionBatch)
+		total += n
+		if err != nil || n < retentionBatch {
+			return total, err
+		}
+	}
+	return total, nil
 }
 
 // retentionLoop is the one owner of the retention timer: a sweep at start
