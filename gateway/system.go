@@ -466,6 +466,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.bg = bg
 	defer func() { stopBG(); s.bgWG.Wait() }()
 	s.sampleMemoryLoop()
+	s.retentionLoop()
 	if err := s.wireCron(); err != nil {
 		return err
 	}

@@ -100,7 +100,9 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	if err != nil {
 		return err
 	}
-	s.audit = &tools.SQLAudit{DB: st.DB, Log: s.log}
+	s.audit = &tools.SQLAudit{DB: st.DB, Log: s.log, MaxAge: func() time.Duration {
+		return keptFor(s.current().snap.Config.Gateway.Retention.ToolAudit)
+	}}
 	s.tools = &tools.Runner{Registry: reg, Approver: ap, Auditor: s.audit, Log: s.log.With("component", "tools"),
 		Guard: guardAdapter{s}, Hooks: chainedHooks{s}, Settings: settings}
 	s.policy = &policyAdapter{s: s}

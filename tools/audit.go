@@ -14,6 +14,82 @@ import (
 type SQLAudit struct {
 	DB  *sql.DB
 	Log *slog.Logger
+	// MaxAge says how long an entry is kept; List never returns an older
+	// one, even before Sweep has removed it (as OpenClaw's ledger queries
+	// do). nil or a result of 0 keeps entries forever.
+	MaxAge func() time.Duration
+	Now    func() time.Time // default time.Now
+}
+
+// DefaultAuditMaxAge and DefaultAuditMaxRows are OpenClaw's audit ledger
+// retention: 30 days, 100,000 rows.
+const (
+	DefaultAuditMaxAge  = 30 * 24 * time.Hour
+	DefaultAuditMaxRows = 100_000
+)
+
+func (a *SQLAudit) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+func (a *SQLAudit) maxAge() time.Duration {
+	if a.MaxAge == nil {
+		return 0
+	}
+	return a.MaxAge()
+}
+
+// AuditRetention says which audit entries and decided approvals may go.
+type AuditRetention struct {
+	MaxAge  time.Duration // 0 keeps them
+	MaxRows int           // audit entries past this go, oldest first; 0 is no cap
+}
+
+// Sweep deletes at most limit rows r lets go: audit entries older than
+// MaxAge or past MaxRows, and approvals decided (or expired) longer than
+// MaxAge ago; a pending approval is never touched. A caller that got
+// limit back calls again until it gets less.
+func (a *SQLAudit) Sweep(ctx context.Context, now time.Time, r AuditRetention, limit int) (int, error) {
+	deleted := 0
+	del := func(q string, args ...any) error {
+		if deleted >= limit {
+			return nil
+		}
+		res, err := a.DB.ExecContext(ctx, q, append(args, limit-deleted)...)
+		if err != nil {
+			return fmt.Errorf("sweep tool audit: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		deleted += int(n)
+		return nil
+	}
+	if r.MaxAge > 0 {
+		cutoff := now.Add(-r.MaxAge).UnixMilli()
+		if err := del(`DELETE FROM tool_audit WHERE id IN (SELECT id FROM tool_audit WHERE at < ? ORDER BY id LIMIT ?)`, cutoff); err != nil {
+			return deleted, err
+		}
+		if err := del(`DELETE FROM tool_approvals WHERE id IN (SELECT id FROM tool_approvals
+			WHERE status != 'pending' AND MAX(created_at, decided_at) < ? ORDER BY created_at LIMIT ?)`, cutoff); err != nil {
+			return deleted, err
+		}
+	}
+	if r.MaxRows > 0 && deleted < limit {
+		// The rows past the cap are those below the MaxRows-th newest id.
+		var edge sql.NullInt64
+		err := a.DB.QueryRowContext(ctx, `SELECT id FROM tool_audit ORDER BY id DESC LIMIT 1 OFFSET ?`, r.MaxRows).Scan(&edge)
+		if err != nil && err != sql.ErrNoRows {
+			return deleted, fmt.Errorf("sweep tool audit: %w", err)
+		}
+		if edge.Valid {
+			if err := del(`DELETE FROM tool_audit WHERE id IN (SELECT id FROM tool_audit WHERE id <= ? ORDER BY id LIMIT ?)`, edge.Int64); err != nil {
+				return deleted, err
+			}
+		}
+	}
+	return deleted, nil
 }
 
 var _ Auditor = (*SQLAudit)(nil)
@@ -99,9 +175,15 @@ func (a *SQLAudit) List(ctx context.Context, q AuditQuery) ([]AuditRecord, error
 	default:
 		return nil, fmt.Errorf("unknown audit outcome %q", q.Outcome)
 	}
-	if !q.After.IsZero() {
+	after := q.After
+	if age := a.maxAge(); age > 0 {
+		if cutoff := a.now().Add(-age); cutoff.After(after) {
+			after = cutoff
+		}
+	}
+	if !after.IsZero() {
 		where = append(where, "at >= ?")
-		args = append(args, q.After.UnixMilli())
+		args = append(args, after.UnixMilli())
 	}
 	if !q.Before.IsZero() {
 		where = append(where, "at <= ?")

@@ -34,6 +34,7 @@ var (
 	soakFor     = flag.Duration("soak", 0, "how long to run the soak (0 skips TestSoak)")
 	sampleEvery = flag.Duration("soak-sample", time.Minute, "how often to sample RSS, goroutines, open files and SQLite size")
 	reloadEvery = flag.Duration("soak-reload", 3*time.Minute, "how often to change the config over config.patch")
+	retainFor   = flag.String("soak-retain", "4m", "gateway.retention.channelMessages, gateway.retention.toolAudit and cron.sessionRetention for the run: short, so the retention sweep's plateau shows within it (\"\" leaves the defaults)")
 	busWorkers  = flag.Int("soak-sessions", 3, "bus connections chatting at once, each in its own rotating session")
 	outDir      = flag.String("soak-out", "", "folder for samples.csv, summary.md and soak.png (default .cache/bench/soak in the repo)")
 	pngOut      = flag.String("soak-png", "", "also write the plot here (bench/soak.sh passes bench/soak.png)")
@@ -124,18 +125,23 @@ func TestSoak(t *testing.T) {
 	for i, u := range telegramUsers {
 		tgAllow[i] = fmt.Sprint(u.ID)
 	}
+	retention, cronRetention := "", ""
+	if *retainFor != "" {
+		retention = fmt.Sprintf(`, retention: { channelMessages: %q, toolAudit: %q }`, *retainFor, *retainFor)
+		cronRetention = fmt.Sprintf("\n  cron: { sessionRetention: %q },", *retainFor)
+	}
 	cfg := fmt.Sprintf(`{
-  gateway: { mode: "local" },
+  gateway: { mode: "local"%s },
   logging: { level: "info" },
   models: { providers: { fake: { baseUrl: %q, api: "openai-completions", models: [{ id: "echo-1" }] } } },
   agents: { defaults: { model: "fake/echo-1", heartbeat: { every: "0m" } } },
-  session: { dmScope: "per-channel-peer" },
+  session: { dmScope: "per-channel-peer" },%s
   channels: {
     telegram: { botToken: %q, apiRoot: %q, allowFrom: [%s] },
     slack: { botToken: %q, appToken: %q, dmPolicy: "allowlist", allowFrom: [%s] },
   },
 }
-`, model.URL()+"/v1", tgToken, tg.URL(), strings.Join(tgAllow, ", "), slBot, slApp, `"`+strings.Join(slackUsers, `", "`)+`"`)
+`, retention, model.URL()+"/v1", cronRetention, tgToken, tg.URL(), strings.Join(tgAllow, ", "), slBot, slApp, `"`+strings.Join(slackUsers, `", "`)+`"`)
 	g := harness.Start(t, harness.Opts{Config: cfg, Env: []string{"OPENCLAW_SLACK_API_URL=" + sl.APIURL()}})
 	sl.WaitConnections(1, time.Minute)
 	admin := g.Admin(t)

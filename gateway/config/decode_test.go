@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestDecodeDefaults(t *testing.T) {
@@ -31,6 +32,7 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
     reload: { mode: "off" },
     remote: { url: "wss://gw.example", transport: "direct", token: "rt", password: "rp", tlsFingerprint: "ab:cd" },
     trustedProxies: ["127.0.0.1", "10.0.0.0/8"],
+    retention: { channelMessages: "2d", channelMaxRows: 500, toolAudit: false, toolAuditMaxRows: 300 },
   },
   logging: { level: "debug", file: "/var/log/oc.log", consoleStyle: "json" },
   models: { providers: {
@@ -63,7 +65,7 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
   session: { scope: "global", dmScope: "per-peer", groupScope: "main", mainKey: "home",
     reset: { mode: "idle", atHour: 5, idleMinutes: 30 }, resetTriggers: ["/fresh"], identityLinks: { alice: ["telegram:1"] } },
   cron: { enabled: false, skipMissedJobs: true, failureAlert: { enabled: false, after: 3, cooldownMs: 60000, channel: "telegram",
-    to: "42", accountId: "a", mode: "announce", includeSkipped: true } },
+    to: "42", accountId: "a", mode: "announce", includeSkipped: true }, sessionRetention: "1h" },
   browser: { enabled: false, defaultProfile: "work", executablePath: "/usr/bin/chromium", evaluateEnabled: false, headless: false,
     ssrfPolicy: { allowedHostnames: ["intranet.example"] },
     profiles: { work: { cdpPort: 18801 }, remote: { cdpUrl: "http://10.0.0.5:9222" } } },
@@ -85,6 +87,8 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
 			Reload:         Reload{Mode: "off"},
 			Remote:         Remote{URL: "wss://gw.example", Transport: "direct", Token: SecretInput{Value: "rt"}, Password: SecretInput{Value: "rp"}, TLSFingerprint: "ab:cd"},
 			TrustedProxies: []string{"127.0.0.1", "10.0.0.0/8"},
+			Retention: GatewayRetention{ChannelMessages: RetentionOf(48 * time.Hour), ChannelMaxRows: 500,
+				ToolAudit: Retention{Off: true}, ToolAuditMaxRows: 300},
 		},
 		Logging: Logging{Level: "debug", File: "/var/log/oc.log", ConsoleStyle: "json"},
 		Models: Models{Providers: map[string]ModelProvider{"local": {
@@ -122,7 +126,8 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
 			Reset: SessionReset{Mode: "idle", AtHour: 5, IdleMinutes: 30}, ResetTriggers: []string{"/fresh"},
 			IdentityLinks: map[string][]string{"alice": {"telegram:1"}}},
 		Cron: Cron{Enabled: &no, SkipMissedJobs: true, FailureAlert: CronFailureAlert{Enabled: &no, After: 3, CooldownMs: 60000,
-			Channel: "telegram", To: "42", AccountID: "a", Mode: "announce", IncludeSkipped: true}},
+			Channel: "telegram", To: "42", AccountID: "a", Mode: "announce", IncludeSkipped: true},
+			SessionRetention: RetentionOf(time.Hour)},
 		Browser: Browser{Enabled: &no, DefaultProfile: "work", ExecutablePath: "/usr/bin/chromium", EvaluateEnabled: &no, Headless: &no,
 			SsrfPolicy: BrowserSsrfPolicy{AllowedHostnames: []string{"intranet.example"}},
 			Profiles:   map[string]BrowserProfile{"work": {CdpPort: 18801}, "remote": {CdpURL: "http://10.0.0.5:9222"}}},

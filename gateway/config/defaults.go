@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"reflect"
 	"strings"
+	"time"
 )
 
 const (
@@ -38,6 +39,10 @@ func Defaults() *Config {
 			ControlUI: ControlUI{Enabled: yes()},
 			Nodes:     GatewayNodes{Pairing: NodePairing{AutoApproveLocal: yes()}},
 			Reload:    Reload{Mode: "hybrid"},
+			Retention: GatewayRetention{
+				ChannelMessages: RetentionOf(7 * 24 * time.Hour), ChannelMaxRows: 100_000,
+				ToolAudit: RetentionOf(30 * 24 * time.Hour), ToolAuditMaxRows: 100_000,
+			},
 		},
 		Logging: Logging{Level: "info", ConsoleStyle: "pretty"},
 		Agents: Agents{Defaults: AgentDefaults{
@@ -48,7 +53,7 @@ func Defaults() *Config {
 			},
 			Heartbeat: Heartbeat{Every: "30m", Target: "none"},
 		}},
-		Cron:    Cron{Enabled: yes(), FailureAlert: CronFailureAlert{Enabled: yes(), After: 2, CooldownMs: 3_600_000, Mode: "announce"}},
+		Cron:    Cron{Enabled: yes(), SessionRetention: RetentionOf(24 * time.Hour), FailureAlert: CronFailureAlert{Enabled: yes(), After: 2, CooldownMs: 3_600_000, Mode: "announce"}},
 		Browser: Browser{Enabled: yes(), DefaultProfile: "openclaw", EvaluateEnabled: yes(), Headless: yes()},
 		Tools: Tools{Guard: ToolGuard{DefaultPolicy: "allow", ApprovalTimeoutSeconds: 600}, Disclosure: ToolDisclosure{Mode: "progressive"},
 			Sessions: ToolSessions{Visibility: "all"},

@@ -178,6 +178,7 @@ var legacyKeys = map[string]bool{
 	"tools.hooks":       true,
 	"tools.datasources": true,
 	"tools.pdfFont":     true,
+	"gateway.retention": true,
 }
 
 func TestImplementedKeysExistInOpenClaw(t *testing.T) {

@@ -171,6 +171,8 @@ type Cron struct {
 	SkipMissedJobs bool `json:"skipMissedJobs"`
 	// Telling a chat when a job keeps failing; a job's own failureAlert wins. Default: on, after 2 failures in a row, at most hourly, to the job's delivery chat.
 	FailureAlert CronFailureAlert `json:"failureAlert"`
+	// How long the finished runs of a job with its own session (agent:<id>:cron:<job>) are kept, each a retired session with its transcript; false or "0h" keeps them. Default "24h".
+	SessionRetention Retention `json:"sessionRetention"`
 }
 
 // CronFailureAlert is cron.failureAlert.
@@ -253,6 +255,21 @@ type Gateway struct {
 	Remote Remote `json:"remote"`
 	// IP addresses or CIDR ranges of reverse proxies whose X-Forwarded-For headers are believed. Default [] (none).
 	TrustedProxies []string `json:"trustedProxies"`
+	// How long finished channel messages and the tool audit are kept, and how many rows each may hold (this gateway's key; OpenClaw's own CLI does not know it). Default: channel messages 7 days and 100000 rows a table, the tool audit 30 days and 100000 rows.
+	Retention GatewayRetention `json:"retention"`
+}
+
+// GatewayRetention is gateway.retention (ours). Unfinished rows (a message
+// not yet answered or sent, a pending approval) are never removed.
+type GatewayRetention struct {
+	// Age after which answered, dropped or failed inbound messages and sent or failed outbound ones are removed; under 24h a redelivered Telegram update could run again. false or "0h" keeps them. Default "7d".
+	ChannelMessages Retention `json:"channelMessages"`
+	// Most finished rows kept in each of the inbound and outbound message tables, oldest removed first, but never one younger than 48 hours (or channelMessages, if shorter). Default 100000.
+	ChannelMaxRows int `json:"channelMaxRows" min:"1"`
+	// Age after which tool audit entries and decided approvals are removed; audit.list never shows an older entry. false or "0h" keeps them. Default "30d", as OpenClaw's audit ledger.
+	ToolAudit Retention `json:"toolAudit"`
+	// Most tool audit entries kept, oldest removed first. Default 100000, as OpenClaw's audit ledger.
+	ToolAuditMaxRows int `json:"toolAuditMaxRows" min:"1"`
 }
 
 // GatewayAuth is gateway.auth.

@@ -1,0 +1,71 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/config"
+)
+
+func TestRetentionEvery(t *testing.T) {
+	tests := []struct {
+		name string
+		set  func(*config.Config)
+		want time.Duration
+	}{
+		{"defaults: hourly", func(*config.Config) {}, time.Hour},
+		{"half the shortest retention", func(c *config.Config) { c.Gateway.Retention.ChannelMessages = config.RetentionOf(30 * time.Minute) }, 15 * time.Minute},
+		{"never under a minute", func(c *config.Config) { c.Cron.SessionRetention = config.RetentionOf(10 * time.Second) }, time.Minute},
+		{"kept forever does not count", func(c *config.Config) {
+			c.Gateway.Retention.ToolAudit = config.Retention{Off: true}
+			c.Cron.SessionRetention = config.Retention{Off: true}
+		}, time.Hour},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := config.Defaults()
+			tt.set(cfg)
+			if got := retentionEvery(cfg); got != tt.want {
+				t.Fatalf("retentionEvery = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSweepUntilDone: full batches are followed by another, a short one
+// or an error ends the sweep.
+func TestSweepUntilDone(t *testing.T) {
+	tests := []struct {
+		name      string
+		batches   []int
+		fail      bool
+		wantCalls int
+		wantTotal int
+	}{
+		{"nothing to delete", []int{0}, false, 1, 0},
+		{"two full batches and a short one", []int{retentionBatch, retentionBatch, 7}, false, 3, 2*retentionBatch + 7},
+		{"an error stops it", []int{retentionBatch, 0}, true, 1, retentionBatch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			sw := sweepFunc(func(_ context.Context, _ time.Time, _ *config.Config, limit int) (int, error) {
+				if limit != retentionBatch {
+					t.Fatalf("limit %d, want %d", limit, retentionBatch)
+				}
+				n := tt.batches[calls]
+				calls++
+				if tt.fail {
+					return n, errors.New("disk full")
+				}
+				return n, nil
+			})
+			total, err := sweepUntilDone(context.Background(), sw, time.Now(), config.Defaults())
+			if (err != nil) != tt.fail || calls != tt.wantCalls || total != tt.wantTotal {
+				t.Fatalf("calls %d total %d err %v; want calls %d total %d", calls, total, err, tt.wantCalls, tt.wantTotal)
+			}
+		})
+	}
+}
