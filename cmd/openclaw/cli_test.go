@@ -91,6 +91,7 @@ func TestGolden(t *testing.T) {
 		{"devices-list", "device.pair.list", "devices.json", []string{"devices", "list"}},
 		{"devices-list-empty", "device.pair.list", "devices-empty.json", []string{"devices", "list"}},
 		{"gateway-call", "status", "status.json", []string{"gateway", "call", "status"}},
+		{"tools-list-nomodel", "tools.explain", "tools-explain-nomodel.json", []string{"tools", "list"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
