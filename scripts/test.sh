@@ -9,7 +9,7 @@
 # names what to install and stops. Node 24 and OpenClaw are installed with
 # npm into .cache/openclaw-real/ (ignored by git; quick once there).
 #
-#   scripts/test.sh                      # go test -race ./...
+#   scripts/test.sh                      # go test -race -timeout 45m ./...
 #   scripts/test.sh -run TestName        # extra arguments go to go test
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -38,5 +38,10 @@ fi
 say "Node 24 and the real OpenClaw CLI in .cache/openclaw-real (npm; skipped when there)"
 bash scripts/install-openclaw-real.sh >/dev/null
 
-say "go test -race ./... $*"
-exec go test -race ./... "$@"
+# The end-to-end package starts the built binary, the real OpenClaw CLI,
+# TUI and node host and Chromium dozens of times; on two cores under
+# -race it runs past go test's default 10-minute limit per package, which
+# would kill it mid-test and leave gateways behind. A later -timeout in
+# the arguments wins.
+say "go test -race -timeout 45m ./... $*"
+exec go test -race -timeout 45m ./... "$@"
