@@ -61,6 +61,10 @@ func TestStatusTellsTheTruth(t *testing.T) {
 	if agents, _ := hm["agents"].([]any); len(agents) != 1 || number(dig(agents[0], "sessions", "count")) != 2 {
 		t.Errorf("real health --json: agents %v, want main with 2 sessions", hm["agents"])
 	}
+	// OpenClaw's health formatter looks accounts up by id: an object, not a list.
+	if id := dig(hm, "channels", "telegram", "accounts", "default", "accountId"); id != "default" || dig(hm, "channels", "telegram", "configured") != true {
+		t.Errorf("real health --json: channels.telegram = %v, want configured with accounts keyed by id", dig(hm, "channels", "telegram"))
+	}
 
 	rs := real.run(t, "status", "--json")
 	rs.mustSucceed(t)

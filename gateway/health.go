@@ -93,8 +93,9 @@ func (s *System) buildHealth() map[string]any {
 		order, _ = st["channelOrder"].([]string)
 		labels, _ = st["channelLabels"].(map[string]string)
 		accounts, _ := st["channelAccounts"].(map[string][]map[string]any)
+		summaries, _ := st["channels"].(map[string]any)
 		for _, name := range order {
-			channelsByName[name] = map[string]any{"accounts": accounts[name]}
+			channelsByName[name] = healthChannel(summaries[name], accounts[name])
 		}
 	}
 	out := map[string]any{
@@ -186,4 +187,25 @@ func (s *System) handleHealth(ctx context.Context, req *rpc.Request) (any, error
 		return nil, err
 	}
 	return s.health.get(p.Probe), nil
+}
+
+// healthChannel is one channel of the health snapshot in OpenClaw's
+// shape: the channel's own summary (configured, running) with its
+// accounts as an object keyed by account id, which OpenClaw's health
+// formatter indexes by the ids bound to the default agent (a list would
+// read as accounts "0", "1", …).
+func healthChannel(summary any, accounts []map[string]any) map[string]any {
+	out := map[string]any{}
+	if m, ok := summary.(map[string]any); ok {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	byID := make(map[string]any, len(accounts))
+	for _, a := range accounts {
+		id, _ := a["accountId"].(string)
+		byID[id] = a
+	}
+	out["accounts"] = byID
+	return out
 }
