@@ -99,6 +99,13 @@ func TestNetGuard(t *testing.T) {
 		{"unspecified despite allowlist", "0.0.0.0", Policy{Allow: []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0")}}, true},
 		{"unspecified despite host allowlist", "::", Policy{AllowHosts: []string{"example.test"}}, true},
 		{"host allowlisted", "10.0.0.1", Policy{AllowHosts: []string{"Example.Test"}}, false},
+		{"host allowlisted, trailing dot", "192.168.1.1", Policy{AllowHosts: []string{"example.test."}}, false},
+		{"allowlisted host resolving to loopback", "127.0.0.1", Policy{AllowHosts: []string{"example.test"}}, true},
+		{"allowlisted host resolving to mapped loopback", "::ffff:127.0.0.1", Policy{AllowHosts: []string{"example.test"}}, true},
+		{"allowlisted host resolving to metadata", "169.254.169.254", Policy{AllowHosts: []string{"example.test"}}, true},
+		{"allowlisted host resolving to link-local v6", "fe80::1", Policy{AllowHosts: []string{"example.test"}}, true},
+		{"other host not allowlisted", "10.0.0.1", Policy{AllowHosts: []string{"intranet.test"}}, true},
+		{"range allowlist beats the trusted-host limits", "127.0.0.1", Policy{AllowHosts: []string{"example.test"}, Allow: loopback}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,6 +117,21 @@ func TestNetGuard(t *testing.T) {
 				t.Fatalf("error %v does not wrap ErrBlocked", err)
 			}
 		})
+	}
+}
+
+// An allowed host name is a loopback name only when it says so: a
+// localhost allowlist reaches loopback, an intranet name does not.
+func TestAllowHostsLoopbackName(t *testing.T) {
+	lo := netip.MustParseAddr("127.0.0.1")
+	p := Policy{AllowHosts: []string{"localhost", "127.0.0.1", "intranet.test"}}
+	for _, tc := range []struct {
+		host    string
+		blocked bool
+	}{{"localhost", false}, {"LOCALHOST.", false}, {"127.0.0.1", false}, {"intranet.test", true}} {
+		if err := p.CheckAddr(tc.host, lo); (err != nil) != tc.blocked {
+			t.Errorf("CheckAddr(%s, %s) = %v, want blocked=%v", tc.host, lo, err, tc.blocked)
+		}
 	}
 }
 
