@@ -107,6 +107,7 @@ func fetchPolicy(sp config.ToolWebFetchSsrfPolicy) netguard.Policy {
 		p.Allow = []netip.Prefix{netip.MustParsePrefix("fc00::/7")}
 	}
 	p.AllowHosts = sp.AllowedHostnames
+	p.BlockHosts = sp.BlockedHostnames
 	p.AllowFakeIP = sp.AllowRfc2544BenchmarkRange
 	return p
 }

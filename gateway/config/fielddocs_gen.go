@@ -424,6 +424,7 @@ var fieldDocs = map[string]string{
 	"ToolWebFetchSsrfPolicy.AllowIpv6UniqueLocalRange":      "Let fetches reach fc00::/7 (IPv6 unique local), which some fake-IP proxies hand out. Default false.",
 	"ToolWebFetchSsrfPolicy.AllowRfc2544BenchmarkRange":     "Let fetches reach 198.18.0.0/15, which fake-IP proxies hand out. Default false.",
 	"ToolWebFetchSsrfPolicy.AllowedHostnames":               "Host names (exact) that may resolve to private addresses; loopback, link-local and cloud metadata stay refused for them. Default [] (none).",
+	"ToolWebFetchSsrfPolicy.BlockedHostnames":               "Host names refused before DNS and before any allow rule, on every redirect too: \"tracker.example\" exactly, \"*.ads.example\" its subdomains (not the apex). Default [] (none).",
 	"ToolWebFetchSsrfPolicy.DangerouslyAllowPrivateNetwork": "Let fetches reach private, loopback and link-local addresses. Default false.",
 	"ToolWebSearch":                    "ToolWebSearch is tools.web.search.",
 	"ToolWebSearch.CacheTtlMinutes":    "Minutes results are reused for the same query; 0 turns the cache off. Default 15.",

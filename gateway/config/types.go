@@ -666,6 +666,8 @@ type ToolWebFetchSsrfPolicy struct {
 	DangerouslyAllowPrivateNetwork bool `json:"dangerouslyAllowPrivateNetwork"`
 	// Host names (exact) that may resolve to private addresses; loopback, link-local and cloud metadata stay refused for them. Default [] (none).
 	AllowedHostnames []string `json:"allowedHostnames"`
+	// Host names refused before DNS and before any allow rule, on every redirect too: "tracker.example" exactly, "*.ads.example" its subdomains (not the apex). Default [] (none).
+	BlockedHostnames []string `json:"blockedHostnames"`
 	// Let fetches reach 198.18.0.0/15, which fake-IP proxies hand out. Default false.
 	AllowRfc2544BenchmarkRange bool `json:"allowRfc2544BenchmarkRange"`
 	// Let fetches reach fc00::/7 (IPv6 unique local), which some fake-IP proxies hand out. Default false.

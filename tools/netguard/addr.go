@@ -38,6 +38,11 @@ type Policy struct {
 	// trusted intranet name whose DNS is turned against us must not
 	// reach the gateway's own host or the metadata service. Default: none.
 	AllowHosts []string
+	// BlockHosts lists host names refused before any lookup or allow
+	// rule, on every hop: "tracker.example" is that name exactly,
+	// "*.ads.example" every name under ads.example but not ads.example
+	// itself. Case and a trailing dot are ignored. Default: none.
+	BlockHosts []string
 	// AllowFakeIP permits 198.18.0.0/15, which fake-IP proxies hand out
 	// for every name. Default: false (blocked).
 	AllowFakeIP bool
@@ -123,6 +128,22 @@ func (p Policy) hostAllowed(host string) bool {
 	host = normalHost(host)
 	for _, h := range p.AllowHosts {
 		if host != "" && normalHost(h) == host {
+			return true
+		}
+	}
+	return false
+}
+
+// hostBlocked reports whether host is on BlockHosts.
+func (p Policy) hostBlocked(host string) bool {
+	host = normalHost(host)
+	for _, pat := range p.BlockHosts {
+		pat = normalHost(strings.TrimSpace(pat))
+		if suffix, ok := strings.CutPrefix(pat, "*."); ok {
+			if suffix != "" && strings.HasSuffix(host, "."+suffix) {
+				return true
+			}
+		} else if pat != "" && host == pat {
 			return true
 		}
 	}

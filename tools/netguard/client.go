@@ -63,7 +63,7 @@ func NewClient(o Options) *http.Client {
 
 // CheckURL refuses URLs that a guarded client will not fetch for reasons
 // visible without resolving: a scheme other than http or https, no host,
-// or an IP literal the policy blocks.
+// a blocked host name, or an IP literal the policy blocks.
 func (p Policy) CheckURL(u *url.URL) error {
 	if u == nil {
 		return fmt.Errorf("no URL: %w", ErrBlocked)
@@ -76,6 +76,9 @@ func (p Policy) CheckURL(u *url.URL) error {
 	host := u.Hostname()
 	if host == "" {
 		return fmt.Errorf("URL %q has no host: %w", u.Redacted(), ErrBlocked)
+	}
+	if p.hostBlocked(host) {
+		return fmt.Errorf("host %s is on the blocked host names: %w", host, ErrBlocked)
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		return p.CheckAddr(host, ip)
@@ -114,6 +117,9 @@ func (g *guard) dial(ctx context.Context, network, addr string) (net.Conn, error
 	port, err := strconv.ParseUint(portStr, 10, 16)
 	if err != nil {
 		return nil, fmt.Errorf("netguard: port %q: %w", portStr, err)
+	}
+	if g.opts.hostBlocked(host) {
+		return nil, fmt.Errorf("netguard: host %s is on the blocked host names: %w", host, ErrBlocked)
 	}
 	ips, err := g.resolve(ctx, network, host)
 	if err != nil {

@@ -135,6 +135,37 @@ func TestAllowHostsLoopbackName(t *testing.T) {
 	}
 }
 
+func TestBlockHosts(t *testing.T) {
+	all := []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")}
+	p := Policy{BlockHosts: []string{"Tracker.Example.", "*.ads.example"}, Allow: all, AllowHosts: []string{"tracker.example"}}
+	for _, tc := range []struct {
+		url     string
+		blocked bool
+	}{
+		{"https://tracker.example/x", true},
+		{"https://TRACKER.example./x", true},
+		{"https://a.tracker.example/x", false}, // exact names do not cover subdomains
+		{"https://x.ads.example/", true},
+		{"https://deep.x.ads.example/", true},
+		{"https://ads.example/", false}, // a wildcard does not cover the apex
+		{"https://badads.example/", false},
+		{"https://example.com/", false},
+	} {
+		if err := p.CheckURL(mustParse(t, tc.url)); (err != nil) != tc.blocked {
+			t.Errorf("CheckURL(%s) = %v, want blocked=%v", tc.url, err, tc.blocked)
+		}
+	}
+}
+
+func mustParse(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
 func TestCheckURL(t *testing.T) {
 	cases := []struct {
 		url     string

@@ -227,3 +227,35 @@ func TestFetchAllowedHostnameRebinding(t *testing.T) {
 		})
 	}
 }
+
+// ssrfPolicy.blockedHostnames refuses a name before DNS, on the first
+// request and on every redirect, whatever else the policy allows.
+func TestFetchBlockedHostnames(t *testing.T) {
+	srv := hopSite(t)
+	_, port, _ := strings.Cut(strings.TrimPrefix(srv.URL, "http://"), ":")
+	cfg := FetchConfig{Resolver: rebindResolver{"blocked.test": {"127.0.0.1"}, "x.ads.test": {"127.0.0.1"}, "ok.test": {"127.0.0.1"}}, CacheTTL: -1}
+	cfg.Network.Allow = loopbackOK.Allow
+	cfg.Network.AllowHosts = []string{"blocked.test", "localhost"}
+	cfg.Network.BlockHosts = []string{"blocked.test", "*.ads.test"}
+	cases := []struct {
+		url     string
+		blocked bool
+	}{
+		{"http://blocked.test:" + port + "/hops/0", true},
+		{"http://x.ads.test:" + port + "/hops/0", true},
+		{srv.URL + "/away?to=http://blocked.test:" + port + "/hops/0", true},
+		{"http://ok.test:" + port + "/hops/0", false},
+	}
+	for _, tc := range cases {
+		got, err := call(t, FetchTool(cfg), map[string]any{"url": tc.url})
+		if tc.blocked {
+			if err == nil || !strings.Contains(err.Error(), "blocked host names") {
+				t.Errorf("%s: err = %v, want blocked; result %s", tc.url, err, got)
+			}
+			continue
+		}
+		if err != nil || !strings.Contains(got, "arrived") {
+			t.Errorf("%s: got %q, %v", tc.url, got, err)
+		}
+	}
+}
