@@ -112,12 +112,24 @@ func fetchPolicy(sp config.ToolWebFetchSsrfPolicy) netguard.Policy {
 	return p
 }
 
-func searchConfig(sc config.ToolWebSearch) web.SearchConfig {
+// searchConfig also reads the providers' own settings, where OpenClaw
+// keeps them: plugins.entries.<provider>.config.webSearch (apiKey beats
+// the provider's environment variable; baseUrl for searxng).
+func searchConfig(sc config.ToolWebSearch, plugins map[string]config.PluginEntry, getenv func(string) string) web.SearchConfig {
 	ttl := time.Duration(sc.CacheTtlMinutes) * time.Minute
 	if sc.CacheTtlMinutes == 0 {
 		ttl = -1
 	}
 	c := web.SearchConfig{DefaultCount: sc.MaxResults, ProviderTimeout: time.Duration(sc.TimeoutSeconds) * time.Second, CacheTTL: ttl}
+	c.Keys = map[string]string{}
+	for provider, env := range map[string]string{web.ProviderBrave: "BRAVE_API_KEY", web.ProviderTavily: "TAVILY_API_KEY", web.ProviderSerper: "SERPER_API_KEY"} {
+		if key := plugins[provider].Config.WebSearch.APIKey.Value; key != "" {
+			c.Keys[provider] = key
+		} else {
+			c.Keys[provider] = getenv(env)
+		}
+	}
+	c.SearXNGURL = plugins[web.ProviderSearXNG].Config.WebSearch.BaseURL
 	if sc.Provider != "" {
 		c.Providers = []string{sc.Provider}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/tools/netguard"
 )
 
@@ -56,4 +57,13 @@ func TestWebFetchConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+func parseWebSnapshot(t *testing.T, src string, getenv func(string) string) *config.Snapshot {
+	t.Helper()
+	snap, err := config.Parse("openclaw.json", []byte(src), config.LoadOptions{Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
 }

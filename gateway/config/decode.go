@@ -138,9 +138,16 @@ func (d *decoder) decodeStruct(n *node, v reflect.Value, k *keyTree, segs []segm
 			}
 			d.checkKnown(m.val, known, childSegs, false)
 		default:
-			d.unknownKey(m.val, childPath, m.key, func() []string { return append(fieldNames(fields), k.names()...) }, false)
+			// A plugin's config is the plugin's to define: a key we do
+			// not know there is a warning, as in checkKnown.
+			d.unknownKey(m.val, childPath, m.key, func() []string { return append(fieldNames(fields), k.names()...) }, inPluginConfig(segs))
 		}
 	}
+}
+
+// inPluginConfig reports whether segs lie in plugins.entries.<id>.config.
+func inPluginConfig(segs []segment) bool {
+	return len(segs) >= 4 && segs[0].key == "plugins" && segs[1].key == "entries" && segs[3].key == "config"
 }
 
 func (d *decoder) decodeField(n *node, v reflect.Value, f fieldInfo, k *keyTree, segs []segment) {

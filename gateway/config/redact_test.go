@@ -30,6 +30,7 @@ func TestRedact(t *testing.T) {
 		"tools": map[string]any{"web": map[string]any{"fetch": map[string]any{
 			"userAgent": "ua/1", "headers": map[string]any{"X-Routing-Target": "staging", "X-Gw-Auth": "hunter2", "Empty": ""},
 		}}},
+		"plugins": map[string]any{"entries": map[string]any{"brave": map[string]any{"config": map[string]any{"webSearch": map[string]any{"apiKey": "BSA-1"}}}}},
 	}
 	before, _ := json.Marshal(in)
 	got := Redact(in)
@@ -57,6 +58,7 @@ func TestRedact(t *testing.T) {
 		"tools": map[string]any{"web": map[string]any{"fetch": map[string]any{
 			"userAgent": "ua/1", "headers": map[string]any{"X-Routing-Target": R, "X-Gw-Auth": R, "Empty": ""},
 		}}},
+		"plugins": map[string]any{"entries": map[string]any{"brave": map[string]any{"config": map[string]any{"webSearch": map[string]any{"apiKey": R}}}}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		g, _ := json.MarshalIndent(got, "", " ")

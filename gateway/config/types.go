@@ -81,6 +81,22 @@ type PluginEntry struct {
 	Enabled *bool `json:"enabled"`
 	// What the plugin may ask of the models. Default: the agent's model only.
 	LLM PluginLLM `json:"llm"`
+	// The plugin's own settings; of these only webSearch (for the brave, tavily and searxng search providers) is read here. Default {}.
+	Config PluginConfig `json:"config"`
+}
+
+// PluginConfig is plugins.entries.<id>.config.
+type PluginConfig struct {
+	// The web_search provider of this plugin: brave, tavily or searxng. Default {}.
+	WebSearch PluginWebSearch `json:"webSearch"`
+}
+
+// PluginWebSearch is plugins.entries.<id>.config.webSearch.
+type PluginWebSearch struct {
+	// API key of the provider (brave, tavily); beats BRAVE_API_KEY and TAVILY_API_KEY. Default "" (the environment variable).
+	APIKey SecretInput `json:"apiKey"`
+	// Base URL of the instance (searxng), e.g. "https://searx.example.org". Default "" (none: searxng is skipped).
+	BaseURL string `json:"baseUrl"`
 }
 
 // PluginLLM is plugins.entries.<id>.llm.
