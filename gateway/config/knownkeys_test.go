@@ -98,6 +98,15 @@ var keyCases = []struct {
 		warns: []string{`openclaw.json:1:24: tools.web.fetch.readability: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`},
 	},
 	{
+		name: "a legacy search provider section says where it goes now",
+		src:  `{tools: {web: {search: {brave: {apiKey: "k"}, apiKey: "k", openaiCodex: {enabled: true}}}}}`,
+		warns: []string{
+			`openclaw.json:1:25: tools.web.search.brave: has no effect: OpenClaw reads the brave provider's settings from plugins.entries.brave.config.webSearch (apiKey, baseUrl)`,
+			`openclaw.json:1:47: tools.web.search.apiKey: has no effect: OpenClaw reads a search provider's key from plugins.entries.<provider>.config.webSearch.apiKey`,
+			`openclaw.json:1:60: tools.web.search.openaiCodex: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
+		},
+	},
+	{
 		name: "core channel defaults stay strict",
 		src:  `{channels: {defaults: {nope: 1}}}`,
 		errs: []string{`openclaw.json:1:24: channels.defaults.nope: unknown key`},
