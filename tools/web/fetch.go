@@ -149,12 +149,21 @@ func newFetchTool(cfg FetchConfig) (tools.Tool, *fetcher) {
 		Label: "Web Fetch",
 		Description: fmt.Sprintf("Fetch a web page or document by URL and return its readable content as markdown or plain text "+
 			"(HTML is reduced to its main text; plain text and JSON pass through). At most %d characters; "+
-			"results are cached for %s. Internal and private network addresses are refused.", cfg.MaxCharsCap, cfg.CacheTTL),
+			"results are cached for %s. %s", cfg.MaxCharsCap, cfg.CacheTTL, networkNote(cfg.Network)),
 		Tier:    tools.TierCore,
 		Source:  tools.SourceCore,
 		Groups:  []string{"group:web"},
 		Timeout: tools.TimeoutFast,
 	}, f.call), f
+}
+
+// networkNote tells the model which addresses it may not fetch, as the
+// configured policy has it.
+func networkNote(p netguard.Policy) string {
+	if len(p.Allow) > 0 || len(p.AllowHosts) > 0 {
+		return "Internal addresses are refused except those the operator allowed."
+	}
+	return "Internal and private network addresses are refused."
 }
 
 type page struct {
@@ -233,8 +242,8 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL, mode string) (page, err
 	if err != nil {
 		return page{}, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 	}
-	for name, v := range f.headers {
-		req.Header[name] = v
+	for name := range f.headers {
+		req.Header.Set(name, f.headers.Get(name)) // a copy: requests run concurrently
 	}
 	req.Header.Set("User-Agent", f.cfg.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5")
