@@ -212,7 +212,7 @@ func restoreRedacted(raw, curRaw []byte, curTree map[string]any) ([]byte, []stri
 		cm, _ := cur.(map[string]any)
 		for k, x := range m {
 			p := config.JoinPath(path, k)
-			if s, ok := x.(string); ok && s == config.RedactedSentinel && config.IsSecretKey(k) {
+			if s, ok := x.(string); ok && s == config.RedactedSentinel && config.IsSecretAt(path, k) {
 				old, _ := cm[k].(string)
 				if old == "" || old == config.RedactedSentinel || !bytes.Contains(curRaw, []byte(old)) {
 					unrestored = append(unrestored, p)
@@ -247,11 +247,8 @@ func redactRaw(raw []byte, tree map[string]any) ([]byte, error) {
 			return
 		}
 		for k, x := range m {
-			p := k
-			if path != "" {
-				p = path + "." + k
-			}
-			if s, ok := x.(string); ok && config.IsSecretKey(k) && s != "" {
+			p := config.JoinPath(path, k)
+			if s, ok := x.(string); ok && config.IsSecretAt(path, k) && s != "" {
 				secrets = append(secrets, secret{p, s})
 				continue
 			}

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"log/slog"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,7 @@ import (
 	"github.com/openclaw-go/openclaw/policy/execpolicy"
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/execapprovals"
+	"github.com/openclaw-go/openclaw/tools/netguard"
 	"github.com/openclaw-go/openclaw/tools/shell"
 	"github.com/openclaw-go/openclaw/tools/web"
 )
@@ -80,21 +83,53 @@ func elevatedAllowed(el config.ToolElevated, who tools.Who) bool {
 }
 
 // fetchConfig and searchConfig carry tools.web into the web tools.
-func fetchConfig(f config.ToolWebFetch) web.FetchConfig {
+func fetchConfig(f config.ToolWebFetch, log *slog.Logger) web.FetchConfig {
 	ttl := time.Duration(f.CacheTtlMinutes) * time.Minute
 	if f.CacheTtlMinutes == 0 {
 		ttl = -1 // 0 turns the cache off
 	}
-	return web.FetchConfig{MaxCharsCap: f.MaxCharsCap, Timeout: time.Duration(f.TimeoutSeconds) * time.Second,
-		MaxBodyBytes: int64(f.MaxResponseBytes), CacheTTL: ttl, UserAgent: f.UserAgent}
+	redirects := f.MaxRedirects
+	if redirects == 0 {
+		redirects = -1 // 0 follows none
+	}
+	return web.FetchConfig{MaxCharsCap: f.MaxCharsCap, DefaultMaxChars: f.MaxChars, Timeout: time.Duration(f.TimeoutSeconds) * time.Second,
+		MaxBodyBytes: int64(f.MaxResponseBytes), CacheTTL: ttl, UserAgent: f.UserAgent, MaxRedirects: redirects,
+		Headers: f.Headers, Network: fetchPolicy(f.SsrfPolicy), Logger: log}
 }
 
-func searchConfig(sc config.ToolWebSearch) web.SearchConfig {
+// fetchPolicy is the SSRF policy of web_fetch, from
+// tools.web.fetch.ssrfPolicy: public addresses only unless it allows more.
+func fetchPolicy(sp config.ToolWebFetchSsrfPolicy) netguard.Policy {
+	var p netguard.Policy
+	if sp.DangerouslyAllowPrivateNetwork {
+		p.Allow = []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")}
+	} else if sp.AllowIpv6UniqueLocalRange {
+		p.Allow = []netip.Prefix{netip.MustParsePrefix("fc00::/7")}
+	}
+	p.AllowHosts = sp.AllowedHostnames
+	p.BlockHosts = sp.BlockedHostnames
+	p.AllowFakeIP = sp.AllowRfc2544BenchmarkRange
+	return p
+}
+
+// searchConfig also reads the providers' own settings, where OpenClaw
+// keeps them: plugins.entries.<provider>.config.webSearch (apiKey beats
+// the provider's environment variable; baseUrl for searxng).
+func searchConfig(sc config.ToolWebSearch, plugins map[string]config.PluginEntry, getenv func(string) string) web.SearchConfig {
 	ttl := time.Duration(sc.CacheTtlMinutes) * time.Minute
 	if sc.CacheTtlMinutes == 0 {
 		ttl = -1
 	}
 	c := web.SearchConfig{DefaultCount: sc.MaxResults, ProviderTimeout: time.Duration(sc.TimeoutSeconds) * time.Second, CacheTTL: ttl}
+	c.Keys = map[string]string{}
+	for provider, env := range map[string]string{web.ProviderBrave: "BRAVE_API_KEY", web.ProviderTavily: "TAVILY_API_KEY", web.ProviderSerper: "SERPER_API_KEY"} {
+		if key := plugins[provider].Config.WebSearch.APIKey.Value; key != "" {
+			c.Keys[provider] = key
+		} else {
+			c.Keys[provider] = getenv(env)
+		}
+	}
+	c.SearXNGURL = plugins[web.ProviderSearXNG].Config.WebSearch.BaseURL
 	if sc.Provider != "" {
 		c.Providers = []string{sc.Provider}
 	}

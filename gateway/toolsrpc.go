@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"reflect"
 	"sync"
@@ -59,7 +60,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	workspace := func(who tools.Who) (string, error) { return s.agents.Workspace(who.AgentID) }
 	builtins = append(builtins, fs.Tools(workspace, fs.Reserved{Dir: workspaceSkills, Use: "skills are created, edited and deleted with skill_manage"})...)
 	webCfg := s.current().snap.Config.Tools.Web
-	builtins = append(builtins, web.FetchTool(fetchConfig(webCfg.Fetch)), web.SearchTool(searchConfig(webCfg.Search)))
+	builtins = append(builtins, web.FetchTool(fetchConfig(webCfg.Fetch, s.log)), web.SearchTool(searchConfig(webCfg.Search, s.current().snap.Config.Plugins.Entries, os.Getenv)))
 	builtins = append(builtins, memory.Tools(workspace, st.DB)...)
 	builtins = append(builtins, s.sqlTools(workspace)...)
 	builtins = append(builtins, docextract.Tools(workspace)...)

@@ -133,14 +133,47 @@ func (d *decoder) decodeStruct(n *node, v reflect.Value, k *keyTree, segs []segm
 		case i >= 0:
 			d.decodeField(m.val, v.FieldByIndex(fields[i].index), fields[i], known, childSegs)
 		case known != nil:
-			if len(segs) > 0 || !silentKeys[m.key] {
+			if hint := legacyWebSearchHint(path, m.key); hint != "" {
+				d.issues.warnAt(m.val, true, childPath, "%s", hint)
+			} else if len(segs) > 0 || !silentKeys[m.key] {
 				d.issues.warnAt(m.val, true, childPath, "not implemented yet; OpenClaw knows this key, so it is kept but has no effect here")
 			}
 			d.checkKnown(m.val, known, childSegs, false)
 		default:
-			d.unknownKey(m.val, childPath, m.key, func() []string { return append(fieldNames(fields), k.names()...) }, false)
+			// A plugin's config is the plugin's to define: a key we do
+			// not know there is a warning, as in checkKnown.
+			d.unknownKey(m.val, childPath, m.key, func() []string { return append(fieldNames(fields), k.names()...) }, inPluginConfig(segs))
 		}
 	}
+}
+
+// legacyWebSearchPlugins maps the provider sections OpenClaw no longer
+// reads under tools.web.search to the plugin that holds them now.
+var legacyWebSearchPlugins = map[string]string{
+	"brave": "brave", "duckduckgo": "duckduckgo", "exa": "exa", "firecrawl": "firecrawl", "gemini": "google",
+	"grok": "xai", "kimi": "moonshot", "minimax": "minimax", "ollama": "ollama", "perplexity": "perplexity",
+	"searxng": "searxng", "tavily": "tavily",
+}
+
+// legacyWebSearchHint says where a tools.web.search provider section or
+// apiKey belongs now; OpenClaw refuses such a config, this gateway keeps
+// it without effect and says how to move it. "" for other keys.
+func legacyWebSearchHint(parent, key string) string {
+	if parent != "tools.web.search" {
+		return ""
+	}
+	if key == "apiKey" {
+		return "has no effect: OpenClaw reads a search provider's key from plugins.entries.<provider>.config.webSearch.apiKey"
+	}
+	if plugin, ok := legacyWebSearchPlugins[key]; ok {
+		return fmt.Sprintf("has no effect: OpenClaw reads the %s provider's settings from plugins.entries.%s.config.webSearch (apiKey, baseUrl)", key, plugin)
+	}
+	return ""
+}
+
+// inPluginConfig reports whether segs lie in plugins.entries.<id>.config.
+func inPluginConfig(segs []segment) bool {
+	return len(segs) >= 4 && segs[0].key == "plugins" && segs[1].key == "entries" && segs[3].key == "config"
 }
 
 func (d *decoder) decodeField(n *node, v reflect.Value, f fieldInfo, k *keyTree, segs []segment) {

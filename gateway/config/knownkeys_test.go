@@ -78,8 +78,32 @@ var keyCases = []struct {
 		name: "plugin config is lenient",
 		src:  `{plugins: {entries: {telegram: {config: {newOption: 1}}}}}`,
 		warns: []string{
-			`openclaw.json:1:33: plugins.entries.telegram.config: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
 			`openclaw.json:1:42: plugins.entries.telegram.config.newOption: unknown key; OpenClaw ` + OpenClawVersion() + `'s schema for this plugin does not have it`,
+		},
+	},
+	{
+		name:         "a search provider's webSearch settings are implemented",
+		src:          `{plugins: {entries: {brave: {config: {webSearch: {apiKey: "k"}}}, searxng: {config: {webSearch: {baseUrl: "https://searx.example"}}}}}}`,
+		noIssuesWant: true,
+	},
+	{
+		name: "tools.web.fetch keys are implemented",
+		src: `{tools: {web: {fetch: {maxChars: 500, maxRedirects: 0, headers: {"X-A": "b"},
+  ssrfPolicy: {dangerouslyAllowPrivateNetwork: false, allowedHostnames: ["a.example"], blockedHostnames: ["*.b.example"], allowRfc2544BenchmarkRange: true, allowIpv6UniqueLocalRange: true}}}}}`,
+		noIssuesWant: true,
+	},
+	{
+		name:  "tools.web.fetch keys still unimplemented say so",
+		src:   `{tools: {web: {fetch: {readability: false}}}}`,
+		warns: []string{`openclaw.json:1:24: tools.web.fetch.readability: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`},
+	},
+	{
+		name: "a legacy search provider section says where it goes now",
+		src:  `{tools: {web: {search: {brave: {apiKey: "k"}, apiKey: "k", openaiCodex: {enabled: true}}}}}`,
+		warns: []string{
+			`openclaw.json:1:25: tools.web.search.brave: has no effect: OpenClaw reads the brave provider's settings from plugins.entries.brave.config.webSearch (apiKey, baseUrl)`,
+			`openclaw.json:1:47: tools.web.search.apiKey: has no effect: OpenClaw reads a search provider's key from plugins.entries.<provider>.config.webSearch.apiKey`,
+			`openclaw.json:1:60: tools.web.search.openaiCodex: not implemented yet; OpenClaw knows this key, so it is kept but has no effect here`,
 		},
 	},
 	{

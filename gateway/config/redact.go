@@ -16,21 +16,21 @@ func Redact(tree map[string]any) map[string]any {
 	if tree == nil {
 		return nil
 	}
-	return redactValue(tree, false).(map[string]any)
+	return redactValue(tree, "", false).(map[string]any)
 }
 
-func redactValue(v any, secret bool) any {
+func redactValue(v any, path string, secret bool) any {
 	switch v := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, x := range v {
-			out[k] = redactValue(x, IsSecretKey(k))
+			out[k] = redactValue(x, JoinPath(path, k), IsSecretAt(path, k))
 		}
 		return out
 	case []any:
 		out := make([]any, len(v))
 		for i, x := range v {
-			out[i] = redactValue(x, secret)
+			out[i] = redactValue(x, indexPath(path, i), secret)
 		}
 		return out
 	case string:
@@ -75,6 +75,18 @@ var notSecretSuffixes = []string{
 // database DSN, which may carry a password.
 var secretKeyParts = []string{"password", "passwd", "secret", "apikey", "api_key", "api-key", "privatekey", "private_key", "encryptkey", "accesskey", "dsn",
 	"authorization", "cookie", "credential"}
+
+// secretObjects are the objects every value of which is a credential,
+// whatever its key: OpenClaw treats each tools.web.fetch.headers value as
+// sensitive, since a header name says nothing about what it carries.
+var secretObjects = map[string]bool{"tools.web.fetch.headers": true}
+
+// IsSecretAt reports whether the value at key in the object at parent (a
+// path as JoinPath writes it, "" for the root) holds a credential: its key
+// looks like one (IsSecretKey), or parent is an object of secrets.
+func IsSecretAt(parent, key string) bool {
+	return IsSecretKey(key) || secretObjects[parent]
+}
 
 // IsSecretKey reports whether a config key holds a credential: a name ending
 // in "token" (token, botToken, appToken), or containing password, secret,

@@ -27,6 +27,10 @@ func TestRedact(t *testing.T) {
 			"providers": map[string]any{"local": map[string]any{"apiKey": "sk-1", "baseUrl": "http://127.0.0.1/v1", "maxTokens": 4096.0}},
 		},
 		"hooks": map[string]any{"privateKey": "-----BEGIN", "secrets": []any{"a", "b"}, "adminPassword": 1234.0},
+		"tools": map[string]any{"web": map[string]any{"fetch": map[string]any{
+			"userAgent": "ua/1", "headers": map[string]any{"X-Routing-Target": "staging", "X-Gw-Auth": "hunter2", "Empty": ""},
+		}}},
+		"plugins": map[string]any{"entries": map[string]any{"brave": map[string]any{"config": map[string]any{"webSearch": map[string]any{"apiKey": "BSA-1"}}}}},
 	}
 	before, _ := json.Marshal(in)
 	got := Redact(in)
@@ -51,6 +55,10 @@ func TestRedact(t *testing.T) {
 			"providers": map[string]any{"local": map[string]any{"apiKey": R, "baseUrl": "http://127.0.0.1/v1", "maxTokens": 4096.0}},
 		},
 		"hooks": map[string]any{"privateKey": R, "secrets": []any{R, R}, "adminPassword": R},
+		"tools": map[string]any{"web": map[string]any{"fetch": map[string]any{
+			"userAgent": "ua/1", "headers": map[string]any{"X-Routing-Target": R, "X-Gw-Auth": R, "Empty": ""},
+		}}},
+		"plugins": map[string]any{"entries": map[string]any{"brave": map[string]any{"config": map[string]any{"webSearch": map[string]any{"apiKey": R}}}}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		g, _ := json.MarshalIndent(got, "", " ")

@@ -81,6 +81,22 @@ type PluginEntry struct {
 	Enabled *bool `json:"enabled"`
 	// What the plugin may ask of the models. Default: the agent's model only.
 	LLM PluginLLM `json:"llm"`
+	// The plugin's own settings; of these only webSearch (for the brave, tavily and searxng search providers) is read here. Default {}.
+	Config PluginConfig `json:"config"`
+}
+
+// PluginConfig is plugins.entries.<id>.config.
+type PluginConfig struct {
+	// The web_search provider of this plugin: brave, tavily or searxng. Default {}.
+	WebSearch PluginWebSearch `json:"webSearch"`
+}
+
+// PluginWebSearch is plugins.entries.<id>.config.webSearch.
+type PluginWebSearch struct {
+	// API key of the provider (brave, tavily); beats BRAVE_API_KEY and TAVILY_API_KEY. Default "" (the environment variable).
+	APIKey SecretInput `json:"apiKey"`
+	// Base URL of the instance (searxng), e.g. "https://searx.example.org". Default "" (none: searxng is skipped).
+	BaseURL string `json:"baseUrl"`
 }
 
 // PluginLLM is plugins.entries.<id>.llm.
@@ -650,6 +666,28 @@ type ToolWebFetch struct {
 	CacheTtlMinutes int `json:"cacheTtlMinutes" min:"0"`
 	// User-Agent sent with each request. Default "" (this gateway's own).
 	UserAgent string `json:"userAgent"`
+	// Characters a call returns when it names no maxChars (at least 100, at most maxCharsCap). Default 20000.
+	MaxChars int `json:"maxChars" min:"100"`
+	// Redirects one fetch follows; 0 follows none. Default 3.
+	MaxRedirects int `json:"maxRedirects" min:"0"`
+	// Extra request headers sent with every fetch, by name; each value is treated as a secret. Accept, Accept-Language, User-Agent, hop-by-hop names and unusable entries are dropped; they are not kept across a redirect to another origin. Default {} (none).
+	Headers map[string]string `json:"headers"`
+	// Which internal destinations web_fetch may reach. Default: none (public addresses only).
+	SsrfPolicy ToolWebFetchSsrfPolicy `json:"ssrfPolicy"`
+}
+
+// ToolWebFetchSsrfPolicy is tools.web.fetch.ssrfPolicy.
+type ToolWebFetchSsrfPolicy struct {
+	// Let fetches reach private, loopback and link-local addresses. Default false.
+	DangerouslyAllowPrivateNetwork bool `json:"dangerouslyAllowPrivateNetwork"`
+	// Host names (exact) that may resolve to private addresses; loopback, link-local and cloud metadata stay refused for them. Default [] (none).
+	AllowedHostnames []string `json:"allowedHostnames"`
+	// Host names refused before DNS and before any allow rule, on every redirect too: "tracker.example" exactly, "*.ads.example" its subdomains (not the apex). Default [] (none).
+	BlockedHostnames []string `json:"blockedHostnames"`
+	// Let fetches reach 198.18.0.0/15, which fake-IP proxies hand out. Default false.
+	AllowRfc2544BenchmarkRange bool `json:"allowRfc2544BenchmarkRange"`
+	// Let fetches reach fc00::/7 (IPv6 unique local), which some fake-IP proxies hand out. Default false.
+	AllowIpv6UniqueLocalRange bool `json:"allowIpv6UniqueLocalRange"`
 }
 
 // ToolWebSearch is tools.web.search.

@@ -32,8 +32,17 @@ type Policy struct {
 	// are internal, e.g. 127.0.0.1/32 for a local service. Default: none.
 	Allow []netip.Prefix
 	// AllowHosts lists host names (exact, case-insensitive) whose
-	// resolved addresses may be internal. Default: none.
+	// resolved addresses may be private. Even for these names, loopback
+	// (unless the name itself is localhost or a loopback literal) and
+	// link-local addresses, cloud metadata among them, stay refused: a
+	// trusted intranet name whose DNS is turned against us must not
+	// reach the gateway's own host or the metadata service. Default: none.
 	AllowHosts []string
+	// BlockHosts lists host names refused before any lookup or allow
+	// rule, on every hop: "tracker.example" is that name exactly,
+	// "*.ads.example" every name under ads.example but not ads.example
+	// itself. Case and a trailing dot are ignored. Default: none.
+	BlockHosts []string
 	// AllowFakeIP permits 198.18.0.0/15, which fake-IP proxies hand out
 	// for every name. Default: false (blocked).
 	AllowFakeIP bool
@@ -101,25 +110,69 @@ func (p Policy) CheckAddr(host string, ip netip.Addr) error {
 	if why == "" {
 		return nil
 	}
-	if p.allowed(host, ip) {
+	for _, pre := range p.Allow {
+		if pre.Contains(ip) || pre.Contains(ip.Unmap()) {
+			return nil
+		}
+	}
+	if p.hostAllowed(host) {
+		if off := offLimitsForTrustedHost(host, ip); off != "" {
+			return fmt.Errorf("address %s is %s, which allowed host names may not reach: %w", ip, off, ErrBlocked)
+		}
 		return nil
 	}
 	return fmt.Errorf("address %s is %s: %w", ip, why, ErrBlocked)
 }
 
-func (p Policy) allowed(host string, ip netip.Addr) bool {
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
+func (p Policy) hostAllowed(host string) bool {
+	host = normalHost(host)
 	for _, h := range p.AllowHosts {
-		if host != "" && strings.TrimSuffix(strings.ToLower(h), ".") == host {
-			return true
-		}
-	}
-	for _, pre := range p.Allow {
-		if pre.Contains(ip) || pre.Contains(ip.Unmap()) {
+		if host != "" && normalHost(h) == host {
 			return true
 		}
 	}
 	return false
+}
+
+// hostBlocked reports whether host is on BlockHosts.
+func (p Policy) hostBlocked(host string) bool {
+	host = normalHost(host)
+	for _, pat := range p.BlockHosts {
+		pat = normalHost(strings.TrimSpace(pat))
+		if suffix, ok := strings.CutPrefix(pat, "*."); ok {
+			if suffix != "" && strings.HasSuffix(host, "."+suffix) {
+				return true
+			}
+		} else if pat != "" && host == pat {
+			return true
+		}
+	}
+	return false
+}
+
+func normalHost(h string) string { return strings.TrimSuffix(strings.ToLower(h), ".") }
+
+// offLimitsForTrustedHost says why ip may not be reached even through an
+// allowlisted host name, or "" when it may: loopback unless the name
+// itself says loopback, and link-local (cloud metadata lives there).
+func offLimitsForTrustedHost(host string, ip netip.Addr) string {
+	ip = ip.Unmap()
+	switch {
+	case ip.IsLoopback() && !explicitLoopbackName(host):
+		return "loopback"
+	case ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast():
+		return "link-local (cloud metadata)"
+	}
+	return ""
+}
+
+func explicitLoopbackName(host string) bool {
+	host = normalHost(host)
+	if host == "localhost" || host == "localhost.localdomain" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // reason says why ip is internal, or "" when it is a public address.

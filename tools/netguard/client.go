@@ -27,7 +27,8 @@ type Options struct {
 	// Timeout bounds a whole request including redirects. Default: none
 	// (the caller's context bounds it).
 	Timeout time.Duration
-	// MaxRedirects is how many redirects are followed. Default: 5.
+	// MaxRedirects is how many redirects are followed; negative follows
+	// none. Default (0): 5.
 	MaxRedirects int
 	// Dial dials an already checked "ip:port". Tests use it to see which
 	// address was dialled. Default: a net.Dialer that checks the address
@@ -62,7 +63,7 @@ func NewClient(o Options) *http.Client {
 
 // CheckURL refuses URLs that a guarded client will not fetch for reasons
 // visible without resolving: a scheme other than http or https, no host,
-// or an IP literal the policy blocks.
+// a blocked host name, or an IP literal the policy blocks.
 func (p Policy) CheckURL(u *url.URL) error {
 	if u == nil {
 		return fmt.Errorf("no URL: %w", ErrBlocked)
@@ -75,6 +76,9 @@ func (p Policy) CheckURL(u *url.URL) error {
 	host := u.Hostname()
 	if host == "" {
 		return fmt.Errorf("URL %q has no host: %w", u.Redacted(), ErrBlocked)
+	}
+	if p.hostBlocked(host) {
+		return fmt.Errorf("host %s is on the blocked host names: %w", host, ErrBlocked)
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		return p.CheckAddr(host, ip)
@@ -92,7 +96,7 @@ func newGuard(o Options) *guard {
 	if g.opts.Resolver == nil {
 		g.opts.Resolver = net.DefaultResolver
 	}
-	if g.opts.MaxRedirects <= 0 {
+	if g.opts.MaxRedirects == 0 {
 		g.opts.MaxRedirects = DefaultMaxRedirects
 	}
 	if g.opts.Dial == nil {
@@ -113,6 +117,9 @@ func (g *guard) dial(ctx context.Context, network, addr string) (net.Conn, error
 	port, err := strconv.ParseUint(portStr, 10, 16)
 	if err != nil {
 		return nil, fmt.Errorf("netguard: port %q: %w", portStr, err)
+	}
+	if g.opts.hostBlocked(host) {
+		return nil, fmt.Errorf("netguard: host %s is on the blocked host names: %w", host, ErrBlocked)
 	}
 	ips, err := g.resolve(ctx, network, host)
 	if err != nil {
@@ -178,16 +185,16 @@ func (g *guard) control(_ context.Context, _, address string, _ syscall.RawConn)
 }
 
 func (g *guard) checkRedirect(req *http.Request, via []*http.Request) error {
-	if len(via) > g.opts.MaxRedirects {
-		return fmt.Errorf("netguard: stopped after %d redirects", g.opts.MaxRedirects)
+	if len(via) > max(0, g.opts.MaxRedirects) {
+		return fmt.Errorf("netguard: stopped after %d redirects", max(0, g.opts.MaxRedirects))
 	}
 	if err := g.opts.CheckURL(req.URL); err != nil {
 		return fmt.Errorf("netguard: redirect to %s: %w", req.URL.Redacted(), err)
 	}
-	first := origin(via[0].URL)
-	crossed := origin(req.URL) != first
+	first := Origin(via[0].URL)
+	crossed := Origin(req.URL) != first
 	for _, v := range via {
-		crossed = crossed || origin(v.URL) != first
+		crossed = crossed || Origin(v.URL) != first
 	}
 	if crossed {
 		for _, h := range []string{"Authorization", "Proxy-Authorization", "Cookie", "Cookie2"} {
@@ -205,7 +212,9 @@ func (g *guard) checkRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-func origin(u *url.URL) string {
+// Origin is u's scheme, host and port, the default port filled in: two
+// URLs with the same Origin are the same origin.
+func Origin(u *url.URL) string {
 	scheme := strings.ToLower(u.Scheme)
 	port := u.Port()
 	if port == "" {

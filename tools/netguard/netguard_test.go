@@ -99,6 +99,13 @@ func TestNetGuard(t *testing.T) {
 		{"unspecified despite allowlist", "0.0.0.0", Policy{Allow: []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0")}}, true},
 		{"unspecified despite host allowlist", "::", Policy{AllowHosts: []string{"example.test"}}, true},
 		{"host allowlisted", "10.0.0.1", Policy{AllowHosts: []string{"Example.Test"}}, false},
+		{"host allowlisted, trailing dot", "192.168.1.1", Policy{AllowHosts: []string{"example.test."}}, false},
+		{"allowlisted host resolving to loopback", "127.0.0.1", Policy{AllowHosts: []string{"example.test"}}, true},
+		{"allowlisted host resolving to mapped loopback", "::ffff:127.0.0.1", Policy{AllowHosts: []string{"example.test"}}, true},
+		{"allowlisted host resolving to metadata", "169.254.169.254", Policy{AllowHosts: []string{"example.test"}}, true},
+		{"allowlisted host resolving to link-local v6", "fe80::1", Policy{AllowHosts: []string{"example.test"}}, true},
+		{"other host not allowlisted", "10.0.0.1", Policy{AllowHosts: []string{"intranet.test"}}, true},
+		{"range allowlist beats the trusted-host limits", "127.0.0.1", Policy{AllowHosts: []string{"example.test"}, Allow: loopback}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,6 +118,52 @@ func TestNetGuard(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An allowed host name is a loopback name only when it says so: a
+// localhost allowlist reaches loopback, an intranet name does not.
+func TestAllowHostsLoopbackName(t *testing.T) {
+	lo := netip.MustParseAddr("127.0.0.1")
+	p := Policy{AllowHosts: []string{"localhost", "127.0.0.1", "intranet.test"}}
+	for _, tc := range []struct {
+		host    string
+		blocked bool
+	}{{"localhost", false}, {"LOCALHOST.", false}, {"127.0.0.1", false}, {"intranet.test", true}} {
+		if err := p.CheckAddr(tc.host, lo); (err != nil) != tc.blocked {
+			t.Errorf("CheckAddr(%s, %s) = %v, want blocked=%v", tc.host, lo, err, tc.blocked)
+		}
+	}
+}
+
+func TestBlockHosts(t *testing.T) {
+	all := []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")}
+	p := Policy{BlockHosts: []string{"Tracker.Example.", "*.ads.example"}, Allow: all, AllowHosts: []string{"tracker.example"}}
+	for _, tc := range []struct {
+		url     string
+		blocked bool
+	}{
+		{"https://tracker.example/x", true},
+		{"https://TRACKER.example./x", true},
+		{"https://a.tracker.example/x", false}, // exact names do not cover subdomains
+		{"https://x.ads.example/", true},
+		{"https://deep.x.ads.example/", true},
+		{"https://ads.example/", false}, // a wildcard does not cover the apex
+		{"https://badads.example/", false},
+		{"https://example.com/", false},
+	} {
+		if err := p.CheckURL(mustParse(t, tc.url)); (err != nil) != tc.blocked {
+			t.Errorf("CheckURL(%s) = %v, want blocked=%v", tc.url, err, tc.blocked)
+		}
+	}
+}
+
+func mustParse(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
 
 func TestCheckURL(t *testing.T) {

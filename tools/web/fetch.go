@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -38,6 +40,20 @@ type FetchConfig struct {
 	// Network says which internal addresses may be fetched. Default:
 	// none (loopback, private, link-local, metadata etc. are refused).
 	Network netguard.Policy
+	// DefaultMaxChars is what a call that names no maxChars gets; at
+	// most MaxCharsCap. Default: MaxCharsCap.
+	DefaultMaxChars int
+	// MaxRedirects is how many redirects one fetch follows; negative
+	// follows none. Default (0): DefaultMaxRedirects.
+	MaxRedirects int
+	// Headers are extra request headers (tools.web.fetch.headers), sent
+	// to the URL asked for; unusable entries are dropped (see
+	// operatorHeaders). Their values are secrets: never logged.
+	Headers map[string]string
+	// Logger reports dropped headers, by name. Default: discard.
+	Logger *slog.Logger
+	// Resolver looks host names up for the guard. Default: the system's.
+	Resolver netguard.Resolver
 }
 
 // Defaults of FetchConfig.
@@ -47,7 +63,12 @@ const (
 	DefaultMaxBodyBytes = 5 << 20
 	DefaultCacheTTL     = 15 * time.Minute
 	DefaultUserAgent    = "openclaw-go web_fetch"
-	maxCacheEntries     = 128
+	// DefaultMaxRedirects is OpenClaw's tools.web.fetch.maxRedirects.
+	DefaultMaxRedirects = 3
+	// minMaxChars is the fewest characters a call may ask for, as in
+	// OpenClaw: a smaller maxChars is raised to it.
+	minMaxChars     = 100
+	maxCacheEntries = 128
 )
 
 func (c FetchConfig) withDefaults() FetchConfig {
@@ -65,6 +86,15 @@ func (c FetchConfig) withDefaults() FetchConfig {
 	}
 	if c.UserAgent == "" {
 		c.UserAgent = DefaultUserAgent
+	}
+	if c.DefaultMaxChars <= 0 || c.DefaultMaxChars > c.MaxCharsCap {
+		c.DefaultMaxChars = c.MaxCharsCap
+	}
+	if c.MaxRedirects == 0 {
+		c.MaxRedirects = DefaultMaxRedirects
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	return c
 }
@@ -85,21 +115,55 @@ func FetchTool(cfg FetchConfig) tools.Tool {
 func newFetchTool(cfg FetchConfig) (tools.Tool, *fetcher) {
 	cfg = cfg.withDefaults()
 	f := &fetcher{
-		cfg:    cfg,
-		client: netguard.NewClient(netguard.Options{Policy: cfg.Network, Timeout: cfg.Timeout}),
-		cache:  newTTLCache[page](cfg.CacheTTL),
+		cfg:     cfg,
+		client:  netguard.NewClient(netguard.Options{Policy: cfg.Network, Resolver: cfg.Resolver, Timeout: cfg.Timeout, MaxRedirects: cfg.MaxRedirects}),
+		cache:   newTTLCache[page](cfg.CacheTTL),
+		headers: operatorHeaders(cfg.Headers, cfg.Logger),
+	}
+	if len(f.headers) > 0 {
+		guarded := f.client.CheckRedirect
+		f.client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+			if err := guarded(req, via); err != nil {
+				return err
+			}
+			// The client copies the first request's headers onto every
+			// hop, so once any hop has left the first origin, the rest
+			// of the chain goes without them.
+			first := netguard.Origin(via[0].URL)
+			crossed := netguard.Origin(req.URL) != first
+			for _, v := range via {
+				crossed = crossed || netguard.Origin(v.URL) != first
+			}
+			if crossed {
+				for name := range f.headers {
+					if !slices.Contains(crossOriginSafeHeaders, name) {
+						req.Header.Del(name)
+					}
+				}
+			}
+			return nil
+		}
 	}
 	return tools.NewTyped(tools.Spec{
 		Name:  "web_fetch",
 		Label: "Web Fetch",
 		Description: fmt.Sprintf("Fetch a web page or document by URL and return its readable content as markdown or plain text "+
 			"(HTML is reduced to its main text; plain text and JSON pass through). At most %d characters; "+
-			"results are cached for %s. Internal and private network addresses are refused.", cfg.MaxCharsCap, cfg.CacheTTL),
+			"results are cached for %s. %s", cfg.MaxCharsCap, cfg.CacheTTL, networkNote(cfg.Network)),
 		Tier:    tools.TierCore,
 		Source:  tools.SourceCore,
 		Groups:  []string{"group:web"},
 		Timeout: tools.TimeoutFast,
 	}, f.call), f
+}
+
+// networkNote tells the model which addresses it may not fetch, as the
+// configured policy has it.
+func networkNote(p netguard.Policy) string {
+	if len(p.Allow) > 0 || len(p.AllowHosts) > 0 {
+		return "Internal addresses are refused except those the operator allowed."
+	}
+	return "Internal and private network addresses are refused."
 }
 
 type page struct {
@@ -108,9 +172,10 @@ type page struct {
 }
 
 type fetcher struct {
-	cfg    FetchConfig
-	client *http.Client
-	cache  *ttlCache[page]
+	cfg     FetchConfig
+	client  *http.Client
+	cache   *ttlCache[page]
+	headers http.Header // the usable tools.web.fetch.headers
 }
 
 func (f *fetcher) call(ctx context.Context, c tools.Call, a fetchArgs) (tools.Result, error) {
@@ -125,9 +190,9 @@ func (f *fetcher) call(ctx context.Context, c tools.Call, a fetchArgs) (tools.Re
 	if a.MaxChars < 0 {
 		return tools.Result{}, fmt.Errorf("maxChars %d: must be positive", a.MaxChars)
 	}
-	maxChars := f.cfg.MaxCharsCap
-	if a.MaxChars > 0 && a.MaxChars < maxChars {
-		maxChars = a.MaxChars
+	maxChars := f.cfg.DefaultMaxChars
+	if a.MaxChars > 0 {
+		maxChars = min(max(minMaxChars, a.MaxChars), f.cfg.MaxCharsCap)
 	}
 	u, err := url.Parse(strings.TrimSpace(a.URL))
 	if err != nil {
@@ -141,7 +206,7 @@ func (f *fetcher) call(ctx context.Context, c tools.Call, a fetchArgs) (tools.Re
 	}
 	u.Fragment = ""
 
-	key := u.String() + "\x00" + mode
+	key := u.String() + "\x00" + mode + headerCacheKey(f.headers)
 	p, cached := f.cache.get(key)
 	if !cached {
 		p, err = f.fetch(ctx, u, mode)
@@ -176,6 +241,9 @@ func (f *fetcher) fetch(ctx context.Context, u *url.URL, mode string) (page, err
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return page{}, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
+	}
+	for name := range f.headers {
+		req.Header.Set(name, f.headers.Get(name)) // a copy: requests run concurrently
 	}
 	req.Header.Set("User-Agent", f.cfg.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5")

@@ -144,9 +144,33 @@ func TestFetch(t *testing.T) {
 		{
 			name:    "truncated with note",
 			cfg:     FetchConfig{Network: loopbackOK},
-			args:    map[string]any{"url": srv.URL + "/long.txt", "maxChars": 25},
-			want:    []string{"0123456789012345678901234\n<<<END", "[Truncated: showing the first 25 of 5000 characters; maxChars can go up to 50000.]"},
-			notWant: []string{"01234567890123456789012345"},
+			args:    map[string]any{"url": srv.URL + "/long.txt", "maxChars": 125},
+			want:    []string{"0123456789012345678901234\n<<<END", "[Truncated: showing the first 125 of 5000 characters; maxChars can go up to 50000.]"},
+			notWant: []string{"01234567890123456789012345\n"},
+		},
+		{
+			name: "maxChars below 100 raised to 100, as in OpenClaw",
+			cfg:  FetchConfig{Network: loopbackOK},
+			args: map[string]any{"url": srv.URL + "/long.txt", "maxChars": 25},
+			want: []string{"[Truncated: showing the first 100 of 5000 characters"},
+		},
+		{
+			name: "no maxChars: the configured default",
+			cfg:  FetchConfig{Network: loopbackOK, DefaultMaxChars: 150},
+			args: map[string]any{"url": srv.URL + "/long.txt"},
+			want: []string{"[Truncated: showing the first 150 of 5000 characters"},
+		},
+		{
+			name: "configured default above the cap: the cap",
+			cfg:  FetchConfig{Network: loopbackOK, DefaultMaxChars: 4000, MaxCharsCap: 200},
+			args: map[string]any{"url": srv.URL + "/long.txt"},
+			want: []string{"[Truncated: showing the first 200 of 5000 characters"},
+		},
+		{
+			name: "call's maxChars beats the configured default",
+			cfg:  FetchConfig{Network: loopbackOK, DefaultMaxChars: 150},
+			args: map[string]any{"url": srv.URL + "/long.txt", "maxChars": 300},
+			want: []string{"[Truncated: showing the first 300 of 5000 characters"},
 		},
 		{
 			name: "maxChars capped by config",
