@@ -2,7 +2,10 @@ package agents
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -239,6 +242,9 @@ func (s *Service) handleSessionsPatch(ctx context.Context, req *rpc.Request) (an
 	if err := req.Decode(&p); err != nil {
 		return nil, err
 	}
+	if err := checkPatchFields(req.Params); err != nil {
+		return nil, protocol.InvalidParams(req.Method, err)
+	}
 	if _, err := s.session(ctx, req.Method, p.Key); err != nil {
 		return nil, err
 	}
@@ -360,4 +366,51 @@ func (s *Service) defaultModel(agentID string) string {
 		return ""
 	}
 	return a.Models[0]
+}
+
+// patchStored are the sessions.patch fields this gateway keeps; agentId
+// only selects the session, as in OpenClaw.
+var patchStored = []string{"key", "agentId", "label", "model", "thinkingLevel", "verboseLevel", "sendPolicy", "archived", "pinned"}
+
+// patchNotKept are fields of OpenClaw's sessions.patch this gateway does
+// not keep (yet). Answering "ok" to them would tell the TUI its
+// /reasoning or /elevated took effect when nothing changed.
+var patchNotKept = []string{
+	"attention", "boardFace", "category", "color", "completionOwnerSessionKey", "contextWindow",
+	"elevatedLevel", "execAsk", "execHost", "execNode", "execSecurity", "expectedLifecycleRevision",
+	"expectedMarkedUnreadAt", "expectedPermissionMode", "expectedSessionId", "expectedToolOverrides", "fastMode",
+	"groupActivation", "icon", "inheritedToolAllow", "inheritedToolDeny", "inheritedToolPolicyVersion",
+	"permissionMode", "reasoningLevel", "responseUsage", "statusNote", "toolOverrides", "traceLevel",
+	"ttlMinutes", "unread",
+}
+
+// checkPatchFields refuses a sessions.patch naming a field OpenClaw's
+// schema does not have (its additionalProperties is false) or one this
+// gateway would silently drop, naming the field and what is kept.
+func checkPatchFields(params json.RawMessage) error {
+	var fields map[string]json.RawMessage
+	if len(params) == 0 || json.Unmarshal(params, &fields) != nil {
+		return nil // Decode already reported a malformed object
+	}
+	var notKept, unknown []string
+	for name, v := range fields {
+		switch {
+		case slices.Contains(patchStored, name):
+		case string(v) == "null" && slices.Contains(patchNotKept, name):
+			// Clearing a setting this gateway never holds changes nothing and is true.
+		case slices.Contains(patchNotKept, name):
+			notKept = append(notKept, name)
+		default:
+			unknown = append(unknown, name)
+		}
+	}
+	slices.Sort(notKept)
+	slices.Sort(unknown)
+	switch {
+	case len(unknown) > 0:
+		return fmt.Errorf("unknown field %s", strings.Join(unknown, ", "))
+	case len(notKept) > 0:
+		return fmt.Errorf("this gateway does not keep %s (it keeps label, model, thinkingLevel, verboseLevel, sendPolicy, archived and pinned)", strings.Join(notKept, ", "))
+	}
+	return nil
 }

@@ -141,3 +141,48 @@ func TestSessionsChangedEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionsPatchRefusesWhatItWouldDrop: answering "ok" to a field
+// that is not kept told the TUI its /reasoning or /elevated took effect.
+// Fields OpenClaw's schema lacks are refused as its additionalProperties
+// is false; fields it has that this gateway does not keep are refused by
+// name; a kept field in the same call is not applied either.
+func TestSessionsPatchRefusesWhatItWouldDrop(t *testing.T) {
+	f := newFixture(t, "", nil)
+	c := serveRPC(t, f)(protocol.ScopeAdmin)
+	ctx := context.Background()
+	const key = "agent:main:patched"
+	if _, _, err := f.store.Ensure(ctx, key, sessions.Init{AgentID: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		params  map[string]any
+		wantErr string // "" means accepted
+	}{
+		{"kept fields", map[string]any{"label": "L", "thinkingLevel": "high", "verboseLevel": "on", "agentId": "main"}, ""},
+		{"not kept by this gateway", map[string]any{"reasoningLevel": "on", "label": "X"}, "does not keep reasoningLevel"},
+		{"several not kept", map[string]any{"fastMode": true, "elevatedLevel": "on"}, "does not keep elevatedLevel, fastMode"},
+		{"clearing one never held", map[string]any{"responseUsage": nil}, ""},
+		{"outside OpenClaw's schema", map[string]any{"nonsense": 1}, "unknown field nonsense"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			params := map[string]any{"key": key}
+			for k, v := range tc.params {
+				params[k] = v
+			}
+			err := c.Call(ctx, "sessions.patch", params, nil)
+			var pe *protocol.Error
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("sessions.patch %v: %v", tc.params, err)
+			case tc.wantErr != "" && (!errors.As(err, &pe) || pe.Code != protocol.CodeInvalidRequest || !strings.Contains(pe.Message, tc.wantErr)):
+				t.Fatalf("sessions.patch %v: err = %v, want INVALID_REQUEST naming %q", tc.params, err, tc.wantErr)
+			}
+		})
+	}
+	if s, err := f.store.Get(ctx, key); err != nil || s.Label != "L" {
+		t.Errorf("label after the refused patches = %q (%v), want L: a refused call applied its kept field", s.Label, err)
+	}
+}
