@@ -122,9 +122,9 @@ func anyShared(a, b []string) bool {
 // session.dmScope for DMs and groupScope for groups, unless the binding
 // overrides them.
 func SessionKey(cfg *config.Config, agentID string, b config.Binding, in Inbound) string {
-	dm, group := cfg.Session.DmScope, cfg.Session.GroupScope
-	if b.Session.DmScope != "" {
-		dm = b.Session.DmScope
+	dm, group := cfg.Session.DMScope, cfg.Session.GroupScope
+	if b.Session.DMScope != "" {
+		dm = b.Session.DMScope
 	}
 	if b.Session.GroupScope != "" {
 		group = b.Session.GroupScope

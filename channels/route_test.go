@@ -46,12 +46,12 @@ func TestResolveAgent(t *testing.T) {
 
 func TestSessionKey(t *testing.T) {
 	cfg := &config.Config{}
-	cfg.Session.DmScope = "per-channel-peer"
+	cfg.Session.DMScope = "per-channel-peer"
 	in := Inbound{Channel: "telegram", AccountID: "default", Chat: Chat{ID: "42", Kind: Direct}, Sender: Sender{ID: "42"}}
 	if got := SessionKey(cfg, "main", config.Binding{}, in); got != "agent:main:telegram:direct:42" {
 		t.Errorf("dm key %q", got)
 	}
-	if got := SessionKey(cfg, "main", config.Binding{Session: config.BindingSession{DmScope: "main"}}, in); got != "agent:main:main" {
+	if got := SessionKey(cfg, "main", config.Binding{Session: config.BindingSession{DMScope: "main"}}, in); got != "agent:main:main" {
 		t.Errorf("binding override %q", got)
 	}
 	g := Inbound{Channel: "telegram", AccountID: "default", Chat: Chat{ID: "-100", Kind: Group, ThreadID: "7"}, Sender: Sender{ID: "42"}}

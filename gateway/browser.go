@@ -31,7 +31,7 @@ func (s *System) browserTool(workspace func(tools.Who) (string, error)) tools.To
 func browserSettings(cfg config.Browser) browser.Settings {
 	profiles := map[string]browser.Profile{}
 	for name, p := range cfg.Profiles {
-		profiles[name] = browser.Profile{Name: name, CDPPort: p.CdpPort, CDPURL: p.CdpURL}
+		profiles[name] = browser.Profile{Name: name, CDPPort: p.CDPPort, CDPURL: p.CDPURL}
 	}
 	return browser.Settings{ExecPath: cfg.ExecutablePath, DefaultProfile: cfg.DefaultProfile, Profiles: profiles}
 }
@@ -41,9 +41,9 @@ func browserSettings(cfg config.Browser) browser.Settings {
 // more.
 func browserPolicy(b config.Browser) netguard.Policy {
 	var p netguard.Policy
-	if b.SsrfPolicy.DangerouslyAllowPrivateNetwork {
+	if b.SSRFPolicy.DangerouslyAllowPrivateNetwork {
 		p.Allow = []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")}
 	}
-	p.AllowHosts = b.SsrfPolicy.AllowedHostnames
+	p.AllowHosts = b.SSRFPolicy.AllowedHostnames
 	return p
 }

@@ -150,8 +150,8 @@ func telegramNetwork(s *System) channels.Network {
 					path = "/telegram/webhook/" + id
 				}
 				opts := telegram.Options{
-					AccountID: id, Token: token, APIRoot: acct.ApiRoot, Proxy: acct.Proxy,
-					WebhookURL: acct.WebhookUrl, WebhookSecret: acct.WebhookSecret.Value, WebhookPath: path, Throttle: s.srv.WebhookThrottle(path),
+					AccountID: id, Token: token, APIRoot: acct.APIRoot, Proxy: acct.Proxy,
+					WebhookURL: acct.WebhookURL, WebhookSecret: acct.WebhookSecret.Value, WebhookPath: path, Throttle: s.srv.WebhookThrottle(path),
 					TextLimit: acct.TextChunkLimit, ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb,
 					Log: s.log.With("component", "channels", "channel", "telegram", "accountId", id),
 				}
@@ -324,7 +324,7 @@ func whatsappNetwork(s *System) channels.Network {
 // shares.
 func commonPolicy(cfg *config.Config, c config.ChannelCommon, textLimit int) channels.AccountPolicy {
 	p := channels.AccountPolicy{
-		DMPolicy: c.DmPolicy, AllowFrom: c.AllowFrom, GroupPolicy: c.GroupPolicy,
+		DMPolicy: c.DMPolicy, AllowFrom: c.AllowFrom, GroupPolicy: c.GroupPolicy,
 		MentionPatterns: c.MentionPatterns, TextLimit: c.TextChunkLimit, ChunkMode: c.Streaming.ChunkMode,
 		ReplyToMode: c.ReplyToMode, ResponsePrefix: c.ResponsePrefix, Groups: map[string]channels.GroupPolicy{},
 	}
@@ -361,7 +361,7 @@ func telegramPolicy(cfg *config.Config, a config.TelegramAccount) channels.Accou
 func discordPolicy(cfg *config.Config, a config.DiscordAccount) channels.AccountPolicy {
 	p := commonPolicy(cfg, a.ChannelCommon, 2000)
 	p.AllowBots = a.AllowBots
-	if !boolOr(a.Dm.Enabled, true) {
+	if !boolOr(a.DM.Enabled, true) {
 		p.DMPolicy = "disabled"
 	}
 	for gid, g := range a.Guilds {
@@ -398,7 +398,7 @@ func slackPolicy(cfg *config.Config, a config.SlackAccount) channels.AccountPoli
 		p.ReplyToMode = "off"
 	}
 	p.AllowBots = a.AllowBots
-	if !boolOr(a.Dm.Enabled, true) {
+	if !boolOr(a.DM.Enabled, true) {
 		p.DMPolicy = "disabled"
 	}
 	mention := boolOr(a.RequireMention, true)

@@ -84,8 +84,8 @@ func elevatedAllowed(el config.ToolElevated, who tools.Who) bool {
 
 // fetchConfig and searchConfig carry tools.web into the web tools.
 func fetchConfig(f config.ToolWebFetch, log *slog.Logger) web.FetchConfig {
-	ttl := time.Duration(f.CacheTtlMinutes) * time.Minute
-	if f.CacheTtlMinutes == 0 {
+	ttl := time.Duration(f.CacheTTLMinutes) * time.Minute
+	if f.CacheTTLMinutes == 0 {
 		ttl = -1 // 0 turns the cache off
 	}
 	redirects := f.MaxRedirects
@@ -94,16 +94,16 @@ func fetchConfig(f config.ToolWebFetch, log *slog.Logger) web.FetchConfig {
 	}
 	return web.FetchConfig{MaxCharsCap: f.MaxCharsCap, DefaultMaxChars: f.MaxChars, Timeout: time.Duration(f.TimeoutSeconds) * time.Second,
 		MaxBodyBytes: int64(f.MaxResponseBytes), CacheTTL: ttl, UserAgent: f.UserAgent, MaxRedirects: redirects,
-		Headers: f.Headers, Network: fetchPolicy(f.SsrfPolicy), Logger: log}
+		Headers: f.Headers, Network: fetchPolicy(f.SSRFPolicy), Logger: log}
 }
 
 // fetchPolicy is the SSRF policy of web_fetch, from
 // tools.web.fetch.ssrfPolicy: public addresses only unless it allows more.
-func fetchPolicy(sp config.ToolWebFetchSsrfPolicy) netguard.Policy {
+func fetchPolicy(sp config.ToolWebFetchSSRFPolicy) netguard.Policy {
 	var p netguard.Policy
 	if sp.DangerouslyAllowPrivateNetwork {
 		p.Allow = []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")}
-	} else if sp.AllowIpv6UniqueLocalRange {
+	} else if sp.AllowIPv6UniqueLocalRange {
 		p.Allow = []netip.Prefix{netip.MustParsePrefix("fc00::/7")}
 	}
 	p.AllowHosts = sp.AllowedHostnames
@@ -116,8 +116,8 @@ func fetchPolicy(sp config.ToolWebFetchSsrfPolicy) netguard.Policy {
 // keeps them: plugins.entries.<provider>.config.webSearch (apiKey beats
 // the provider's environment variable; baseUrl for searxng).
 func searchConfig(sc config.ToolWebSearch, plugins map[string]config.PluginEntry, getenv func(string) string) web.SearchConfig {
-	ttl := time.Duration(sc.CacheTtlMinutes) * time.Minute
-	if sc.CacheTtlMinutes == 0 {
+	ttl := time.Duration(sc.CacheTTLMinutes) * time.Minute
+	if sc.CacheTTLMinutes == 0 {
 		ttl = -1
 	}
 	c := web.SearchConfig{DefaultCount: sc.MaxResults, ProviderTimeout: time.Duration(sc.TimeoutSeconds) * time.Second, CacheTTL: ttl}

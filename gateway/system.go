@@ -376,7 +376,7 @@ func (s *System) liveFrom(snap *config.Snapshot) (*live, error) {
 		snap: snap, auth: a, reloadStatus: status, toolPolicy: tp, guard: guard, hooks: hooks,
 		pairing: devices.Policy{
 			AutoApproveLocal: np.AutoApproveLocal == nil || *np.AutoApproveLocal,
-			AutoApproveCIDRs: parsePrefixes(s.log, "gateway.nodes.pairing.autoApproveCidrs", np.AutoApproveCidrs),
+			AutoApproveCIDRs: parsePrefixes(s.log, "gateway.nodes.pairing.autoApproveCidrs", np.AutoApproveCIDRs),
 		},
 	}, nil
 }

@@ -35,29 +35,29 @@ func (d *decoder) validateBrowser(c *Config) {
 			n, p := d.where(path, "browser.profiles")
 			d.errorAtPath(n, p, "profile name %q must be lowercase letters, digits and hyphens, at most 64", name)
 		}
-		if pr.CdpPort != 0 {
-			if pr.CdpPort < BrowserPortMin || pr.CdpPort > BrowserPortMax {
+		if pr.CDPPort != 0 {
+			if pr.CDPPort < BrowserPortMin || pr.CDPPort > BrowserPortMax {
 				n, p := d.where(path+".cdpPort", path)
-				d.errorAtPath(n, p, "cdpPort %d is outside %d–%d", pr.CdpPort, BrowserPortMin, BrowserPortMax)
-			} else if other, dup := ports[pr.CdpPort]; dup {
+				d.errorAtPath(n, p, "cdpPort %d is outside %d–%d", pr.CDPPort, BrowserPortMin, BrowserPortMax)
+			} else if other, dup := ports[pr.CDPPort]; dup {
 				n, p := d.where(path+".cdpPort", path)
-				d.errorAtPath(n, p, "cdpPort %d is also profile %s's", pr.CdpPort, other)
+				d.errorAtPath(n, p, "cdpPort %d is also profile %s's", pr.CDPPort, other)
 			}
-			ports[pr.CdpPort] = name
+			ports[pr.CDPPort] = name
 		}
-		if pr.CdpURL != "" {
-			u, err := url.Parse(pr.CdpURL)
+		if pr.CDPURL != "" {
+			u, err := url.Parse(pr.CDPURL)
 			if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ws" && u.Scheme != "wss") {
 				n, p := d.where(path+".cdpUrl", path)
-				d.errorAtPath(n, p, "cdpUrl %q is not an http(s) or ws(s) URL of a browser's DevTools endpoint", pr.CdpURL)
+				d.errorAtPath(n, p, "cdpUrl %q is not an http(s) or ws(s) URL of a browser's DevTools endpoint", pr.CDPURL)
 			}
-			if pr.CdpPort != 0 {
+			if pr.CDPPort != 0 {
 				n, p := d.where(path+".cdpPort", path)
 				d.warnAtPath(n, p, "ignored: a profile with cdpUrl attaches to that browser")
 			}
 		}
 	}
-	if b.SsrfPolicy.DangerouslyAllowPrivateNetwork {
+	if b.SSRFPolicy.DangerouslyAllowPrivateNetwork {
 		n, p := d.where("browser.ssrfPolicy.dangerouslyAllowPrivateNetwork", "browser.ssrfPolicy")
 		d.warnAtPath(n, p, "pages the agent opens may reach this machine and your private network")
 	}

@@ -33,14 +33,14 @@ func TestTelegramChannelConfig(t *testing.T) {
 		t.Errorf("accounts %q", got)
 	}
 	def, _ := tg.Account("default")
-	if strings.Join(def.AllowFrom, ",") != "123,tg:456" || def.TextChunkLimit != 3000 || def.DmPolicy != "allowlist" {
+	if strings.Join(def.AllowFrom, ",") != "123,tg:456" || def.TextChunkLimit != 3000 || def.DMPolicy != "allowlist" {
 		t.Errorf("default account %+v", def)
 	}
 	if tok, err := def.Token(true); err != nil || tok != "111:aaa" {
 		t.Errorf("token %q %v", tok, err)
 	}
 	work, ok := tg.Account("work")
-	if !ok || work.DmPolicy != "open" || work.BotToken.IsSet() || work.TokenFile != "/run/secrets/tg" || work.TextChunkLimit != 3000 {
+	if !ok || work.DMPolicy != "open" || work.BotToken.IsSet() || work.TokenFile != "/run/secrets/tg" || work.TextChunkLimit != 3000 {
 		t.Errorf("work account %+v: must override, inherit limits and never inherit the default bot's token", work)
 	}
 	if _, ok := tg.Account("nope"); ok {

@@ -58,10 +58,10 @@ func Defaults() *Config {
 		Tools: Tools{Guard: ToolGuard{DefaultPolicy: "allow", ApprovalTimeoutSeconds: 600}, Disclosure: ToolDisclosure{Mode: "progressive"},
 			Sessions: ToolSessions{Visibility: "all"},
 			Exec:     ToolExec{TimeoutSeconds: 1800, BackgroundMs: 10_000, CleanupMs: 1_800_000},
-			Web: ToolWeb{Fetch: ToolWebFetch{MaxCharsCap: 20_000, MaxChars: 20_000, MaxRedirects: 3, MaxResponseBytes: 750_000, TimeoutSeconds: 30, CacheTtlMinutes: 15},
-				Search: ToolWebSearch{MaxResults: 5, TimeoutSeconds: 30, CacheTtlMinutes: 15}}},
+			Web: ToolWeb{Fetch: ToolWebFetch{MaxCharsCap: 20_000, MaxChars: 20_000, MaxRedirects: 3, MaxResponseBytes: 750_000, TimeoutSeconds: 30, CacheTTLMinutes: 15},
+				Search: ToolWebSearch{MaxResults: 5, TimeoutSeconds: 30, CacheTTLMinutes: 15}}},
 		Session: Session{
-			Scope: "per-sender", DmScope: "main", GroupScope: "per-group", MainKey: "main",
+			Scope: "per-sender", DMScope: "main", GroupScope: "per-group", MainKey: "main",
 			Reset:         SessionReset{Mode: "none", AtHour: 4},
 			ResetTriggers: []string{"/new", "/reset"},
 		},

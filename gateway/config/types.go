@@ -158,13 +158,13 @@ type Browser struct {
 	// Run the browser without a window. Default true.
 	Headless *bool `json:"headless"`
 	// Which addresses pages may load from; private and loopback addresses are refused unless allowed here. Default: public addresses only.
-	SsrfPolicy BrowserSsrfPolicy `json:"ssrfPolicy"`
+	SSRFPolicy BrowserSSRFPolicy `json:"ssrfPolicy"`
 	// Named browser profiles, each with its own user data and port, or a cdpUrl to attach to a browser elsewhere. Default {} (the default profile only).
 	Profiles map[string]BrowserProfile `json:"profiles"`
 }
 
-// BrowserSsrfPolicy is browser.ssrfPolicy.
-type BrowserSsrfPolicy struct {
+// BrowserSSRFPolicy is browser.ssrfPolicy.
+type BrowserSSRFPolicy struct {
 	// Let pages load from private, loopback and link-local addresses. Default false.
 	DangerouslyAllowPrivateNetwork bool `json:"dangerouslyAllowPrivateNetwork"`
 	// Host names pages may load from even when they resolve to private addresses, e.g. "intranet.example". Default [] (none).
@@ -174,9 +174,9 @@ type BrowserSsrfPolicy struct {
 // BrowserProfile is browser.profiles.<name>.
 type BrowserProfile struct {
 	// DevTools port of this profile's browser, 18800–18899. Default 0 (the first free one).
-	CdpPort int `json:"cdpPort" min:"0" max:"65535"`
+	CDPPort int `json:"cdpPort" min:"0" max:"65535"`
 	// DevTools URL of a browser elsewhere to attach to (attach only: no start, stop or reset). Default "".
-	CdpURL string `json:"cdpUrl"`
+	CDPURL string `json:"cdpUrl"`
 }
 
 // Cron is the cron.* section.
@@ -343,7 +343,7 @@ type NodePairing struct {
 	// Whether pairing requests from this machine are approved without asking. Default true.
 	AutoApproveLocal *bool `json:"autoApproveLocal"`
 	// CIDR ranges whose pairing requests are approved without asking. Default [] (none).
-	AutoApproveCidrs []string `json:"autoApproveCidrs"`
+	AutoApproveCIDRs []string `json:"autoApproveCidrs"`
 }
 
 // Reload is gateway.reload.
@@ -525,7 +525,7 @@ type Session struct {
 	// "per-sender" keeps a session per sender; "global" shares one per channel context. Default "per-sender".
 	Scope string `json:"scope" enum:"per-sender,global"`
 	// How direct messages map to sessions: main, per-peer, per-channel-peer or per-account-channel-peer. Default "main".
-	DmScope string `json:"dmScope" enum:"main,per-peer,per-channel-peer,per-account-channel-peer"`
+	DMScope string `json:"dmScope" enum:"main,per-peer,per-channel-peer,per-account-channel-peer"`
 	// How group chats map to sessions: per-group or main. Default "per-group".
 	GroupScope string `json:"groupScope" enum:"main,per-group"`
 	// Name of each agent's main session (agent:<id>:<mainKey>). Default "main".
@@ -663,7 +663,7 @@ type ToolWebFetch struct {
 	// Seconds one fetch may take, redirects included. Default 30.
 	TimeoutSeconds int `json:"timeoutSeconds" min:"1"`
 	// Minutes a fetched page is reused; 0 turns the cache off. Default 15.
-	CacheTtlMinutes int `json:"cacheTtlMinutes" min:"0"`
+	CacheTTLMinutes int `json:"cacheTtlMinutes" min:"0"`
 	// User-Agent sent with each request. Default "" (this gateway's own).
 	UserAgent string `json:"userAgent"`
 	// Characters a call returns when it names no maxChars (at least 100, at most maxCharsCap). Default 20000.
@@ -673,11 +673,11 @@ type ToolWebFetch struct {
 	// Extra request headers sent with every fetch, by name; each value is treated as a secret. Accept, Accept-Language, User-Agent, hop-by-hop names and unusable entries are dropped; they are not kept across a redirect to another origin. Default {} (none).
 	Headers map[string]string `json:"headers"`
 	// Which internal destinations web_fetch may reach. Default: none (public addresses only).
-	SsrfPolicy ToolWebFetchSsrfPolicy `json:"ssrfPolicy"`
+	SSRFPolicy ToolWebFetchSSRFPolicy `json:"ssrfPolicy"`
 }
 
-// ToolWebFetchSsrfPolicy is tools.web.fetch.ssrfPolicy.
-type ToolWebFetchSsrfPolicy struct {
+// ToolWebFetchSSRFPolicy is tools.web.fetch.ssrfPolicy.
+type ToolWebFetchSSRFPolicy struct {
 	// Let fetches reach private, loopback and link-local addresses. Default false.
 	DangerouslyAllowPrivateNetwork bool `json:"dangerouslyAllowPrivateNetwork"`
 	// Host names (exact) that may resolve to private addresses; loopback, link-local and cloud metadata stay refused for them. Default [] (none).
@@ -687,7 +687,7 @@ type ToolWebFetchSsrfPolicy struct {
 	// Let fetches reach 198.18.0.0/15, which fake-IP proxies hand out. Default false.
 	AllowRfc2544BenchmarkRange bool `json:"allowRfc2544BenchmarkRange"`
 	// Let fetches reach fc00::/7 (IPv6 unique local), which some fake-IP proxies hand out. Default false.
-	AllowIpv6UniqueLocalRange bool `json:"allowIpv6UniqueLocalRange"`
+	AllowIPv6UniqueLocalRange bool `json:"allowIpv6UniqueLocalRange"`
 }
 
 // ToolWebSearch is tools.web.search.
@@ -701,7 +701,7 @@ type ToolWebSearch struct {
 	// Seconds one provider may take. Default 30.
 	TimeoutSeconds int `json:"timeoutSeconds" min:"1"`
 	// Minutes results are reused for the same query; 0 turns the cache off. Default 15.
-	CacheTtlMinutes int `json:"cacheTtlMinutes" min:"0"`
+	CacheTTLMinutes int `json:"cacheTtlMinutes" min:"0"`
 }
 
 // ToolSessions is tools.sessions.
@@ -862,7 +862,7 @@ type ChannelCommon struct {
 	// Whether the channel (or account) runs. Default true.
 	Enabled *bool `json:"enabled"`
 	// Who may direct-message the bot: pairing, allowlist, open or disabled. Default "pairing".
-	DmPolicy string `json:"dmPolicy" enum:"pairing,allowlist,open,disabled"`
+	DMPolicy string `json:"dmPolicy" enum:"pairing,allowlist,open,disabled"`
 	// Senders allowed to DM the bot by the network's stable id (Telegram, Discord and Slack user ids, WhatsApp numbers in E.164), optionally prefixed with the channel ("telegram:123"); "*" means anyone. Default [] (none).
 	AllowFrom IDList `json:"allowFrom"`
 	// Which groups the bot answers in: allowlist, open or disabled. Default channels.defaults.groupPolicy ("allowlist").
@@ -896,11 +896,11 @@ type TelegramAccount struct {
 	// Per-group settings by chat id, or "*" for every group. Default {} (none).
 	Groups map[string]TelegramGroup `json:"groups"`
 	// Bot API base URL. Default "https://api.telegram.org".
-	ApiRoot string `json:"apiRoot"`
+	APIRoot string `json:"apiRoot"`
 	// HTTP(S) proxy for Bot API calls. Default "" (none).
 	Proxy string `json:"proxy"`
 	// Public URL Telegram posts updates to; setting it switches from long polling to webhook mode. Default "" (long polling).
-	WebhookUrl string `json:"webhookUrl"`
+	WebhookURL string `json:"webhookUrl"`
 	// Secret Telegram sends with each webhook call; required in webhook mode. Default "".
 	WebhookSecret SecretInput `json:"webhookSecret"`
 	// Path on the gateway's port where webhook calls arrive. Default "/telegram/webhook/<account>".
@@ -982,7 +982,7 @@ type BindingPeer struct {
 // BindingSession is bindings[].session.
 type BindingSession struct {
 	// How direct messages map to sessions. Default: session.dmScope.
-	DmScope string `json:"dmScope" enum:"main,per-peer,per-channel-peer,per-account-channel-peer"`
+	DMScope string `json:"dmScope" enum:"main,per-peer,per-channel-peer,per-account-channel-peer"`
 	// How group chats map to sessions. Default: session.groupScope.
 	GroupScope string `json:"groupScope" enum:"main,per-group"`
 }
@@ -1010,7 +1010,7 @@ type DiscordAccount struct {
 	// Most lines in one message; longer replies are split. Default 17.
 	MaxLinesPerMessage int `json:"maxLinesPerMessage" min:"1"`
 	// Direct-message settings. Default: DMs follow dmPolicy.
-	Dm ChannelDM `json:"dm"`
+	DM ChannelDM `json:"dm"`
 	// Servers the bot answers in, by guild id or "*". Default {} (none under groupPolicy "allowlist").
 	Guilds map[string]DiscordGuild `json:"guilds"`
 }
@@ -1076,7 +1076,7 @@ type SlackAccount struct {
 	// Channels by id, or "*", with their own settings. Default {} (none under groupPolicy "allowlist").
 	Channels map[string]SlackChannelEntry `json:"channels"`
 	// Direct-message settings. Default: DMs follow dmPolicy.
-	Dm ChannelDM `json:"dm"`
+	DM ChannelDM `json:"dm"`
 	// The slash command people type to talk to the agent. Default: /openclaw.
 	SlashCommand SlackSlashCommand `json:"slashCommand"`
 }

@@ -30,7 +30,7 @@ func (d *decoder) validate(c *Config) {
 			d.errorAtPath(n, path, "%q is not an IP address or CIDR range", p)
 		}
 	}
-	for i, p := range g.Nodes.Pairing.AutoApproveCidrs {
+	for i, p := range g.Nodes.Pairing.AutoApproveCIDRs {
 		if !isIPOrPrefix(p) {
 			path := indexPath("gateway.nodes.pairing.autoApproveCidrs", i)
 			n, _ := d.where(path, "gateway.nodes.pairing.autoApproveCidrs")

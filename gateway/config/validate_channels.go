@@ -57,7 +57,7 @@ func (d *decoder) validateChannels(c *Config) {
 
 // checkCommon checks the keys every channel has.
 func (d *decoder) checkCommon(p string, c ChannelCommon) {
-	switch c.DmPolicy {
+	switch c.DMPolicy {
 	case "open":
 		if !slices.Contains(c.AllowFrom, "*") {
 			n, path := d.where(p+".allowFrom", p+".dmPolicy", p)
@@ -85,7 +85,7 @@ func (d *decoder) checkTelegram(p string, a TelegramAccount) {
 			d.warnAtPath(n, path, "%q is not a numeric Telegram user id; names never match (ids are stable, usernames are not)", id)
 		}
 	}
-	if a.WebhookUrl != "" && !a.WebhookSecret.IsSet() && a.WebhookSecret.Ref == nil {
+	if a.WebhookURL != "" && !a.WebhookSecret.IsSet() && a.WebhookSecret.Ref == nil {
 		n, path := d.where(p+".webhookSecret", p+".webhookUrl", p)
 		d.errorAtPath(n, path, "webhook mode needs webhookSecret, so the gateway can tell Telegram's calls from anyone else's")
 	}
