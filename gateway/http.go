@@ -16,8 +16,7 @@ import (
 // httpHandler multiplexes the gateway port: WebSocket upgrades go to the
 // bus; /healthz (live), /readyz (ready) and /health answer plain HTTP
 // probes without auth and without revealing anything but liveness.
-func (s *System) httpHandler() http.Handler {
-	mux := http.NewServeMux()
+func (s *System) httpHandler(mux *http.ServeMux) http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "status": "live"})
 	})

@@ -26,8 +26,14 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 		s.log.Error("config reload refused; keeping the running config", "err", err)
 		return err
 	}
+	commit, err := s.prepareParts(snap)
+	if err != nil {
+		s.log.Error("config reload refused; keeping the running config", "err", err)
+		return err
+	}
 	restart := config.Diff(old.snap.Config, snap.Config)
 	s.state.Store(next)
+	commit()
 	s.agents.SetConfig(snap.Config)
 	s.channels.SetConfig(snap.Config)
 	// Settings the tools were built with at start apply to the calls

@@ -68,6 +68,9 @@ type Options struct {
 	// ReadyUI, if set, gets the Control UI's address once serving, when
 	// gateway.controlUi is enabled.
 	ReadyUI func(url string)
+
+	// serving lets this package's tests see the running parts.
+	serving func(*System)
 }
 
 // ErrRestart is returned by Run when a restart was asked for.
@@ -127,6 +130,7 @@ type System struct {
 	reload    reloadState
 	stability stabilityRing // diagnostics.stability's events
 	addr      net.Addr
+	parts     []part // built in order; see part.go
 	state     atomic.Pointer[live]
 	configMu  sync.Mutex    // serialises config writes
 	restartCh chan struct{} // config.apply asks for a restart here
@@ -474,6 +478,13 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	defer s.mcp.mgr.Close()
 	s.wireExtPlugins()
 	defer s.ext.mgr.Close()
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
+		defer cancel()
+		if err := s.closeParts(cctx); err != nil {
+			s.log.Error("parts did not close cleanly", "err", err)
+		}
+	}()
 	// Turns a client was told were accepted and the last process did not
 	// finish run now, before any client can ask about them.
 	if n, err := s.agents.Resume(ctx); err != nil {
@@ -495,8 +506,10 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	if err := s.opts.StateLock.SetPort(ln.Addr().(*net.TCPAddr).Port); err != nil {
 		s.log.Warn("gateway lock does not name the port", "err", err)
 	}
+	mux := http.NewServeMux()
+	s.registerParts(mux)
 	httpSrv := &http.Server{
-		Handler:           s.httpHandler(),
+		Handler:           s.httpHandler(mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
@@ -521,6 +534,9 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		s.bgWG.Wait()
 	}()
 	s.log.Info("gateway listening", "url", "ws://"+s.addr.String(), "state", s.opts.StateDir, "config", snap.Path, "auth", s.current().auth.Mode)
+	if s.opts.serving != nil {
+		s.opts.serving(s)
+	}
 	if s.opts.Ready != nil {
 		s.opts.Ready(s.addr.String())
 	}

@@ -34,6 +34,12 @@ func startGateway(t *testing.T, env map[string]string) *running {
 // startGatewayIn runs the gateway on a state dir that may hold a config.
 func startGatewayIn(t *testing.T, dir string, env map[string]string) *running {
 	t.Helper()
+	return startGatewayWith(t, dir, env, nil)
+}
+
+// startGatewayWith is startGatewayIn with the options adjusted by edit.
+func startGatewayWith(t *testing.T, dir string, env map[string]string, edit func(*Options)) *running {
+	t.Helper()
 	r := &running{dir: dir, config: filepath.Join(dir, "openclaw.json"), restart: make(chan struct{}, 1), done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
@@ -41,6 +47,9 @@ func startGatewayIn(t *testing.T, dir string, env map[string]string) *running {
 	opts := Options{
 		StateDir: dir, ConfigPath: r.config, Port: -1, Getenv: func(k string) string { return env[k] },
 		Stderr: io.Discard, Restart: r.restart, Ready: func(addr string) { ready <- addr },
+	}
+	if edit != nil {
+		edit(&opts)
 	}
 	go func() { r.done <- Run(ctx, opts) }()
 	select {

@@ -25,6 +25,9 @@ type Route struct {
 	// goroutine, which saves a goroutine (and its stack growth) per call.
 	Inline  bool
 	Handler Handler
+	// Owner is the package that serves the method; Handle fills it in
+	// from the caller when it is empty.
+	Owner string
 }
 
 // Request is one call as a handler sees it.
@@ -71,6 +74,9 @@ func (s *Server) Handle(method string, rt Route) {
 	}
 	if rt.Handler == nil {
 		panic(fmt.Sprintf("rpc: method %q has no handler", method))
+	}
+	if rt.Owner == "" {
+		rt.Owner = callerPackage()
 	}
 	s.routes[method] = rt
 	s.methodList = nil
