@@ -77,7 +77,9 @@ func TestImportRules(t *testing.T) {
 	}
 	for pkg, imps := range imports {
 		for _, imp := range imps {
-			if imp == module+"/gateway" && !under(pkg, "cmd") && !strings.HasPrefix(pkg, module+"/gateway") {
+			if imp == module+"/gateway" && !under(pkg, "cmd") && pkg != module+"/gateway" {
+				// The wings under gateway/ are built by the root from
+				// small interfaces; reaching back up would undo that.
 				t.Errorf("%s imports %s: only cmd/ wires the gateway", pkg, imp)
 			}
 			for _, r := range rules {
