@@ -48,6 +48,15 @@ const (
 
 	DetailNotConnected = "NOT_CONNECTED"
 	DetailTimeout      = "TIMEOUT"
+
+	// Writes guarded by a base hash: config.* (CONFIG_BASE_HASH_MISMATCH)
+	// and the exec approvals files (BASE_HASH_*).
+	DetailConfigBaseHashMismatch = "CONFIG_BASE_HASH_MISMATCH"
+	DetailInvalidConfig          = "INVALID_CONFIG"
+	DetailBaseHashMismatch       = "BASE_HASH_MISMATCH"
+	DetailBaseHashRequired       = "BASE_HASH_REQUIRED"
+	// DetailToolError is tools.invoke's error.code when the tool failed.
+	DetailToolError = "TOOL_ERROR"
 )
 
 // Close codes the server uses.
