@@ -32,6 +32,7 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/devices"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
+	"github.com/openclaw-go/openclaw/gateway/statelock"
 	"github.com/openclaw-go/openclaw/gateway/store"
 	"github.com/openclaw-go/openclaw/nodes"
 	"github.com/openclaw-go/openclaw/policy"
@@ -58,7 +59,7 @@ type Options struct {
 	Stderr       io.Writer
 	// StateLock is the caller's claim on StateDir, held across in-process
 	// restarts; when nil, Run claims the state directory itself.
-	StateLock *StateLock
+	StateLock *statelock.Lock
 	// Restart, when it receives, makes Run stop and return ErrRestart.
 	Restart <-chan struct{}
 	// ShutdownTimeout bounds the graceful stop. Default 10 s.
@@ -167,7 +168,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if opts.StateLock == nil {
 		// Before the config is read: two first runs must not both write one.
-		lock, err := AcquireStateLock(opts.StateDir, opts.ConfigPath)
+		lock, err := statelock.Acquire(opts.StateDir, opts.ConfigPath)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,7 @@
-package gateway
+// Package statelock is one gateway's claim on its state directory: a second
+// gateway on the same state refuses to start, and the CLI finds the one
+// that runs.
+package statelock
 
 import (
 	"encoding/json"
@@ -10,7 +13,7 @@ import (
 	"time"
 )
 
-// StateLock is one gateway's claim on its state directory, so that a
+// Lock is one gateway's claim on its state directory, so that a
 // second gateway on the same state (which would poll the same Telegram bot
 // and run every cron job twice) refuses to start. The claim is an OS file
 // lock (flock, LockFileEx) that the kernel drops when the process ends, so
@@ -24,17 +27,17 @@ import (
 // so OpenClaw's own gateway, started on this state later, finds no file
 // (it would otherwise wait out its staleness window on an empty one). A
 // process that opened the file just before the removal and then gets its
-// flock holds a file no longer at the path; AcquireStateLock checks that
+// flock holds a file no longer at the path; Acquire checks that
 // the file it locked is still the one the path names, and starts over if
 // not.
-type StateLock struct {
+type Lock struct {
 	f       *os.File
 	Path    string
-	payload StateLockOwner
+	payload Owner
 }
 
-// StateLockOwner is the lock file's payload, in OpenClaw's field names.
-type StateLockOwner struct {
+// Owner is the lock file's payload, in OpenClaw's field names.
+type Owner struct {
 	PID        int    `json:"pid"`
 	CreatedAt  string `json:"createdAt"`
 	ConfigPath string `json:"configPath"`
@@ -44,7 +47,7 @@ type StateLockOwner struct {
 }
 
 // String names the owner as the refusal and the CLI show it.
-func (o StateLockOwner) String() string {
+func (o Owner) String() string {
 	port := "port not yet open"
 	if o.Port != 0 {
 		port = "port " + strconv.Itoa(o.Port)
@@ -52,13 +55,13 @@ func (o StateLockOwner) String() string {
 	return fmt.Sprintf("pid %d, %s", o.PID, port)
 }
 
-// ErrGatewayRunning is returned by AcquireStateLock when another live
+// ErrGatewayRunning is returned by Acquire when another live
 // process holds the state directory. The caller stops: starting anyway
 // would run a second gateway on the same state.
 var ErrGatewayRunning = errors.New("gateway already running")
 
-// StateLockPath is the lock file of a state directory.
-func StateLockPath(stateDir string) string {
+// Path is the lock file of a state directory.
+func Path(stateDir string) string {
 	dir := "openclaw"
 	if uid := os.Getuid(); uid >= 0 {
 		dir = "openclaw-" + strconv.Itoa(uid)
@@ -67,7 +70,7 @@ func StateLockPath(stateDir string) string {
 }
 
 // lockAttempts × lockRetry is how long a start waits for the lock: long
-// enough to ride out a CLI probing the lock (ReadStateLock holds it shared
+// enough to ride out a CLI probing the lock (Read holds it shared
 // for an instant) or a gateway that is just exiting, short enough that a
 // second start refuses quickly.
 const (
@@ -75,10 +78,10 @@ const (
 	lockRetry    = 50 * time.Millisecond
 )
 
-// AcquireStateLock claims stateDir for this process. When a live process
+// Acquire claims stateDir for this process. When a live process
 // holds it, the error wraps ErrGatewayRunning and names its pid and port.
-func AcquireStateLock(stateDir, configPath string) (*StateLock, error) {
-	path := StateLockPath(stateDir)
+func Acquire(stateDir, configPath string) (*Lock, error) {
+	path := Path(stateDir)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create gateway lock folder: %w", err)
 	}
@@ -117,7 +120,7 @@ func AcquireStateLock(stateDir, configPath string) (*StateLock, error) {
 		time.Sleep(lockRetry)
 	}
 	abs, _ := filepath.Abs(configPath)
-	l := &StateLock{f: f, Path: path, payload: StateLockOwner{
+	l := &Lock{f: f, Path: path, payload: Owner{
 		PID: os.Getpid(), CreatedAt: time.Now().UTC().Format(time.RFC3339Nano), ConfigPath: abs, StateDir: stateDir,
 	}}
 	if err := l.write(); err != nil {
@@ -128,12 +131,12 @@ func AcquireStateLock(stateDir, configPath string) (*StateLock, error) {
 }
 
 // SetPort records the port the gateway now listens on.
-func (l *StateLock) SetPort(port int) error {
+func (l *Lock) SetPort(port int) error {
 	l.payload.Port = port
 	return l.write()
 }
 
-func (l *StateLock) write() error {
+func (l *Lock) write() error {
 	b, _ := json.Marshal(l.payload)
 	if err := l.f.Truncate(0); err != nil {
 		return fmt.Errorf("write gateway lock %s: %w", l.Path, err)
@@ -146,7 +149,7 @@ func (l *StateLock) write() error {
 
 // Release removes the file (or, where an open file cannot be removed,
 // empties it) and drops the lock.
-func (l *StateLock) Release() {
+func (l *Lock) Release() {
 	if l == nil || l.f == nil {
 		return
 	}
@@ -157,23 +160,23 @@ func (l *StateLock) Release() {
 	l.f = nil
 }
 
-// ReadStateLock reports the gateway holding stateDir, if one does. It
+// Read reports the gateway holding stateDir, if one does. It
 // takes the lock shared for an instant to learn whether its holder is
 // alive, so a payload left by a killed process is never reported.
-func ReadStateLock(stateDir string) (StateLockOwner, bool) {
-	path := StateLockPath(stateDir)
+func Read(stateDir string) (Owner, bool) {
+	path := Path(stateDir)
 	f, err := os.Open(path)
 	if err != nil {
-		return StateLockOwner{}, false
+		return Owner{}, false
 	}
 	defer f.Close()
 	free, err := tryLockFile(f, false)
 	if err != nil {
-		return StateLockOwner{}, false
+		return Owner{}, false
 	}
 	if free {
 		unlockFile(f)
-		return StateLockOwner{}, false
+		return Owner{}, false
 	}
 	return readOwner(path)
 }
@@ -190,17 +193,17 @@ func lockedFileIsAtPath(f *os.File, path string) bool {
 
 // readOwner reads the payload; a gateway rewriting it may be caught
 // between truncate and write, so an empty read is tried again.
-func readOwner(path string) (StateLockOwner, bool) {
+func readOwner(path string) (Owner, bool) {
 	for range 3 {
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return StateLockOwner{}, false
+			return Owner{}, false
 		}
-		var o StateLockOwner
+		var o Owner
 		if json.Unmarshal(b, &o) == nil && o.PID > 0 {
 			return o, true
 		}
 		time.Sleep(lockRetry)
 	}
-	return StateLockOwner{}, false
+	return Owner{}, false
 }

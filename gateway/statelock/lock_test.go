@@ -1,4 +1,4 @@
-package gateway
+package statelock
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 
 func TestStateLockRefusesSecondHolder(t *testing.T) {
 	dir := t.TempDir()
-	first, err := AcquireStateLock(dir, filepath.Join(dir, "openclaw.json"))
+	first, err := Acquire(dir, filepath.Join(dir, "openclaw.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,28 +19,28 @@ func TestStateLockRefusesSecondHolder(t *testing.T) {
 	if err := first.SetPort(18789); err != nil {
 		t.Fatal(err)
 	}
-	_, err = AcquireStateLock(dir, filepath.Join(dir, "openclaw.json"))
+	_, err = Acquire(dir, filepath.Join(dir, "openclaw.json"))
 	if !errors.Is(err, ErrGatewayRunning) {
-		t.Fatalf("second AcquireStateLock: %v, want ErrGatewayRunning", err)
+		t.Fatalf("second Acquire: %v, want ErrGatewayRunning", err)
 	}
 	for _, want := range []string{"pid " + strconv.Itoa(os.Getpid()), "port 18789"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("refusal %q does not name %q", err, want)
 		}
 	}
-	owner, ok := ReadStateLock(dir)
+	owner, ok := Read(dir)
 	if !ok || owner.PID != os.Getpid() || owner.Port != 18789 {
-		t.Fatalf("ReadStateLock = %+v, %v; want this pid on 18789", owner, ok)
+		t.Fatalf("Read = %+v, %v; want this pid on 18789", owner, ok)
 	}
 	// Reading does not disturb the holder's claim.
-	if _, err := AcquireStateLock(dir, ""); !errors.Is(err, ErrGatewayRunning) {
-		t.Fatalf("after ReadStateLock, AcquireStateLock: %v", err)
+	if _, err := Acquire(dir, ""); !errors.Is(err, ErrGatewayRunning) {
+		t.Fatalf("after Read, Acquire: %v", err)
 	}
 	first.Release()
-	if _, ok := ReadStateLock(dir); ok {
-		t.Fatal("ReadStateLock reports a released lock")
+	if _, ok := Read(dir); ok {
+		t.Fatal("Read reports a released lock")
 	}
-	again, err := AcquireStateLock(dir, "")
+	again, err := Acquire(dir, "")
 	if err != nil {
 		t.Fatalf("after release: %v", err)
 	}
@@ -51,22 +51,22 @@ func TestStateLockRefusesSecondHolder(t *testing.T) {
 // pid but nobody holds the lock: the next start takes it over.
 func TestStateLockTakesOverStalePayload(t *testing.T) {
 	dir := t.TempDir()
-	path := StateLockPath(dir)
+	path := Path(dir)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte(`{"pid":999999,"createdAt":"2020-01-01T00:00:00Z","configPath":"/x","port":18789}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if owner, ok := ReadStateLock(dir); ok {
-		t.Fatalf("ReadStateLock reports the dead owner %+v as running", owner)
+	if owner, ok := Read(dir); ok {
+		t.Fatalf("Read reports the dead owner %+v as running", owner)
 	}
-	l, err := AcquireStateLock(dir, "")
+	l, err := Acquire(dir, "")
 	if err != nil {
 		t.Fatalf("stale lock not taken over: %v", err)
 	}
 	defer l.Release()
-	owner, ok := ReadStateLock(dir)
+	owner, ok := Read(dir)
 	if !ok || owner.PID != os.Getpid() || owner.Port != 0 {
 		t.Fatalf("payload after take-over = %+v, %v", owner, ok)
 	}
@@ -78,34 +78,34 @@ func TestStateLockTakesOverStalePayload(t *testing.T) {
 // removed must not end up holding a lock on a file nobody else can see.
 func TestStateLockReleaseRemovesFile(t *testing.T) {
 	dir := t.TempDir()
-	first, err := AcquireStateLock(dir, "")
+	first, err := Acquire(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A second start has the old file open and waits for its flock.
-	waiting, err := os.OpenFile(StateLockPath(dir), os.O_RDWR, 0)
+	waiting, err := os.OpenFile(Path(dir), os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer waiting.Close()
 	first.Release()
-	if _, err := os.Stat(StateLockPath(dir)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(Path(dir)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("lock file after Release: %v, want it gone", err)
 	}
 	if held, err := tryLockFile(waiting, true); err != nil || !held {
 		t.Fatalf("flock on the removed file: held=%v err=%v", held, err)
 	}
-	if lockedFileIsAtPath(waiting, StateLockPath(dir)) {
+	if lockedFileIsAtPath(waiting, Path(dir)) {
 		t.Fatal("a lock on the removed file counts as the state's lock")
 	}
 	unlockFile(waiting)
 	// The real next start opens the path anew and holds what others see.
-	next, err := AcquireStateLock(dir, "")
+	next, err := Acquire(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer next.Release()
-	if owner, ok := ReadStateLock(dir); !ok || owner.PID != os.Getpid() {
-		t.Fatalf("ReadStateLock after the next start = %+v, %v", owner, ok)
+	if owner, ok := Read(dir); !ok || owner.PID != os.Getpid() {
+		t.Fatalf("Read after the next start = %+v, %v", owner, ok)
 	}
 }
