@@ -8,6 +8,8 @@ import (
 	"github.com/openclaw-go/openclaw/tools"
 )
 
+var _ part = (*pluginhost.Host)(nil)
+
 // buildPlugins builds the plugin wing (MCP servers, out-of-process
 // plugins, skills, llm-task) once the agents exist; the tool registry
 // is built from its tools next.

@@ -92,6 +92,9 @@ type Host struct {
 
 // New builds the wing; nothing starts until Start.
 func New(opts Options) *Host {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
 	h := &Host{opts: opts, log: opts.Log}
 	h.mcp.mgr = mcp.NewManager(h.log.With("component", "mcp"), h.refreshMCPTools)
 	h.ext.mgr = extproc.NewManager(h.log.With("component", "plugins"), h.refreshExtTools)
