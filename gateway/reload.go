@@ -45,12 +45,6 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 		s.browser.Reconfigure(browserSettings(snap.Config.Browser))
 	}
 	s.syncSQLTools(snap.Config.Tools.Datasources)
-	if s.mcp.mgr != nil {
-		s.syncMCP(snap.Config)
-	}
-	if s.ext.mgr != nil {
-		s.syncExtPlugins(snap)
-	}
 	if s.cron != nil {
 		if err := s.syncHeartbeats(context.Background(), snap.Config); err != nil {
 			s.log.Error("heartbeats not updated from the new config", "err", err)

@@ -30,6 +30,7 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/cron"
 	"github.com/openclaw-go/openclaw/gateway/devices"
+	"github.com/openclaw-go/openclaw/gateway/pluginhost"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/gateway/statelock"
@@ -120,8 +121,7 @@ type System struct {
 	alerts    failureAlerts
 	canvas    canvases
 	browser   *browser.Manager
-	mcp       mcpTools
-	ext       extPlugins
+	plugins   *pluginhost.Host
 	webhooks  webhookRouter
 	policy    *policyAdapter
 	approvals *tools.Approvals
@@ -452,6 +452,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	})
 	defer s.agents.Close()
 	s.agents.SeedWorkspaces()
+	s.buildPlugins()
 	if err := s.wireTools(ctx, st); err != nil {
 		return err
 	}
@@ -475,10 +476,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	if err := s.wireCron(); err != nil {
 		return err
 	}
-	s.wireMCP()
-	defer s.mcp.mgr.Close()
-	s.wireExtPlugins()
-	defer s.ext.mgr.Close()
+	s.startPlugins()
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
 		defer cancel()

@@ -26,7 +26,6 @@ func (s *System) registerToolMethods() {
 	// tools.schemas (ours) lists the caller's allowed tools with their
 	// JSON schemas: what `openclaw mcp serve` offers MCP clients.
 	s.srv.Handle("tools.schemas", rpc.Route{Scope: protocol.ScopeRead, Handler: s.handleToolsSchemas})
-	s.srv.Handle("skills.status", rpc.Route{Scope: protocol.ScopeRead, Handler: s.handleSkillsStatus})
 }
 
 // callerParams select whose view of the tools to show.

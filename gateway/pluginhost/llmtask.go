@@ -1,4 +1,4 @@
-package gateway
+package pluginhost
 
 import (
 	"context"
@@ -8,23 +8,23 @@ import (
 	"github.com/openclaw-go/openclaw/tools"
 )
 
-// llmTaskTool builds the llm-task plugin tool over the agents' model
+// LLMTaskTool builds the llm-task plugin tool over the agents' model
 // chains, when plugins.entries.llm-task.enabled says so (it is optional
 // in OpenClaw too).
-func (s *System) llmTaskTool() (tools.Tool, bool) {
-	entry := s.current().snap.Config.Plugins.Entries["llm-task"]
+func (h *Host) LLMTaskTool() (tools.Tool, bool) {
+	entry := h.opts.Config().Config.Plugins.Entries["llm-task"]
 	if !entry.IsEnabled() {
 		return nil, false
 	}
-	return llmtask.Tool(llmCompleter{s}, llmtask.Config{AllowModelOverride: func() bool {
-		return s.current().snap.Config.Plugins.Entries["llm-task"].LLM.AllowModelOverride
+	return llmtask.Tool(llmCompleter{h.opts.Agents}, llmtask.Config{AllowModelOverride: func() bool {
+		return h.opts.Config().Config.Plugins.Entries["llm-task"].LLM.AllowModelOverride
 	}}), true
 }
 
 // llmCompleter gives llm-task one-shot calls on the caller's agent.
-type llmCompleter struct{ s *System }
+type llmCompleter struct{ agents Agents }
 
 func (c llmCompleter) Complete(ctx context.Context, who tools.Who, req llmtask.Request) (string, error) {
-	return c.s.agents.CompleteOnce(ctx, agents.OneShot{AgentID: who.AgentID, Models: req.Models, System: req.System,
+	return c.agents.CompleteOnce(ctx, agents.OneShot{AgentID: who.AgentID, Models: req.Models, System: req.System,
 		Prompt: req.Prompt, MaxTokens: req.MaxTokens, Temperature: req.Temperature})
 }
