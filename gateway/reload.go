@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -50,11 +49,6 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 	}
 	if s.ext.mgr != nil {
 		s.syncExtPlugins(snap)
-	}
-	if s.cron != nil {
-		if err := s.syncHeartbeats(context.Background(), snap.Config); err != nil {
-			s.log.Error("heartbeats not updated from the new config", "err", err)
-		}
 	}
 	s.logLevel.Set(s.levelFor(snap.Config.Logging.Level))
 	for _, w := range snap.Warnings {

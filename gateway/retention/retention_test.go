@@ -1,4 +1,4 @@
-package gateway
+package retention
 
 import (
 	"context"
@@ -27,8 +27,8 @@ func TestRetentionEvery(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := config.Defaults()
 			tt.set(cfg)
-			if got := retentionEvery(cfg); got != tt.want {
-				t.Fatalf("retentionEvery = %v, want %v", got, tt.want)
+			if got := Every(cfg); got != tt.want {
+				t.Fatalf("Every = %v, want %v", got, tt.want)
 			}
 		})
 	}
@@ -45,15 +45,15 @@ func TestSweepUntilDone(t *testing.T) {
 		wantTotal int
 	}{
 		{"nothing to delete", []int{0}, false, 1, 0},
-		{"two full batches and a short one", []int{retentionBatch, retentionBatch, 7}, false, 3, 2*retentionBatch + 7},
-		{"an error stops it", []int{retentionBatch, 0}, true, 1, retentionBatch},
+		{"two full batches and a short one", []int{Batch, Batch, 7}, false, 3, 2*Batch + 7},
+		{"an error stops it", []int{Batch, 0}, true, 1, Batch},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			calls := 0
 			sw := sweepFunc(func(_ context.Context, _ time.Time, _ *config.Config, limit int) (int, error) {
-				if limit != retentionBatch {
-					t.Fatalf("limit %d, want %d", limit, retentionBatch)
+				if limit != Batch {
+					t.Fatalf("limit %d, want %d", limit, Batch)
 				}
 				n := tt.batches[calls]
 				calls++
