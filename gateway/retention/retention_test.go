@@ -3,9 +3,12 @@ package retention
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
+	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/gateway/config"
 )
 
@@ -67,5 +70,52 @@ func TestSweepUntilDone(t *testing.T) {
 				t.Fatalf("calls %d total %d err %v; want calls %d total %d", calls, total, err, tt.wantCalls, tt.wantTotal)
 			}
 		})
+	}
+}
+
+type fakeLedger struct{ got []channels.LedgerRetention }
+
+func (f *fakeLedger) SweepLedger(_ context.Context, _ time.Time, r channels.LedgerRetention, limit int) (int, error) {
+	f.got = append(f.got, r)
+	return 0, nil
+}
+
+type fakeCronSessions struct{ got []time.Duration }
+
+func (f *fakeCronSessions) SweepRetiredCron(_ context.Context, _ time.Time, maxAge time.Duration, limit int) (int, error) {
+	f.got = append(f.got, maxAge)
+	return 0, nil
+}
+
+// TestLoopSweepsWhatItIsGiven: each owner it is given is swept with the
+// retention the live config sets; an owner left nil is not swept.
+func TestLoopSweepsWhatItIsGiven(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.Cron.SessionRetention = config.Retention{Off: true}
+	ledger, sessions := &fakeLedger{}, &fakeCronSessions{}
+	l := New(Options{Config: func() *config.Config { return cfg }, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Ledger: ledger, CronSessions: sessions})
+	if len(l.sweepers) != 2 {
+		t.Fatalf("sweepers %v, want the channel ledger and cron run sessions", l.sweepers)
+	}
+	l.sweepAll(context.Background())
+	want := channels.LedgerRetention{MaxAge: 7 * 24 * time.Hour, MaxRows: 100_000}
+	if len(ledger.got) != 1 || ledger.got[0] != want {
+		t.Fatalf("ledger swept with %+v, want %+v", ledger.got, want)
+	}
+	if len(sessions.got) != 1 || sessions.got[0] != 0 {
+		t.Fatalf("cron sessions swept with %v, want kept forever (0)", sessions.got)
+	}
+}
+
+// TestRunStopsWithItsContext: Run sweeps at once and returns when its
+// context ends.
+func TestRunStopsWithItsContext(t *testing.T) {
+	ledger := &fakeLedger{}
+	l := New(Options{Config: config.Defaults, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Ledger: ledger})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	l.Run(ctx) // returns: the context has ended
+	if len(ledger.got) != 0 {
+		t.Fatalf("swept %d times under an ended context", len(ledger.got))
 	}
 }
