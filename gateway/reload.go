@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -45,11 +44,6 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 		s.browser.Reconfigure(browserSettings(snap.Config.Browser))
 	}
 	s.syncSQLTools(snap.Config.Tools.Datasources)
-	if s.cron != nil {
-		if err := s.syncHeartbeats(context.Background(), snap.Config); err != nil {
-			s.log.Error("heartbeats not updated from the new config", "err", err)
-		}
-	}
 	s.logLevel.Set(s.levelFor(snap.Config.Logging.Level))
 	for _, w := range snap.Warnings {
 		s.log.Warn("config: " + w.String())

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -91,7 +92,7 @@ func (s *System) channelSummaryLines() []string {
 				break
 			}
 		}
-		lines = append(lines, firstNonEmpty(labels[name], name)+": "+state)
+		lines = append(lines, cmp.Or(labels[name], name)+": "+state)
 		for _, a := range accounts[name] {
 			label, _ := a["accountId"].(string)
 			if n, _ := a["name"].(string); n != "" {

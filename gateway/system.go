@@ -27,6 +27,7 @@ import (
 	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/gateway/automation"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/cron"
 	"github.com/openclaw-go/openclaw/gateway/devices"
@@ -116,9 +117,7 @@ type System struct {
 	downloads *downloads
 	channels  *channels.Manager
 	nodes     *nodes.Registry
-	cron      *cron.Service
-	beats     heartbeats
-	alerts    failureAlerts
+	automator *automation.Wing
 	canvas    canvases
 	browser   *browser.Manager
 	plugins   *pluginhost.Host
@@ -473,7 +472,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	defer func() { stopBG(); s.bgWG.Wait() }()
 	s.sampleMemoryLoop()
 	s.retentionLoop()
-	if err := s.wireCron(); err != nil {
+	if err := s.buildAutomation(); err != nil {
 		return err
 	}
 	s.startPlugins()
@@ -522,14 +521,14 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	defer s.channels.Close(context.Background())
 	// The scheduler starts once channels can deliver (a job missed while
 	// the gateway was down runs now) and stops before them.
-	if err := s.startCron(ctx); err != nil {
+	if err := s.automator.Start(ctx); err != nil {
 		return err
 	}
 	defer func() {
 		stopBG() // wakes' heartbeat turns end before the channels close
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		s.cron.Stop(cctx)
+		s.automator.Stop(cctx)
 		s.bgWG.Wait()
 	}()
 	s.log.Info("gateway listening", "url", "ws://"+s.addr.String(), "state", s.opts.StateDir, "config", snap.Path, "auth", s.current().auth.Mode)

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -207,7 +208,7 @@ func (s *System) handleToolsExplain(ctx context.Context, req *rpc.Request) (any,
 		td := d.Tools[spec.Name]
 		row := map[string]any{"tool": spec.Name, "allowed": td.Allowed, "layer": td.Layer, "reason": td.Reason,
 			"source": spec.Source, "tier": s.tools.Settings.Tier(spec), "offered": state[spec.Name] == "offered",
-			"state": firstNonEmpty(state[spec.Name], "refused")}
+			"state": cmp.Or(state[spec.Name], "refused")}
 		switch {
 		case state[spec.Name] == "enable_tool":
 			row["reason"] = "extension tier: the model sees it only in enable_tool's directory until it activates it in this conversation"

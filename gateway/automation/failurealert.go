@@ -1,4 +1,4 @@
-package gateway
+package automation
 
 import (
 	"context"
@@ -21,18 +21,18 @@ type failureAlerts struct {
 // failures in a row (and not within the cooldown of the last alert) it
 // sends one message to the alert's destination, by default the chat the
 // job delivers to.
-func (s *System) onCronFinish(job cron.Job, run cron.RunEntry) {
+func (w *Wing) onCronFinish(job cron.Job, run cron.RunEntry) {
 	failed := run.Status == cron.StatusError
-	cfg := s.current().snap.Config.Cron.FailureAlert
+	cfg := w.cfg().Cron.FailureAlert
 	fa := job.FailureAlert
 	if fa == nil {
 		fa = &cron.FailureAlert{}
 	}
 	includeSkipped := fa.IncludeSkipped || cfg.IncludeSkipped
 	if !failed && !(includeSkipped && run.Status == cron.StatusSkipped) {
-		s.alerts.mu.Lock()
-		delete(s.alerts.last, job.ID) // it works again: the next failure streak alerts afresh
-		s.alerts.mu.Unlock()
+		w.alerts.mu.Lock()
+		delete(w.alerts.last, job.ID) // it works again: the next failure streak alerts afresh
+		w.alerts.mu.Unlock()
 		return
 	}
 	if job.System || fa.Off || !cfg.IsEnabled() {
@@ -51,20 +51,20 @@ func (s *System) onCronFinish(job cron.Job, run cron.RunEntry) {
 		cooldown = time.Duration(*fa.CooldownMs) * time.Millisecond
 	}
 	now := time.Now()
-	s.alerts.mu.Lock()
-	if last, ok := s.alerts.last[job.ID]; ok && now.Sub(last) < cooldown {
-		s.alerts.mu.Unlock()
+	w.alerts.mu.Lock()
+	if last, ok := w.alerts.last[job.ID]; ok && now.Sub(last) < cooldown {
+		w.alerts.mu.Unlock()
 		return
 	}
-	if s.alerts.last == nil {
-		s.alerts.last = map[string]time.Time{}
+	if w.alerts.last == nil {
+		w.alerts.last = map[string]time.Time{}
 	}
-	s.alerts.last[job.ID] = now
-	s.alerts.mu.Unlock()
+	w.alerts.last[job.ID] = now
+	w.alerts.mu.Unlock()
 
 	t, ok := alertTarget(job, fa, cfg.Channel, cfg.To, cfg.AccountID)
 	if !ok {
-		s.log.Warn("cron job keeps failing and has no chat to tell", "job", job.ID, "name", job.Name, "failures", streak, "err", run.Error)
+		w.log.Warn("cron job keeps failing and has no chat to tell", "job", job.ID, "name", job.Name, "failures", streak, "err", run.Error)
 		return
 	}
 	what := "failed"
@@ -73,15 +73,13 @@ func (s *System) onCronFinish(job cron.Job, run cron.RunEntry) {
 		what, reason = "was skipped", run.Summary
 	}
 	text := fmt.Sprintf("Scheduled job %q %s %d times in a row. Last: %s\n(openclaw cron runs --id %s)", job.Name, what, streak, clip(reason, 500), job.ID)
-	s.bgWG.Add(1)
-	go func() {
-		defer s.bgWG.Done()
-		ctx, cancel := context.WithTimeout(s.bg, 2*time.Minute)
+	w.goBG(func(bg context.Context) {
+		ctx, cancel := context.WithTimeout(bg, 2*time.Minute)
 		defer cancel()
-		if err := s.deliver(ctx, t, text, "cron-alert:"+run.RunID); err != nil {
-			s.log.Warn("cron failure alert not delivered", "job", job.ID, "err", err)
+		if err := w.deliver(ctx, t, text, "cron-alert:"+run.RunID); err != nil {
+			w.log.Warn("cron failure alert not delivered", "job", job.ID, "err", err)
 		}
-	}()
+	})
 }
 
 // alertTarget picks where an alert goes: the job's failureAlert, then

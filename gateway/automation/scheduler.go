@@ -1,4 +1,4 @@
-package gateway
+package automation
 
 import (
 	"context"
@@ -13,40 +13,44 @@ import (
 	"github.com/openclaw-go/openclaw/tools/automations"
 )
 
-// automationsTool builds the agents' automations (cron) tool over the
-// scheduler. The scheduler is built after the tools, so it is looked up
-// at call time.
-func (s *System) automationsTool() tools.Tool { return automations.New(jobScheduler{s}) }
+// NewScheduler gives the automations tool the scheduler of the wing that
+// wing returns, scoped to the calling conversation: it sees and changes
+// only its own agent's jobs, and a conversation that came from a chat
+// only the jobs it made. The jobs it adds carry it as their owner, so
+// their runs have its rights and no more (see executor.agentTurn).
+//
+// The tools are built before the wing, so the wing is looked up at call
+// time; until there is one, every action answers that the scheduler is
+// not running.
+func NewScheduler(wing func() *Wing) automations.Scheduler { return jobScheduler{wing} }
 
-// jobScheduler gives the automations tool the scheduler, scoped to the
-// calling conversation: it sees and changes only its own agent's jobs,
-// and a conversation that came from a chat only the jobs it made. The
-// jobs it adds carry it as their owner, so their runs have its rights
-// and no more (see cronExecutor.agentTurn).
-type jobScheduler struct{ s *System }
+type jobScheduler struct{ wing func() *Wing }
 
 var _ automations.Scheduler = jobScheduler{}
 
 var errSchedulerOff = errors.New("the scheduler is not running")
 
-// caller is who is asking, with the chat its session is bound to.
+// caller is who is asking, with the chat its session is bound to, and
+// the wing that serves it.
 type caller struct {
 	owner *cron.Owner
 	chat  *channels.Route
+	w     *Wing
 }
 
 func (j jobScheduler) caller(ctx context.Context, who tools.Who) (caller, error) {
-	if j.s.cron == nil {
+	w := j.wing()
+	if w == nil || w.cron == nil {
 		return caller{}, errSchedulerOff
 	}
 	agentID := strings.ToLower(who.AgentID)
 	if agentID == "" {
-		agentID = j.s.current().snap.Config.DefaultAgentID()
+		agentID = w.cfg().DefaultAgentID()
 	}
-	c := caller{owner: &cron.Owner{AgentID: agentID, SessionKey: who.SessionKey, Depth: who.Depth}}
-	if j.s.channels != nil && who.SessionKey != "" {
+	c := caller{owner: &cron.Owner{AgentID: agentID, SessionKey: who.SessionKey, Depth: who.Depth}, w: w}
+	if w.chats != nil && who.SessionKey != "" {
 		// The caller's own chat, in a session several chats share too.
-		r, ok, err := j.s.channels.RunRoute(ctx, who.SessionKey, who.RunID)
+		r, ok, err := w.chats.RunRoute(ctx, who.SessionKey, who.RunID)
 		if err != nil {
 			return caller{}, err
 		}
@@ -70,8 +74,8 @@ func (c caller) mayTouch(job cron.Job) bool {
 
 // job looks up a job the caller may touch; others are "not found", so a
 // conversation cannot learn the ids of another's jobs.
-func (j jobScheduler) job(c caller, id string) (cron.Job, error) {
-	job, err := j.s.cron.Get(id)
+func (c caller) job(id string) (cron.Job, error) {
+	job, err := c.w.cron.Get(id)
 	if err != nil || !c.mayTouch(job) || job.System {
 		return cron.Job{}, &cron.NotFoundError{ID: id}
 	}
@@ -79,10 +83,11 @@ func (j jobScheduler) job(c caller, id string) (cron.Job, error) {
 }
 
 func (j jobScheduler) Status(ctx context.Context, who tools.Who) (any, error) {
-	if _, err := j.caller(ctx, who); err != nil {
+	c, err := j.caller(ctx, who)
+	if err != nil {
 		return nil, err
 	}
-	return j.s.cron.Status(), nil
+	return c.w.cron.Status(), nil
 }
 
 func (j jobScheduler) List(ctx context.Context, who tools.Who, includeDisabled bool) (any, error) {
@@ -90,7 +95,7 @@ func (j jobScheduler) List(ctx context.Context, who tools.Who, includeDisabled b
 	if err != nil {
 		return nil, err
 	}
-	all, _ := j.s.cron.List(cron.ListQuery{IncludeDisabled: includeDisabled, AgentID: c.owner.AgentID})
+	all, _ := c.w.cron.List(cron.ListQuery{IncludeDisabled: includeDisabled, AgentID: c.owner.AgentID})
 	jobs := []cron.Job{}
 	for _, job := range all {
 		if c.mayTouch(job) && !job.System {
@@ -151,7 +156,7 @@ func (j jobScheduler) Add(ctx context.Context, who tools.Who, raw json.RawMessag
 	if err := c.chatRules(target, peek.Delivery); err != nil {
 		return nil, err
 	}
-	return j.s.cron.AddJSON(ctx, raw, c.owner)
+	return c.w.cron.AddJSON(ctx, raw, c.owner)
 }
 
 // setKey sets one top-level key of a JSON object.
@@ -170,7 +175,7 @@ func (j jobScheduler) Update(ctx context.Context, who tools.Who, id string, patc
 	if err != nil {
 		return nil, err
 	}
-	cur, err := j.job(c, id)
+	cur, err := c.job(id)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +205,7 @@ func (j jobScheduler) Update(ctx context.Context, who tools.Who, id string, patc
 	if err := c.chatRules(target, d); err != nil {
 		return nil, err
 	}
-	return j.s.cron.Update(ctx, id, patch)
+	return c.w.cron.Update(ctx, id, patch)
 }
 
 func (j jobScheduler) Remove(ctx context.Context, who tools.Who, id string) (any, error) {
@@ -208,10 +213,10 @@ func (j jobScheduler) Remove(ctx context.Context, who tools.Who, id string) (any
 	if err != nil {
 		return nil, err
 	}
-	if _, err := j.job(c, id); err != nil {
+	if _, err := c.job(id); err != nil {
 		return nil, err
 	}
-	if err := j.s.cron.Remove(ctx, id); err != nil {
+	if err := c.w.cron.Remove(ctx, id); err != nil {
 		return nil, err
 	}
 	return map[string]any{"ok": true, "removed": true, "id": id}, nil
@@ -222,10 +227,10 @@ func (j jobScheduler) Run(ctx context.Context, who tools.Who, id, mode string) (
 	if err != nil {
 		return nil, err
 	}
-	if _, err := j.job(c, id); err != nil {
+	if _, err := c.job(id); err != nil {
 		return nil, err
 	}
-	runID, ran, reason, err := j.s.cron.RunNow(ctx, id, mode)
+	runID, ran, reason, err := c.w.cron.RunNow(ctx, id, mode)
 	if err != nil {
 		return nil, err
 	}
@@ -239,12 +244,12 @@ func (j jobScheduler) Runs(ctx context.Context, who tools.Who, id string, limit 
 	}
 	q := cron.RunsQuery{Limit: limit}
 	if id != "" {
-		if _, err := j.job(c, id); err != nil {
+		if _, err := c.job(id); err != nil {
 			return nil, err
 		}
 		q.JobID = id
 	} else {
-		all, _ := j.s.cron.List(cron.ListQuery{IncludeDisabled: true, AgentID: c.owner.AgentID})
+		all, _ := c.w.cron.List(cron.ListQuery{IncludeDisabled: true, AgentID: c.owner.AgentID})
 		q.JobIDs = []string{}
 		for _, job := range all {
 			if c.mayTouch(job) {
@@ -252,7 +257,7 @@ func (j jobScheduler) Runs(ctx context.Context, who tools.Who, id string, limit 
 			}
 		}
 	}
-	entries, total, err := j.s.cron.Runs(ctx, q)
+	entries, total, err := c.w.cron.Runs(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -271,6 +276,6 @@ func (j jobScheduler) Wake(ctx context.Context, who tools.Who, mode, text string
 	if c.chat != nil {
 		key = who.SessionKey
 	}
-	j.s.wake(c.owner.AgentID, key, mode, text)
+	c.w.Wake(c.owner.AgentID, key, mode, text)
 	return map[string]any{"ok": true, "mode": mode}, nil
 }

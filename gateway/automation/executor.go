@@ -1,6 +1,7 @@
-package gateway
+package automation
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,88 +11,22 @@ import (
 
 	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/channels"
-	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/cron"
 )
 
-// wireCron builds the scheduler over the agents and channels and
-// registers cron.*, wake and the heartbeat methods.
-func (s *System) wireCron() error {
-	svc, err := cron.New(cron.Options{
-		DB: s.store.DB, Log: s.log.With("component", "cron"), Exec: cronExecutor{s}, Notify: s.srv,
-		Enabled:    func() bool { return s.current().snap.Config.Cron.IsEnabled() },
-		SkipMissed: func() bool { return s.current().snap.Config.Cron.SkipMissedJobs },
-		StorePath:  s.storePath,
-		OnFinish:   s.onCronFinish,
-	})
-	if err != nil {
-		return err
-	}
-	s.cron = svc
-	svc.Register(s.srv)
-	s.registerHeartbeatMethods()
-	return nil
-}
+// executor runs jobs for the scheduler.
+type executor struct{ w *Wing }
 
-// startCron settles what the last run of the gateway left (interrupted
-// and missed runs), starts the timer and schedules the heartbeats.
-func (s *System) startCron(ctx context.Context) error {
-	// A stop signal during start-up must not turn into a failed start:
-	// loading the jobs finishes, and the stop follows in order.
-	ctx = context.WithoutCancel(ctx)
-	if err := s.cron.Start(ctx); err != nil {
-		return err
-	}
-	if err := s.syncHeartbeats(ctx, s.current().snap.Config); err != nil {
-		s.log.Error("heartbeats not scheduled", "err", err)
-	}
-	if !s.current().snap.Config.Cron.IsEnabled() {
-		s.log.Warn("cron.enabled is false: jobs and heartbeats do not fire on schedule (manual runs and wakes still work)")
-	}
-	return nil
-}
+var _ cron.Executor = executor{}
 
-// heartbeatJobID is the id of an agent's system-owned heartbeat job.
-func heartbeatJobID(agentID string) string { return "heartbeat:" + agentID }
-
-// syncHeartbeats makes one system job per agent whose heartbeat is on.
-func (s *System) syncHeartbeats(ctx context.Context, cfg *config.Config) error {
-	var jobs []cron.Job
-	var errs []error
-	for _, id := range cfg.AgentIDs() {
-		hb := cfg.HeartbeatFor(id)
-		every, err := hb.Interval()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("agent %s: heartbeat.every: %w", id, err))
-			continue
-		}
-		if every <= 0 {
-			continue
-		}
-		jobs = append(jobs, cron.Job{
-			ID: heartbeatJobID(id), Name: "Heartbeat (" + id + ")", Enabled: true, AgentID: id,
-			Schedule:      cron.Schedule{Kind: cron.KindEvery, EveryMs: every.Milliseconds()},
-			SessionTarget: cron.TargetMain, WakeMode: cron.WakeNow, CatchUp: cron.CatchUpSkip,
-			Payload: cron.Payload{Kind: cron.PayloadHeartbeat, TimeoutSeconds: float64(hb.TimeoutSeconds)},
-		})
-	}
-	if err := s.cron.SyncSystem(ctx, jobs); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
-}
-
-// cronExecutor runs jobs for the scheduler.
-type cronExecutor struct{ s *System }
-
-func (x cronExecutor) Execute(ctx context.Context, job cron.Job, run cron.RunInfo) cron.Outcome {
+func (x executor) Execute(ctx context.Context, job cron.Job, run cron.RunInfo) cron.Outcome {
 	switch job.Payload.Kind {
 	case cron.PayloadAgentTurn:
 		return x.agentTurn(ctx, job, run)
 	case cron.PayloadSystemEvent:
 		return x.systemEvent(ctx, job, run)
 	case cron.PayloadHeartbeat:
-		ev, out := x.s.heartbeat(ctx, job.AgentID, run.RunID, "interval")
+		ev, out := x.w.heartbeat(ctx, job.AgentID, run.RunID, "interval")
 		if ev.Status == hbSkipped {
 			out.Status, out.Summary = cron.StatusSkipped, "skipped: "+ev.Reason
 		}
@@ -101,15 +36,15 @@ func (x cronExecutor) Execute(ctx context.Context, job cron.Job, run cron.RunInf
 }
 
 // agentID is the job's agent, or the default one.
-func (x cronExecutor) agentID(job cron.Job) string {
+func (x executor) agentID(job cron.Job) string {
 	if job.AgentID != "" {
 		return job.AgentID
 	}
-	return x.s.current().snap.Config.DefaultAgentID()
+	return x.w.cfg().DefaultAgentID()
 }
 
 // sessionKey is where a job's turn runs.
-func (x cronExecutor) sessionKey(job cron.Job, agentID string) string {
+func (x executor) sessionKey(job cron.Job, agentID string) string {
 	switch t := job.SessionTarget; {
 	case t == cron.TargetCurrent:
 		if job.SessionKey != "" {
@@ -121,7 +56,7 @@ func (x cronExecutor) sessionKey(job cron.Job, agentID string) string {
 	case strings.HasPrefix(t, "session:"):
 		return strings.TrimPrefix(t, "session:")
 	case t == cron.TargetMain:
-		return x.s.agents.MainSessionKey(agentID)
+		return x.w.agents.MainSessionKey(agentID)
 	}
 	return "agent:" + strings.ToLower(agentID) + ":cron:" + job.ID
 }
@@ -130,7 +65,7 @@ func (x cronExecutor) sessionKey(job cron.Job, agentID string) string {
 // The run has the owner's rights: the owner's agent (fixed when the job
 // was made), the owner's sub-agent depth, and only the tools the job's
 // toolsAllow keeps of what the policy gives that agent.
-func (x cronExecutor) agentTurn(ctx context.Context, job cron.Job, info cron.RunInfo) cron.Outcome {
+func (x executor) agentTurn(ctx context.Context, job cron.Job, info cron.RunInfo) cron.Outcome {
 	agentID := x.agentID(job)
 	key := x.sessionKey(job, agentID)
 	req := agents.StartRequest{
@@ -147,7 +82,7 @@ func (x cronExecutor) agentTurn(ctx context.Context, job cron.Job, info cron.Run
 	}
 	if job.Owner != nil {
 		req.Depth = job.Owner.Depth
-		if err := x.s.bindOwnerChat(ctx, job.Owner, key); err != nil {
+		if err := x.w.bindOwnerChat(ctx, job.Owner, key); err != nil {
 			return cron.Outcome{Status: cron.StatusError, Error: err.Error(), SessionKey: key}
 		}
 	}
@@ -157,7 +92,7 @@ func (x cronExecutor) agentTurn(ctx context.Context, job cron.Job, info cron.Run
 	if d, ok := ctx.Deadline(); ok {
 		req.Timeout = time.Until(d)
 	}
-	res, run, err := x.s.runAndWait(ctx, req)
+	res, run, err := x.w.runAndWait(ctx, req)
 	out := cron.Outcome{SessionKey: key}
 	if run != nil {
 		out.SessionID = run.SessionID
@@ -172,7 +107,7 @@ func (x cronExecutor) agentTurn(ctx context.Context, job cron.Job, info cron.Run
 	}
 	out.Summary = clip(res.Text, 2000)
 	if res.Status != "ok" {
-		out.Status, out.Error = cron.StatusError, firstNonEmpty(res.Error, "the agent run ended "+res.Status)
+		out.Status, out.Error = cron.StatusError, cmp.Or(res.Error, "the agent run ended "+res.Status)
 		return out
 	}
 	out.Status = cron.StatusOK
@@ -183,7 +118,7 @@ func (x cronExecutor) agentTurn(ctx context.Context, job cron.Job, info cron.Run
 // deliverInto sends a run's answer where the job's delivery says and
 // records how that went. A failed delivery fails the run unless the
 // job said bestEffort.
-func (x cronExecutor) deliverInto(ctx context.Context, job cron.Job, agentID, runID, text string, out *cron.Outcome) {
+func (x executor) deliverInto(ctx context.Context, job cron.Job, agentID, runID, text string, out *cron.Outcome) {
 	d := job.Delivery
 	if d == nil || d.Mode != "announce" {
 		out.DeliveryStatus = "not-requested"
@@ -193,7 +128,7 @@ func (x cronExecutor) deliverInto(ctx context.Context, job cron.Job, agentID, ru
 		out.DeliveryStatus = "not-delivered" // the agent chose to say nothing
 		return
 	}
-	err := x.s.deliver(ctx, deliveryTarget{
+	err := x.w.deliver(ctx, deliveryTarget{
 		AgentID: agentID, Owner: job.Owner, Channel: d.Channel, To: d.To, AccountID: d.AccountID, ThreadID: d.Thread(),
 	}, text, "cron:"+runID)
 	if err == nil {
@@ -211,15 +146,15 @@ const silentReply = "NO_REPLY"
 
 // systemEvent queues the job's text for the session and, for wake "now",
 // runs a heartbeat turn at once so the agent acts on it.
-func (x cronExecutor) systemEvent(ctx context.Context, job cron.Job, info cron.RunInfo) cron.Outcome {
+func (x executor) systemEvent(ctx context.Context, job cron.Job, info cron.RunInfo) cron.Outcome {
 	agentID := x.agentID(job)
 	key := x.sessionKey(job, agentID)
-	x.s.agents.EnqueueSystemEvent(key, job.Payload.Text)
+	x.w.agents.EnqueueSystemEvent(key, job.Payload.Text)
 	out := cron.Outcome{Status: cron.StatusOK, Summary: job.Payload.Text, SessionKey: key, DeliveryStatus: "not-requested"}
 	if job.WakeMode != cron.WakeNow {
 		return out
 	}
-	ev, hb := x.s.heartbeatIn(ctx, agentID, key, info.RunID, "cron:"+job.ID)
+	ev, hb := x.w.heartbeatIn(ctx, agentID, key, info.RunID, "cron:"+job.ID)
 	hb.Summary = job.Payload.Text
 	if ev.Status == hbSkipped {
 		// The event waits in the session; the run itself did its part.
@@ -232,15 +167,15 @@ func (x cronExecutor) systemEvent(ctx context.Context, job cron.Job, info cron.R
 // bindOwnerChat ties a job's run session to the chat its owner talks in,
 // so the run is that chat's conversation: the message tool acts only
 // there and its approvals are asked there.
-func (s *System) bindOwnerChat(ctx context.Context, owner *cron.Owner, key string) error {
-	if s.channels == nil || owner.SessionKey == "" || owner.SessionKey == key {
+func (w *Wing) bindOwnerChat(ctx context.Context, owner *cron.Owner, key string) error {
+	if w.chats == nil || owner.SessionKey == "" || owner.SessionKey == key {
 		return nil
 	}
-	r, ok, err := s.channels.RouteOf(ctx, owner.SessionKey)
+	r, ok, err := w.chats.RouteOf(ctx, owner.SessionKey)
 	if err != nil || !ok {
 		return err
 	}
-	if err := s.channels.BindRoute(ctx, key, r); err != nil {
+	if err := w.chats.BindRoute(ctx, key, r); err != nil {
 		return fmt.Errorf("bind the run to the owner's chat: %w", err)
 	}
 	return nil
@@ -248,8 +183,8 @@ func (s *System) bindOwnerChat(ctx context.Context, owner *cron.Owner, key strin
 
 // runAndWait starts an agent run and waits for its end, aborting it when
 // ctx ends first.
-func (s *System) runAndWait(ctx context.Context, req agents.StartRequest) (agents.RunResult, *agents.Run, error) {
-	run, _, err := s.agents.Start(ctx, req)
+func (w *Wing) runAndWait(ctx context.Context, req agents.StartRequest) (agents.RunResult, *agents.Run, error) {
+	run, _, err := w.agents.Start(ctx, req)
 	if err != nil {
 		return agents.RunResult{}, nil, err
 	}
@@ -258,7 +193,7 @@ func (s *System) runAndWait(ctx context.Context, req agents.StartRequest) (agent
 		return run.Result(), run, nil
 	case <-ctx.Done():
 	}
-	s.agents.Abort(run.SessionKey, run.ID)
+	w.agents.Abort(run.SessionKey, run.ID)
 	select {
 	case <-run.Done():
 	case <-time.After(5 * time.Second):
@@ -278,13 +213,13 @@ type deliveryTarget struct {
 
 // deliver sends text to a chat. A job (or heartbeat) made in a chat
 // delivers only to that chat, as the message tool allows its session.
-func (s *System) deliver(ctx context.Context, t deliveryTarget, text, key string) error {
-	if s.channels == nil {
+func (w *Wing) deliver(ctx context.Context, t deliveryTarget, text, key string) error {
+	if w.chats == nil {
 		return errors.New("no channels are running")
 	}
 	var owner *channels.Route
 	if t.Owner != nil && t.Owner.SessionKey != "" {
-		if r, ok, err := s.channels.RouteOf(ctx, t.Owner.SessionKey); err != nil {
+		if r, ok, err := w.chats.RouteOf(ctx, t.Owner.SessionKey); err != nil {
 			return err
 		} else if ok {
 			owner = &r
@@ -295,7 +230,7 @@ func (s *System) deliver(ctx context.Context, t deliveryTarget, text, key string
 	case t.To == "" && (t.Channel == "" || t.Channel == "last"):
 		r := owner
 		if r == nil {
-			last, ok, err := s.channels.LastRoute(ctx, t.AgentID)
+			last, ok, err := w.chats.LastRoute(ctx, t.AgentID)
 			if err != nil {
 				return err
 			}
@@ -321,7 +256,7 @@ func (s *System) deliver(ctx context.Context, t deliveryTarget, text, key string
 			return fmt.Errorf("a job made in a %s chat delivers only to that chat, not to %s %s", owner.Channel, ch, target.ChatID)
 		}
 	}
-	res, err := s.channels.Send(ctx, req)
+	res, err := w.chats.Send(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -341,11 +276,4 @@ func clip(text string, n int) string {
 		cut--
 	}
 	return text[:cut] + "…"
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -1,6 +1,7 @@
-package gateway
+package automation
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/openclaw-go/openclaw/agents"
+	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/cron"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
@@ -24,12 +26,13 @@ const eventHeartbeat = "heartbeat"
 // attention; such answers are not delivered.
 const heartbeatToken = "HEARTBEAT_OK"
 
-// heartbeatAckMaxChars is how much text may come with the token and
-// still count as "nothing to report".
-const heartbeatAckMaxChars = 300
+// HeartbeatAckMaxChars is how much text may come with the token and
+// still count as "nothing to report"; health reports it.
+const HeartbeatAckMaxChars = 300
 
-// defaultHeartbeatPrompt is sent when heartbeat.prompt is unset.
-const defaultHeartbeatPrompt = "This is a scheduled heartbeat. If HEARTBEAT.md exists in your workspace, read it and do what it says. " +
+// DefaultHeartbeatPrompt is sent when heartbeat.prompt is unset; health
+// reports it.
+const DefaultHeartbeatPrompt = "This is a scheduled heartbeat. If HEARTBEAT.md exists in your workspace, read it and do what it says. " +
 	"Do not pick up old tasks from earlier conversations on your own. When nothing needs attention, answer with HEARTBEAT_OK alone."
 
 // wakePrompt is sent when the turn was woken for queued system events.
@@ -76,27 +79,26 @@ func (h *heartbeats) disabled() bool {
 }
 
 // heartbeat runs one heartbeat turn in the agent's main session.
-func (s *System) heartbeat(ctx context.Context, agentID, runID, trigger string) (heartbeatEvent, cron.Outcome) {
-	return s.heartbeatIn(ctx, agentID, s.agents.MainSessionKey(agentID), runID, trigger)
+func (w *Wing) heartbeat(ctx context.Context, agentID, runID, trigger string) (heartbeatEvent, cron.Outcome) {
+	return w.heartbeatIn(ctx, agentID, w.agents.MainSessionKey(agentID), runID, trigger)
 }
 
 // heartbeatIn runs one heartbeat turn in a session: skipped when turned
 // off, outside active hours, or when there is nothing to do (an empty
 // HEARTBEAT.md and no queued events); an answer that is only the token is
 // kept quiet; anything else goes to the heartbeat's target.
-func (s *System) heartbeatIn(ctx context.Context, agentID, key, runID, trigger string) (heartbeatEvent, cron.Outcome) {
+func (w *Wing) heartbeatIn(ctx context.Context, agentID, key, runID, trigger string) (heartbeatEvent, cron.Outcome) {
 	start := time.Now()
-	cfg := s.current().snap.Config
-	hb := cfg.HeartbeatFor(agentID)
+	hb := w.cfg().HeartbeatFor(agentID)
 	ev := heartbeatEvent{AgentID: agentID, SessionKey: key, Trigger: trigger}
 	out := cron.Outcome{Status: cron.StatusOK, SessionKey: key, DeliveryStatus: "not-requested"}
 	finish := func() (heartbeatEvent, cron.Outcome) {
 		ev.TS, ev.DurationMs = time.Now().UnixMilli(), time.Since(start).Milliseconds()
-		s.beats.mu.Lock()
+		w.beats.mu.Lock()
 		last := ev
-		s.beats.last = &last
-		s.beats.mu.Unlock()
-		s.srv.Broadcast(eventHeartbeat, ev)
+		w.beats.last = &last
+		w.beats.mu.Unlock()
+		w.events.Broadcast(eventHeartbeat, ev)
 		if out.Summary == "" {
 			out.Summary = ev.Status
 			if ev.Reason != "" {
@@ -105,10 +107,10 @@ func (s *System) heartbeatIn(ctx context.Context, agentID, key, runID, trigger s
 		}
 		return ev, out
 	}
-	pending := s.agents.PendingSystemEvents(key)
+	pending := w.agents.PendingSystemEvents(key)
 	scheduled := trigger == "interval"
 	if scheduled {
-		if s.beats.disabled() {
+		if w.beats.disabled() {
 			ev.Status, ev.Reason = hbSkipped, "heartbeats are turned off (set-heartbeats)"
 			return finish()
 		}
@@ -116,18 +118,18 @@ func (s *System) heartbeatIn(ctx context.Context, agentID, key, runID, trigger s
 			ev.Status, ev.Reason = hbSkipped, "outside activeHours"
 			return finish()
 		}
-		if !s.agents.HasModel(agentID) {
+		if !w.agents.HasModel(agentID) {
 			ev.Status, ev.Reason = hbSkipped, "no model configured (agents.defaults.model)"
 			return finish()
 		}
-		if pending == 0 && s.heartbeatFileEmpty(agentID) {
+		if pending == 0 && w.heartbeatFileEmpty(agentID) {
 			ev.Status, ev.Reason = hbSkipped, "HEARTBEAT.md has no tasks"
 			return finish()
 		}
 	}
 	prompt := hb.Prompt
 	if prompt == "" {
-		prompt = defaultHeartbeatPrompt
+		prompt = DefaultHeartbeatPrompt
 	}
 	if !scheduled && pending > 0 {
 		prompt = wakePrompt
@@ -142,12 +144,12 @@ func (s *System) heartbeatIn(ctx context.Context, agentID, key, runID, trigger s
 	if d, ok := ctx.Deadline(); ok {
 		req.Timeout = time.Until(d)
 	}
-	res, run, err := s.runAndWait(ctx, req)
+	res, run, err := w.runAndWait(ctx, req)
 	if run != nil {
 		out.SessionID = run.SessionID
 	}
 	if err == nil && res.Status != "ok" {
-		err = errors.New(firstNonEmpty(res.Error, "the heartbeat turn ended "+res.Status))
+		err = errors.New(cmp.Or(res.Error, "the heartbeat turn ended "+res.Status))
 	}
 	if err != nil {
 		ev.Status, ev.Reason = hbFailed, err.Error()
@@ -162,7 +164,7 @@ func (s *System) heartbeatIn(ctx context.Context, agentID, key, runID, trigger s
 	case text == "" || text == silentReply:
 		ev.Status = hbOKEmpty
 		return finish()
-	case hadToken && len(rest) <= heartbeatAckMaxChars:
+	case hadToken && len(rest) <= HeartbeatAckMaxChars:
 		ev.Status = hbOKToken
 		return finish()
 	}
@@ -175,7 +177,7 @@ func (s *System) heartbeatIn(ctx context.Context, agentID, key, runID, trigger s
 	}
 	t := deliveryTarget{AgentID: agentID, Channel: target, To: hb.To, AccountID: hb.AccountID}
 	ev.Channel, ev.To = target, hb.To
-	if err := s.deliver(ctx, t, rest, "heartbeat:"+req.RunID); err != nil {
+	if err := w.deliver(ctx, t, rest, "heartbeat:"+req.RunID); err != nil {
 		ev.Status, ev.Reason = hbFailed, err.Error()
 		if strings.HasPrefix(err.Error(), "no chat to deliver to") {
 			ev.Status, ev.Reason = hbSkipped, "no-route"
@@ -206,8 +208,8 @@ func stripHeartbeatToken(text string) (rest string, had bool) {
 // holds nothing but headings and blank lines: then a heartbeat would
 // only cost a model call. A missing file is not empty (the prompt still
 // asks the model to check in).
-func (s *System) heartbeatFileEmpty(agentID string) bool {
-	ws, err := s.agents.Workspace(agentID)
+func (w *Wing) heartbeatFileEmpty(agentID string) bool {
+	ws, err := w.agents.Workspace(agentID)
 	if err != nil {
 		return false
 	}
@@ -225,93 +227,111 @@ func (s *System) heartbeatFileEmpty(agentID string) bool {
 	return true
 }
 
-// wake queues a system event for a session and, with mode "now", runs a
-// heartbeat turn at once in the background.
-func (s *System) wake(agentID, sessionKey, mode, text string) {
+// Wake queues a system event for a session (the agent's main session
+// when sessionKey is "") and, with mode "now", runs a heartbeat turn at
+// once in the background.
+func (w *Wing) Wake(agentID, sessionKey, mode, text string) {
 	if sessionKey == "" {
-		sessionKey = s.agents.MainSessionKey(agentID)
+		sessionKey = w.agents.MainSessionKey(agentID)
 	}
-	s.agents.EnqueueSystemEvent(sessionKey, text)
+	w.agents.EnqueueSystemEvent(sessionKey, text)
 	if mode != cron.WakeNow {
 		return
 	}
-	s.bgWG.Add(1)
-	go func() {
-		defer s.bgWG.Done()
-		ctx, cancel := context.WithTimeout(s.bg, 10*time.Minute)
+	w.goBG(func(bg context.Context) {
+		ctx, cancel := context.WithTimeout(bg, 10*time.Minute)
 		defer cancel()
-		s.heartbeatIn(ctx, agentID, sessionKey, "", "wake")
-	}()
+		w.heartbeatIn(ctx, agentID, sessionKey, "", "wake")
+	})
+}
+
+// wakeParams are the params of wake and system-event. The struct is
+// unnamed so a decode error reads as it always has ("Go struct field
+// .text").
+type wakeParams = struct {
+	Mode       string `json:"mode"`
+	Text       string `json:"text"`
+	SessionKey string `json:"sessionKey"`
+	AgentID    string `json:"agentId"`
+}
+
+// setHeartbeatsParams are the params of set-heartbeats (unnamed, as
+// wakeParams).
+type setHeartbeatsParams = struct {
+	Enabled *bool `json:"enabled"`
+}
+
+// okResult is the answer of wake and system-event.
+type okResult struct {
+	OK bool `json:"ok"`
+}
+
+// setHeartbeatsResult is the answer of set-heartbeats.
+type setHeartbeatsResult struct {
+	Enabled bool `json:"enabled"`
+	OK      bool `json:"ok"`
 }
 
 // registerHeartbeatMethods adds wake, system-event, last-heartbeat and
 // set-heartbeats.
-func (s *System) registerHeartbeatMethods() {
-	s.srv.HandleFunc("wake", s.handleWake(""))
+func (w *Wing) registerHeartbeatMethods(srv *rpc.Server) {
+	srv.HandleFunc("wake", rpc.Typed(w.handleWake("")))
 	// system-event queues without waking: the next heartbeat (or message)
 	// sees it.
-	s.srv.HandleFunc("system-event", s.handleWake(cron.WakeNextHeartbeat))
-	s.srv.HandleFunc("last-heartbeat", func(ctx context.Context, req *rpc.Request) (any, error) {
-		s.beats.mu.Lock()
-		defer s.beats.mu.Unlock()
-		if s.beats.last == nil {
-			return nil, nil
-		}
-		return *s.beats.last, nil
-	})
-	s.srv.HandleFunc("set-heartbeats", func(ctx context.Context, req *rpc.Request) (any, error) {
-		var p struct {
-			Enabled *bool `json:"enabled"`
-		}
-		if err := req.Decode(&p); err != nil {
-			return nil, err
-		}
-		if p.Enabled == nil {
-			return nil, protocol.InvalidParams(req.Method, errors.New("enabled (boolean) is required"))
-		}
-		s.beats.mu.Lock()
-		s.beats.off = !*p.Enabled
-		s.beats.mu.Unlock()
-		s.log.Info("heartbeats switched", "enabled", *p.Enabled)
-		return map[string]any{"ok": true, "enabled": *p.Enabled}, nil
-	})
+	srv.HandleFunc("system-event", rpc.Typed(w.handleWake(cron.WakeNextHeartbeat)))
+	// last-heartbeat reads no params, so it takes any (rpc.Typed would
+	// refuse a non-object).
+	srv.HandleFunc("last-heartbeat", w.handleLastHeartbeat)
+	srv.HandleFunc("set-heartbeats", rpc.Typed(w.handleSetHeartbeats))
+}
+
+// handleLastHeartbeat answers the last heartbeat event, or nothing (an
+// absent payload, not a null one) before the first.
+func (w *Wing) handleLastHeartbeat(ctx context.Context, req *rpc.Request) (any, error) {
+	w.beats.mu.Lock()
+	defer w.beats.mu.Unlock()
+	if w.beats.last == nil {
+		return nil, nil
+	}
+	return *w.beats.last, nil
+}
+
+func (w *Wing) handleSetHeartbeats(ctx context.Context, req *rpc.Request, p setHeartbeatsParams) (setHeartbeatsResult, error) {
+	if p.Enabled == nil {
+		return setHeartbeatsResult{}, protocol.InvalidParams(req.Method, errors.New("enabled (boolean) is required"))
+	}
+	w.beats.mu.Lock()
+	w.beats.off = !*p.Enabled
+	w.beats.mu.Unlock()
+	w.log.Info("heartbeats switched", "enabled", *p.Enabled)
+	return setHeartbeatsResult{OK: true, Enabled: *p.Enabled}, nil
 }
 
 // handleWake serves wake (mode from the params) and system-event (mode
 // fixed).
-func (s *System) handleWake(fixedMode string) rpc.Handler {
-	return func(ctx context.Context, req *rpc.Request) (any, error) {
-		var p struct {
-			Mode       string `json:"mode"`
-			Text       string `json:"text"`
-			SessionKey string `json:"sessionKey"`
-			AgentID    string `json:"agentId"`
-		}
-		if err := req.Decode(&p); err != nil {
-			return nil, err
-		}
+func (w *Wing) handleWake(fixedMode string) func(context.Context, *rpc.Request, wakeParams) (okResult, error) {
+	return func(ctx context.Context, req *rpc.Request, p wakeParams) (okResult, error) {
 		if strings.TrimSpace(p.Text) == "" {
-			return nil, protocol.InvalidParams(req.Method, errors.New("text is required"))
+			return okResult{}, protocol.InvalidParams(req.Method, errors.New("text is required"))
 		}
 		if fixedMode != "" {
 			p.Mode = fixedMode
 		}
 		if p.Mode != cron.WakeNow && p.Mode != cron.WakeNextHeartbeat {
-			return nil, protocol.InvalidParams(req.Method, errors.New(`mode must be "now" or "next-heartbeat"`))
+			return okResult{}, protocol.InvalidParams(req.Method, errors.New(`mode must be "now" or "next-heartbeat"`))
 		}
-		agentID, err := s.agentFor(p.AgentID, p.SessionKey)
+		agentID, err := agentFor(w.cfg(), p.AgentID, p.SessionKey)
 		if err != nil {
-			return nil, protocol.InvalidParams(req.Method, err)
+			return okResult{}, protocol.InvalidParams(req.Method, err)
 		}
-		s.wake(agentID, p.SessionKey, p.Mode, p.Text)
-		return map[string]any{"ok": true}, nil
+		w.Wake(agentID, p.SessionKey, p.Mode, p.Text)
+		return okResult{OK: true}, nil
 	}
 }
 
 // agentFor picks the agent of a wake: the one named, the session's, or
 // the default.
-func (s *System) agentFor(agentID, sessionKey string) (string, error) {
-	cfg := s.current().snap.Config
+func agentFor(cfg *config.Config, agentID, sessionKey string) (string, error) {
 	if agentID == "" && strings.HasPrefix(sessionKey, "agent:") {
 		agentID, _, _ = strings.Cut(strings.TrimPrefix(sessionKey, "agent:"), ":")
 	}
