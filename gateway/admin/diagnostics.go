@@ -220,7 +220,7 @@ type memoryStatusParams struct {
 // full-text (SQLite FTS5) over the workspace's Markdown files: there are
 // no embeddings, so the embedding check is reported as not checked, with
 // the reason, and never as ready. index (ours) counts what is indexed.
-func (w *Wing) handleDoctorMemoryStatus(ctx context.Context, req *rpc.Request, p memoryStatusParams) (map[string]any, error) {
+func (w *Wing) handleDoctorMemoryStatus(ctx context.Context, req *rpc.Request, p memoryStatusParams) (*memoryStatus, error) {
 	cfg := w.opts.Config().Config
 	agent := cfg.DefaultAgentID()
 	if p.AgentID != nil {
@@ -229,15 +229,35 @@ func (w *Wing) handleDoctorMemoryStatus(ctx context.Context, req *rpc.Request, p
 			return nil, protocol.Errorf(protocol.CodeInvalidRequest, "unknown agent id %q", *p.AgentID)
 		}
 	}
-	out := map[string]any{
-		"agentId": agent, "provider": "fts5", "searchRuntimeRegistered": true,
-		"embedding": map[string]any{"ok": false, "checked": false,
-			"error": "memory search here is full-text (SQLite FTS5) over the workspace's Markdown files; it uses no embeddings"},
-	}
 	files, chunks, err := memory.IndexStats(ctx, w.opts.DB, agent)
 	if err != nil {
 		return nil, err
 	}
-	out["index"] = map[string]any{"files": files, "chunks": chunks}
-	return out, nil
+	return &memoryStatus{
+		AgentID: agent, Provider: "fts5", SearchRuntimeRegistered: true,
+		Embedding: memoryEmbedding{Error: "memory search here is full-text (SQLite FTS5) over the workspace's Markdown files; it uses no embeddings"},
+		Index:     memoryIndex{Files: files, Chunks: chunks},
+	}, nil
+}
+
+// memoryStatus is doctor.memory.status's answer in OpenClaw's shape, plus
+// index (ours).
+type memoryStatus struct {
+	AgentID                 string          `json:"agentId"`
+	Provider                string          `json:"provider"`
+	SearchRuntimeRegistered bool            `json:"searchRuntimeRegistered"`
+	Embedding               memoryEmbedding `json:"embedding"`
+	Index                   memoryIndex     `json:"index"`
+}
+
+// memoryEmbedding is never ok nor checked here: there are no embeddings.
+type memoryEmbedding struct {
+	OK      bool   `json:"ok"`
+	Checked bool   `json:"checked"`
+	Error   string `json:"error"`
+}
+
+type memoryIndex struct {
+	Files  int `json:"files"`
+	Chunks int `json:"chunks"`
 }
