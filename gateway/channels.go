@@ -40,7 +40,7 @@ func (s *System) wireChannels() {
 		OnStatus: func(channel, accountID string, st channels.Status) {
 			// Operators see a channel connect or fail as it happens.
 			s.log.Info("channel state", "channel", channel, "accountId", accountID, "state", st.State, "detail", st.Detail)
-			go s.srv.Broadcast(protocol.EventHealth, json.RawMessage(s.health.get(true)))
+			go s.srv.Broadcast(protocol.EventHealth, json.RawMessage(s.admin.Health(true)))
 		},
 		OnPairing: func(r channels.PairingRequest, resolved string) {
 			// The code stays out of the event: it is the stranger's

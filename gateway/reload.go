@@ -57,7 +57,7 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 		n := s.srv.DisconnectSharedSecret("gateway credentials changed")
 		s.log.Info("gateway credentials changed; disconnected shared-secret clients", "count", n)
 	}
-	s.reloadApplied()
+	s.admin.ReloadApplied()
 	s.log.Info("config reloaded", "path", snap.Path, "hash", snap.Hash)
 	s.srv.Broadcast(protocol.EventConfigChanged, map[string]any{
 		"path": snap.Path, "hash": snap.Hash, "ts": time.Now().UnixMilli(), "restartRequired": nonNilStrings(restart),

@@ -27,6 +27,7 @@ import (
 	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/gateway/admin"
 	"github.com/openclaw-go/openclaw/gateway/automation"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/cron"
@@ -125,14 +126,10 @@ type System struct {
 	policy    *policyAdapter
 	approvals *tools.Approvals
 	audit     *tools.SQLAudit
-	identity  Identity
-	health    *healthCache
-	reload    reloadState
-	stability stabilityRing // diagnostics.stability's events
+	admin     *admin.Wing // health, status, presence, config.*, diagnostics
 	addr      net.Addr
 	parts     []part // built in order; see part.go
 	state     atomic.Pointer[live]
-	configMu  sync.Mutex    // serialises config writes
 	restartCh chan struct{} // config.apply asks for a restart here
 	// bg lives as long as the gateway serves: work started by a request
 	// that outlives it (a wake's heartbeat turn) runs under it.
@@ -411,16 +408,12 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		return err
 	}
 	s.state.Store(first)
-	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations(), memory.Migrations(), channels.Migrations(), nodes.Migrations(), cron.Migrations())
+	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), admin.Migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations(), memory.Migrations(), channels.Migrations(), nodes.Migrations(), cron.Migrations())
 	if err != nil {
 		return err
 	}
 	s.store, s.storePath = st, st.Path
 	defer st.Close()
-	if s.identity, err = loadIdentity(ctx, st.DB); err != nil {
-		return err
-	}
-	s.health = &healthCache{build: s.buildHealth, ttl: healthTTL, state: s.sessionsState}
 	s.srv = rpc.NewServer(rpc.Options{
 		Logger: s.log.With("component", "rpc"), Version: s.version,
 		Auth:  func() rpc.AuthConfig { return s.current().auth },
@@ -428,12 +421,12 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		OnConnect: func(c *rpc.Conn) {
 			s.log.Info("client connected", "conn", c.ID(), "client", c.Client().ID, "mode", c.Client().Mode, "role", c.Role(), "remote", c.RemoteIP())
 			s.nodeConnected(c)
-			s.srv.Broadcast(protocol.EventPresence, map[string]any{"presence": s.presence()})
+			s.srv.Broadcast(protocol.EventPresence, map[string]any{"presence": s.admin.Presence()})
 		},
 		OnDisconnect: func(c *rpc.Conn) {
 			s.log.Debug("client disconnected", "conn", c.ID())
 			s.nodeDisconnected(c)
-			s.srv.Broadcast(protocol.EventPresence, map[string]any{"presence": s.presence()})
+			s.srv.Broadcast(protocol.EventPresence, map[string]any{"presence": s.admin.Presence()})
 		},
 	})
 	s.devices = devices.New(st.DB, s.log.With("component", "devices"), func() devices.Policy { return s.current().pairing }, s.srv)
@@ -464,7 +457,9 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	}()
 	defer s.closeSQL()
 	s.agents.Register(s.srv)
-	s.registerMethods()
+	if err := s.buildAdmin(ctx); err != nil {
+		return err
+	}
 	s.wireNodes()
 	s.wireChannels()
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
@@ -548,12 +543,11 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	if snap.Config.Gateway.Reload.Mode != "off" {
-		w := &config.Watcher{Path: snap.Path, Options: s.loadOptions(), Logger: s.log, Apply: s.applyConfig, Current: snap, Outcome: s.reloadOutcome}
-		s.reload.watching.Store(true)
+		w := &config.Watcher{Path: snap.Path, Options: s.loadOptions(), Logger: s.log, Apply: s.applyConfig, Current: snap, Outcome: s.admin.ReloadOutcome}
+		s.admin.SetWatching(true)
 		go func() {
 			if err := w.Run(watchCtx); err != nil {
-				s.reload.watching.Store(false)
-				s.health.invalidate()
+				s.admin.SetWatching(false)
 				s.log.Error("config watcher could not start; edits apply after a restart", "err", err)
 			}
 		}()
@@ -597,9 +591,9 @@ func (s *System) helloSnapshot(c *rpc.Conn) protocol.Snapshot {
 		mainKey = "global" // one session for everyone, as OpenClaw names it
 	}
 	return protocol.Snapshot{
-		Presence:          s.presence(),
-		Health:            s.health.get(false),
-		StateVersion:      protocol.StateVersion{Presence: 1, Health: s.health.version.Load()},
+		Presence:          s.admin.Presence(),
+		Health:            s.admin.Health(false),
+		StateVersion:      protocol.StateVersion{Presence: 1, Health: s.admin.HealthVersion()},
 		UptimeMs:          time.Since(s.started).Milliseconds(),
 		AppliedConfigHash: l.snap.Hash,
 		ConfigPath:        l.snap.Path,

@@ -1,10 +1,8 @@
-package gateway
+package config
 
 import (
 	"bytes"
 	"testing"
-
-	"github.com/openclaw-go/openclaw/gateway/config"
 )
 
 // tools.web.fetch.headers values are secrets whatever their names: the
@@ -12,13 +10,13 @@ import (
 // restores them instead of sending the placeholder as a header.
 func TestRawConfigHidesWebFetchHeaders(t *testing.T) {
 	raw := []byte(`{tools: {web: {fetch: {userAgent: "ua/1", headers: {"X-Gw-Auth": "hunter2-secret", Plain: "staging-route"}}}}}`)
-	tree, err := config.ParseObject(raw)
+	tree, err := ParseObject(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	shown, err := redactRaw(raw, tree)
+	shown, err := RedactRaw(raw, tree)
 	if err != nil {
-		t.Fatalf("redactRaw: %v", err)
+		t.Fatalf("RedactRaw: %v", err)
 	}
 	for _, secret := range []string{"hunter2-secret", "staging-route"} {
 		if bytes.Contains(shown, []byte(secret)) {
@@ -28,11 +26,11 @@ func TestRawConfigHidesWebFetchHeaders(t *testing.T) {
 	if !bytes.Contains(shown, []byte("ua/1")) {
 		t.Errorf("redacted text lost a plain value: %s", shown)
 	}
-	back, unrestored := restoreRedacted(shown, raw, tree)
+	back, unrestored := RestoreRedacted(shown, raw, tree)
 	if len(unrestored) > 0 {
 		t.Fatalf("unrestored %v", unrestored)
 	}
-	got, err := config.ParseObject(back)
+	got, err := ParseObject(back)
 	if err != nil {
 		t.Fatal(err)
 	}

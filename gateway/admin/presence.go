@@ -1,4 +1,4 @@
-package gateway
+package admin
 
 import (
 	"fmt"
@@ -10,21 +10,34 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 )
 
-// presence lists the gateway itself and every connected client.
-func (s *System) presence() []protocol.PresenceEntry {
+// Presence lists the gateway itself and every connected client, as
+// system-presence, hello-ok and the presence event carry it. Before
+// Register it lists the gateway alone.
+func (w *Wing) Presence() []protocol.PresenceEntry {
 	host, _ := os.Hostname()
 	self := protocol.PresenceEntry{
-		Host: host, IP: s.listenHost(), Version: s.version, Platform: runtime.GOOS + " " + runtime.GOARCH,
-		Mode: "gateway", Reason: "self", InstanceID: s.srv.BootID(), Ts: s.started.UnixMilli(),
+		Host: host, IP: w.listenHost(), Version: w.opts.Version, Platform: runtime.GOOS + " " + runtime.GOARCH,
+		Mode: "gateway", Reason: "self", Ts: w.opts.Started.UnixMilli(),
 	}
-	self.Text = fmt.Sprintf("Gateway: %s (%s) · app %s · mode gateway · reason self", host, self.IP, s.version)
+	self.Text = fmt.Sprintf("Gateway: %s (%s) · app %s · mode gateway · reason self", host, self.IP, w.opts.Version)
+	if w.bus == nil {
+		return []protocol.PresenceEntry{self}
+	}
+	self.InstanceID = w.bus.BootID()
 	out := []protocol.PresenceEntry{self}
-	conns := s.srv.Conns()
+	conns := w.bus.Conns()
 	sort.Slice(conns, func(i, j int) bool { return conns[i].ConnectedAt().Before(conns[j].ConnectedAt()) })
 	for _, c := range conns {
 		out = append(out, connPresence(c))
 	}
 	return out
+}
+
+func (w *Wing) listenHost() string {
+	if w.opts.ListenHost == nil {
+		return ""
+	}
+	return w.opts.ListenHost()
 }
 
 func connPresence(c *rpc.Conn) protocol.PresenceEntry {

@@ -1,4 +1,4 @@
-package gateway
+package admin
 
 import (
 	"context"
@@ -54,31 +54,27 @@ func (r *stabilityRing) add(rec stabilityRecord) {
 }
 
 // sampleMemory records the process's memory as a diagnostic.memory.sample.
-func (s *System) sampleMemory() {
+func (w *Wing) sampleMemory() {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	mem := processMemory(ms.HeapAlloc, ms.HeapSys)
-	s.stability.add(stabilityRecord{Ts: time.Now().UnixMilli(), Type: "diagnostic.memory.sample", Memory: mem})
+	w.stability.add(stabilityRecord{Ts: time.Now().UnixMilli(), Type: "diagnostic.memory.sample", Memory: mem})
 }
 
-// sampleMemoryLoop samples at once and then every memorySampleEvery until
-// the gateway stops.
-func (s *System) sampleMemoryLoop() {
-	s.bgWG.Add(1)
-	go func() {
-		defer s.bgWG.Done()
-		s.sampleMemory()
-		t := time.NewTicker(memorySampleEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-s.bg.Done():
-				return
-			case <-t.C:
-				s.sampleMemory()
-			}
+// SampleMemory samples at once and then every memorySampleEvery until ctx
+// ends; the root runs it for as long as the gateway serves.
+func (w *Wing) SampleMemory(ctx context.Context) {
+	w.sampleMemory()
+	t := time.NewTicker(memorySampleEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			w.sampleMemory()
 		}
-	}()
+	}
 }
 
 // stabilityQuery is diagnostics.stability's params, checked as OpenClaw
@@ -200,17 +196,23 @@ func (r *stabilityRing) snapshot(q stabilityQuery) map[string]any {
 	return out
 }
 
-// registerDiagnostics serves diagnostics.stability and
-// doctor.memory.status, both operator.read as in OpenClaw.
-func (s *System) registerDiagnostics() {
-	s.srv.Handle("diagnostics.stability", rpc.Route{Scope: protocol.ScopeRead, Inline: true, Handler: func(ctx context.Context, req *rpc.Request) (any, error) {
-		q, err := parseStabilityQuery(req.Params)
-		if err != nil {
-			return nil, protocol.Errorf(protocol.CodeInvalidRequest, "%v", err)
-		}
-		return s.stability.snapshot(q), nil
-	}})
-	s.srv.Handle("doctor.memory.status", rpc.Route{Scope: protocol.ScopeRead, Handler: s.handleDoctorMemoryStatus})
+// handleStability serves diagnostics.stability (operator.read, as
+// doctor.memory.status, as in OpenClaw). Its params are checked by hand:
+// OpenClaw takes numbers as digit strings too.
+func (w *Wing) handleStability(ctx context.Context, req *rpc.Request) (any, error) {
+	q, err := parseStabilityQuery(req.Params)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "%v", err)
+	}
+	return w.stability.snapshot(q), nil
+}
+
+// memoryStatusParams are doctor.memory.status's params. Probe and deep
+// change nothing here: there is no embedding provider to probe.
+type memoryStatusParams struct {
+	AgentID *string `json:"agentId"` // default: the default agent
+	Probe   bool    `json:"probe"`
+	Deep    bool    `json:"deep"`
 }
 
 // handleDoctorMemoryStatus answers in OpenClaw's shape for the agent asked
@@ -218,16 +220,8 @@ func (s *System) registerDiagnostics() {
 // full-text (SQLite FTS5) over the workspace's Markdown files: there are
 // no embeddings, so the embedding check is reported as not checked, with
 // the reason, and never as ready. index (ours) counts what is indexed.
-func (s *System) handleDoctorMemoryStatus(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		AgentID *string `json:"agentId"`
-		Probe   bool    `json:"probe"`
-		Deep    bool    `json:"deep"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
-	cfg := s.current().snap.Config
+func (w *Wing) handleDoctorMemoryStatus(ctx context.Context, req *rpc.Request, p memoryStatusParams) (*memoryStatus, error) {
+	cfg := w.opts.Config().Config
 	agent := cfg.DefaultAgentID()
 	if p.AgentID != nil {
 		agent = strings.ToLower(strings.TrimSpace(*p.AgentID))
@@ -235,15 +229,35 @@ func (s *System) handleDoctorMemoryStatus(ctx context.Context, req *rpc.Request)
 			return nil, protocol.Errorf(protocol.CodeInvalidRequest, "unknown agent id %q", *p.AgentID)
 		}
 	}
-	out := map[string]any{
-		"agentId": agent, "provider": "fts5", "searchRuntimeRegistered": true,
-		"embedding": map[string]any{"ok": false, "checked": false,
-			"error": "memory search here is full-text (SQLite FTS5) over the workspace's Markdown files; it uses no embeddings"},
-	}
-	files, chunks, err := memory.IndexStats(ctx, s.store.DB, agent)
+	files, chunks, err := memory.IndexStats(ctx, w.opts.DB, agent)
 	if err != nil {
 		return nil, err
 	}
-	out["index"] = map[string]any{"files": files, "chunks": chunks}
-	return out, nil
+	return &memoryStatus{
+		AgentID: agent, Provider: "fts5", SearchRuntimeRegistered: true,
+		Embedding: memoryEmbedding{Error: "memory search here is full-text (SQLite FTS5) over the workspace's Markdown files; it uses no embeddings"},
+		Index:     memoryIndex{Files: files, Chunks: chunks},
+	}, nil
+}
+
+// memoryStatus is doctor.memory.status's answer in OpenClaw's shape, plus
+// index (ours).
+type memoryStatus struct {
+	AgentID                 string          `json:"agentId"`
+	Provider                string          `json:"provider"`
+	SearchRuntimeRegistered bool            `json:"searchRuntimeRegistered"`
+	Embedding               memoryEmbedding `json:"embedding"`
+	Index                   memoryIndex     `json:"index"`
+}
+
+// memoryEmbedding is never ok nor checked here: there are no embeddings.
+type memoryEmbedding struct {
+	OK      bool   `json:"ok"`
+	Checked bool   `json:"checked"`
+	Error   string `json:"error"`
+}
+
+type memoryIndex struct {
+	Files  int `json:"files"`
+	Chunks int `json:"chunks"`
 }

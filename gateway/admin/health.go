@@ -1,4 +1,4 @@
-package gateway
+package admin
 
 import (
 	"context"
@@ -57,11 +57,8 @@ func (h *healthCache) get(probe bool) json.RawMessage {
 
 // sessionsState is healthCache.state: how many sessions there are and
 // when the newest changed.
-func (s *System) sessionsState() string {
-	if s.sessions == nil {
-		return "" // not open yet
-	}
-	list, total, err := s.sessions.List(context.Background(), sessions.ListFilter{IncludeGlobal: true, IncludeUnknown: true, Limit: 1})
+func (w *Wing) sessionsState() string {
+	list, total, err := w.opts.Sessions.List(context.Background(), sessions.ListFilter{IncludeGlobal: true, IncludeUnknown: true, Limit: 1})
 	if err != nil {
 		return "" // the build logs it
 	}
@@ -83,13 +80,12 @@ func (h *healthCache) invalidate() {
 // buildHealth assembles the health snapshot from the running state: the
 // channel manager's accounts, the session store's counts, the reload
 // watcher.
-func (s *System) buildHealth() map[string]any {
+func (w *Wing) buildHealth() map[string]any {
 	ctx := context.Background()
 	now := time.Now()
-	cfg := s.current()
+	snap := w.opts.Config()
 	channelsByName, order, labels := map[string]any{}, []string{}, map[string]string{}
-	if s.channels != nil {
-		st := s.channels.Status()
+	if st := w.channelStatus(); st != nil {
 		order, _ = st["channelOrder"].([]string)
 		labels, _ = st["channelLabels"].(map[string]string)
 		accounts, _ := st["channelAccounts"].(map[string][]map[string]any)
@@ -102,40 +98,40 @@ func (s *System) buildHealth() map[string]any {
 		"ok":               true,
 		"ts":               now.UnixMilli(),
 		"plugins":          map[string]any{"loaded": []string{}, "errors": []any{}, "unavailable": []any{}},
-		"configReload":     s.configReload(cfg),
+		"configReload":     w.configReload(snap),
 		"channels":         channelsByName,
 		"channelOrder":     order,
 		"channelLabels":    labels,
-		"heartbeatSeconds": heartbeatSeconds(cfg.snap.Config),
-		"defaultAgentId":   cfg.snap.Config.DefaultAgentID(),
-		"agents":           s.healthAgents(ctx, cfg.snap.Config, now),
+		"heartbeatSeconds": heartbeatSeconds(snap.Config),
+		"defaultAgentId":   snap.Config.DefaultAgentID(),
+		"agents":           w.healthAgents(ctx, snap.Config, now),
 		"modelRuntime":     map[string]any{"degraded": false, "pendingAgents": []any{}},
 		"process":          processVitals(),
 	}
 	// A store that cannot be read leaves the figure out rather than
 	// reporting a count nobody measured.
-	if all, err := s.sessionFigures(ctx, ""); err != nil {
-		s.log.Warn("health: sessions not counted", "err", err)
+	if all, err := w.sessionFigures(ctx, ""); err != nil {
+		w.log.Warn("health: sessions not counted", "err", err)
 	} else {
-		out["sessions"] = s.healthSessions(all, now)
+		out["sessions"] = w.healthSessions(all, now)
 	}
 	return out
 }
 
 // healthAgents lists the agents with their heartbeat settings and
 // sessions.
-func (s *System) healthAgents(ctx context.Context, cfg *config.Config, now time.Time) []any {
+func (w *Wing) healthAgents(ctx context.Context, cfg *config.Config, now time.Time) []any {
 	def := cfg.DefaultAgentID()
 	var out []any
 	for _, id := range cfg.AgentIDs() {
-		row := map[string]any{"agentId": id, "isDefault": id == def, "heartbeat": heartbeatSummary(cfg, id)}
+		row := map[string]any{"agentId": id, "isDefault": id == def, "heartbeat": w.heartbeatSummary(cfg, id)}
 		if e, _ := cfg.Agent(id); e.Name != "" {
 			row["name"] = e.Name
 		}
-		if st, err := s.sessionFigures(ctx, id); err != nil {
-			s.log.Warn("health: sessions not counted", "agent", id, "err", err)
+		if st, err := w.sessionFigures(ctx, id); err != nil {
+			w.log.Warn("health: sessions not counted", "agent", id, "err", err)
 		} else {
-			row["sessions"] = s.healthSessions(st, now)
+			row["sessions"] = w.healthSessions(st, now)
 		}
 		out = append(out, row)
 	}
@@ -144,19 +140,19 @@ func (s *System) healthAgents(ctx context.Context, cfg *config.Config, now time.
 
 // heartbeatSummary is an agent's heartbeat as health and status report
 // it.
-func heartbeatSummary(cfg *config.Config, agentID string) map[string]any {
+func (w *Wing) heartbeatSummary(cfg *config.Config, agentID string) map[string]any {
 	hb := cfg.HeartbeatFor(agentID)
 	every, _ := hb.Interval()
 	prompt := hb.Prompt
 	if prompt == "" {
-		prompt = defaultHeartbeatPrompt
+		prompt = w.opts.Heartbeat.Prompt
 	}
 	target := hb.Target
 	if target == "" {
 		target = "none"
 	}
 	out := map[string]any{"agentId": agentID, "enabled": every > 0, "every": hb.Every, "everyMs": every.Milliseconds(),
-		"prompt": prompt, "target": target, "ackMaxChars": heartbeatAckMaxChars}
+		"prompt": prompt, "target": target, "ackMaxChars": w.opts.Heartbeat.AckMaxChars}
 	if every <= 0 {
 		out["every"], out["everyMs"] = "disabled", nil
 	}
@@ -179,14 +175,30 @@ func processVitals() map[string]any {
 	}
 }
 
-func (s *System) handleHealth(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		Probe bool `json:"probe"`
+// healthParams are health's params.
+type healthParams struct {
+	// Probe rebuilds the snapshot rather than serve the cached one.
+	Probe bool `json:"probe"`
+}
+
+func (w *Wing) handleHealth(ctx context.Context, req *rpc.Request, p healthParams) (json.RawMessage, error) {
+	return w.health.get(p.Probe), nil
+}
+
+// Health is the health snapshot as the health method answers it (probe
+// rebuilds it), for hello-ok and the health event.
+func (w *Wing) Health(probe bool) json.RawMessage { return w.health.get(probe) }
+
+// HealthVersion counts the health snapshots built, hello-ok's
+// stateVersion.health.
+func (w *Wing) HealthVersion() int64 { return w.health.version.Load() }
+
+// channelStatus is the channel manager's status, or nil without one.
+func (w *Wing) channelStatus() map[string]any {
+	if w.opts.ChannelStatus == nil {
+		return nil
 	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
-	return s.health.get(p.Probe), nil
+	return w.opts.ChannelStatus()
 }
 
 // healthChannel is one channel of the health snapshot in OpenClaw's

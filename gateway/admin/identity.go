@@ -1,4 +1,4 @@
-package gateway
+package admin
 
 import (
 	"context"
@@ -17,7 +17,9 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-func migrations() store.Migrations {
+// Migrations are the tables the wing owns: the gateway's identity. They
+// keep the component name "gateway" they were first applied under.
+func Migrations() store.Migrations {
 	return store.FromDir("gateway", migrationFiles, "migrations")
 }
 

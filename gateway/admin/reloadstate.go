@@ -1,4 +1,4 @@
-package gateway
+package admin
 
 import (
 	"errors"
@@ -22,24 +22,33 @@ type reloadState struct {
 	failErr string
 }
 
-// reloadOutcome records how the watcher's last reload ended.
-func (s *System) reloadOutcome(err error) {
+// ReloadOutcome records how the config watcher's last reload ended (the
+// watcher's Outcome).
+func (w *Wing) ReloadOutcome(err error) {
 	if err == nil {
-		s.reloadApplied()
+		w.ReloadApplied()
 		return
 	}
-	s.reload.mu.Lock()
-	s.reload.failAt, s.reload.failErr = time.Now(), reloadFailureText(err)
-	s.reload.mu.Unlock()
-	s.health.invalidate()
+	w.reload.mu.Lock()
+	w.reload.failAt, w.reload.failErr = time.Now(), reloadFailureText(err)
+	w.reload.mu.Unlock()
+	w.health.invalidate()
 }
 
-// reloadApplied clears a recorded failure: the running config is the file's again.
-func (s *System) reloadApplied() {
-	s.reload.mu.Lock()
-	s.reload.failAt, s.reload.failErr = time.Time{}, ""
-	s.reload.mu.Unlock()
-	s.health.invalidate()
+// ReloadApplied clears a recorded failure: the running config is the
+// file's again.
+func (w *Wing) ReloadApplied() {
+	w.reload.mu.Lock()
+	w.reload.failAt, w.reload.failErr = time.Time{}, ""
+	w.reload.mu.Unlock()
+	w.health.invalidate()
+}
+
+// SetWatching records whether the config watcher runs: health reports
+// hot reload "active" only while it does.
+func (w *Wing) SetWatching(on bool) {
+	w.reload.watching.Store(on)
+	w.health.invalidate()
 }
 
 // reloadFailureText says why a reload failed without quoting the file:
@@ -74,19 +83,19 @@ func reloadFailureText(err error) string {
 // ("active" while edits to the file are watched, else "disabled"), and ours:
 // the reload mode when it is off, and lastFailure while the running config
 // is not the file's because its last edit did not load.
-func (s *System) configReload(l *live) map[string]any {
+func (w *Wing) configReload(snap *config.Snapshot) map[string]any {
 	status := "active"
 	out := map[string]any{}
-	if l.reloadStatus == "off" {
+	if snap.Config.Gateway.Reload.Mode == "off" {
 		status, out["mode"] = "disabled", "off"
-	} else if !s.reload.watching.Load() {
+	} else if !w.reload.watching.Load() {
 		status = "disabled"
 	}
 	out["hotReloadStatus"] = status
-	s.reload.mu.Lock()
-	defer s.reload.mu.Unlock()
-	if s.reload.failErr != "" {
-		out["lastFailure"] = map[string]any{"at": s.reload.failAt.UnixMilli(), "error": s.reload.failErr}
+	w.reload.mu.Lock()
+	defer w.reload.mu.Unlock()
+	if w.reload.failErr != "" {
+		out["lastFailure"] = map[string]any{"at": w.reload.failAt.UnixMilli(), "error": w.reload.failErr}
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package gateway
+package admin
 
 import (
 	"cmp"
@@ -25,8 +25,8 @@ type storedSessions struct {
 }
 
 // sessionFigures reads the store: all sessions, or one agent's.
-func (s *System) sessionFigures(ctx context.Context, agentID string) (storedSessions, error) {
-	list, total, err := s.sessions.List(ctx, sessions.ListFilter{
+func (w *Wing) sessionFigures(ctx context.Context, agentID string) (storedSessions, error) {
+	list, total, err := w.opts.Sessions.List(ctx, sessions.ListFilter{
 		AgentID: agentID, IncludeGlobal: true, IncludeUnknown: true, Limit: recentSessions,
 	})
 	if err != nil {
@@ -37,14 +37,14 @@ func (s *System) sessionFigures(ctx context.Context, agentID string) (storedSess
 
 // healthSessions is one HealthSessionSummary: path, count and the recent
 // keys with their age.
-func (s *System) healthSessions(st storedSessions, now time.Time) map[string]any {
+func (w *Wing) healthSessions(st storedSessions, now time.Time) map[string]any {
 	recent := make([]any, 0, len(st.recent))
 	for _, sess := range st.recent {
 		recent = append(recent, map[string]any{
 			"key": sess.Key, "updatedAt": sess.UpdatedAt.UnixMilli(), "age": max(now.Sub(sess.UpdatedAt).Milliseconds(), 0),
 		})
 	}
-	return map[string]any{"path": s.storePath, "count": st.count, "recent": recent}
+	return map[string]any{"path": w.opts.StorePath, "count": st.count, "recent": recent}
 }
 
 // statusSessionRow is one recent session as OpenClaw's status lists it
@@ -75,12 +75,12 @@ func nilIfBlank(s string) any {
 // channelSummaryLines is OpenClaw's status channelSummary: per configured
 // channel a "<Label>: <state>" line, then one "  - <account> (details)"
 // line per account.
-func (s *System) channelSummaryLines() []string {
+func (w *Wing) channelSummaryLines() []string {
 	lines := []string{}
-	if s.channels == nil {
+	st := w.channelStatus()
+	if st == nil {
 		return lines
 	}
-	st := s.channels.Status()
 	order, _ := st["channelOrder"].([]string)
 	labels, _ := st["channelLabels"].(map[string]string)
 	accounts, _ := st["channelAccounts"].(map[string][]map[string]any)

@@ -1,4 +1,4 @@
-package gateway
+package admin
 
 import (
 	"context"
@@ -13,46 +13,28 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 )
 
-// registerMethods adds the gateway's own methods. Methods of later parts
-// (agents, channels, nodes, cron) answer "unknown method" until they land.
-func (s *System) registerMethods() {
-	// health answers any authenticated connection, nodes included. These
-	// reads never block, so they run inline on the connection's reader.
-	s.srv.Handle("health", rpc.Route{Scope: protocol.ScopeNone, Inline: true, Handler: s.handleHealth})
-	read := func(method string, h rpc.Handler) {
-		s.srv.Handle(method, rpc.Route{Scope: protocol.ScopeRead, Inline: true, Handler: h})
-	}
-	read("status", s.handleStatus)
-	read("system-presence", func(ctx context.Context, req *rpc.Request) (any, error) {
-		return s.presence(), nil
-	})
-	read("gateway.identity.get", func(ctx context.Context, req *rpc.Request) (any, error) {
-		return s.identity, nil
-	})
-	s.srv.HandleFunc("logs.tail", s.handleLogsTail)
-	s.registerConfigMethods()
-	s.registerDiagnostics()
-}
-
-func (s *System) handleLogsTail(ctx context.Context, req *rpc.Request) (any, error) {
-	var p logtail.Params
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
-	if err := p.Validate(); err != nil {
-		return nil, protocol.InvalidParams(req.Method, err)
-	}
-	return logtail.Tail(s.logFile, p)
+// handleLogsTail serves logs.tail over the gateway's log file.
+func (w *Wing) handleLogsTail(ctx context.Context, req *rpc.Request, p logtail.Params) (*logtail.Result, error) {
+	return logtail.Tail(w.opts.LogFile, p)
 }
 
 // statusHeartbeat is status.heartbeat: every agent's heartbeat.
-func statusHeartbeat(cfg *config.Config) map[string]any {
+func (w *Wing) statusHeartbeat(cfg *config.Config) map[string]any {
 	var agents []any
 	for _, id := range cfg.AgentIDs() {
-		h := heartbeatSummary(cfg, id)
+		h := w.heartbeatSummary(cfg, id)
 		agents = append(agents, map[string]any{"agentId": id, "enabled": h["enabled"], "every": h["every"], "everyMs": h["everyMs"]})
 	}
 	return map[string]any{"defaultAgentId": cfg.DefaultAgentID(), "agents": agents}
+}
+
+// statusParams are status's params.
+type statusParams struct {
+	// IncludeChannelSummary leaves channelSummary empty when false.
+	// Default true.
+	IncludeChannelSummary *bool `json:"includeChannelSummary"`
+	// IncludeCliProjection adds the cliProjection OpenClaw's CLI reads.
+	IncludeCliProjection bool `json:"includeCliProjection"`
 }
 
 // handleStatus answers in the shape of OpenClaw's status summary (the
@@ -61,23 +43,16 @@ func statusHeartbeat(cfg *config.Config) map[string]any {
 // figure read from the running state, plus this gateway's own process
 // figures. As in OpenClaw, session details (paths, recent rows, the
 // default model) are shown to admins only.
-func (s *System) handleStatus(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		IncludeChannelSummary *bool `json:"includeChannelSummary"`
-		IncludeCliProjection  bool  `json:"includeCliProjection"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
-	l := s.current()
-	cfg := l.snap.Config
+func (w *Wing) handleStatus(ctx context.Context, req *rpc.Request, p statusParams) (map[string]any, error) {
+	snap := w.opts.Config()
+	cfg := snap.Config
 	now := time.Now()
 	admin := req.Conn.Has(protocol.ScopeAdmin)
 	storePath, paths := "[redacted]", []string{}
 	if admin {
-		storePath, paths = s.storePath, []string{s.storePath}
+		storePath, paths = w.opts.StorePath, []string{w.opts.StorePath}
 	}
-	all, err := s.sessionFigures(ctx, "")
+	all, err := w.sessionFigures(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +68,7 @@ func (s *System) handleStatus(ctx context.Context, req *rpc.Request) (any, error
 	}
 	byAgent := []any{}
 	for _, id := range cfg.AgentIDs() {
-		st, err := s.sessionFigures(ctx, id)
+		st, err := w.sessionFigures(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -105,15 +80,15 @@ func (s *System) handleStatus(ctx context.Context, req *rpc.Request) (any, error
 	}
 	channelSummary := []string{}
 	if p.IncludeChannelSummary == nil || *p.IncludeChannelSummary {
-		channelSummary = s.channelSummaryLines()
+		channelSummary = w.channelSummaryLines()
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	zeroStatus := map[string]int{"queued": 0, "running": 0, "succeeded": 0, "failed": 0, "timed_out": 0, "cancelled": 0, "lost": 0}
 	zeroRuntime := map[string]int{"subagent": 0, "acp": 0, "cli": 0, "cron": 0}
 	out := map[string]any{
-		"runtimeVersion":       s.version,
-		"heartbeat":            statusHeartbeat(cfg),
+		"runtimeVersion":       w.opts.Version,
+		"heartbeat":            w.statusHeartbeat(cfg),
 		"channelSummary":       channelSummary,
 		"queuedSystemEvents":   []any{},
 		"degradedSecretOwners": []any{},
@@ -128,8 +103,8 @@ func (s *System) handleStatus(ctx context.Context, req *rpc.Request) (any, error
 		"pid":           os.Getpid(),
 		"processMemory": processMemory(ms.HeapAlloc, ms.HeapSys),
 		"gateway": map[string]any{
-			"version": s.version, "pid": os.Getpid(), "uptimeMs": time.Since(s.started).Milliseconds(),
-			"bootId": s.srv.BootID(), "authMode": l.auth.Mode, "connections": len(s.srv.Conns()),
+			"version": w.opts.Version, "pid": os.Getpid(), "uptimeMs": time.Since(w.opts.Started).Milliseconds(),
+			"bootId": w.bus.BootID(), "authMode": w.opts.AuthMode(), "connections": len(w.bus.Conns()),
 			"runtime": runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH, "process": processVitals(),
 		},
 	}
@@ -153,7 +128,7 @@ func (s *System) handleStatus(ctx context.Context, req *rpc.Request) (any, error
 		}
 	}
 	if admin {
-		out["configPath"], out["stateDir"], out["logFile"] = l.snap.Path, s.opts.StateDir, s.logFile
+		out["configPath"], out["stateDir"], out["logFile"] = snap.Path, w.opts.StateDir, w.opts.LogFile
 	}
 	return out, nil
 }
