@@ -1,6 +1,7 @@
-package gateway
+package toolhost
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,15 +19,14 @@ import (
 
 // registerToolMethods serves tools.catalog, tools.effective, tools.invoke
 // and tools.explain (ours: which layer decided each tool, and why).
-func (s *System) registerToolMethods() {
-	s.srv.HandleFunc("tools.catalog", s.handleToolsCatalog)
-	s.srv.HandleFunc("tools.effective", s.handleToolsEffective)
-	s.srv.HandleFunc("tools.invoke", s.handleToolsInvoke)
-	s.srv.Handle("tools.explain", rpc.Route{Scope: protocol.ScopeRead, Handler: s.handleToolsExplain})
+func (h *Host) registerToolMethods(srv *rpc.Server) {
+	srv.HandleFunc("tools.catalog", rpc.Typed(h.handleToolsCatalog))
+	srv.HandleFunc("tools.effective", rpc.Typed(h.handleToolsEffective))
+	srv.HandleFunc("tools.invoke", rpc.Typed(h.handleToolsInvoke))
+	srv.Handle("tools.explain", rpc.Route{Scope: protocol.ScopeRead, Handler: rpc.Typed(h.handleToolsExplain)})
 	// tools.schemas (ours) lists the caller's allowed tools with their
 	// JSON schemas: what `openclaw mcp serve` offers MCP clients.
-	s.srv.Handle("tools.schemas", rpc.Route{Scope: protocol.ScopeRead, Handler: s.handleToolsSchemas})
-	s.srv.Handle("skills.status", rpc.Route{Scope: protocol.ScopeRead, Handler: s.handleSkillsStatus})
+	srv.Handle("tools.schemas", rpc.Route{Scope: protocol.ScopeRead, Handler: rpc.Typed(h.handleToolsSchemas)})
 }
 
 // callerParams select whose view of the tools to show.
@@ -40,8 +40,8 @@ type callerParams struct {
 
 // who builds the caller a view is for: the session's agent (or the named
 // one) with its primary model unless a provider is given.
-func (s *System) who(p callerParams) (tools.Who, error) {
-	cfg := s.current().snap.Config
+func (h *Host) who(p callerParams) (tools.Who, error) {
+	cfg := h.cfg()
 	agent := strings.ToLower(p.AgentID)
 	if p.SessionKey != "" {
 		k, err := sessions.Parse(p.SessionKey)
@@ -70,12 +70,8 @@ func (s *System) who(p callerParams) (tools.Who, error) {
 	return w, nil
 }
 
-func (s *System) handleToolsCatalog(ctx context.Context, req *rpc.Request) (any, error) {
-	var p callerParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
-	who, err := s.who(p)
+func (h *Host) handleToolsCatalog(ctx context.Context, req *rpc.Request, p callerParams) (any, error) {
+	who, err := h.who(p)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +80,7 @@ func (s *System) handleToolsCatalog(ctx context.Context, req *rpc.Request) (any,
 		profiles = append(profiles, map[string]any{"id": name, "label": strings.ToUpper(name[:1]) + name[1:]})
 	}
 	groups := map[string][]any{}
-	for _, spec := range s.tools.Registry.Specs() {
+	for _, spec := range h.runner.Registry.Specs() {
 		g := "core"
 		if len(spec.Groups) > 0 {
 			g = spec.Groups[0]
@@ -118,30 +114,26 @@ func catalogSource(src tools.Source) string {
 	return "plugin"
 }
 
-// callerDecision decodes whose view is asked for and resolves its policy.
-func (s *System) callerDecision(req *rpc.Request) (callerParams, tools.Who, policy.Decision, error) {
-	var p callerParams
-	if err := req.Decode(&p); err != nil {
-		return p, tools.Who{}, policy.Decision{}, err
-	}
-	who, err := s.who(p)
+// callerDecision resolves the policy of the caller whose view is asked for.
+func (h *Host) callerDecision(p callerParams) (tools.Who, policy.Decision, error) {
+	who, err := h.who(p)
 	if err != nil {
-		return p, who, policy.Decision{}, err
+		return who, policy.Decision{}, err
 	}
-	d, err := s.policy.decide(who)
+	d, err := h.policy.decide(who)
 	if err != nil {
-		return p, who, d, protocol.Errorf(protocol.CodeInvalidRequest, "tool policy: %v", err)
+		return who, d, protocol.Errorf(protocol.CodeInvalidRequest, "tool policy: %v", err)
 	}
-	return p, who, d, nil
+	return who, d, nil
 }
 
-func (s *System) handleToolsEffective(ctx context.Context, req *rpc.Request) (any, error) {
-	_, who, d, err := s.callerDecision(req)
+func (h *Host) handleToolsEffective(ctx context.Context, req *rpc.Request, p callerParams) (any, error) {
+	who, d, err := h.callerDecision(p)
 	if err != nil {
 		return nil, err
 	}
 	bySource := map[string][]any{}
-	for _, spec := range s.tools.Registry.Specs() {
+	for _, spec := range h.runner.Registry.Specs() {
 		if td := d.Tools[spec.Name]; td.Allowed {
 			src := string(spec.Source)
 			bySource[src] = append(bySource[src], map[string]any{"id": spec.Name, "label": spec.Name,
@@ -154,8 +146,9 @@ func (s *System) handleToolsEffective(ctx context.Context, req *rpc.Request) (an
 			groups = append(groups, map[string]any{"id": src, "label": src, "source": src, "tools": list})
 		}
 	}
-	profile := s.current().toolPolicy.Tools.Profile
-	if e, ok := s.current().toolPolicy.Agents.Entries[who.AgentID]; ok && e.Tools.Profile != "" {
+	tp := h.live().Policy
+	profile := tp.Tools.Profile
+	if e, ok := tp.Agents.Entries[who.AgentID]; ok && e.Tools.Profile != "" {
 		profile = e.Tools.Profile
 	}
 	if profile == "" {
@@ -172,8 +165,8 @@ func (s *System) handleToolsEffective(ctx context.Context, req *rpc.Request) (an
 // included. The turn is the owner's (as the operator's own chats are),
 // unless the session key names a chat: then it is that chat's sender's,
 // an owner only if listed in commands.ownerAllowFrom.
-func (s *System) handleToolsExplain(ctx context.Context, req *rpc.Request) (any, error) {
-	p, who, d, err := s.callerDecision(req)
+func (h *Host) handleToolsExplain(ctx context.Context, req *rpc.Request, p callerParams) (any, error) {
+	who, d, err := h.callerDecision(p)
 	if err != nil {
 		return nil, err
 	}
@@ -181,14 +174,14 @@ func (s *System) handleToolsExplain(ctx context.Context, req *rpc.Request) (any,
 		Model: who.Provider + "/" + who.Model, Owner: true}
 	if who.SessionKey != "" {
 		if k, err := sessions.Parse(who.SessionKey); err == nil && k.PeerKind != "" {
-			turn.Owner = k.PeerKind == sessions.PeerDirect && isChatOwner(s.current().snap.Config, k.Channel, k.PeerID)
+			turn.Owner = k.PeerKind == sessions.PeerDirect && h.opts.IsChatOwner(h.cfg(), k.Channel, k.PeerID)
 		}
 		// Activations are per conversation: the session's current one.
-		if sess, err := s.sessions.Get(ctx, who.SessionKey); err == nil && sess != nil {
+		if sess, err := h.opts.Sessions.Get(ctx, who.SessionKey); err == nil && sess != nil {
 			turn.SessionID = sess.SessionID
 		}
 	}
-	full, dormant := s.turnTools.Offer(ctx, turn)
+	full, dormant := h.turnTools.Offer(ctx, turn)
 	state := map[string]string{}
 	for _, sp := range full {
 		state[sp.Name] = "offered"
@@ -196,7 +189,7 @@ func (s *System) handleToolsExplain(ctx context.Context, req *rpc.Request) (any,
 	for _, sp := range dormant {
 		state[sp.Name] = "enable_tool"
 	}
-	specs := s.tools.Registry.Specs()
+	specs := h.runner.Registry.Specs()
 	rows := []any{}
 	match := func(name string) bool {
 		return p.Tool == "" || strings.EqualFold(name, policy.NormalizeName(p.Tool)) || strings.EqualFold(name, p.Tool)
@@ -207,15 +200,15 @@ func (s *System) handleToolsExplain(ctx context.Context, req *rpc.Request) (any,
 		}
 		td := d.Tools[spec.Name]
 		row := map[string]any{"tool": spec.Name, "allowed": td.Allowed, "layer": td.Layer, "reason": td.Reason,
-			"source": spec.Source, "tier": s.tools.Settings.Tier(spec), "offered": state[spec.Name] == "offered",
-			"state": firstNonEmpty(state[spec.Name], "refused")}
+			"source": spec.Source, "tier": h.runner.Settings.Tier(spec), "offered": state[spec.Name] == "offered",
+			"state": cmp.Or(state[spec.Name], "refused")}
 		switch {
 		case state[spec.Name] == "enable_tool":
 			row["reason"] = "extension tier: the model sees it only in enable_tool's directory until it activates it in this conversation"
 			row["layer"] = "disclosure"
 		case state[spec.Name] == "" && td.Allowed:
 			// The policy allows it, but the runner does not offer it.
-			_, why := s.tools.Permitted(ctx, whoOfTurn(turn), spec)
+			_, why := h.runner.Permitted(ctx, whoOfTurn(turn), spec)
 			row["allowed"], row["reason"], row["layer"] = false, why, "runner"
 		}
 		rows = append(rows, row)
@@ -246,22 +239,10 @@ func whoOfTurn(t *agents.Turn) tools.Who {
 
 // handleToolsInvoke runs one tool for an operator, through the same
 // chain as an agent's call.
-func (s *System) handleToolsInvoke(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		Name       string          `json:"name"`
-		Args       json.RawMessage `json:"args"`
-		SessionKey string          `json:"sessionKey"`
-		AgentID    string          `json:"agentId"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
-	if p.Name == "" {
-		return nil, protocol.InvalidParams(req.Method, errors.New("name is required"))
-	}
-	who, err := s.who(callerParams{AgentID: p.AgentID, SessionKey: p.SessionKey})
+func (h *Host) handleToolsInvoke(ctx context.Context, req *rpc.Request, p invokeParams) (invokeResult, error) {
+	who, err := h.who(callerParams{AgentID: p.AgentID, SessionKey: p.SessionKey})
 	if err != nil {
-		return nil, err
+		return invokeResult{}, err
 	}
 	if len(p.Args) == 0 {
 		p.Args = json.RawMessage("{}")
@@ -270,25 +251,54 @@ func (s *System) handleToolsInvoke(ctx context.Context, req *rpc.Request) (any, 
 	// it is not the owner's, so owner-only tools are refused and
 	// dangerous ones wait for approval.
 	who.Owner = req.Conn.Has(protocol.ScopeAdmin)
-	res := s.tools.Run(ctx, tools.Call{ID: "invoke", Name: p.Name, Args: p.Args, Who: who})
-	out := map[string]any{"ok": !res.IsError, "toolName": p.Name, "output": res.Text}
+	res := h.runner.Run(ctx, tools.Call{ID: "invoke", Name: p.Name, Args: p.Args, Who: who})
+	out := invokeResult{OK: !res.IsError, ToolName: p.Name, Output: res.Text}
 	if res.IsError {
-		out["error"] = map[string]any{"code": "TOOL_ERROR", "message": res.Text}
+		out.Error = &invokeError{Code: protocol.DetailToolError, Message: res.Text}
 	}
 	return out, nil
 }
 
-func (s *System) handleToolsSchemas(ctx context.Context, req *rpc.Request) (any, error) {
-	_, who, _, err := s.callerDecision(req)
+// invokeParams name the tool, its arguments and whose call it is.
+type invokeParams struct {
+	Name       string          `json:"name"`
+	Args       json.RawMessage `json:"args"`
+	SessionKey string          `json:"sessionKey"`
+	AgentID    string          `json:"agentId"`
+}
+
+// Validate implements rpc.Validator.
+func (p invokeParams) Validate() error {
+	if p.Name == "" {
+		return errors.New("name is required")
+	}
+	return nil
+}
+
+// invokeResult is tools.invoke's answer; Error is set when the tool failed.
+type invokeResult struct {
+	OK       bool         `json:"ok"`
+	ToolName string       `json:"toolName"`
+	Output   string       `json:"output"`
+	Error    *invokeError `json:"error,omitempty"`
+}
+
+type invokeError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (h *Host) handleToolsSchemas(ctx context.Context, req *rpc.Request, p callerParams) (any, error) {
+	who, _, err := h.callerDecision(p)
 	if err != nil {
 		return nil, err
 	}
 	who.Owner = req.Conn.Has(protocol.ScopeAdmin)
 	out := []any{}
-	for _, spec := range s.tools.Registry.Specs() {
+	for _, spec := range h.runner.Registry.Specs() {
 		// The same check a call gets: the operator's switches, the owner
 		// rule, the policy chain and this gateway's narrowing.
-		if ok, _ := s.tools.Permitted(ctx, who, spec); !ok {
+		if ok, _ := h.runner.Permitted(ctx, who, spec); !ok {
 			continue
 		}
 		params := spec.Parameters

@@ -1,4 +1,4 @@
-package gateway
+package toolhost
 
 import (
 	"context"
@@ -12,13 +12,13 @@ import (
 )
 
 // nodesTool builds the agents' nodes tool over the node registry.
-func (s *System) nodesTool(workspace func(tools.Who) (string, error)) tools.Tool {
-	return nodestool.Tool(nodeGateway{s}, workspace, nil)
+func (h *Host) nodesTool(workspace func(tools.Who) (string, error)) tools.Tool {
+	return nodestool.Tool(nodeGateway{h.opts.Nodes}, workspace, nil)
 }
 
 // nodeGateway gives the nodes tool the node registry. The registry is
 // read at call time: it is built after the tools.
-type nodeGateway struct{ s *System }
+type nodeGateway struct{ nodes func() *nodes.Registry }
 
 var (
 	_ nodestool.Gateway = nodeGateway{}
@@ -28,10 +28,11 @@ var (
 var errNodesOff = errors.New("the node registry is not running")
 
 func (g nodeGateway) List(ctx context.Context) ([]nodestool.Node, error) {
-	if g.s.nodes == nil {
+	reg := g.nodes()
+	if reg == nil {
 		return nil, errNodesOff
 	}
-	list := g.s.nodes.List(ctx)
+	list := reg.List(ctx)
 	out := make([]nodestool.Node, len(list))
 	for i, n := range list {
 		out[i] = toolNode(n)
@@ -40,10 +41,11 @@ func (g nodeGateway) List(ctx context.Context) ([]nodestool.Node, error) {
 }
 
 func (g nodeGateway) Describe(ctx context.Context, nodeID string) (nodestool.Node, error) {
-	if g.s.nodes == nil {
+	reg := g.nodes()
+	if reg == nil {
 		return nodestool.Node{}, errNodesOff
 	}
-	n, err := g.s.nodes.Describe(ctx, nodeID)
+	n, err := reg.Describe(ctx, nodeID)
 	if err != nil {
 		return nodestool.Node{}, err
 	}
@@ -53,23 +55,24 @@ func (g nodeGateway) Describe(ctx context.Context, nodeID string) (nodestool.Nod
 // Invoke goes through the same refusals as an operator's node.invoke
 // (system.run only through exec approvals), then the registry's policy.
 func (g nodeGateway) Invoke(ctx context.Context, nodeID, command string, params any, timeout time.Duration) (json.RawMessage, error) {
-	if g.s.nodes == nil {
+	reg := g.nodes()
+	if reg == nil {
 		return nil, errNodesOff
 	}
 	if perr := nodes.OperatorRefusal(command); perr != nil {
 		return nil, perr
 	}
-	return g.s.nodes.Invoke(ctx, nodeID, command, params, timeout)
+	return reg.Invoke(ctx, nodeID, command, params, timeout)
 }
 
 // PendingPairings answers as node.pair.list does.
 func (g nodeGateway) PendingPairings(ctx context.Context) (any, error) {
-	return g.s.nodes.PendingPairings(ctx)
+	return g.nodes().PendingPairings(ctx)
 }
 
 // ResolvePairing answers as node.pair.approve|reject do.
 func (g nodeGateway) ResolvePairing(ctx context.Context, requestID string, approve bool) (any, error) {
-	return g.s.nodes.ResolvePairing(ctx, requestID, approve)
+	return g.nodes().ResolvePairing(ctx, requestID, approve)
 }
 
 func toolNode(n nodes.Node) nodestool.Node {

@@ -1,4 +1,4 @@
-package gateway
+package toolhost
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ import (
 // example Tool Guard in our config, with no issue at all.
 func loadSeedGuard(t *testing.T) *config.Snapshot {
 	t.Helper()
-	snap, err := config.Load(filepath.Join("testdata", "mateclaw", "guard-seed.json5"), config.LoadOptions{Getenv: func(string) string { return "" }})
+	snap, err := config.Load(filepath.Join("..", "testdata", "mateclaw", "guard-seed.json5"), config.LoadOptions{Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatalf("load the seed's config: %v", err)
 	}
@@ -31,7 +31,7 @@ func loadSeedGuard(t *testing.T) *config.Snapshot {
 // TestMateClawGuardSeedIsTheSeed: the golden config says what MateClaw's
 // own YAML says, key for key (kebab-case there, camelCase here).
 func TestMateClawGuardSeedIsTheSeed(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "mateclaw", "guard-seed.yaml"))
+	raw, err := os.ReadFile(filepath.Join("..", "testdata", "mateclaw", "guard-seed.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func camelKeys(v any) any {
 // anything else, or WriteFileTool, waits for a person; a command chained
 // behind ls is not ls.
 func TestMateClawGuardSeedBehaves(t *testing.T) {
-	guard, err := newGuard(loadSeedGuard(t).Config)
+	guard, err := NewGuard(loadSeedGuard(t).Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestGuardEnabledFalse(t *testing.T) {
 	cfg := *loadSeedGuard(t).Config
 	off := false
 	cfg.Tools.Guard.Enabled = &off
-	guard, err := newGuard(&cfg)
+	guard, err := NewGuard(&cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestGuardEnabledFalse(t *testing.T) {
 		}
 	}
 	cfg.Tools.Guard.Rules = append(cfg.Tools.Guard.Rules, config.GuardRule{Tool: "exec", ArgPattern: "(", Action: "deny"})
-	if _, err := newGuard(&cfg); err == nil {
+	if _, err := NewGuard(&cfg); err == nil {
 		t.Error("a broken rule in a switched-off guard was not reported")
 	}
 }
@@ -174,7 +174,7 @@ func TestAgentsListToolsApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pc, err := policyConfig(snap.Config)
+	pc, err := PolicyConfig(snap.Config)
 	if err != nil {
 		t.Fatal(err)
 	}

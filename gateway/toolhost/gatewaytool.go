@@ -1,4 +1,4 @@
-package gateway
+package toolhost
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/invopop/jsonschema"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/tools"
@@ -20,6 +22,13 @@ type gatewayToolArgs struct {
 	DelayMs int    `json:"delayMs,omitempty" jsonschema:"description=Milliseconds before a restart (default 2000)"`
 }
 
+// JSONSchemaExtend keeps the schema's $id the one the tool was first
+// published with: it is derived from the Go package, and clients that
+// cache schemas by id must not see a new one because the code moved.
+func (gatewayToolArgs) JSONSchemaExtend(s *jsonschema.Schema) {
+	s.ID = "https://github.com/openclaw-go/openclaw/gateway/gateway-tool-args"
+}
+
 // gatewayTool lets the owner's agent read and change the gateway's config
 // and restart it (only with commands.restart). It is owner-only: a chat
 // stranger's or a write-scoped client's turn neither sees nor runs it,
@@ -27,7 +36,7 @@ type gatewayToolArgs struct {
 // through the same validation as the config RPCs, and even the owner's
 // model waits for a person's approval before a change outside
 // toolConfigFreeKeys lands; secrets are never shown.
-func (s *System) gatewayTool() tools.Tool {
+func (h *Host) gatewayTool() tools.Tool {
 	return tools.NewTyped(tools.Spec{
 		Name: "gateway", Description: "Read or change this gateway's config (config.get, config.schema, config.apply, config.patch) or restart it.",
 		Source: tools.SourceCore, Groups: []string{"group:openclaw"}, Dangerous: true, OwnerOnly: true, Timeout: 15 * time.Minute,
@@ -37,7 +46,7 @@ func (s *System) gatewayTool() tools.Tool {
 			// caller that skips the runner from writing config.
 			return tools.Result{}, errors.New("the gateway tool is for the owner only")
 		}
-		out, err := s.gatewayAction(ctx, c, a)
+		out, err := h.gatewayAction(ctx, c, a)
 		if err != nil {
 			return tools.Result{}, err
 		}
@@ -49,8 +58,8 @@ func (s *System) gatewayTool() tools.Tool {
 	})
 }
 
-func (s *System) gatewayAction(ctx context.Context, c tools.Call, a gatewayToolArgs) (any, error) {
-	snap := s.current().snap
+func (h *Host) gatewayAction(ctx context.Context, c tools.Call, a gatewayToolArgs) (any, error) {
+	snap := h.live().Snap
 	switch a.Action {
 	case "config.get":
 		return map[string]any{"path": snap.Path, "hash": snap.Hash, "config": config.Redact(snap.Tree)}, nil
@@ -60,7 +69,7 @@ func (s *System) gatewayAction(ctx context.Context, c tools.Call, a gatewayToolA
 		if a.Raw == "" {
 			return nil, errors.New("config.apply needs raw")
 		}
-		return s.toolWriteConfig(ctx, c, "config.apply", []byte(a.Raw), nil)
+		return h.toolWriteConfig(ctx, c, "config.apply", []byte(a.Raw), nil)
 	case "config.patch":
 		obj, err := config.ParseObject([]byte(a.Raw))
 		if err != nil {
@@ -70,7 +79,7 @@ func (s *System) gatewayAction(ctx context.Context, c tools.Call, a gatewayToolA
 		if err != nil {
 			return nil, err
 		}
-		return s.toolWriteConfig(ctx, c, "config.patch", next, config.Redact(obj))
+		return h.toolWriteConfig(ctx, c, "config.patch", next, config.Redact(obj))
 	case "restart":
 		if !snap.Config.Commands.Restart {
 			return nil, errors.New("restarting is off: set commands.restart to true to allow it")
@@ -79,7 +88,7 @@ func (s *System) gatewayAction(ctx context.Context, c tools.Call, a gatewayToolA
 		if a.DelayMs <= 0 {
 			delay = 2 * time.Second
 		}
-		time.AfterFunc(delay, s.requestRestart)
+		time.AfterFunc(delay, h.opts.Restart)
 		return fmt.Sprintf("restarting in %s", delay), nil
 	}
 	return nil, fmt.Errorf("unknown action %q", a.Action)
@@ -137,15 +146,15 @@ func dottedPrefixMatch(pat, p string) bool {
 // about. The request names the keys and shows the patch redacted, never
 // the whole text: approvers (operator.approvals, or a chat) need not hold
 // the config's secrets.
-func (s *System) toolWriteConfig(ctx context.Context, c tools.Call, method string, raw []byte, patch map[string]any) (any, error) {
-	cur := s.current().snap
-	raw, _ = restoreRedacted(raw, cur.Raw, cur.Tree)
-	next, err := config.Parse(cur.Path, raw, s.loadOptions())
+func (h *Host) toolWriteConfig(ctx context.Context, c tools.Call, method string, raw []byte, patch map[string]any) (any, error) {
+	cur := h.live().Snap
+	raw = h.opts.Config.RestoreRedacted(raw, cur)
+	next, err := config.Parse(cur.Path, raw, h.opts.LoadOptions())
 	if err != nil {
-		return s.writeConfig(method, raw, cur.Hash, true) // answers with the positioned issues
+		return h.opts.Config.WriteConfig(method, raw, cur.Hash, true) // answers with the positioned issues
 	}
 	if keys := configChangesNeedingApproval(cur, next); len(keys) > 0 {
-		approver := s.tools.Approver
+		approver := h.runner.Approver
 		if approver == nil {
 			return nil, fmt.Errorf("changing %s needs a person's approval and nobody can approve here", strings.Join(keys, ", "))
 		}
@@ -163,5 +172,5 @@ func (s *System) toolWriteConfig(ctx context.Context, c tools.Call, method strin
 			return nil, fmt.Errorf("changing %s was not approved (approval %s)", strings.Join(keys, ", "), id)
 		}
 	}
-	return s.writeConfig(method, raw, cur.Hash, true)
+	return h.opts.Config.WriteConfig(method, raw, cur.Hash, true)
 }

@@ -1,4 +1,4 @@
-package gateway
+package toolhost
 
 import (
 	"context"
@@ -24,6 +24,13 @@ type auditListParams struct {
 	Cursor     string `json:"cursor"`
 }
 
+// auditList is audit.list's answer: the events, newest first, and the
+// cursor of the next page when this one is full.
+type auditList struct {
+	Events     []any  `json:"events"`
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
 // auditStatuses are OpenClaw's audit statuses, each true when the tool
 // audit can hold calls with it: it records finished calls only, so
 // started, cancelled, timed_out and unknown select nothing.
@@ -36,22 +43,18 @@ var auditStatuses = map[string]bool{
 // tool_action event per guarded call, metadata only (arguments are kept
 // as a digest and not shown), except for the environment an exec call
 // set, in our "env" field. Newest first; nextCursor continues.
-func (s *System) handleAuditList(ctx context.Context, req *rpc.Request) (any, error) {
-	var p auditListParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+func (h *Host) handleAuditList(ctx context.Context, req *rpc.Request, p auditListParams) (auditList, error) {
 	bad := func(msg string) error { return protocol.InvalidParams(req.Method, errors.New(msg)) }
 	held, knownStatus := auditStatuses[p.Status]
 	switch {
 	case p.Kind != "" && p.Kind != "agent_run" && p.Kind != "tool_action":
-		return nil, bad("kind must be agent_run or tool_action")
+		return auditList{}, bad("kind must be agent_run or tool_action")
 	case p.Status != "" && !knownStatus:
-		return nil, bad("unknown status " + strconv.Quote(p.Status))
+		return auditList{}, bad("unknown status " + strconv.Quote(p.Status))
 	case p.Limit < 0 || p.Limit > 500:
-		return nil, bad("limit must be between 1 and 500")
+		return auditList{}, bad("limit must be between 1 and 500")
 	case p.After < 0 || p.Before < 0:
-		return nil, bad("after and before are epoch milliseconds")
+		return auditList{}, bad("after and before are epoch milliseconds")
 	}
 	q := tools.AuditQuery{AgentID: p.AgentID, SessionKey: p.SessionKey, RunID: p.RunID, Limit: p.Limit}
 	if q.Limit == 0 {
@@ -60,7 +63,7 @@ func (s *System) handleAuditList(ctx context.Context, req *rpc.Request) (any, er
 	if p.Cursor != "" {
 		id, err := strconv.ParseInt(p.Cursor, 10, 64)
 		if err != nil || id <= 0 {
-			return nil, bad("cursor is not one this gateway gave")
+			return auditList{}, bad("cursor is not one this gateway gave")
 		}
 		q.BeforeID = id
 	}
@@ -72,20 +75,20 @@ func (s *System) handleAuditList(ctx context.Context, req *rpc.Request) (any, er
 	}
 	events := []any{}
 	if p.Kind == "agent_run" || (p.Status != "" && !held) {
-		return map[string]any{"events": events}, nil
+		return auditList{Events: events}, nil
 	}
 	q.Outcome = p.Status
-	recs, err := s.audit.List(ctx, q)
+	recs, err := h.audit.List(ctx, q)
 	if err != nil {
-		return nil, err
+		return auditList{}, err
 	}
-	defaultAgent := s.current().snap.Config.DefaultAgentID()
+	defaultAgent := h.cfg().DefaultAgentID()
 	for _, r := range recs {
 		events = append(events, auditEvent(r, defaultAgent))
 	}
-	out := map[string]any{"events": events}
+	out := auditList{Events: events}
 	if len(recs) == q.Limit {
-		out["nextCursor"] = strconv.FormatInt(recs[len(recs)-1].ID, 10)
+		out.NextCursor = strconv.FormatInt(recs[len(recs)-1].ID, 10)
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package gateway
+package toolhost
 
 import (
 	"context"
@@ -142,24 +142,24 @@ func (d *downloads) serve(w http.ResponseWriter, r *http.Request) {
 
 // publishFor is the tools' Publisher: a full URL on the gateway's own
 // listener for a file in the caller's workspace.
-func (s *System) publishFor(ctx context.Context, who tools.Who, rel string) (string, error) {
-	if s.downloads == nil {
+func (h *Host) publishFor(ctx context.Context, who tools.Who, rel string) (string, error) {
+	if h.downloads == nil {
 		return "", errors.New("downloads are not available")
 	}
-	dir, err := s.agents.Workspace(who.AgentID)
+	dir, err := h.opts.Agents.Workspace(who.AgentID)
 	if err != nil {
 		return "", err
 	}
-	p, err := s.downloads.publish(dir, rel)
+	p, err := h.downloads.publish(dir, rel)
 	if err != nil {
 		return "", err
 	}
-	return s.httpBase() + p, nil
+	return h.httpBase() + p, nil
 }
 
 // httpBase is the gateway's own HTTP origin as a local client reaches it.
-func (s *System) httpBase() string {
-	a, ok := s.addr.(*net.TCPAddr)
+func (h *Host) httpBase() string {
+	a, ok := h.opts.Addr().(*net.TCPAddr)
 	if !ok {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package gateway
+package toolhost
 
 import (
 	"net/netip"
@@ -11,18 +11,18 @@ import (
 
 // browserTool builds the agents' browser tool over a manager of
 // gateway-managed Chromium profiles, configured from browser.*.
-func (s *System) browserTool(workspace func(tools.Who) (string, error)) tools.Tool {
-	set := browserSettings(s.current().snap.Config.Browser)
-	live := func() config.Browser { return s.current().snap.Config.Browser }
-	s.browser = browser.NewManager(browser.Config{
-		Workspace: workspace, StateDir: s.opts.StateDir, ExecPath: set.ExecPath,
+func (h *Host) browserTool(workspace func(tools.Who) (string, error)) tools.Tool {
+	set := browserSettings(h.cfg().Browser)
+	live := func() config.Browser { return h.cfg().Browser }
+	h.browser = browser.NewManager(browser.Config{
+		Workspace: workspace, StateDir: h.opts.StateDir, ExecPath: set.ExecPath,
 		Policy:          func() netguard.Policy { return browserPolicy(live()) },
 		Enabled:         func() bool { return live().IsEnabled() },
 		EvaluateEnabled: func() bool { return live().EvaluateAllowed() },
 		DefaultProfile:  set.DefaultProfile, Profiles: set.Profiles,
-		Log: s.log.With("component", "browser"),
+		Log: h.log.With("component", "browser"),
 	})
-	return s.browser.Tool()
+	return h.browser.Tool()
 }
 
 // browserSettings are the browser keys a reload hands to the running

@@ -1,4 +1,4 @@
-package gateway
+package toolhost
 
 import (
 	"net"
@@ -21,13 +21,13 @@ import (
 // lets that page read the answers, since to it they come from the page's
 // own origin. Such a request still carries Host: evil.example:<port>,
 // which is how it is told apart; it is answered 421 Misdirected Request.
-func (s *System) localOnly(next http.Handler) http.Handler {
+func (h *Host) localOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !loopbackPeer(r) {
 			http.Error(w, "served to this machine only", http.StatusForbidden)
 			return
 		}
-		if !s.ownLoopbackHost(r.Host) {
+		if !ownLoopbackHost(r.Host, h.listenPort()) {
 			http.Error(w, "served only as localhost or a loopback address on the gateway's port", http.StatusMisdirectedRequest)
 			return
 		}
@@ -49,13 +49,13 @@ func loopbackPeer(r *http.Request) bool {
 // ownLoopbackHost reports whether a Host header names this gateway by a
 // loopback name: localhost (with or without the final dot) or a loopback
 // IP literal, and the port it listens on (80 when Host has none).
-func (s *System) ownLoopbackHost(hostport string) bool {
+func ownLoopbackHost(hostport string, listenPort int) bool {
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
 		// No port: the default one of http.
 		host, port = hostport, "80"
 	}
-	if p, err := strconv.Atoi(port); err != nil || p != s.listenPort() {
+	if p, err := strconv.Atoi(port); err != nil || p != listenPort {
 		return false
 	}
 	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
@@ -66,8 +66,8 @@ func (s *System) ownLoopbackHost(hostport string) bool {
 }
 
 // listenPort is the port the gateway listens on, 0 before it does.
-func (s *System) listenPort() int {
-	if a, ok := s.addr.(*net.TCPAddr); ok {
+func (h *Host) listenPort() int {
+	if a, ok := h.opts.Addr().(*net.TCPAddr); ok {
 		return a.Port
 	}
 	return 0

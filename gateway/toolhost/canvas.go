@@ -1,4 +1,4 @@
-package gateway
+package toolhost
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -31,54 +30,52 @@ type canvases struct {
 
 // canvasTool builds the agents' canvas tool: a canvas node when one is
 // connected (or named), else the built-in headless renderer.
-func (s *System) canvasTool(workspace func(tools.Who) (string, error)) tools.Tool {
-	s.canvas.host = canvas.NewHost()
-	return canvas.Tool(canvasPicker{s}, workspace)
+func (h *Host) canvasTool(workspace func(tools.Who) (string, error)) tools.Tool {
+	h.canvas.host = canvas.NewHost()
+	return canvas.Tool(canvasPicker{h}, workspace)
 }
 
-// canvasHandler serves the canvas host to this machine only (see
-// localOnly): the pages carry what agents put there, and the built-in
-// renderer is local.
-func (s *System) canvasHandler() http.Handler {
-	return s.localOnly(s.canvas.host)
-}
+// canvasPrefix is where the canvas host is served, to this machine only
+// (see localOnly): the pages carry what agents put there, and the
+// built-in renderer is local.
+const canvasPrefix = canvas.Prefix
 
 // localRenderer returns the built-in renderer, making it on first use.
-func (s *System) localRenderer() (*canvas.Renderer, error) {
-	s.canvas.mu.Lock()
-	defer s.canvas.mu.Unlock()
-	if s.canvas.renderer != nil {
-		return s.canvas.renderer, nil
+func (h *Host) localRenderer() (*canvas.Renderer, error) {
+	h.canvas.mu.Lock()
+	defer h.canvas.mu.Unlock()
+	if h.canvas.renderer != nil {
+		return h.canvas.renderer, nil
 	}
-	tcp, ok := s.addr.(*net.TCPAddr)
+	tcp, ok := h.opts.Addr().(*net.TCPAddr)
 	if !ok {
 		return nil, errors.New("the gateway is not listening yet")
 	}
 	base := fmt.Sprintf("http://127.0.0.1:%d%s", tcp.Port, canvas.Prefix)
-	cfg := s.current().snap.Config.Browser
+	cfg := h.cfg().Browser
 	r, err := canvas.NewRenderer(canvas.RendererConfig{
-		BaseURL: base, Host: s.canvas.host, ExecPath: cfg.ExecutablePath,
-		CheckURL: func(u *url.URL) error { return browserPolicy(s.current().snap.Config.Browser).CheckURL(u) },
+		BaseURL: base, Host: h.canvas.host, ExecPath: cfg.ExecutablePath,
+		CheckURL: func(u *url.URL) error { return browserPolicy(h.cfg().Browser).CheckURL(u) },
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.canvas.renderer = r
+	h.canvas.renderer = r
 	return r, nil
 }
 
 // closeCanvas stops the renderer's browser.
-func (s *System) closeCanvas() {
-	s.canvas.mu.Lock()
-	r := s.canvas.renderer
-	s.canvas.mu.Unlock()
+func (h *Host) closeCanvas() {
+	h.canvas.mu.Lock()
+	r := h.canvas.renderer
+	h.canvas.mu.Unlock()
 	if r != nil {
 		r.Close()
 	}
 }
 
 // canvasPicker chooses the canvas for a call.
-type canvasPicker struct{ s *System }
+type canvasPicker struct{ h *Host }
 
 // localCanvasNames name the built-in renderer.
 var localCanvasNames = []string{"local", "gateway", "headless"}
@@ -89,31 +86,32 @@ func (p canvasPicker) Surface(ctx context.Context, who tools.Who, node string) (
 		session = canvas.DefaultSession
 	}
 	local := func() (canvas.Surface, error) {
-		r, err := p.s.localRenderer()
+		r, err := p.h.localRenderer()
 		if err != nil {
 			return nil, err
 		}
 		return r.Surface(session), nil
 	}
-	if slices.Contains(localCanvasNames, strings.ToLower(node)) || p.s.nodes == nil {
+	reg := p.h.opts.Nodes()
+	if slices.Contains(localCanvasNames, strings.ToLower(node)) || reg == nil {
 		if node != "" && !slices.Contains(localCanvasNames, strings.ToLower(node)) {
 			return nil, fmt.Errorf("node %q: the node registry is not running", node)
 		}
 		return local()
 	}
 	var canvasNodes []nodes.Node
-	for _, n := range p.s.nodes.List(ctx) {
+	for _, n := range reg.List(ctx) {
 		if n.Connected && slices.Contains(n.Caps, "canvas") {
 			canvasNodes = append(canvasNodes, n)
 		}
 	}
 	if node == "" {
 		if len(canvasNodes) == 1 {
-			return nodeCanvas{s: p.s, id: canvasNodes[0].NodeID}, nil
+			return nodeCanvas{nodes: reg, id: canvasNodes[0].NodeID}, nil
 		}
 		return local()
 	}
-	for _, n := range p.s.nodes.List(ctx) {
+	for _, n := range reg.List(ctx) {
 		if n.NodeID == node || strings.EqualFold(n.DisplayName, node) {
 			if !n.Connected {
 				return nil, fmt.Errorf("node %q is not connected", node)
@@ -121,7 +119,7 @@ func (p canvasPicker) Surface(ctx context.Context, who tools.Who, node string) (
 			if !slices.ContainsFunc(n.Commands, func(c string) bool { return strings.HasPrefix(c, "canvas.") }) {
 				return nil, fmt.Errorf("node %q has no canvas commands (it declares %s)", node, strings.Join(n.Commands, ", "))
 			}
-			return nodeCanvas{s: p.s, id: n.NodeID}, nil
+			return nodeCanvas{nodes: reg, id: n.NodeID}, nil
 		}
 	}
 	return nil, fmt.Errorf("unknown node %q (use openclaw nodes status to list them, or node \"local\" for the built-in canvas)", node)
@@ -130,14 +128,14 @@ func (p canvasPicker) Surface(ctx context.Context, who tools.Who, node string) (
 // nodeCanvas is a paired node's canvas, driven with node.invoke as
 // OpenClaw's node apps serve it.
 type nodeCanvas struct {
-	s  *System
-	id string
+	nodes *nodes.Registry
+	id    string
 }
 
 const nodeCanvasTimeout = 30 * time.Second
 
 func (n nodeCanvas) invoke(ctx context.Context, command string, params any) (json.RawMessage, error) {
-	return n.s.nodes.Invoke(ctx, n.id, command, params, nodeCanvasTimeout)
+	return n.nodes.Invoke(ctx, n.id, command, params, nodeCanvasTimeout)
 }
 
 func (n nodeCanvas) Present(ctx context.Context, u string) error {

@@ -1,4 +1,4 @@
-package gateway
+package toolhost
 
 import (
 	"context"
@@ -18,11 +18,11 @@ import (
 // It goes through Registry.Invoke, which applies the node command policy
 // but not node.invoke's refusal of system.run: the approval happened in
 // the exec tool.
-type nodeExec struct{ s *System }
+type nodeExec struct{ nodes func() *nodes.Registry }
 
 var (
 	_ shell.NodeRunner       = nodeExec{}
-	_ shell.DecisionApprover = approverLater{}
+	_ shell.DecisionApprover = decisionApprover{}
 )
 
 // invokeSlack is added to a run's own timeout for the invoke's wait, so
@@ -30,10 +30,11 @@ var (
 const invokeSlack = 30 * time.Second
 
 func (n nodeExec) registry() (*nodes.Registry, error) {
-	if n.s.nodes == nil {
+	reg := n.nodes()
+	if reg == nil {
 		return nil, errors.New("nodes are not enabled on this gateway")
 	}
-	return n.s.nodes, nil
+	return reg, nil
 }
 
 func (n nodeExec) Nodes(ctx context.Context) ([]shell.NodeInfo, error) {
@@ -173,12 +174,12 @@ func nodeRunError(err error) error {
 
 // ApproveDecision waits like Approve and reads back which allow the
 // person chose, so an allow-always reaches the node.
-func (a approverLater) ApproveDecision(ctx context.Context, req tools.ApprovalRequest) (string, error) {
-	ok, id, err := a.s.approvals.Approve(ctx, req)
+func (d decisionApprover) ApproveDecision(ctx context.Context, req tools.ApprovalRequest) (string, error) {
+	ok, id, err := d.a.Approve(ctx, req)
 	if err != nil || !ok {
 		return "", err
 	}
-	if _, decision, err := a.s.approvals.Status(ctx, id); err == nil && decision != "" {
+	if _, decision, err := d.a.Status(ctx, id); err == nil && decision != "" {
 		return decision, nil
 	}
 	return tools.DecisionAllowOnce, nil // approved; only the kind of allow is unknown

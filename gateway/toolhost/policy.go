@@ -1,4 +1,4 @@
-package gateway
+package toolhost
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"github.com/openclaw-go/openclaw/tools"
 )
 
-// policyConfig turns the tools sections of the config into the policy
+// PolicyConfig turns the tools sections of the config into the policy
 // package's input. The JSON keys are the same on both sides.
-func policyConfig(cfg *config.Config) (policy.Config, error) {
+func PolicyConfig(cfg *config.Config) (policy.Config, error) {
 	var pc policy.Config
 	raw, err := json.Marshal(map[string]any{"tools": cfg.Tools, "agents": map[string]any{
 		"defaults": map[string]any{"subagents": map[string]any{"maxSpawnDepth": cfg.Agents.Defaults.Subagents.MaxSpawnDepth}},
@@ -40,8 +40,8 @@ func agentTools(cfg *config.Config) map[string]any {
 	return out
 }
 
-// newGuard builds the Tool Guard from tools.guard.
-func newGuard(cfg *config.Config) (*policy.Guard, error) {
+// NewGuard builds the Tool Guard from tools.guard.
+func NewGuard(cfg *config.Config) (*policy.Guard, error) {
 	g := cfg.Tools.Guard
 	gc := policy.GuardConfig{DefaultPolicy: policy.Action(g.DefaultPolicy), ShellTools: g.ShellTools}
 	for _, r := range g.Rules {
@@ -67,24 +67,24 @@ func newGuard(cfg *config.Config) (*policy.Guard, error) {
 }
 
 // guardAdapter lets the runner ask the live guard.
-type guardAdapter struct{ s *System }
+type guardAdapter struct{ h *Host }
 
 func (g guardAdapter) Check(tool string, args json.RawMessage) tools.GuardDecision {
-	d := g.s.current().guard.Check(tool, args)
+	d := g.h.live().Guard.Check(tool, args)
 	return tools.GuardDecision{Action: string(d.Action), Rule: d.Rule, Reason: d.Reason}
 }
 
 // policyAdapter answers the runner's "may this caller use this tool" from
 // the policy chain, resolving once per caller shape and config.
 type policyAdapter struct {
-	s *System
+	h *Host
 
 	mu    sync.Mutex
 	cache map[policyKey]policy.Decision
 }
 
 type policyKey struct {
-	live               *live
+	snap               *config.Snapshot // the policy and guard are derived from it
 	agent, prov, model string
 	depth              int
 	tools              uint64 // the registry's generation
@@ -92,10 +92,10 @@ type policyKey struct {
 
 // decide resolves the policy for a caller over the registered tools.
 func (p *policyAdapter) decide(who tools.Who) (policy.Decision, error) {
-	l := p.s.current()
-	gen := p.s.tools.Registry.Generation()
-	specs := p.s.tools.Registry.Specs()
-	key := policyKey{l, who.AgentID, who.Provider, who.Model, who.Depth, gen}
+	l := p.h.live()
+	gen := p.h.runner.Registry.Generation()
+	specs := p.h.runner.Registry.Specs()
+	key := policyKey{l.Snap, who.AgentID, who.Provider, who.Model, who.Depth, gen}
 	p.mu.Lock()
 	if d, ok := p.cache[key]; ok {
 		p.mu.Unlock()
@@ -103,7 +103,7 @@ func (p *policyAdapter) decide(who tools.Who) (policy.Decision, error) {
 	}
 	p.mu.Unlock()
 	in := policy.Input{Provider: who.Provider, Model: who.Model, Agent: who.AgentID, Sandboxed: who.Sandbox,
-		SubagentDepth: who.Depth, Config: l.toolPolicy}
+		SubagentDepth: who.Depth, Config: l.Policy}
 	for _, s := range specs {
 		in.Tools = append(in.Tools, policyTool(s))
 	}
@@ -114,7 +114,7 @@ func (p *policyAdapter) decide(who tools.Who) (policy.Decision, error) {
 	// Logged once per config and caller shape, as the decision is cached:
 	// an allow list naming a tool no plugin provides is the operator's to fix.
 	for _, w := range d.Warnings {
-		p.s.log.Warn("tool policy: "+w, "agent", who.AgentID, "provider", who.Provider, "model", who.Model)
+		p.h.log.Warn("tool policy: "+w, "agent", who.AgentID, "provider", who.Provider, "model", who.Model)
 	}
 	p.mu.Lock()
 	if p.cache == nil || len(p.cache) > 256 {
@@ -146,7 +146,7 @@ func (p *policyAdapter) NoCallableTools(ctx context.Context, who tools.Who) erro
 
 // Allowed implements tools.Policy.
 func (p *policyAdapter) Allowed(ctx context.Context, who tools.Who, s tools.Spec) (bool, string) {
-	if ok, why := configGate(p.s.current().snap.Config, who, s.Name); !ok {
+	if ok, why := configGate(p.h.cfg(), who, s.Name); !ok {
 		return false, why
 	}
 	d, err := p.decide(who)
@@ -176,7 +176,7 @@ func (p *policyAdapter) Allowed(ctx context.Context, who tools.Who, s tools.Spec
 // tools per agent: an agent that names none gets every MCP tool the
 // policy allows; one that names some gets only those.
 func (p *policyAdapter) mcpPicks(agentID string) []string {
-	e, ok := p.s.current().snap.Config.Agents.Entries[agentID]
+	e, ok := p.h.cfg().Agents.Entries[agentID]
 	if !ok {
 		return nil
 	}
@@ -203,8 +203,8 @@ func inToolsAllow(list []string, s tools.Spec) bool {
 	return false
 }
 
-// newHooks compiles tools.hooks.
-func newHooks(cfg *config.Config) (*tools.ConfigHooks, error) {
+// NewHooks compiles tools.hooks.
+func NewHooks(cfg *config.Config) (*tools.ConfigHooks, error) {
 	var rules []tools.HookRule
 	for _, h := range cfg.Tools.Hooks {
 		rules = append(rules, tools.HookRule{On: h.On, Tool: h.Tool, Pattern: h.Pattern, Action: h.Action,
