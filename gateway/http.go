@@ -10,7 +10,6 @@ import (
 
 	"github.com/openclaw-go/openclaw/gateway/ui"
 	"github.com/openclaw-go/openclaw/gateway/webchat"
-	"github.com/openclaw-go/openclaw/tools/canvas"
 )
 
 // httpHandler multiplexes the gateway port: WebSocket upgrades go to the
@@ -28,7 +27,6 @@ func (s *System) httpHandler(mux *http.ServeMux) http.Handler {
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"ready": true, "failing": []string{}, "uptimeMs": time.Since(s.started).Milliseconds()})
 	})
-	s.registerToolAdmin(mux)
 	mux.Handle(webchat.Prefix, webchat.New())
 	control := ui.New()
 	mux.HandleFunc(ui.AssetPrefix, func(w http.ResponseWriter, r *http.Request) {
@@ -38,12 +36,6 @@ func (s *System) httpHandler(mux *http.ServeMux) http.Handler {
 		}
 		control.ServeHTTP(w, r)
 	})
-	if s.canvas.host != nil {
-		mux.Handle(canvas.Prefix, s.canvasHandler())
-	}
-	if s.downloads != nil {
-		mux.HandleFunc("GET /files/{token}/{name}", s.downloads.serve)
-	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if isUpgrade(r) {
 			s.srv.ServeHTTP(w, r)

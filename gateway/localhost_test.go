@@ -11,36 +11,6 @@ import (
 	"testing"
 )
 
-func TestOwnLoopbackHost(t *testing.T) {
-	s := &System{addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 18789}}
-	for host, want := range map[string]bool{
-		"localhost:18789":              true,
-		"LOCALHOST:18789":              true,
-		"localhost.:18789":             true,
-		"127.0.0.1:18789":              true,
-		"127.1.2.3:18789":              true,
-		"[::1]:18789":                  true,
-		"[::ffff:127.0.0.1]:18789":     true,
-		"evil.example:18789":           false,
-		"localhost.evil.example:18789": false,
-		"127.0.0.1.nip.io:18789":       false,
-		"localhost:18790":              false,
-		"127.0.0.1":                    false, // port 80
-		"localhost":                    false,
-		"192.168.1.5:18789":            false,
-		"[::1]":                        false,
-		"":                             false,
-		"localhost:x":                  false,
-	} {
-		if got := s.ownLoopbackHost(host); got != want {
-			t.Errorf("%q: %v, want %v", host, got, want)
-		}
-	}
-	if (&System{addr: &net.TCPAddr{Port: 80}}).ownLoopbackHost("localhost") != true {
-		t.Errorf("localhost without a port on a gateway on port 80 refused")
-	}
-}
-
 // TestLocalOnlyRefusesForeignHost performs DNS rebinding against the
 // gateway's loopback-only HTTP endpoints: a page on evil.example,
 // re-pointed at 127.0.0.1, has the browser send requests from loopback

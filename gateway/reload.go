@@ -35,15 +35,6 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 	commit()
 	s.agents.SetConfig(snap.Config)
 	s.channels.SetConfig(snap.Config)
-	// Settings the tools were built with at start apply to the calls
-	// that follow.
-	if s.approvals != nil {
-		s.approvals.SetTimeout(approvalTimeout(snap.Config))
-	}
-	if s.browser != nil {
-		s.browser.Reconfigure(browserSettings(snap.Config.Browser))
-	}
-	s.syncSQLTools(snap.Config.Tools.Datasources)
 	s.logLevel.Set(s.levelFor(snap.Config.Logging.Level))
 	for _, w := range snap.Warnings {
 		s.log.Warn("config: " + w.String())

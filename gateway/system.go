@@ -37,12 +37,11 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/gateway/statelock"
 	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/toolhost"
 	"github.com/openclaw-go/openclaw/nodes"
 	"github.com/openclaw-go/openclaw/policy"
 	"github.com/openclaw-go/openclaw/tools"
-	"github.com/openclaw-go/openclaw/tools/browser"
 	"github.com/openclaw-go/openclaw/tools/memory"
-	"github.com/openclaw-go/openclaw/tools/shell"
 )
 
 // Options are what the command line decides. Zero values mean "from the
@@ -111,21 +110,18 @@ type System struct {
 	devices   *devices.Registry
 	agents    *agents.Service
 	sessions  *sessions.Store // read for the health and status figures
+	toolhost  *toolhost.Host  // the tool wing (see wire_toolhost.go)
+	// tools, policy, approvals and audit are the tool wing's, handed to
+	// the parts that still live in the root.
 	tools     *tools.Runner
-	turnTools *agents.RegistryTools // what a turn's model is offered
-	procs     *shell.Processes
-	sql       sqlTools
-	downloads *downloads
+	policy    tools.ToolSetPolicy
+	approvals *tools.Approvals
+	audit     *tools.SQLAudit
 	channels  *channels.Manager
 	nodes     *nodes.Registry
 	automator *automation.Wing
-	canvas    canvases
-	browser   *browser.Manager
 	plugins   *pluginhost.Host
 	webhooks  webhookRouter
-	policy    *policyAdapter
-	approvals *tools.Approvals
-	audit     *tools.SQLAudit
 	admin     *admin.Wing // health, status, presence, config.*, diagnostics
 	addr      net.Addr
 	parts     []part // built in order; see part.go
@@ -329,15 +325,15 @@ func (s *System) listenHost() string {
 // liveFrom derives the hot settings from a snapshot. It fails for tool
 // policy or guard rules the policy package refuses.
 func (s *System) liveFrom(snap *config.Snapshot) (*live, error) {
-	tp, err := policyConfig(snap.Config)
+	tp, err := toolhost.PolicyConfig(snap.Config)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", snap.Path, err)
 	}
-	guard, err := newGuard(snap.Config)
+	guard, err := toolhost.NewGuard(snap.Config)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", snap.Path, err)
 	}
-	hooks, err := newHooks(snap.Config)
+	hooks, err := toolhost.NewHooks(snap.Config)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", snap.Path, err)
 	}
@@ -445,17 +441,12 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	defer s.agents.Close()
 	s.agents.SeedWorkspaces()
 	s.buildPlugins()
-	if err := s.wireTools(ctx, st); err != nil {
+	if err := s.buildToolhost(ctx, st); err != nil {
 		return err
 	}
-	defer s.procs.Close()
-	defer s.closeCanvas()
-	defer func() {
-		if s.browser != nil {
-			s.browser.Close()
-		}
-	}()
-	defer s.closeSQL()
+	// A start that fails before closeParts is deferred still stops the
+	// tools' processes and browsers; after closeParts this is a no-op.
+	defer s.toolhost.Close(context.Background())
 	s.agents.Register(s.srv)
 	if err := s.buildAdmin(ctx); err != nil {
 		return err

@@ -5,8 +5,6 @@ import (
 
 	"github.com/openclaw-go/openclaw/gateway/automation"
 	"github.com/openclaw-go/openclaw/gateway/config"
-	"github.com/openclaw-go/openclaw/tools"
-	"github.com/openclaw-go/openclaw/tools/automations"
 )
 
 // Health reports the heartbeat defaults the automation wing runs with.
@@ -52,10 +50,4 @@ func (s *System) inBackground(fn func(ctx context.Context)) {
 // heartbeat turn at once (the exec tool's exit notices).
 func (s *System) wake(agentID, sessionKey, mode, text string) {
 	s.automator.Wake(agentID, sessionKey, mode, text)
-}
-
-// automationsTool builds the agents' automations (cron) tool. The wing is
-// built after the tools, so the tool looks it up at call time.
-func (s *System) automationsTool() tools.Tool {
-	return automations.New(automation.NewScheduler(func() *automation.Wing { return s.automator }))
 }

@@ -65,6 +65,14 @@ type Approvals struct {
 
 	mu      sync.Mutex
 	waiters map[string]chan string
+	watches map[string]*watch // Wait's callers, woken when a request settles
+}
+
+// watch is closed when its request settles; n counts the Wait calls on
+// it, so the last one to give up removes it.
+type watch struct {
+	done chan struct{}
+	n    int
 }
 
 var _ Approver = (*Approvals)(nil)
@@ -76,7 +84,7 @@ func NewApprovals(ctx context.Context, db *sql.DB, emit Emitter, log *slog.Logge
 	if _, err := db.ExecContext(ctx, `UPDATE tool_approvals SET status='expired', decided_at=? WHERE status='pending'`, time.Now().UnixMilli()); err != nil {
 		return nil, fmt.Errorf("expire stale approvals: %w", err)
 	}
-	a := &Approvals{db: db, emit: emit, log: log, waiters: map[string]chan string{}}
+	a := &Approvals{db: db, emit: emit, log: log, waiters: map[string]chan string{}, watches: map[string]*watch{}}
 	a.SetTimeout(timeout)
 	return a, nil
 }
@@ -196,6 +204,12 @@ func (a *Approvals) settle(id, status, decision string) bool {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return false
 	}
+	a.mu.Lock()
+	if w := a.watches[id]; w != nil {
+		close(w.done)
+		delete(a.watches, id)
+	}
+	a.mu.Unlock()
 	resolved := map[string]any{"id": id, "decision": decision, "status": status, "ts": time.Now().UnixMilli()}
 	a.emit.Broadcast(EventApprovalResolved, resolved)
 	a.emit.Broadcast(EventPluginApprovalResolved, resolved)
@@ -319,6 +333,45 @@ func (a *Approvals) Status(ctx context.Context, id string) (status, decision str
 	}
 	return status, decision, err
 }
+
+// Wait reports a request's status and decision once it is no longer
+// pending, or as it stands when ctx ends (status "pending"). It wakes on
+// the decision itself rather than polling the store.
+func (a *Approvals) Wait(ctx context.Context, id string) (status, decision string, err error) {
+	// Watch before reading: a decision that lands between the read and
+	// the wait still closes the channel this call holds.
+	a.mu.Lock()
+	w := a.watches[id]
+	if w == nil {
+		w = &watch{done: make(chan struct{})}
+		a.watches[id] = w
+	}
+	w.n++
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		if w.n--; w.n == 0 && a.watches[id] == w {
+			delete(a.watches, id)
+		}
+		a.mu.Unlock()
+	}()
+	// The reads are quick and outlive ctx, so a wait that timed out
+	// still says how the request stands.
+	read := context.WithoutCancel(ctx)
+	status, decision, err = a.Status(read, id)
+	if err != nil || status != statusPending {
+		return status, decision, err
+	}
+	select {
+	case <-w.done:
+		return a.Status(read, id)
+	case <-ctx.Done():
+		return status, decision, nil
+	}
+}
+
+// statusPending is a request's status while nobody has decided.
+const statusPending = "pending"
 
 // approvalHost is where the call would run: "node" and the node's id for
 // exec host=node (its args say so), else "gateway".

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -385,5 +386,52 @@ func TestRunnerCallsToolByItsOwnName(t *testing.T) {
 	st.DB.QueryRow(`SELECT COUNT(*) FROM tool_audit WHERE tool='delegateToAgent'`).Scan(&n)
 	if n != 3 {
 		t.Fatalf("audit rows under the tool's own name = %d, want 3", n)
+	}
+}
+
+// TestApprovalWait: Wait returns at once for a settled or unknown
+// request, reports pending when its ctx ends, and wakes on the decision.
+func TestApprovalWait(t *testing.T) {
+	_, ap, ev, _ := newRunner(t)
+	ctx := context.Background()
+	if _, _, err := ap.Wait(ctx, "nope"); !errors.Is(err, ErrUnknownApproval) {
+		t.Fatalf("unknown id: %v", err)
+	}
+	approved := make(chan bool, 1)
+	go func() {
+		ok, _, _ := ap.Approve(ctx, ApprovalRequest{Tool: "exec"})
+		approved <- ok
+	}()
+	id := <-ev.seen
+	short, cancel := context.WithCancel(ctx)
+	cancel()
+	if st, d, err := ap.Wait(short, id); err != nil || st != "pending" || d != "" {
+		t.Fatalf("Wait with an ended ctx: %q %q %v", st, d, err)
+	}
+	woke := make(chan [2]string, 1)
+	go func() {
+		st, d, err := ap.Wait(ctx, id)
+		if err != nil {
+			t.Error(err)
+		}
+		woke <- [2]string{st, d}
+	}()
+	if err := ap.Resolve(ctx, id, DecisionAllowAlways); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-woke; got != [2]string{"approved", DecisionAllowAlways} {
+		t.Fatalf("Wait after the decision: %v", got)
+	}
+	if !<-approved {
+		t.Fatal("Approve did not see the allow")
+	}
+	if st, _, _ := ap.Wait(ctx, id); st != "approved" {
+		t.Fatalf("Wait on a settled request: %q", st)
+	}
+	ap.mu.Lock()
+	left := len(ap.watches)
+	ap.mu.Unlock()
+	if left != 0 {
+		t.Fatalf("%d watches left behind", left)
 	}
 }

@@ -1,0 +1,49 @@
+package toolhost
+
+import (
+	"net/netip"
+
+	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/browser"
+	"github.com/openclaw-go/openclaw/tools/netguard"
+)
+
+// browserTool builds the agents' browser tool over a manager of
+// gateway-managed Chromium profiles, configured from browser.*.
+func (h *Host) browserTool(workspace func(tools.Who) (string, error)) tools.Tool {
+	set := browserSettings(h.cfg().Browser)
+	live := func() config.Browser { return h.cfg().Browser }
+	h.browser = browser.NewManager(browser.Config{
+		Workspace: workspace, StateDir: h.opts.StateDir, ExecPath: set.ExecPath,
+		Policy:          func() netguard.Policy { return browserPolicy(live()) },
+		Enabled:         func() bool { return live().IsEnabled() },
+		EvaluateEnabled: func() bool { return live().EvaluateAllowed() },
+		DefaultProfile:  set.DefaultProfile, Profiles: set.Profiles,
+		Log: h.log.With("component", "browser"),
+	})
+	return h.browser.Tool()
+}
+
+// browserSettings are the browser keys a reload hands to the running
+// manager: the Chromium binary, the default profile and the configured
+// profiles.
+func browserSettings(cfg config.Browser) browser.Settings {
+	profiles := map[string]browser.Profile{}
+	for name, p := range cfg.Profiles {
+		profiles[name] = browser.Profile{Name: name, CDPPort: p.CDPPort, CDPURL: p.CDPURL}
+	}
+	return browser.Settings{ExecPath: cfg.ExecutablePath, DefaultProfile: cfg.DefaultProfile, Profiles: profiles}
+}
+
+// browserPolicy is the SSRF policy pages may load under, from
+// browser.ssrfPolicy: public addresses only unless the config allows
+// more.
+func browserPolicy(b config.Browser) netguard.Policy {
+	var p netguard.Policy
+	if b.SSRFPolicy.DangerouslyAllowPrivateNetwork {
+		p.Allow = []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")}
+	}
+	p.AllowHosts = b.SSRFPolicy.AllowedHostnames
+	return p
+}

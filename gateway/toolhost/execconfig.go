@@ -1,0 +1,165 @@
+package toolhost
+
+import (
+	"log/slog"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/policy/execpolicy"
+	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/execapprovals"
+	"github.com/openclaw-go/openclaw/tools/netguard"
+	"github.com/openclaw-go/openclaw/tools/shell"
+	"github.com/openclaw-go/openclaw/tools/web"
+)
+
+// configuredExec is what tools.exec says about exec policy, for the exec
+// approvals file to tighten. Only the config file sets it: neither a
+// model's exec arguments (they can only tighten, see shell) nor the
+// gateway tool without a person's approval can change it.
+func configuredExec(e config.ToolExec) execapprovals.Configured {
+	sec, ask := e.Policy()
+	c := execapprovals.Configured{Security: sec, Ask: ask, SafeBins: e.SafeBins, TrustedDirs: e.SafeBinTrustedDirs}
+	if len(e.SafeBinProfiles) > 0 {
+		c.Profiles = map[string]execpolicy.BinProfile{}
+		for name, p := range e.SafeBinProfiles {
+			bp := execpolicy.BinProfile{MinPositional: p.MinPositional, MaxPositional: -1,
+				ValueFlags: slices.Clone(p.AllowedValueFlags), DeniedFlags: slices.Clone(p.DeniedFlags)}
+			if p.MaxPositional.Set {
+				bp.MaxPositional = p.MaxPositional.N
+			}
+			c.Profiles[strings.ToLower(name)] = bp
+		}
+	}
+	return c
+}
+
+// execSettings are tools.exec's run settings.
+func execSettings(e config.ToolExec) shell.Settings {
+	set := shell.Settings{
+		Timeout:      time.Duration(e.TimeoutSeconds) * time.Second,
+		Yield:        time.Duration(e.BackgroundMs) * time.Millisecond,
+		NotifyOnExit: e.NotifyOnExit == nil || *e.NotifyOnExit,
+		Keep:         time.Duration(e.CleanupMs) * time.Millisecond,
+	}
+	home, _ := os.UserHomeDir()
+	for _, d := range e.PathPrepend {
+		if rest, ok := strings.CutPrefix(d, "~"); ok && home != "" && (rest == "" || strings.HasPrefix(rest, "/")) {
+			d = filepath.Join(home, rest)
+		}
+		set.PathPrepend = append(set.PathPrepend, d)
+	}
+	return set
+}
+
+// elevatedAllowed is OpenClaw's gate on exec's elevated flag:
+// tools.elevated.enabled, and the sender listed under their channel in
+// allowFrom (plain, or with an id:, from: or e164: prefix; "*" for anyone
+// on that channel). A call from no chat (an operator's) is looked up
+// under "webchat", OpenClaw's name for its own clients.
+func elevatedAllowed(el config.ToolElevated, who tools.Who) bool {
+	if !el.Enabled {
+		return false
+	}
+	channel := who.Channel
+	if channel == "" {
+		channel = "webchat"
+	}
+	for _, entry := range el.AllowFrom[channel] {
+		entry = strings.TrimSpace(entry)
+		for _, prefix := range []string{"id:", "from:", "e164:"} {
+			entry = strings.TrimPrefix(entry, prefix)
+		}
+		if entry == "*" || who.SenderID != "" && entry == who.SenderID {
+			return true
+		}
+	}
+	return false
+}
+
+// fetchConfig and searchConfig carry tools.web into the web tools.
+func fetchConfig(f config.ToolWebFetch, log *slog.Logger) web.FetchConfig {
+	ttl := time.Duration(f.CacheTTLMinutes) * time.Minute
+	if f.CacheTTLMinutes == 0 {
+		ttl = -1 // 0 turns the cache off
+	}
+	redirects := f.MaxRedirects
+	if redirects == 0 {
+		redirects = -1 // 0 follows none
+	}
+	return web.FetchConfig{MaxCharsCap: f.MaxCharsCap, DefaultMaxChars: f.MaxChars, Timeout: time.Duration(f.TimeoutSeconds) * time.Second,
+		MaxBodyBytes: int64(f.MaxResponseBytes), CacheTTL: ttl, UserAgent: f.UserAgent, MaxRedirects: redirects,
+		Headers: f.Headers, Network: fetchPolicy(f.SSRFPolicy), Logger: log}
+}
+
+// fetchPolicy is the SSRF policy of web_fetch, from
+// tools.web.fetch.ssrfPolicy: public addresses only unless it allows more.
+func fetchPolicy(sp config.ToolWebFetchSSRFPolicy) netguard.Policy {
+	var p netguard.Policy
+	if sp.DangerouslyAllowPrivateNetwork {
+		p.Allow = []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")}
+	} else if sp.AllowIPv6UniqueLocalRange {
+		p.Allow = []netip.Prefix{netip.MustParsePrefix("fc00::/7")}
+	}
+	p.AllowHosts = sp.AllowedHostnames
+	p.BlockHosts = sp.BlockedHostnames
+	p.AllowFakeIP = sp.AllowRfc2544BenchmarkRange
+	return p
+}
+
+// searchConfig also reads the providers' own settings, where OpenClaw
+// keeps them: plugins.entries.<provider>.config.webSearch (apiKey beats
+// the provider's environment variable; baseUrl for searxng).
+func searchConfig(sc config.ToolWebSearch, plugins map[string]config.PluginEntry, getenv func(string) string) web.SearchConfig {
+	ttl := time.Duration(sc.CacheTTLMinutes) * time.Minute
+	if sc.CacheTTLMinutes == 0 {
+		ttl = -1
+	}
+	c := web.SearchConfig{DefaultCount: sc.MaxResults, ProviderTimeout: time.Duration(sc.TimeoutSeconds) * time.Second, CacheTTL: ttl}
+	c.Keys = map[string]string{}
+	for provider, env := range map[string]string{web.ProviderBrave: "BRAVE_API_KEY", web.ProviderTavily: "TAVILY_API_KEY", web.ProviderSerper: "SERPER_API_KEY"} {
+		if key := plugins[provider].Config.WebSearch.APIKey.Value; key != "" {
+			c.Keys[provider] = key
+		} else {
+			c.Keys[provider] = getenv(env)
+		}
+	}
+	c.SearXNGURL = plugins[web.ProviderSearXNG].Config.WebSearch.BaseURL
+	if sc.Provider != "" {
+		c.Providers = []string{sc.Provider}
+	}
+	return c
+}
+
+// configGate refuses the tools the config switched off or kept from this
+// model: tools.exec.applyPatch.enabled and allowModels,
+// tools.web.fetch.enabled, tools.web.search.enabled.
+func configGate(cfg *config.Config, who tools.Who, name string) (ok bool, reason string) {
+	off := func(b *bool) bool { return b != nil && !*b }
+	switch name {
+	case "apply_patch":
+		ap := cfg.Tools.Exec.ApplyPatch
+		if off(ap.Enabled) {
+			return false, "tools.exec.applyPatch.enabled is false"
+		}
+		if len(ap.AllowModels) > 0 && !slices.ContainsFunc(ap.AllowModels, func(m string) bool {
+			return strings.EqualFold(m, who.Model) || strings.EqualFold(m, who.Provider+"/"+who.Model)
+		}) {
+			return false, "this model is not in tools.exec.applyPatch.allowModels"
+		}
+	case "web_fetch":
+		if off(cfg.Tools.Web.Fetch.Enabled) {
+			return false, "tools.web.fetch.enabled is false"
+		}
+	case "web_search":
+		if off(cfg.Tools.Web.Search.Enabled) {
+			return false, "tools.web.search.enabled is false"
+		}
+	}
+	return true, ""
+}

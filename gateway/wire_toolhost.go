@@ -1,0 +1,80 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/automation"
+	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/gateway/cron"
+	"github.com/openclaw-go/openclaw/gateway/pluginhost"
+	"github.com/openclaw-go/openclaw/gateway/rpc"
+	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/toolhost"
+	"github.com/openclaw-go/openclaw/nodes"
+	"github.com/openclaw-go/openclaw/tools"
+)
+
+// buildToolhost builds the tool wing over the store and the agents, hands
+// the runner and the approvals to the agents, and records the wing as a
+// part.
+func (s *System) buildToolhost(ctx context.Context, st *store.Store) error {
+	h, err := toolhost.New(ctx, toolhost.Options{
+		Log: s.log, StateDir: s.opts.StateDir, DB: st.DB,
+		Live: func() toolhost.Live {
+			l := s.current()
+			return toolhost.Live{Snap: l.snap, Policy: l.toolPolicy, Guard: l.guard}
+		},
+		LoadOptions: s.loadOptions,
+		Auth:        func() rpc.AuthConfig { return s.current().auth },
+		Addr:        func() net.Addr { return s.addr },
+		Agents:      s.agents,
+		Sessions:    s.sessions,
+		Nodes:       func() *nodes.Registry { return s.nodes },
+		Messenger:   channelMessenger{s},
+		Scheduler:   automation.NewScheduler(func() *automation.Wing { return s.automator }),
+		// approvalFanout reads s.approvals at call time; it is set below,
+		// before any request can be announced.
+		ApprovalEvents: approvalFanout{s},
+		Wake:           func(agentID, sessionKey, text string) { s.wake(agentID, sessionKey, cron.WakeNow, text) },
+		Hooks:          s.plugins.Hooks(),
+		Extra: func(workspace func(tools.Who) (string, error)) []tools.Tool {
+			out := s.plugins.SkillTools(workspace)
+			if t, ok := s.plugins.LLMTaskTool(); ok {
+				out = append(out, t)
+			}
+			return out
+		},
+		Config:      toolConfigWriter{s},
+		Restart:     s.requestRestart,
+		SkillsDir:   pluginhost.WorkspaceSkills,
+		AuditMaxAge: func() time.Duration { return keptFor(s.current().snap.Config.Gateway.Retention.ToolAudit) },
+		IsChatOwner: isChatOwner,
+	})
+	if err != nil {
+		return err
+	}
+	s.toolhost = h
+	s.tools, s.policy, s.approvals, s.audit = h.Runner(), h.Policy(), h.Approvals(), h.Audit()
+	s.agents.UseApprovals(h.Approvals())
+	s.agents.UseGatewayStatus(func() []string {
+		return []string{fmt.Sprintf("OpenClaw gateway %s · up %s", s.version, time.Since(s.started).Round(time.Second))}
+	})
+	s.agents.UseTools(h.TurnTools())
+	s.addPart(h)
+	return nil
+}
+
+// toolConfigWriter writes the gateway tool's configs as config.apply does.
+type toolConfigWriter struct{ s *System }
+
+func (w toolConfigWriter) WriteConfig(method string, raw []byte, baseHash string, apply bool) (any, error) {
+	return w.s.writeConfig(method, raw, baseHash, apply)
+}
+
+func (w toolConfigWriter) RestoreRedacted(raw []byte, cur *config.Snapshot) []byte {
+	raw, _ = restoreRedacted(raw, cur.Raw, cur.Tree)
+	return raw
+}
