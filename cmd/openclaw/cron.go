@@ -130,7 +130,7 @@ func runCronGet(ctx context.Context, a *app, args []string) error {
 	var out json.RawMessage
 	err = s.call(ctx, "cron.get", map[string]any{"id": pos[0]}, &out, false)
 	var perr *protocol.Error
-	if show && errors.As(err, &perr) && detailCode(perr.Details) == cronJobNotFound {
+	if show && errors.As(err, &perr) && detailCode(perr.Details) == protocol.DetailCronJobNotFound {
 		if named := findCronJobByName(ctx, s, pos[0]); named != nil {
 			out, err = named, nil
 		}
@@ -147,9 +147,6 @@ func runCronGet(ctx context.Context, a *app, args []string) error {
 	}
 	return formatCronJob(a.stdout, j, cronNow())
 }
-
-// cronJobNotFound is the detail code of the gateway's unknown-job refusal.
-const cronJobNotFound = "CRON_JOB_NOT_FOUND"
 
 // findCronJobByName returns the one job named name (or so displayed), or
 // nil when there is none or more than one.

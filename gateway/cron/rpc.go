@@ -11,9 +11,6 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 )
 
-// DetailJobNotFound is error.details.code for an unknown job id.
-const DetailJobNotFound = "CRON_JOB_NOT_FOUND"
-
 // Register adds the cron.* methods to the bus. Scopes come from the
 // method catalog (add, update, remove and run need admin).
 func (s *Service) Register(srv *rpc.Server) {
@@ -164,7 +161,7 @@ func rpcError(method string, err error) error {
 	var nf *NotFoundError
 	if errors.As(err, &nf) {
 		return protocol.Errorf(protocol.CodeInvalidRequest, "%s", nf.Error()).
-			WithDetails(map[string]any{"code": DetailJobNotFound, "jobId": nf.ID})
+			WithDetails(map[string]any{"code": protocol.DetailCronJobNotFound, "jobId": nf.ID})
 	}
 	var pe *protocol.Error
 	if errors.As(err, &pe) {
