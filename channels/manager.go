@@ -1,6 +1,7 @@
 package channels
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -653,7 +654,7 @@ func (m *Manager) replyMessages(p AccountPolicy, in Inbound, rowID int64, text s
 			AccountID: in.AccountID, To: Target{ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID}, Text: c,
 			IdempotencyKey: "in-" + strconv.FormatInt(rowID, 10) + "-" + strconv.Itoa(i),
 		}
-		switch orDefault(p.ReplyToMode, "first") {
+		switch cmp.Or(p.ReplyToMode, "first") {
 		case "all":
 			o.ReplyToID = in.MessageID
 		case "first", "batched":

@@ -1,6 +1,7 @@
 package cron
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -40,7 +41,7 @@ func (s *Service) Register(srv *rpc.Server) {
 		if err := decodeStrict(req.Params, &p); err != nil {
 			return nil, protocol.InvalidParams(req.Method, err)
 		}
-		id := firstNonEmpty(p.ID, p.JobID)
+		id := cmp.Or(p.ID, p.JobID)
 		if id == "" || len(p.Patch) == 0 {
 			return nil, protocol.InvalidParams(req.Method, errors.New("id and patch are required"))
 		}
@@ -67,7 +68,7 @@ func (s *Service) Register(srv *rpc.Server) {
 		if err := decodeStrict(req.Params, &p); err != nil {
 			return nil, protocol.InvalidParams(req.Method, err)
 		}
-		id := firstNonEmpty(p.ID, p.JobID)
+		id := cmp.Or(p.ID, p.JobID)
 		if id == "" {
 			return nil, protocol.InvalidParams(req.Method, errors.New("id is required"))
 		}
@@ -129,13 +130,6 @@ func checkKinds(raw []byte) error {
 	return nil
 }
 
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 func jobID(req *rpc.Request) (string, error) {
 	var p struct {
 		ID    string `json:"id"`
@@ -144,7 +138,7 @@ func jobID(req *rpc.Request) (string, error) {
 	if err := decodeStrict(req.Params, &p); err != nil {
 		return "", protocol.InvalidParams(req.Method, err)
 	}
-	id := firstNonEmpty(p.ID, p.JobID)
+	id := cmp.Or(p.ID, p.JobID)
 	if id == "" {
 		return "", protocol.InvalidParams(req.Method, errors.New("id is required"))
 	}
@@ -260,7 +254,7 @@ func (s *Service) handleRuns(ctx context.Context, req *rpc.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	q := RunsQuery{JobID: firstNonEmpty(p.ID, p.JobID), RunID: p.RunID, Statuses: p.Statuses, Delivery: p.DeliveryStatuses,
+	q := RunsQuery{JobID: cmp.Or(p.ID, p.JobID), RunID: p.RunID, Statuses: p.Statuses, Delivery: p.DeliveryStatuses,
 		Query: p.Query, Asc: p.SortDir == "asc", Limit: limit, Offset: p.Offset}
 	if p.Status != "" && p.Status != "all" {
 		q.Statuses = append(q.Statuses, p.Status)
