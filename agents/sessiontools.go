@@ -62,6 +62,12 @@ var sessionToolSpecs = map[string]toolSpec{
 
 // Tools lists the session tools, sorted by name.
 func (t *sessionTools) Tools(ctx context.Context, turn *Turn) []providers.Tool {
+	return sessionToolList()
+}
+
+// sessionToolList is every session tool, sorted by name; the list does
+// not depend on the turn.
+func sessionToolList() []providers.Tool {
 	names := make([]string, 0, len(sessionToolSpecs))
 	for n := range sessionToolSpecs {
 		names = append(names, n)

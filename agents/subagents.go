@@ -121,17 +121,20 @@ func (t *sessionTools) spawn(ctx context.Context, turn *Turn, raw json.RawMessag
 		s.releaseChild(turn.AgentID)
 		return nil, err
 	}
-	go s.announce(run, turn, a.Label, a.Cleanup == "delete")
+	// The announcement comes after this tool call has returned and lasts
+	// as long as the child run: it keeps the call's values but not its
+	// cancel or deadline, as the child's Start above does. The Service has
+	// no lifetime of its own to hang it on; it ends when the child does.
+	go s.announce(context.WithoutCancel(ctx), run, turn, a.Label, a.Cleanup == "delete")
 	return map[string]any{"status": "accepted", "runId": run.ID, "childSessionKey": key}, nil
 }
 
 // announce waits for a sub-agent and reports its result to the requester's
 // session as a new run there. An exact ANNOUNCE_SKIP stays silent.
-func (s *Service) announce(run *Run, parent *Turn, label string, cleanup bool) {
+func (s *Service) announce(ctx context.Context, run *Run, parent *Turn, label string, cleanup bool) {
 	<-run.Done()
 	s.releaseChild(parent.AgentID)
 	r := run.Result()
-	ctx := context.Background()
 	if cleanup {
 		archived := true
 		s.opts.Store.Patch(ctx, run.SessionKey, sessions.Patch{Archived: &archived})

@@ -83,7 +83,7 @@ func (r *RegistryTools) Run(ctx context.Context, t *Turn, call providers.ToolCal
 func (s *Service) SessionTools() []tools.Tool {
 	st := &sessionTools{svc: s}
 	var out []tools.Tool
-	for _, spec := range st.Tools(context.Background(), &Turn{}) {
+	for _, spec := range sessionToolList() {
 		timeout := 30 * time.Second
 		if spec.Name == "sessions_send" || spec.Name == "delegateToAgent" {
 			timeout = 15 * time.Minute // they wait for another agent's whole run

@@ -3,8 +3,9 @@ package channels
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"time"
+
+	"github.com/openclaw-go/openclaw/backoff"
 )
 
 // Backoff is the wait before retry attempt+1: exponential from lo,
@@ -12,12 +13,7 @@ import (
 // not hit a network together; and at least what the network asked for
 // (a *RetryableError's After, from 429 Retry-After).
 func Backoff(lo, hi time.Duration, attempt int, err error) time.Duration {
-	d := lo
-	for i := 0; i < attempt && d < hi; i++ {
-		d *= 2
-	}
-	d = min(d, hi)
-	d = d/2 + rand.N(d/2+1)
+	d := backoff.Policy{Min: lo, Max: hi, Jitter: true}.Delay(attempt)
 	var re *RetryableError
 	if errors.As(err, &re) && re.After > d {
 		d = re.After

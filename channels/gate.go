@@ -1,6 +1,7 @@
 package channels
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -70,7 +71,7 @@ func (g Gate) Check(in Inbound, paired bool, mentioned func(GroupPolicy) bool) G
 		return GateResult{Verdict: Drop, Reason: "sender is a bot"}
 	}
 	if in.Chat.Kind == Direct {
-		switch dm := orDefault(p.DMPolicy, "pairing"); dm {
+		switch dm := cmp.Or(p.DMPolicy, "pairing"); dm {
 		case "disabled":
 			return GateResult{Verdict: Drop, Reason: "direct messages are disabled"}
 		case "open":
@@ -94,7 +95,7 @@ func (g Gate) Check(in Inbound, paired bool, mentioned func(GroupPolicy) bool) G
 		}
 	}
 	// Groups and channels. Pairing approvals never open a group.
-	gp := orDefault(p.GroupPolicy, "allowlist")
+	gp := cmp.Or(p.GroupPolicy, "allowlist")
 	if gp == "disabled" {
 		return GateResult{Verdict: Drop, Reason: "groups are disabled"}
 	}
@@ -180,11 +181,4 @@ func MentionMatcher(patterns []string) func(string) bool {
 		}
 		return false
 	}
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

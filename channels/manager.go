@@ -1,6 +1,7 @@
 package channels
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -653,7 +654,7 @@ func (m *Manager) replyMessages(p AccountPolicy, in Inbound, rowID int64, text s
 			AccountID: in.AccountID, To: Target{ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID}, Text: c,
 			IdempotencyKey: "in-" + strconv.FormatInt(rowID, 10) + "-" + strconv.Itoa(i),
 		}
-		switch orDefault(p.ReplyToMode, "first") {
+		switch cmp.Or(p.ReplyToMode, "first") {
 		case "all":
 			o.ReplyToID = in.MessageID
 		case "first", "batched":
@@ -920,7 +921,7 @@ func (m *Manager) deliver(r outboundRow) bool {
 			m.db.markFailed(ctx, r.ID, "channel account not configured")
 			return true
 		}
-		m.db.markRetry(ctx, r.ID, time.Now().Add(backoff(r.Attempts)), "channel account not running")
+		m.db.markRetry(ctx, r.ID, time.Now().Add(deliveryBackoff(r.Attempts)), "channel account not running")
 		return false
 	}
 	sctx, cancel := context.WithTimeout(m.ctx, 60*time.Second)
@@ -935,7 +936,7 @@ func (m *Manager) deliver(r outboundRow) bool {
 	}
 	var re *RetryableError
 	if (errors.As(err, &re) || m.ctx.Err() != nil) && r.Attempts+1 < m.opts.MaxAttempts {
-		d := backoff(r.Attempts)
+		d := deliveryBackoff(r.Attempts)
 		if re != nil && re.After > d {
 			d = re.After
 		}
@@ -947,9 +948,11 @@ func (m *Manager) deliver(r outboundRow) bool {
 	return true
 }
 
-// backoff is the wait before delivery attempt n+1: 1 s doubling to
+// deliveryBackoff is the wait before delivery attempt n+1: 1 s doubling to
 // 5 min, with jitter.
-func backoff(attempts int) time.Duration { return Backoff(time.Second, 5*time.Minute, attempts, nil) }
+func deliveryBackoff(attempts int) time.Duration {
+	return Backoff(time.Second, 5*time.Minute, attempts, nil)
+}
 
 // pairingEvent tells Options.OnPairing, if set, about a request.
 func (m *Manager) pairingEvent(r PairingRequest, resolved string) {

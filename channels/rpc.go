@@ -1,6 +1,7 @@
 package channels
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -61,7 +62,7 @@ func (m *Manager) Status() map[string]any {
 			}
 			entry := map[string]any{
 				"accountId": s.AccountID, "enabled": s.Enabled, "configured": true,
-				"running": false, "connected": false, "dmPolicy": orDefault(s.Policy.DMPolicy, "pairing"),
+				"running": false, "connected": false, "dmPolicy": cmp.Or(s.Policy.DMPolicy, "pairing"),
 				"allowFrom": nonNil(s.Policy.AllowFrom), "healthState": string(StateStopped),
 			}
 			if s.Name != "" {

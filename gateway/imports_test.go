@@ -74,6 +74,7 @@ func TestImportRules(t *testing.T) {
 			// channelstest is the fakes' shared test support, no adapter.
 			return !under(imp, "channels") || imp == module+"/channels" || imp == module+"/channels/channelstest" || sameSubtree(from, imp)
 		}},
+		{"backoff", "backoff is a leaf every part that retries may import", func(_, imp string) bool { return false }},
 	}
 	for pkg, imps := range imports {
 		for _, imp := range imps {

@@ -131,7 +131,7 @@ func (r *Registry) Do(ctx context.Context, req InvokeRequest) (*InvokeResult, er
 		return inv.res, inv.err
 	case <-t.C:
 		r.finish(inv, nil, protocol.Errorf(protocol.CodeUnavailable, "node invoke timed out after %v: %s on %s", timeout, req.Command, req.NodeID).
-			WithDetails(map[string]any{"code": DetailTimeout, "nodeId": req.NodeID, "command": req.Command, "timeoutMs": timeout.Milliseconds()}))
+			WithDetails(map[string]any{"code": protocol.DetailTimeout, "nodeId": req.NodeID, "command": req.Command, "timeoutMs": timeout.Milliseconds()}))
 	case <-ctx.Done():
 		// The invoke is dropped when no other caller joined it by key.
 		err := fmt.Errorf("invoke %s on %s: %w", req.Command, req.NodeID, ctx.Err())
@@ -204,7 +204,7 @@ func (r *Registry) HandleResult(conn Conn, p ResultParams) error {
 	r.mu.Unlock()
 	if inv == nil {
 		return protocol.Errorf(protocol.CodeInvalidRequest, "unknown invoke id: %s", p.ID).
-			WithDetails(map[string]any{"code": DetailUnknownInvoke, "id": p.ID})
+			WithDetails(map[string]any{"code": protocol.DetailUnknownInvoke, "id": p.ID})
 	}
 	if inv.s.conn != conn || inv.nodeID != p.NodeID {
 		return protocol.Errorf(protocol.CodeForbidden, "invoke %s was not sent to this node", p.ID)
@@ -222,7 +222,7 @@ func (r *Registry) HandleResult(conn Conn, p ResultParams) error {
 			top = protocol.CodeInvalidRequest
 		}
 		r.finish(inv, nil, protocol.Errorf(top, "%s", msg).WithDetails(map[string]any{
-			"code": DetailNodeError, "nodeId": inv.nodeID, "command": inv.command,
+			"code": protocol.DetailNodeError, "nodeId": inv.nodeID, "command": inv.command,
 			"nodeError": map[string]string{"code": code, "message": msg},
 		}))
 		return nil

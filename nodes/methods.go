@@ -172,10 +172,10 @@ func OperatorRefusal(command string) *protocol.Error {
 	switch {
 	case command == "system.run" || command == "system.run.prepare":
 		return protocol.Errorf(protocol.CodeInvalidRequest, "%s is not invocable through node.invoke; it runs through exec approvals (exec host=node)", command).
-			WithDetails(map[string]any{"code": DetailApprovalRequired, "command": command})
+			WithDetails(map[string]any{"code": protocol.DetailApprovalRequired, "command": command})
 	case strings.HasPrefix(command, "system.execApprovals."):
 		return protocol.Errorf(protocol.CodeInvalidRequest, "%s is not invocable through node.invoke; use exec.approvals.node.get/set", command).
-			WithDetails(map[string]any{"code": DetailCommandNotAllowed, "command": command, "reason": "use-exec-approvals-node"})
+			WithDetails(map[string]any{"code": protocol.DetailCommandNotAllowed, "command": command, "reason": "use-exec-approvals-node"})
 	case privateCommand(command):
 		return errNotAllowed("", command, "private")
 	}

@@ -148,7 +148,7 @@ func TestFirstNodeNeedsApproval(t *testing.T) {
 		t.Fatalf("node.describe while pending = %+v", d)
 	}
 	err := invoke(t, op, n.id, "system.notify")
-	pe := wantErr(t, err, protocol.CodeInvalidRequest, DetailCommandNotAllowed)
+	pe := wantErr(t, err, protocol.CodeInvalidRequest, protocol.DetailCommandNotAllowed)
 	if pe.Details.(map[string]any)["reason"] != "not-approved" {
 		t.Fatalf("refusal details = %v", pe.Details)
 	}
@@ -195,7 +195,7 @@ func TestFirstNodeNeedsApproval(t *testing.T) {
 	// A request is resolved once.
 	for _, m := range []string{"node.pair.approve", "node.pair.reject"} {
 		err = op.Call(ctx5s(t), m, map[string]any{"requestId": ev.RequestID}, nil)
-		wantErr(t, err, protocol.CodeInvalidRequest, DetailUnknownRequest)
+		wantErr(t, err, protocol.CodeInvalidRequest, protocol.DetailUnknownRequest)
 	}
 	err = op.Call(ctx5s(t), "node.pair.approve", map[string]any{"requestId": " "}, nil)
 	wantErr(t, err, protocol.CodeInvalidRequest, "")
@@ -243,7 +243,7 @@ func TestWiderSurfaceOnReconnect(t *testing.T) {
 		t.Fatalf("approved command while a wider request waits: %v", err)
 	}
 	err := invoke(t, op, n.id, "system.notify")
-	wantErr(t, err, protocol.CodeInvalidRequest, DetailCommandNotAllowed)
+	wantErr(t, err, protocol.CodeInvalidRequest, protocol.DetailCommandNotAllowed)
 
 	var res map[string]any
 	if err := op.Call(ctx5s(t), "node.pair.reject", map[string]any{"requestId": requestID}, &res); err != nil {
@@ -257,7 +257,7 @@ func TestWiderSurfaceOnReconnect(t *testing.T) {
 		t.Fatalf("approved command after reject: %v", err)
 	}
 	err = invoke(t, op, n.id, "system.notify")
-	wantErr(t, err, protocol.CodeInvalidRequest, DetailCommandNotAllowed)
+	wantErr(t, err, protocol.CodeInvalidRequest, protocol.DetailCommandNotAllowed)
 	if d := describe(t, op, n.id); d.ApprovalState != "approved" || !slices.Equal(d.Commands, []string{"system.which"}) {
 		t.Fatalf("node.describe after reject = %+v", d)
 	}
@@ -295,7 +295,7 @@ func TestPairRequestExpires(t *testing.T) {
 		t.Fatalf("node.describe after expiry = %+v", d)
 	}
 	err := op.Call(ctx5s(t), "node.pair.approve", map[string]any{"requestId": q.RequestID}, nil)
-	wantErr(t, err, protocol.CodeInvalidRequest, DetailUnknownRequest)
+	wantErr(t, err, protocol.CodeInvalidRequest, protocol.DetailUnknownRequest)
 }
 
 // TestPolicyAppliesOverApproval: approving a surface does not lift the
@@ -311,7 +311,7 @@ func TestPolicyAppliesOverApproval(t *testing.T) {
 		t.Fatalf("node.describe = %+v", d)
 	}
 	for cmd, reason := range map[string]string{"camera.snap": "dangerous", "system.notify": "denied"} {
-		pe := wantErr(t, invoke(t, op, n.id, cmd), protocol.CodeInvalidRequest, DetailCommandNotAllowed)
+		pe := wantErr(t, invoke(t, op, n.id, cmd), protocol.CodeInvalidRequest, protocol.DetailCommandNotAllowed)
 		if got := pe.Details.(map[string]any)["reason"]; got != reason {
 			t.Fatalf("%s refused for %v, want %s", cmd, got, reason)
 		}

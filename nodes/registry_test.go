@@ -99,14 +99,14 @@ func TestInvokeRefusals(t *testing.T) {
 		code, detail          string
 	}{
 		{"read scope", n.id, "system.which", reader, protocol.CodeForbidden, protocol.DetailMissingScope},
-		{"system.run", n.id, "system.run", writer, protocol.CodeInvalidRequest, DetailApprovalRequired},
-		{"system.run.prepare", n.id, "system.run.prepare", writer, protocol.CodeInvalidRequest, DetailApprovalRequired},
-		{"exec approvals over invoke", n.id, "system.execApprovals.get", writer, protocol.CodeInvalidRequest, DetailCommandNotAllowed},
-		{"undeclared", n.id, "system.notify", writer, protocol.CodeInvalidRequest, DetailCommandNotAllowed},
-		{"dangerous", n.id, "camera.snap", writer, protocol.CodeInvalidRequest, DetailCommandNotAllowed},
-		{"not allowlisted", n.id, "file.fetch", writer, protocol.CodeInvalidRequest, DetailCommandNotAllowed},
+		{"system.run", n.id, "system.run", writer, protocol.CodeInvalidRequest, protocol.DetailApprovalRequired},
+		{"system.run.prepare", n.id, "system.run.prepare", writer, protocol.CodeInvalidRequest, protocol.DetailApprovalRequired},
+		{"exec approvals over invoke", n.id, "system.execApprovals.get", writer, protocol.CodeInvalidRequest, protocol.DetailCommandNotAllowed},
+		{"undeclared", n.id, "system.notify", writer, protocol.CodeInvalidRequest, protocol.DetailCommandNotAllowed},
+		{"dangerous", n.id, "camera.snap", writer, protocol.CodeInvalidRequest, protocol.DetailCommandNotAllowed},
+		{"not allowlisted", n.id, "file.fetch", writer, protocol.CodeInvalidRequest, protocol.DetailCommandNotAllowed},
 		{"admin-only browser proxy", n.id, "browser.proxy", writer, protocol.CodeForbidden, protocol.DetailMissingScope},
-		{"offline node", "no-such-node", "system.which", writer, protocol.CodeUnavailable, DetailNotConnected},
+		{"offline node", "no-such-node", "system.which", writer, protocol.CodeUnavailable, protocol.DetailNotConnected},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,7 +115,7 @@ func TestInvokeRefusals(t *testing.T) {
 	}
 	// Deny applies to the Go API too.
 	_, err := g.reg.Invoke(ctx, n.id, "system.execApprovals.get", nil, time.Second)
-	pe := wantErr(t, err, protocol.CodeInvalidRequest, DetailCommandNotAllowed)
+	pe := wantErr(t, err, protocol.CodeInvalidRequest, protocol.DetailCommandNotAllowed)
 	if pe.Details.(map[string]any)["reason"] != "denied" {
 		t.Fatalf("deny reason: %v", pe.Details)
 	}
@@ -141,12 +141,12 @@ func TestInvokeTimeoutAndNodeError(t *testing.T) {
 	ctx := ctx5s(t)
 	start := time.Now()
 	err := op.Call(ctx, "node.invoke", map[string]any{"nodeId": n.id, "command": "system.which", "timeoutMs": 150, "idempotencyKey": "t1"}, nil)
-	wantErr(t, err, protocol.CodeUnavailable, DetailTimeout)
+	wantErr(t, err, protocol.CodeUnavailable, protocol.DetailTimeout)
 	if time.Since(start) > 3*time.Second {
 		t.Fatalf("timeout took %v", time.Since(start))
 	}
 	_, err = g.reg.Invoke(ctx, n.id, "system.run", map[string]any{"command": []string{"id"}}, time.Second)
-	pe := wantErr(t, err, protocol.CodeUnavailable, DetailNodeError)
+	pe := wantErr(t, err, protocol.CodeUnavailable, protocol.DetailNodeError)
 	if ne, _ := pe.Details.(map[string]any)["nodeError"].(map[string]string); ne["code"] != "SYSTEM_RUN_DENIED" {
 		t.Fatalf("nodeError = %v", pe.Details)
 	}
@@ -171,13 +171,13 @@ func TestNodeDisconnectFailsInvoke(t *testing.T) {
 	}()
 	<-got
 	n.c.Close()
-	pe := wantErr(t, <-errc, protocol.CodeUnavailable, DetailNotConnected)
+	pe := wantErr(t, <-errc, protocol.CodeUnavailable, protocol.DetailNotConnected)
 	if pe.Message != "node disconnected during invoke" {
 		t.Fatalf("message = %q", pe.Message)
 	}
 	waitFor(t, func() bool { return !g.reg.Connected(n.id) })
 	err := op.Call(ctx, "node.invoke", map[string]any{"nodeId": n.id, "command": "system.which", "idempotencyKey": "d2"}, nil)
-	wantErr(t, err, protocol.CodeUnavailable, DetailNotConnected)
+	wantErr(t, err, protocol.CodeUnavailable, protocol.DetailNotConnected)
 
 	var list listResult
 	if err := op.Call(ctx, "node.list", nil, &list); err != nil {
@@ -221,7 +221,7 @@ func TestInvokeResultRefused(t *testing.T) {
 	err = b.c.Call(ctx, "node.invoke.result", map[string]any{"id": id, "nodeId": a.id, "ok": true, "payloadJSON": `{"x":1}`}, nil)
 	wantErr(t, err, protocol.CodeForbidden, "")
 	err = b.c.Call(ctx, "node.invoke.result", map[string]any{"id": "no-such-id", "nodeId": b.id, "ok": true}, nil)
-	wantErr(t, err, protocol.CodeInvalidRequest, DetailUnknownInvoke)
+	wantErr(t, err, protocol.CodeInvalidRequest, protocol.DetailUnknownInvoke)
 	select {
 	case err := <-errc:
 		t.Fatalf("invoke finished early: %v", err)
@@ -236,7 +236,7 @@ func TestInvokeResultRefused(t *testing.T) {
 	}
 	// A second answer for the same id is unknown now.
 	err = a.c.Call(ctx, "node.invoke.result", map[string]any{"id": id, "nodeId": a.id, "ok": true}, nil)
-	wantErr(t, err, protocol.CodeInvalidRequest, DetailUnknownInvoke)
+	wantErr(t, err, protocol.CodeInvalidRequest, protocol.DetailUnknownInvoke)
 }
 
 func TestIdempotentInvokeJoins(t *testing.T) {
@@ -315,7 +315,7 @@ func TestRenameDescribeAndPresence(t *testing.T) {
 	}
 	waitPresence(t, op, n.id, "rename")
 	err := op.Call(ctx, "node.rename", map[string]any{"nodeId": "nope", "displayName": "x"}, nil)
-	wantErr(t, err, protocol.CodeInvalidRequest, DetailUnknownNode)
+	wantErr(t, err, protocol.CodeInvalidRequest, protocol.DetailUnknownNode)
 	err = op.Call(ctx, "node.rename", map[string]any{"nodeId": n.id, "displayName": "  "}, nil)
 	wantErr(t, err, protocol.CodeInvalidRequest, "")
 
@@ -331,7 +331,7 @@ func TestRenameDescribeAndPresence(t *testing.T) {
 		t.Fatalf("node.describe after reconnect = %+v", d)
 	}
 	err = op.Call(ctx, "node.describe", map[string]any{"nodeId": "nope"}, nil)
-	wantErr(t, err, protocol.CodeInvalidRequest, DetailUnknownNode)
+	wantErr(t, err, protocol.CodeInvalidRequest, protocol.DetailUnknownNode)
 	if list := g.reg.List(ctx); len(list) != 1 {
 		t.Fatalf("List = %+v", list)
 	}

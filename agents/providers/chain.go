@@ -7,16 +7,20 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openclaw-go/openclaw/backoff"
 )
 
 const (
 	defaultRetries = 2
-	backoffBase    = 500 * time.Millisecond
-	backoffCap     = 8 * time.Second
 	// maxRetryAfter is the longest Retry-After a Chain waits for; a server
 	// asking for more is skipped for the next step at once.
 	maxRetryAfter = time.Minute
 )
+
+// defaultBackoff is Chain.Backoff's default: 500ms·2ⁿ, at most 8s, not
+// jittered (the model call is one user's, not a herd).
+var defaultBackoff = backoff.Policy{Min: 500 * time.Millisecond, Max: 8 * time.Second}
 
 // notConfiguredMessage tells a user with no model what to set.
 const notConfiguredMessage = `no model configured: set agents.defaults.model ("provider/model") and models.providers.<name>`
@@ -226,8 +230,7 @@ func (c *Chain) backoff(try int) time.Duration {
 	if c.Backoff != nil {
 		return c.Backoff(try)
 	}
-	d := backoffBase << min(try, 10)
-	return min(d, backoffCap)
+	return defaultBackoff.Delay(try)
 }
 
 func (c *Chain) sleep(ctx context.Context, d time.Duration) error {

@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -209,7 +210,7 @@ func (a *Adapter) SetCommands(ctx context.Context, cmds []channels.Command) erro
 			return
 		}
 		seen[name] = true
-		list = append(list, &discordgo.ApplicationCommand{Name: name, Description: nonEmpty(desc, name),
+		list = append(list, &discordgo.ApplicationCommand{Name: name, Description: cmp.Or(desc, name),
 			Type: discordgo.ChatApplicationCommand})
 	}
 	for _, c := range cmds {

@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -345,7 +346,7 @@ func (c *gwConn) dispatch(ctx context.Context, f frame, ready *bool) bool {
 			break
 		}
 		c.sess.id, c.sess.resumeURL = r.SessionID, r.ResumeGatewayURL
-		a.self.Store(&botIdentity{ID: r.User.ID, Username: r.User.Username, AppID: nonEmpty(r.Application.ID, r.User.ID)})
+		a.self.Store(&botIdentity{ID: r.User.ID, Username: r.User.Username, AppID: cmp.Or(r.Application.ID, r.User.ID)})
 		*ready = true
 		a.log.Info("discord gateway connected", "bot", r.User.Username)
 		a.life.Report(channels.Status{State: channels.StateConnected, Bot: r.User.Username})

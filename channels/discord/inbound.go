@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strings"
@@ -292,7 +293,7 @@ func chatOf(channelID, guildID string, threads threadLookup) channels.Chat {
 }
 
 func senderOf(u *dcUser) channels.Sender {
-	return channels.Sender{ID: u.ID, Username: u.Username, Name: nonEmpty(u.GlobalName, u.Username), IsBot: u.Bot}
+	return channels.Sender{ID: u.ID, Username: u.Username, Name: cmp.Or(u.GlobalName, u.Username), IsBot: u.Bot}
 }
 
 // stripMention removes the bot's <@id> and <@!id> mentions.

@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -110,7 +111,7 @@ func (a *Adapter) classify(ctx context.Context, op string, ci *callInfo, err err
 			after = h
 		}
 		return &channels.RetryableError{After: after, Err: &APIError{Op: op, Status: http.StatusTooManyRequests,
-			Message: a.scrub(nonEmpty(rl.Message, "rate limited"))}}
+			Message: a.scrub(cmp.Or(rl.Message, "rate limited"))}}
 	}
 	var re *discordgo.RESTError
 	if errors.As(err, &re) && re.Response != nil {
@@ -179,13 +180,6 @@ func (a *Adapter) scrub(s string) string {
 	}
 	for _, v := range []string{t, url.PathEscape(t), url.QueryEscape(t)} {
 		s = strings.ReplaceAll(s, v, "<redacted>")
-	}
-	return s
-}
-
-func nonEmpty(s, def string) string {
-	if s == "" {
-		return def
 	}
 	return s
 }

@@ -11,16 +11,17 @@ import (
 	"go.mau.fi/whatsmeow/types"
 	"go.mau.fi/whatsmeow/types/events"
 
+	"github.com/openclaw-go/openclaw/backoff"
 	"github.com/openclaw-go/openclaw/channels"
 )
 
 // Receive retries: a failing store gets a few quick tries inside the
 // event handler (which holds up whatsmeow's event processing), then the
-// message is left unacknowledged.
-const (
-	receiveAttempts = 3
-	receiveRetry    = 100 * time.Millisecond
-)
+// message is left unacknowledged. The waits are 100 ms then 200 ms; the
+// cap is never reached in so few tries.
+const receiveAttempts = 3
+
+var receiveBackoff = backoff.Policy{Min: 100 * time.Millisecond, Max: time.Second}
 
 // onMessage normalises a message and stores it. It returns whether the
 // message may be acknowledged: true when it was stored or is nothing we
@@ -58,7 +59,7 @@ func (a *Adapter) onMessage(ctx context.Context, c Client, e *events.Message) bo
 			return false
 		}
 		a.log.Warn("whatsapp message not stored; retrying", "message_id", in.EventID, "attempt", attempt, "err", err)
-		if !channels.Sleep(ctx, receiveRetry<<(attempt-1)) {
+		if !channels.Sleep(ctx, receiveBackoff.Delay(attempt-1)) {
 			return false
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -188,7 +189,7 @@ func formatChannels(w io.Writer, raw json.RawMessage, only string, detailed bool
 		fmt.Fprintln(tw, "CHANNEL\tACCOUNT\tNAME\tENABLED\tDM POLICY")
 	}
 	for _, ch := range order {
-		label := firstSet(s.ChannelLabels[ch], ch)
+		label := cmp.Or(s.ChannelLabels[ch], ch)
 		accounts := s.ChannelAccounts[ch]
 		if len(accounts) == 0 {
 			accounts = []channelAccount{{}}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -130,7 +131,7 @@ func runCronGet(ctx context.Context, a *app, args []string) error {
 	var out json.RawMessage
 	err = s.call(ctx, "cron.get", map[string]any{"id": pos[0]}, &out, false)
 	var perr *protocol.Error
-	if show && errors.As(err, &perr) && detailCode(perr.Details) == cronJobNotFound {
+	if show && errors.As(err, &perr) && detailCode(perr.Details) == protocol.DetailCronJobNotFound {
 		if named := findCronJobByName(ctx, s, pos[0]); named != nil {
 			out, err = named, nil
 		}
@@ -147,9 +148,6 @@ func runCronGet(ctx context.Context, a *app, args []string) error {
 	}
 	return formatCronJob(a.stdout, j, cronNow())
 }
-
-// cronJobNotFound is the detail code of the gateway's unknown-job refusal.
-const cronJobNotFound = "CRON_JOB_NOT_FOUND"
 
 // findCronJobByName returns the one job named name (or so displayed), or
 // nil when there is none or more than one.
@@ -230,7 +228,7 @@ func runCronToggle(enabled bool) func(context.Context, *app, []string) error {
 func printCronSaved(w io.Writer, verb string, raw json.RawMessage, id string) error {
 	var j cronJob
 	_ = json.Unmarshal(raw, &j)
-	line := verb + " job " + firstSet(j.ID, id)
+	line := verb + " job " + cmp.Or(j.ID, id)
 	if j.Name != "" {
 		line += " (" + j.Name + ")"
 	}
@@ -304,7 +302,7 @@ func runCronRun(ctx context.Context, a *app, args []string) error {
 		} else if started {
 			fmt.Fprintf(a.stdout, "Started job %s (run %s)\n", id, orDash(res.RunID))
 		} else {
-			fmt.Fprintf(a.stdout, "Job %s did not run: %s\n", id, firstSet(res.Reason, "not due"))
+			fmt.Fprintf(a.stdout, "Job %s did not run: %s\n", id, cmp.Or(res.Reason, "not due"))
 		}
 		if !started {
 			return reported(fmt.Errorf("job %s did not run", id))
@@ -351,7 +349,7 @@ func runCronRun(ctx context.Context, a *app, args []string) error {
 		failed = entry.CompletionStatus != "succeeded"
 	}
 	if failed {
-		return reported(fmt.Errorf("run %s ended %s", res.RunID, firstSet(entry.CompletionStatus, entry.Status)))
+		return reported(fmt.Errorf("run %s ended %s", res.RunID, cmp.Or(entry.CompletionStatus, entry.Status)))
 	}
 	return nil
 }

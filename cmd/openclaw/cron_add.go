@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -360,7 +361,7 @@ func cronAddParams(fs *flagSet, f *cronJobFlags, disabled bool, pos []string, no
 	if message != "" && messageArg != "" && message != messageArg {
 		return nil, usageErrorf("pass the message either as an argument or with --message, not both")
 	}
-	message = firstSet(message, messageArg)
+	message = cmp.Or(message, messageArg)
 	if (message == "") == (event == "") {
 		return nil, usageErrorf("choose one payload: --message or --system-event")
 	}
@@ -411,7 +412,7 @@ func cronAddParams(fs *flagSet, f *cronJobFlags, disabled bool, pos []string, no
 		if *f.noDeliver {
 			mode = "none"
 		}
-		d := map[string]any{"mode": mode, "channel": firstSet(strings.TrimSpace(*f.channel), "last")}
+		d := map[string]any{"mode": mode, "channel": cmp.Or(strings.TrimSpace(*f.channel), "last")}
 		setTrimmed(d, "to", *f.to)
 		setTrimmed(d, "accountId", *f.account)
 		if *f.bestEffort {
@@ -428,7 +429,7 @@ func cronAddParams(fs *flagSet, f *cronJobFlags, disabled bool, pos []string, no
 	if name != "" && positionalName != "" && name != positionalName {
 		return nil, usageErrorf("pass the name either as an argument or with --name, not both")
 	}
-	if name = firstSet(name, positionalName); name == "" {
+	if name = cmp.Or(name, positionalName); name == "" {
 		return nil, usageErrorf("a job name is required: pass it as the first argument or with --name")
 	}
 	p["name"] = name

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -186,7 +187,7 @@ func cronEditPatch(fs *flagSet, f *cronJobFlags, e *cronEditFlags, current *cron
 			return nil, usageErrorf("--tz, --stagger and --exact alone change a cron schedule, and job %s is not one; give --cron", current.ID)
 		}
 		schedule = map[string]any{"kind": "cron", "expr": cur.Expr}
-		if tz = firstSet(tz, cur.Tz); tz != "" {
+		if tz = cmp.Or(tz, cur.Tz); tz != "" {
 			schedule["tz"] = tz
 		}
 		if staggerMs == nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -73,7 +74,7 @@ func (j *cronJob) last(now time.Time) string {
 	if j.State.RunningAtMs > 0 {
 		return "running"
 	}
-	status := firstSet(j.State.LastRunStatus, j.State.LastStatus, j.TopLastRunState)
+	status := cmp.Or(j.State.LastRunStatus, j.State.LastStatus, j.TopLastRunState)
 	at := j.State.LastRunAtMs
 	if at == 0 {
 		at = j.TopLastRunAtMs
@@ -122,7 +123,7 @@ func (j *cronJob) deliveryText() string {
 	if d.Mode == "none" {
 		return "none"
 	}
-	dest := firstSet(d.Channel, "last")
+	dest := cmp.Or(d.Channel, "last")
 	if d.To != "" {
 		dest += ":" + d.To
 	}
@@ -163,9 +164,9 @@ func formatCronList(w io.Writer, jobs []cronJob, now time.Time) error {
 		if j.enabled() && j.nextRunAtMs() > 0 {
 			next = cronRelative(j.nextRunAtMs(), now)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", j.ID, orDash(cronCell(firstSet(j.DisplayName, j.Name), 28)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", j.ID, orDash(cronCell(cmp.Or(j.DisplayName, j.Name), 28)),
 			cronCell(j.scheduleText(), 40), next, j.last(now), yesNo(j.enabled()), orDash(j.SessionTarget),
-			orDash(firstSet(j.AgentID, j.EffectiveAgent)))
+			orDash(cmp.Or(j.AgentID, j.EffectiveAgent)))
 	}
 	return tw.Flush()
 }
@@ -190,7 +191,7 @@ func formatCronJob(w io.Writer, j cronJob, now time.Time) error {
 	}
 	line("Session", session)
 	line("Wake", orDash(j.WakeMode))
-	line("Agent", orDash(firstSet(j.AgentID, j.EffectiveAgent)))
+	line("Agent", orDash(cmp.Or(j.AgentID, j.EffectiveAgent)))
 	switch j.Payload.Kind {
 	case "agentTurn":
 		line("Message", j.Payload.Message)
@@ -245,7 +246,7 @@ func formatCronRuns(w io.Writer, entries []cronRunEntry) error {
 		if e.DurationMs > 0 {
 			dur = cronDuration(e.DurationMs)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", msTime(at), orDash(firstSet(e.JobName, e.JobID)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", msTime(at), orDash(cmp.Or(e.JobName, e.JobID)),
 			orDash(e.Status), dur, orDash(delivery), orDash(cronCell(text, 60)))
 	}
 	return tw.Flush()

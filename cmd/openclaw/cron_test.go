@@ -343,7 +343,7 @@ func TestCronUsage(t *testing.T) {
 // with the gateway's code, detail code and message.
 func TestCronGatewayErrors(t *testing.T) {
 	notFound := protocol.Errorf(protocol.CodeInvalidRequest, "cron job not found: nope").
-		WithDetails(map[string]any{"code": "CRON_JOB_NOT_FOUND", "jobId": "nope"})
+		WithDetails(map[string]any{"code": protocol.DetailCronJobNotFound, "jobId": "nope"})
 	for _, tc := range []struct {
 		method string
 		args   []string
@@ -429,7 +429,7 @@ func TestCronShowByName(t *testing.T) {
 	isolate(t)
 	srv := clienttest.NewServer(t, clienttest.Config{Token: testToken})
 	srv.Fail("cron.get", protocol.Errorf(protocol.CodeInvalidRequest, "cron job not found: berlin").
-		WithDetails(map[string]any{"code": "CRON_JOB_NOT_FOUND", "jobId": "berlin"}))
+		WithDetails(map[string]any{"code": protocol.DetailCronJobNotFound, "jobId": "berlin"}))
 	srv.Reply("cron.list", fixture(t, "cron/list.json"))
 	stdout, stderr, err := runCLI(t, "cron", "show", "berlin", "--url", srv.URL(), "--token", testToken)
 	if err != nil || !strings.HasPrefix(stdout, "ID:       34c02dd2-0a13-4aeb-ac08-e9d28c83002c\nName:     berlin\n") {

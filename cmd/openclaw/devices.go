@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -85,7 +86,7 @@ func runDevicesRequest(verb string) func(context.Context, *app, []string) error 
 			} `json:"device"`
 		}
 		_ = json.Unmarshal(out, &res)
-		device := firstSet(res.Device.DeviceID, res.DeviceID, "(unknown device)")
+		device := cmp.Or(res.Device.DeviceID, res.DeviceID, "(unknown device)")
 		if verb == "approve" {
 			fmt.Fprintf(a.stdout, "Approved %s (request %s)", device, pos[0])
 			if res.Device.Role != "" {

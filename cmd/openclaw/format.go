@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -102,7 +103,7 @@ func formatHealth(w io.Writer, raw json.RawMessage) error {
 	default:
 		labels := make([]string, len(order))
 		for i, id := range order {
-			labels[i] = firstSet(h.ChannelLabels[id], id)
+			labels[i] = cmp.Or(h.ChannelLabels[id], id)
 		}
 		fmt.Fprintf(w, "Channels: %s\n", strings.Join(labels, ", "))
 	}
@@ -207,7 +208,7 @@ func formatStatus(w io.Writer, raw json.RawMessage, url string) error {
 	if g.Connections != nil {
 		line("Connections", fmt.Sprint(*g.Connections))
 	}
-	line("Version", firstSet(s.RuntimeVersion, g.Version))
+	line("Version", cmp.Or(s.RuntimeVersion, g.Version))
 	var proc []string
 	if pid := max(s.Pid, g.Pid); pid != 0 {
 		proc = append(proc, fmt.Sprintf("pid %d", pid))
@@ -249,7 +250,7 @@ func formatStatus(w io.Writer, raw json.RawMessage, url string) error {
 				on = append(on, ag.AgentID+" every "+ag.Every)
 			}
 		}
-		line("Heartbeat", firstSet(strings.Join(on, ", "), "off"))
+		line("Heartbeat", cmp.Or(strings.Join(on, ", "), "off"))
 	}
 	if ss := s.Sessions; ss != nil {
 		v := plural(ss.Count, "session")
@@ -277,7 +278,7 @@ func formatStatus(w io.Writer, raw json.RawMessage, url string) error {
 				channels = append(channels, l)
 			}
 		}
-		line("Channels", firstSet(strings.Join(channels, "; "), "none configured"))
+		line("Channels", cmp.Or(strings.Join(channels, "; "), "none configured"))
 	}
 	return tw.Flush()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -253,15 +254,8 @@ func runMCPServe(ctx context.Context, a *app, args []string) error {
 	if err := src.load(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stderr, "openclaw mcp serve: %d tools of agent %s on stdio\n", len(src.specs), orName(src.agent, "(default)"))
+	fmt.Fprintf(a.stderr, "openclaw mcp serve: %d tools of agent %s on stdio\n", len(src.specs), cmp.Or(src.agent, "(default)"))
 	return mcp.ServeStdio(ctx, src, a.stdin, a.stdout)
-}
-
-func orName(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }
 
 // gatewayTools is the gateway's tool set as an MCP tool source.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -106,7 +107,7 @@ func runMessageSend(ctx context.Context, a *app, args []string) error {
 		Status    string `json:"status"`
 	}
 	_ = json.Unmarshal(out, &res)
-	chat := firstSet(res.ChatID, *t.target)
+	chat := cmp.Or(res.ChatID, *t.target)
 	switch {
 	case res.Status == "pending":
 		fmt.Fprintf(a.stdout, "Queued for %s; it will be retried\n", chat)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -296,7 +297,7 @@ func runNodesRequest(verb string) func(context.Context, *app, []string) error {
 			} `json:"node"`
 		}
 		_ = json.Unmarshal(out, &res)
-		node := firstSet(res.Node.NodeID, res.NodeID, "(unknown node)")
+		node := cmp.Or(res.Node.NodeID, res.NodeID, "(unknown node)")
 		past := map[string]string{"approve": "Approved", "reject": "Rejected"}[verb]
 		fmt.Fprintf(a.stdout, "%s node %s (request %s)\n", past, node, pos[0])
 		return nil

@@ -198,10 +198,10 @@ func TestNodesGatewayErrors(t *testing.T) {
 			protocol.Errorf(protocol.CodeInvalidRequest, "unknown requestId: nope"),
 			"nodes approve failed: INVALID_REQUEST: unknown requestId: nope\n"},
 		{"invoke offline node", "node.invoke", []string{"nodes", "invoke", "dev-2", "system.which"},
-			protocol.Errorf(protocol.CodeUnavailable, "node not connected").WithDetails(map[string]any{"code": "NOT_CONNECTED"}),
+			protocol.Errorf(protocol.CodeUnavailable, "node not connected").WithDetails(map[string]any{"code": protocol.DetailNotConnected}),
 			"nodes invoke failed: UNAVAILABLE NOT_CONNECTED: node not connected\n"},
 		{"describe unknown", "node.describe", []string{"nodes", "describe", "zzz"},
-			protocol.Errorf(protocol.CodeInvalidRequest, "unknown nodeId: zzz").WithDetails(map[string]any{"code": "UNKNOWN_NODE"}),
+			protocol.Errorf(protocol.CodeInvalidRequest, "unknown nodeId: zzz").WithDetails(map[string]any{"code": protocol.DetailUnknownNode}),
 			"nodes describe failed: INVALID_REQUEST UNKNOWN_NODE: unknown nodeId: zzz\n"},
 	}
 	for _, tc := range tests {

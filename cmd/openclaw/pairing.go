@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -99,7 +100,7 @@ func runPairingTake(verb string) func(context.Context, *app, []string) error {
 			Owner        string `json:"commandOwnerBootstrap"`
 		}
 		_ = json.Unmarshal(out, &res)
-		sender := firstSet(res.SenderID, "the sender of "+pos[1])
+		sender := cmp.Or(res.SenderID, "the sender of "+pos[1])
 		if verb == "dismiss" {
 			fmt.Fprintf(a.stdout, "Dismissed the request of %s on %s\n", sender, pos[0])
 			return nil
@@ -149,7 +150,7 @@ func formatPairingList(w io.Writer, raw json.RawMessage) error {
 			sender = r.SenderLabel + " (" + r.SenderID + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(r.Channel), orDash(r.AccountID),
-			orDash(firstSet(r.Metadata["code"], r.RequestID)), orDash(sender), shortTime(r.CreatedAt), shortTime(r.ExpiresAt))
+			orDash(cmp.Or(r.Metadata["code"], r.RequestID)), orDash(sender), shortTime(r.CreatedAt), shortTime(r.ExpiresAt))
 	}
 	return tw.Flush()
 }

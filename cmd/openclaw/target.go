@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"net"
 	"net/url"
@@ -62,8 +63,8 @@ func resolveTarget(g *gatewayFlags) (target, error) {
 	case envURL != "":
 		t = target{
 			url:      envURL,
-			token:    firstSet(g.token, os.Getenv(envGatewayToken)),
-			password: firstSet(g.password, os.Getenv(envGatewayPassword)),
+			token:    cmp.Or(g.token, os.Getenv(envGatewayToken)),
+			password: cmp.Or(g.password, os.Getenv(envGatewayPassword)),
 		}
 	default:
 		local, err := localCredentials(g.dev)
@@ -73,8 +74,8 @@ func resolveTarget(g *gatewayFlags) (target, error) {
 		if local.Remote && local.RemoteURL != "" {
 			t = target{
 				url:      local.RemoteURL,
-				token:    firstSet(g.token, os.Getenv(envGatewayToken), local.RemoteToken),
-				password: firstSet(g.password, os.Getenv(envGatewayPassword), local.RemotePassword),
+				token:    cmp.Or(g.token, os.Getenv(envGatewayToken), local.RemoteToken),
+				password: cmp.Or(g.password, os.Getenv(envGatewayPassword), local.RemotePassword),
 			}
 			break
 		}
@@ -84,8 +85,8 @@ func resolveTarget(g *gatewayFlags) (target, error) {
 		}
 		t = target{
 			url:      "ws://127.0.0.1:" + strconv.Itoa(port),
-			token:    firstSet(g.token, os.Getenv(envGatewayToken), local.Token),
-			password: firstSet(g.password, os.Getenv(envGatewayPassword), local.Password),
+			token:    cmp.Or(g.token, os.Getenv(envGatewayToken), local.Token),
+			password: cmp.Or(g.password, os.Getenv(envGatewayPassword), local.Password),
 		}
 		if local.Problem != "" && t.token == "" && t.password == "" {
 			// Connecting without a secret would only be answered
@@ -153,15 +154,6 @@ func redactURL(raw string) string {
 	u.RawQuery = ""
 	u.Fragment = ""
 	return u.String()
-}
-
-func firstSet(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // defaultCLIScopes are asked for when a method's scope is unknown or

@@ -1,6 +1,7 @@
 package cron
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,9 +11,6 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 )
-
-// DetailJobNotFound is error.details.code for an unknown job id.
-const DetailJobNotFound = "CRON_JOB_NOT_FOUND"
 
 // Register adds the cron.* methods to the bus. Scopes come from the
 // method catalog (add, update, remove and run need admin).
@@ -43,7 +41,7 @@ func (s *Service) Register(srv *rpc.Server) {
 		if err := decodeStrict(req.Params, &p); err != nil {
 			return nil, protocol.InvalidParams(req.Method, err)
 		}
-		id := firstNonEmpty(p.ID, p.JobID)
+		id := cmp.Or(p.ID, p.JobID)
 		if id == "" || len(p.Patch) == 0 {
 			return nil, protocol.InvalidParams(req.Method, errors.New("id and patch are required"))
 		}
@@ -70,7 +68,7 @@ func (s *Service) Register(srv *rpc.Server) {
 		if err := decodeStrict(req.Params, &p); err != nil {
 			return nil, protocol.InvalidParams(req.Method, err)
 		}
-		id := firstNonEmpty(p.ID, p.JobID)
+		id := cmp.Or(p.ID, p.JobID)
 		if id == "" {
 			return nil, protocol.InvalidParams(req.Method, errors.New("id is required"))
 		}
@@ -132,13 +130,6 @@ func checkKinds(raw []byte) error {
 	return nil
 }
 
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 func jobID(req *rpc.Request) (string, error) {
 	var p struct {
 		ID    string `json:"id"`
@@ -147,7 +138,7 @@ func jobID(req *rpc.Request) (string, error) {
 	if err := decodeStrict(req.Params, &p); err != nil {
 		return "", protocol.InvalidParams(req.Method, err)
 	}
-	id := firstNonEmpty(p.ID, p.JobID)
+	id := cmp.Or(p.ID, p.JobID)
 	if id == "" {
 		return "", protocol.InvalidParams(req.Method, errors.New("id is required"))
 	}
@@ -164,7 +155,7 @@ func rpcError(method string, err error) error {
 	var nf *NotFoundError
 	if errors.As(err, &nf) {
 		return protocol.Errorf(protocol.CodeInvalidRequest, "%s", nf.Error()).
-			WithDetails(map[string]any{"code": DetailJobNotFound, "jobId": nf.ID})
+			WithDetails(map[string]any{"code": protocol.DetailCronJobNotFound, "jobId": nf.ID})
 	}
 	var pe *protocol.Error
 	if errors.As(err, &pe) {
@@ -263,7 +254,7 @@ func (s *Service) handleRuns(ctx context.Context, req *rpc.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	q := RunsQuery{JobID: firstNonEmpty(p.ID, p.JobID), RunID: p.RunID, Statuses: p.Statuses, Delivery: p.DeliveryStatuses,
+	q := RunsQuery{JobID: cmp.Or(p.ID, p.JobID), RunID: p.RunID, Statuses: p.Statuses, Delivery: p.DeliveryStatuses,
 		Query: p.Query, Asc: p.SortDir == "asc", Limit: limit, Offset: p.Offset}
 	if p.Status != "" && p.Status != "all" {
 		q.Statuses = append(q.Statuses, p.Status)

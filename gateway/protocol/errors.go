@@ -16,6 +16,12 @@ const (
 	CodeForbidden           = "FORBIDDEN"
 	CodeApprovalNotFound    = "APPROVAL_NOT_FOUND"
 	CodeUnavailable         = "UNAVAILABLE"
+
+	// A node host's answers to an invocation (node.invoke.result's
+	// error.code): the exec policy refused system.run, or the command ran
+	// out of time.
+	CodeSystemRunDenied = "SYSTEM_RUN_DENIED"
+	CodeTimeout         = "TIMEOUT"
 )
 
 // Detail codes (error.details.code).
@@ -46,8 +52,39 @@ const (
 	DetailDeviceAuthInvalid         = "DEVICE_AUTH_INVALID"
 	DetailControlUIOriginNotAllowed = "CONTROL_UI_ORIGIN_NOT_ALLOWED"
 
+	// Connect refusals this gateway never sends but a node host treats as
+	// final when another gateway does.
+	DetailAuthBootstrapTokenInvalid  = "AUTH_BOOTSTRAP_TOKEN_INVALID"
+	DetailAuthIdentityHeaderRequired = "AUTH_IDENTITY_HEADER_REQUIRED"
+	DetailClientVersionMismatch      = "CLIENT_VERSION_MISMATCH"
+
+	// Node invocations. DetailNotConnected: the node is offline or went
+	// away during the invoke; retry once it reconnects. DetailTimeout: the
+	// node did not answer in time; the command may still have run.
 	DetailNotConnected = "NOT_CONNECTED"
 	DetailTimeout      = "TIMEOUT"
+	// DetailCommandNotAllowed: the node did not declare the command or the
+	// policy refuses it. Retrying does not help; change the config.
+	DetailCommandNotAllowed = "COMMAND_NOT_ALLOWED"
+	// DetailApprovalRequired: system.run goes through exec approvals, not
+	// plain node.invoke.
+	DetailApprovalRequired = "EXEC_APPROVAL_REQUIRED"
+	// DetailUnknownNode: no node with that id has ever connected.
+	DetailUnknownNode = "UNKNOWN_NODE"
+	// DetailUnknownInvoke: a node.invoke.result for an id nobody waits on
+	// (unknown, finished or timed out).
+	DetailUnknownInvoke = "UNKNOWN_INVOKE"
+	// DetailNodeError: the node answered ok:false; details.nodeError
+	// holds its {code, message}.
+	DetailNodeError = "NODE_ERROR"
+	// DetailUnknownRequest: node.pair.approve/reject of a request id that
+	// is unknown, expired or already resolved. List the pending requests
+	// again; the node makes a new one when it reconnects.
+	DetailUnknownRequest = "UNKNOWN_REQUEST"
+
+	// DetailCronJobNotFound: cron.* named a job id the scheduler does not
+	// hold (details.jobId).
+	DetailCronJobNotFound = "CRON_JOB_NOT_FOUND"
 
 	// Writes guarded by a base hash: config.* (CONFIG_BASE_HASH_MISMATCH)
 	// and the exec approvals files (BASE_HASH_*).

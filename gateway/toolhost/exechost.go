@@ -155,7 +155,7 @@ func nodeRunError(err error) error {
 		return err
 	}
 	d, _ := pe.Details.(map[string]any)
-	if d["code"] != nodes.DetailNodeError {
+	if d["code"] != protocol.DetailNodeError {
 		return err
 	}
 	code, msg := "", pe.Message

@@ -46,7 +46,7 @@ func (h *Host) approvalsSet(_ context.Context, raw json.RawMessage, _ time.Durat
 	if base == "" {
 		if cur.Exists {
 			return nil, invalid("baseHash required; get the approvals first").
-				WithDetails(map[string]any{"code": "BASE_HASH_REQUIRED", "hash": cur.Hash})
+				WithDetails(map[string]any{"code": protocol.DetailBaseHashRequired, "hash": cur.Hash})
 		}
 		base = cur.Hash
 	}
@@ -60,7 +60,7 @@ func (h *Host) approvalsSet(_ context.Context, raw json.RawMessage, _ time.Durat
 	snap, err := h.approvals.Set(*p.File, base)
 	if errors.Is(err, execapprovals.ErrStale) {
 		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "INVALID_REQUEST: %v", err).
-			WithDetails(map[string]any{"code": "BASE_HASH_MISMATCH", "hash": snap.Hash})
+			WithDetails(map[string]any{"code": protocol.DetailBaseHashMismatch, "hash": snap.Hash})
 	}
 	if err != nil {
 		return nil, invalid("%v", err)

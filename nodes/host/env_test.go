@@ -81,7 +81,7 @@ func TestSystemRunEnvAttack(t *testing.T) {
 			params["env"] = env
 
 			_, perr := h.run(ctx, mustJSON(t, params), 0)
-			if perr == nil || perr.Code != CodeSystemRunDenied || detailString(perr, "reason") != "approval-required" {
+			if perr == nil || perr.Code != protocol.CodeSystemRunDenied || detailString(perr, "reason") != "approval-required" {
 				t.Fatalf("unapproved run: %v, want SYSTEM_RUN_DENIED approval-required", perr)
 			}
 			if _, err := os.Stat(marker); err == nil {
@@ -160,7 +160,7 @@ func TestSystemRunEnvRules(t *testing.T) {
 		t.Fatalf("safe env: %v %v", v, perr)
 	}
 	_, perr = h.run(ctx, mustJSON(t, map[string]any{"command": []string{"echo", "x"}, "env": map[string]string{"GIT_PAGER": "less"}}), 0)
-	if perr == nil || perr.Code != CodeSystemRunDenied || !strings.Contains(perr.Message, "GIT_PAGER") {
+	if perr == nil || perr.Code != protocol.CodeSystemRunDenied || !strings.Contains(perr.Message, "GIT_PAGER") {
 		t.Fatalf("ask=off with a steering variable: %v, want SYSTEM_RUN_DENIED naming it", perr)
 	}
 }

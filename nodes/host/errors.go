@@ -14,33 +14,26 @@ import (
 // without changing the credentials fails the same way.
 var ErrAuthRefused = errors.New("gateway refused the node")
 
-// Error codes the node answers invocations with, besides the gateway's
-// INVALID_REQUEST and UNAVAILABLE.
-const (
-	CodeSystemRunDenied = "SYSTEM_RUN_DENIED"
-	CodeTimeout         = "TIMEOUT"
-)
-
 // terminalDetails are the connect refusals that end Run.
 var terminalDetails = map[string]bool{
-	protocol.DetailAuthTokenMissing:          true,
-	protocol.DetailAuthTokenMismatch:         true,
-	protocol.DetailAuthPasswordMissing:       true,
-	protocol.DetailAuthPasswordMismatch:      true,
-	protocol.DetailAuthDeviceTokenMismatch:   true,
-	protocol.DetailAuthScopeMismatch:         true,
-	protocol.DetailAuthTokenNotConfigured:    true,
-	protocol.DetailAuthPasswordNotConfigured: true,
-	protocol.DetailDeviceIdentityRequired:    true,
-	protocol.DetailDeviceAuthIDMismatch:      true,
-	protocol.DetailDeviceAuthNonceRequired:   true,
-	protocol.DetailDeviceAuthSigInvalid:      true,
-	protocol.DetailDeviceAuthKeyInvalid:      true,
-	protocol.DetailDeviceAuthInvalid:         true,
-	protocol.DetailProtocolMismatch:          true,
-	"AUTH_BOOTSTRAP_TOKEN_INVALID":           true,
-	"AUTH_IDENTITY_HEADER_REQUIRED":          true,
-	"CLIENT_VERSION_MISMATCH":                true,
+	protocol.DetailAuthTokenMissing:           true,
+	protocol.DetailAuthTokenMismatch:          true,
+	protocol.DetailAuthPasswordMissing:        true,
+	protocol.DetailAuthPasswordMismatch:       true,
+	protocol.DetailAuthDeviceTokenMismatch:    true,
+	protocol.DetailAuthScopeMismatch:          true,
+	protocol.DetailAuthTokenNotConfigured:     true,
+	protocol.DetailAuthPasswordNotConfigured:  true,
+	protocol.DetailDeviceIdentityRequired:     true,
+	protocol.DetailDeviceAuthIDMismatch:       true,
+	protocol.DetailDeviceAuthNonceRequired:    true,
+	protocol.DetailDeviceAuthSigInvalid:       true,
+	protocol.DetailDeviceAuthKeyInvalid:       true,
+	protocol.DetailDeviceAuthInvalid:          true,
+	protocol.DetailProtocolMismatch:           true,
+	protocol.DetailAuthBootstrapTokenInvalid:  true,
+	protocol.DetailAuthIdentityHeaderRequired: true,
+	protocol.DetailClientVersionMismatch:      true,
 }
 
 // detailCode returns error.details.code, or "".
@@ -79,6 +72,6 @@ func unavailable(format string, args ...any) *protocol.Error {
 
 // denied is a SYSTEM_RUN_DENIED error with the reason.
 func denied(reason, message string) *protocol.Error {
-	return protocol.Errorf(CodeSystemRunDenied, "SYSTEM_RUN_DENIED: %s", message).
+	return protocol.Errorf(protocol.CodeSystemRunDenied, "SYSTEM_RUN_DENIED: %s", message).
 		WithDetails(map[string]any{"reason": reason})
 }

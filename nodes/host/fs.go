@@ -192,7 +192,7 @@ func fsError(dir string, err error) *protocol.Error {
 
 func ctxError(dir string, err error) *protocol.Error {
 	if errors.Is(err, context.DeadlineExceeded) {
-		return protocol.Errorf(CodeTimeout, "TIMEOUT: fs.listDir %s timed out", dir)
+		return protocol.Errorf(protocol.CodeTimeout, "TIMEOUT: fs.listDir %s timed out", dir)
 	}
 	return unavailable("fs.listDir %s cancelled: %v", dir, err)
 }

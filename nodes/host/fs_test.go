@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/protocol"
 )
 
 // fsTree builds a directory with subdirectories, hidden ones, files and
@@ -254,7 +256,7 @@ func TestListDirTimeout(t *testing.T) {
 	ctx, cancel = context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer cancel()
 	_, perr = h.listDir(ctx, raw, time.Minute)
-	if perr == nil || perr.Code != CodeTimeout {
+	if perr == nil || perr.Code != protocol.CodeTimeout {
 		t.Fatalf("deadline: %v", perr)
 	}
 }

@@ -237,7 +237,7 @@ func TestAgainstFakeGateway(t *testing.T) {
 		t.Fatalf("camera result %+v", res)
 	}
 	sendInvoke(t, conn, "r1", CmdSystemRun, `{"command":["echo","hi"]}`)
-	if res := rs.wait(t, "r1"); res.OK || res.Error.Code != CodeSystemRunDenied {
+	if res := rs.wait(t, "r1"); res.OK || res.Error.Code != protocol.CodeSystemRunDenied {
 		t.Fatalf("unapproved system.run result %+v", res)
 	}
 	setPolicy(t, r.h, "full", "off")

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/openclaw-go/openclaw/backoff"
 	"github.com/openclaw-go/openclaw/gateway/client"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/tools/execapprovals"
@@ -419,13 +419,7 @@ func (h *Host) publishStats(ctx context.Context, c *client.Client, off *atomic.B
 // backoff is the delay before reconnect attempt n (from 0): BackoffMin
 // doubled n times, capped at BackoffMax, then jittered into [d/2, d].
 func (h *Host) backoff(n int) time.Duration {
-	d := h.cfg.BackoffMin
-	for i := 0; i < n && d < h.cfg.BackoffMax; i++ {
-		d *= 2
-	}
-	d = min(d, h.cfg.BackoffMax)
-	half := d / 2
-	return half + time.Duration(rand.Int64N(int64(d-half)+1))
+	return backoff.Policy{Min: h.cfg.BackoffMin, Max: h.cfg.BackoffMax, Jitter: true}.Delay(n)
 }
 
 // sleep waits d or until ctx ends; it reports whether d passed.

@@ -181,7 +181,7 @@ func TestExecApprovalsGetSet(t *testing.T) {
 	}
 	// The new policy applies to the next run.
 	run := h.invoke(ctx, invokeRequest{ID: "r", Command: CmdSystemRun, ParamsJSON: ptr(`{"command":["true"]}`)})
-	if run.OK || run.Error.Code != CodeSystemRunDenied {
+	if run.OK || run.Error.Code != protocol.CodeSystemRunDenied {
 		t.Fatalf("run under deny: %+v", run)
 	}
 }

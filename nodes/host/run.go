@@ -300,7 +300,7 @@ func (h *Host) run(ctx context.Context, raw json.RawMessage, invokeTimeout time.
 	res, perr := h.runChecked(ctx, p, r)
 	ev := map[string]any{"sessionKey": r.session, "runId": p.RunID, "host": "node", "command": displayText(r.argv)}
 	if perr != nil {
-		if perr.Code == CodeSystemRunDenied {
+		if perr.Code == protocol.CodeSystemRunDenied {
 			ev["reason"] = detailString(perr, "reason")
 			queueEvent(ctx, EventExecDenied, ev)
 		}

@@ -179,17 +179,17 @@ func TestSystemRunPolicy(t *testing.T) {
 	t.Run("deny", func(t *testing.T) {
 		h := newTestHost(t, "deny", "off")
 		_, perr := h.run(ctx, mustJSON(t, echo), 0)
-		if perr == nil || perr.Code != CodeSystemRunDenied || !strings.Contains(perr.Message, "deny") {
+		if perr == nil || perr.Code != protocol.CodeSystemRunDenied || !strings.Contains(perr.Message, "deny") {
 			t.Fatalf("err = %v, want SYSTEM_RUN_DENIED", perr)
 		}
-		if _, perr := h.prepare(ctx, mustJSON(t, echo), 0); perr == nil || perr.Code != CodeSystemRunDenied {
+		if _, perr := h.prepare(ctx, mustJSON(t, echo), 0); perr == nil || perr.Code != protocol.CodeSystemRunDenied {
 			t.Fatalf("prepare err = %v, want SYSTEM_RUN_DENIED", perr)
 		}
 	})
 	t.Run("allowlist miss without ask", func(t *testing.T) {
 		h := newTestHost(t, "allowlist", "off")
 		_, perr := h.run(ctx, mustJSON(t, echo), 0)
-		if perr == nil || perr.Code != CodeSystemRunDenied || !strings.Contains(perr.Message, "allowlist miss") {
+		if perr == nil || perr.Code != protocol.CodeSystemRunDenied || !strings.Contains(perr.Message, "allowlist miss") {
 			t.Fatalf("err = %v, want an allowlist miss", perr)
 		}
 	})
@@ -207,7 +207,7 @@ func TestSystemRunPolicy(t *testing.T) {
 	t.Run("default asks", func(t *testing.T) {
 		h := newTestHost(t, "", "")
 		_, perr := h.run(ctx, mustJSON(t, echo), 0)
-		if perr == nil || perr.Code != CodeSystemRunDenied || !strings.Contains(perr.Message, "approval required") {
+		if perr == nil || perr.Code != protocol.CodeSystemRunDenied || !strings.Contains(perr.Message, "approval required") {
 			t.Fatalf("err = %v, want approval required", perr)
 		}
 	})
@@ -317,7 +317,7 @@ func TestApprovedPlanMatching(t *testing.T) {
 			}
 			v, perr := h.run(ctx, mustJSON(t, run), 0)
 			if tt.want != "" {
-				if perr == nil || perr.Code != CodeSystemRunDenied || !strings.Contains(perr.Message, tt.want) {
+				if perr == nil || perr.Code != protocol.CodeSystemRunDenied || !strings.Contains(perr.Message, tt.want) {
 					t.Fatalf("err = %v, want SYSTEM_RUN_DENIED %q", perr, tt.want)
 				}
 				return
@@ -450,7 +450,7 @@ func TestSystemRunCwdMissing(t *testing.T) {
 	h := newTestHost(t, "full", "off")
 	_, perr := h.run(context.Background(), mustJSON(t, map[string]any{"command": []string{"ls"},
 		"cwd": filepath.Join(t.TempDir(), "gone")}), 0)
-	if perr == nil || perr.Code != CodeSystemRunDenied || !strings.Contains(perr.Message, "cwd") {
+	if perr == nil || perr.Code != protocol.CodeSystemRunDenied || !strings.Contains(perr.Message, "cwd") {
 		t.Fatalf("err = %v", perr)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/openclaw-go/openclaw/backoff"
 	"github.com/openclaw-go/openclaw/plugins/supervisor"
 	"github.com/openclaw-go/openclaw/plugins/toolset"
 	"github.com/openclaw-go/openclaw/tools"
@@ -113,7 +114,7 @@ func (m *Manager) start(q Plugin) (*proc, *supervisor.Unit) {
 		startTimeout: st,
 		changed:      m.changes.Check,
 	}
-	p.unit = supervisor.NewUnit(p.log, "plugin", supervisor.Backoff{Min: m.MinBackoff, Max: m.MaxBackoff}, p.runOnce)
+	p.unit = supervisor.NewUnit(p.log, "plugin", backoff.Policy{Min: m.MinBackoff, Max: m.MaxBackoff}, p.runOnce)
 	return p, p.unit
 }
 

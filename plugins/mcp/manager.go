@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/openclaw-go/openclaw/backoff"
 	"github.com/openclaw-go/openclaw/plugins/supervisor"
 	"github.com/openclaw-go/openclaw/plugins/toolset"
 	"github.com/openclaw-go/openclaw/tools"
@@ -81,7 +82,7 @@ func (m *Manager) start(cfg ServerConfig) (*conn, *supervisor.Unit) {
 		log:     m.log.With("server", cfg.Name, "transport", cfg.transport()),
 		changed: m.changes.Check,
 	}
-	c.unit = supervisor.NewUnit(c.log, "mcp server", supervisor.Backoff{Min: m.MinBackoff, Max: m.MaxBackoff}, c.runSession)
+	c.unit = supervisor.NewUnit(c.log, "mcp server", backoff.Policy{Min: m.MinBackoff, Max: m.MaxBackoff}, c.runSession)
 	return c, c.unit
 }
 

@@ -6,7 +6,7 @@
 //
 // A [Unit] keeps one [Run] going. Run starts the process or session,
 // calls ready once it is up, and returns when it ends; the Unit then
-// waits out the [Backoff] and runs it again, until it is stopped. A
+// waits out its backoff and runs it again, until it is stopped. A
 // provider that fails is state, not an error: [Unit.Status] reports the
 // [State], the last failure and the number of restarts, and nothing the
 // provider does can end the gateway.

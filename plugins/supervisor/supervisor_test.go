@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openclaw-go/openclaw/backoff"
 	"github.com/openclaw-go/openclaw/plugins/internal/plugintest"
 )
 
@@ -48,7 +49,7 @@ type group struct {
 	runs map[string]Run
 }
 
-func newGroup(t *testing.T, log *slog.Logger, b Backoff, runs map[string]Run) *group {
+func newGroup(t *testing.T, log *slog.Logger, b backoff.Policy, runs map[string]Run) *group {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -70,7 +71,7 @@ func untilDone(ctx context.Context, ready func()) error {
 
 func TestRestartsWithBackoff(t *testing.T) {
 	rec := &delays{}
-	b := Backoff{Min: time.Millisecond, Max: 4 * time.Millisecond}
+	b := backoff.Policy{Min: time.Millisecond, Max: 4 * time.Millisecond}
 	var n int
 	boom := errors.New("boom")
 	g := newGroup(t, slog.New(rec), b, map[string]Run{"crash": func(ctx context.Context, ready func()) error {
@@ -105,7 +106,7 @@ func TestRestartsWithBackoff(t *testing.T) {
 
 func TestReadyClearsError(t *testing.T) {
 	var n int
-	g := newGroup(t, nil, Backoff{Min: time.Millisecond}, map[string]Run{"flaky": func(ctx context.Context, ready func()) error {
+	g := newGroup(t, nil, backoff.Policy{Min: time.Millisecond}, map[string]Run{"flaky": func(ctx context.Context, ready func()) error {
 		if n++; n == 1 {
 			return errors.New("first try")
 		}
@@ -125,7 +126,7 @@ func TestReadyClearsError(t *testing.T) {
 // failed, with the panic as its error, and the process lives on.
 func TestPanicIsAFailure(t *testing.T) {
 	var n int
-	g := newGroup(t, nil, Backoff{Min: time.Millisecond}, map[string]Run{"broken": func(ctx context.Context, ready func()) error {
+	g := newGroup(t, nil, backoff.Policy{Min: time.Millisecond}, map[string]Run{"broken": func(ctx context.Context, ready func()) error {
 		if n++; n == 1 {
 			panic("nil map write")
 		}
@@ -145,7 +146,7 @@ func TestSync(t *testing.T) {
 	started := map[string]int{}
 	var mu sync.Mutex
 	run := func(ctx context.Context, ready func()) error { return untilDone(ctx, ready) }
-	g := newGroup(t, nil, Backoff{}, map[string]Run{"v1": run, "v2": run})
+	g := newGroup(t, nil, backoff.Policy{}, map[string]Run{"v1": run, "v2": run})
 	start := g.start
 	g.start = func(c string) (*Unit, *Unit) {
 		mu.Lock()
@@ -201,7 +202,7 @@ func equalCounts(a, b map[string]int) bool {
 
 func TestSyncStopTimeout(t *testing.T) {
 	release := make(chan struct{})
-	g := newGroup(t, nil, Backoff{}, map[string]Run{"stuck": func(ctx context.Context, ready func()) error {
+	g := newGroup(t, nil, backoff.Policy{}, map[string]Run{"stuck": func(ctx context.Context, ready func()) error {
 		ready()
 		<-release // ignores ctx, as a process that will not leave
 		return nil
@@ -221,7 +222,7 @@ func TestSyncStopTimeout(t *testing.T) {
 func TestCloseEndsEverything(t *testing.T) {
 	goroutines := runtime.NumGoroutine()
 	run := func(ctx context.Context, ready func()) error { return untilDone(ctx, ready) }
-	g := newGroup(t, nil, Backoff{}, map[string]Run{"up": run})
+	g := newGroup(t, nil, backoff.Policy{}, map[string]Run{"up": run})
 	if err := g.Sync(t.Context(), map[string]string{"a": "up", "b": "up"}); err != nil {
 		t.Fatal(err)
 	}

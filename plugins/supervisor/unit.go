@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/openclaw-go/openclaw/backoff"
 )
 
 // State is where a Unit is. Each provider package names these states in
@@ -49,7 +51,7 @@ type Run func(ctx context.Context, ready func()) error
 type Unit struct {
 	log     *slog.Logger
 	what    string // "mcp server", "plugin": starts the restart log line
-	backoff Backoff
+	backoff backoff.Policy
 	run     Run
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -58,9 +60,24 @@ type Unit struct {
 	st Status
 }
 
+// Defaults for a zero backoff.Policy's Min and Max in NewUnit.
+const (
+	DefaultBackoffMin = time.Second
+	DefaultBackoffMax = time.Minute
+)
+
 // NewUnit makes a Unit that runs run once a Group starts it. log gets a
-// warning, "<what> down; restarting", each time a run ends.
-func NewUnit(log *slog.Logger, what string, b Backoff, run Run) *Unit {
+// warning, "<what> down; restarting", each time a run ends. b bounds the
+// wait before a restart: Min after the first failure, doubling per
+// consecutive failure up to Max; a Min or Max of zero (or less) means
+// [DefaultBackoffMin] or [DefaultBackoffMax].
+func NewUnit(log *slog.Logger, what string, b backoff.Policy, run Run) *Unit {
+	if b.Min <= 0 {
+		b.Min = DefaultBackoffMin
+	}
+	if b.Max <= 0 {
+		b.Max = DefaultBackoffMax
+	}
 	return &Unit{
 		log: log, what: what, backoff: b, run: run,
 		done: make(chan struct{}),
@@ -112,9 +129,9 @@ func (u *Unit) loop(ctx context.Context) {
 			u.set(Stopped, nil)
 			return
 		}
-		if ready.Load() && time.Since(start) >= u.backoff.stable() {
-			// It worked for a while: this failure starts afresh rather
-			// than continuing a crash loop.
+		if ready.Load() && time.Since(start) >= u.backoff.Max {
+			// It worked for at least the longest delay: this failure
+			// starts afresh rather than continuing a crash loop.
 			attempt = 0
 		}
 		u.set(Down, err)

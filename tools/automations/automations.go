@@ -13,6 +13,7 @@
 package automations
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -165,7 +166,7 @@ func (t *tool) call(ctx context.Context, c tools.Call, a Args) (tools.Result, er
 		case limit < 1 || limit > MaxRunsLimit:
 			return tools.Result{}, fmt.Errorf("runs: limit %d is out of range (1..%d)", limit, MaxRunsLimit)
 		}
-		id := strings.TrimSpace(firstNonEmpty(a.ID, a.JobID))
+		id := strings.TrimSpace(cmp.Or(a.ID, a.JobID))
 		out, err := t.s.Runs(ctx, who, id, limit)
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("read run history: %w", err)
@@ -194,16 +195,9 @@ func (t *tool) call(ctx context.Context, c tools.Call, a Args) (tools.Result, er
 
 // id is the job the action names, by id or jobId.
 func (a Args) id() (string, error) {
-	id := strings.TrimSpace(firstNonEmpty(a.ID, a.JobID))
+	id := strings.TrimSpace(cmp.Or(a.ID, a.JobID))
 	if id == "" {
 		return "", fmt.Errorf("%s needs id (see action list)", a.Action)
 	}
 	return id, nil
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
