@@ -33,6 +33,9 @@ var errSchedulerOff = errors.New("the scheduler is not running")
 type caller struct {
 	owner *cron.Owner
 	chat  *channels.Route
+	// parseTarget reads a delivery target with the networks' names; set
+	// with chat.
+	parseTarget func(string) (string, channels.Target, error)
 }
 
 func (j jobScheduler) caller(ctx context.Context, who tools.Who) (caller, error) {
@@ -51,7 +54,7 @@ func (j jobScheduler) caller(ctx context.Context, who tools.Who) (caller, error)
 			return caller{}, err
 		}
 		if ok {
-			c.chat, c.owner.AccountID = &r, r.AccountID
+			c.chat, c.owner.AccountID, c.parseTarget = &r, r.AccountID, j.s.channels.ParseTarget
 		}
 	}
 	return c, nil
@@ -113,7 +116,7 @@ func (c caller) chatRules(target string, d *cron.Delivery) error {
 	if d == nil || d.Mode != "announce" || d.To == "" {
 		return nil
 	}
-	ch, t, err := channels.ParseTarget(d.To)
+	ch, t, err := c.parseTarget(d.To)
 	if err != nil {
 		return fmt.Errorf("delivery.to: %w", err)
 	}

@@ -2,8 +2,6 @@ package gateway
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,7 +31,7 @@ func (s *System) wireChannels() {
 		Log:             s.log.With("component", "channels"),
 		Dispatcher:      agentDispatcher{svc: s.agents, owner: s.chatOwner},
 		Approver:        approvalResolver{a: s.approvals, owner: s.chatOwner},
-		Networks:        []channels.Network{telegramNetwork(s), discordNetwork(s), slackNetwork(s), whatsappNetwork(s)},
+		Networks:        s.channelNetworks(),
 		Workspace:       s.agents.Workspace,
 		BootstrapOwner:  s.bootstrapOwner,
 		OwnerConfigured: func() bool { return len(s.current().snap.Config.Commands.OwnerAllowFrom) > 0 },
@@ -64,6 +62,21 @@ func (s *System) wireChannels() {
 		},
 	})
 	s.channels.Register(s.srv)
+}
+
+// channelNetworks are the chat networks the gateway runs, in the order
+// channels.status lists them: a new network is its package and one line
+// here.
+func (s *System) channelNetworks() []channels.Network {
+	host := channels.Host{
+		Log: s.log.With("component", "channels"), Getenv: s.opts.Getenv, DB: s.store.DB,
+		Throttle: func(path string) channels.SecretThrottle { return s.srv.WebhookThrottle(path) },
+	}
+	var out []channels.Network
+	for _, network := range []func(channels.Host) channels.Network{telegram.Network, discord.Network, slack.Network, whatsapp.Network} {
+		out = append(out, network(host))
+	}
+	return out
 }
 
 // chatOwner says whether a chat sender is the owner under the running
@@ -131,307 +144,6 @@ func (r approvalResolver) ResolveApproval(ctx context.Context, id, decision, by 
 	return r.a.Resolve(ctx, id, decision)
 }
 
-// telegramNetwork maps channels.telegram onto adapter settings.
-func telegramNetwork(s *System) channels.Network {
-	return channels.Network{
-		Name: "telegram", Label: "Telegram",
-		Accounts: func(cfg *config.Config) []channels.AccountSpec {
-			tg := cfg.Channels.Telegram
-			if !tg.Configured() {
-				return nil
-			}
-			var specs []channels.AccountSpec
-			for _, id := range tg.AccountIDs() {
-				acct, _ := tg.Account(id)
-				isDefault := id == tg.DefaultAccountID()
-				token, tokErr := acct.Token(isDefault)
-				path := acct.WebhookPath
-				if path == "" {
-					path = "/telegram/webhook/" + id
-				}
-				opts := telegram.Options{
-					AccountID: id, Token: token, APIRoot: acct.APIRoot, Proxy: acct.Proxy,
-					WebhookURL: acct.WebhookURL, WebhookSecret: acct.WebhookSecret.Value, WebhookPath: path, Throttle: s.srv.WebhookThrottle(path),
-					TextLimit: acct.TextChunkLimit, ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb,
-					Log: s.log.With("component", "channels", "channel", "telegram", "accountId", id),
-				}
-				specs = append(specs, channels.AccountSpec{
-					AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.ChannelCommon.IsEnabled(),
-					Policy: telegramPolicy(cfg, acct), Fingerprint: fingerprint(token, opts.APIRoot, opts.Proxy, opts.WebhookURL, opts.WebhookSecret, opts.WebhookPath, opts.TextLimit, opts.MediaMaxMb, opts.ChunkMode),
-					New: func() (channels.Adapter, error) {
-						if tokErr != nil {
-							return nil, fmt.Errorf("channels.telegram account %q: read tokenFile: %w", id, tokErr)
-						}
-						if token == "" {
-							return nil, fmt.Errorf("channels.telegram account %q has no bot token: set botToken, tokenFile or TELEGRAM_BOT_TOKEN", id)
-						}
-						return telegram.New(opts), nil
-					},
-				})
-			}
-			return specs
-		},
-	}
-}
-
-// fingerprint identifies the settings an adapter is built from; a reload
-// restarts the account only when it changes. Hashed, so no token is kept
-// in the clear in one more place.
-func fingerprint(parts ...any) string {
-	h := sha256.New()
-	for _, p := range parts {
-		fmt.Fprint(h, p, "\x00")
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// discordNetwork maps channels.discord onto adapter settings. The API
-// and gateway URLs can be moved with OPENCLAW_DISCORD_API_BASE and
-// OPENCLAW_DISCORD_GATEWAY_URL (a proxy, or a test double).
-func discordNetwork(s *System) channels.Network {
-	return channels.Network{
-		Name: "discord", Label: "Discord",
-		Accounts: func(cfg *config.Config) []channels.AccountSpec {
-			dc := cfg.Channels.Discord
-			if !dc.Configured() {
-				return nil
-			}
-			var specs []channels.AccountSpec
-			for _, id := range dc.AccountIDs() {
-				acct, _ := dc.Account(id)
-				isDefault := id == dc.DefaultAccountID()
-				token := acct.Token.Value
-				if token == "" && isDefault {
-					token = s.opts.Getenv("DISCORD_BOT_TOKEN")
-				}
-				opts := discord.Options{
-					AccountID: id, Token: token, APIBase: s.opts.Getenv("OPENCLAW_DISCORD_API_BASE"),
-					GatewayURL: s.opts.Getenv("OPENCLAW_DISCORD_GATEWAY_URL"),
-					TextLimit:  acct.TextChunkLimit, MaxLinesPerMessage: acct.MaxLinesPerMessage, ChunkMode: acct.Streaming.ChunkMode,
-					AllowBots: acct.AllowBots, MediaMaxMb: acct.MediaMaxMb,
-					Log: s.log.With("component", "channels", "channel", "discord", "accountId", id),
-				}
-				specs = append(specs, channels.AccountSpec{
-					AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
-					Policy:      discordPolicy(cfg, acct),
-					Fingerprint: fingerprint(token, opts.APIBase, opts.GatewayURL, opts.TextLimit, opts.MaxLinesPerMessage, opts.ChunkMode, opts.AllowBots, opts.MediaMaxMb),
-					New: func() (channels.Adapter, error) {
-						if token == "" {
-							return nil, fmt.Errorf("channels.discord account %q has no bot token: set token or DISCORD_BOT_TOKEN", id)
-						}
-						return discord.New(opts), nil
-					},
-				})
-			}
-			return specs
-		},
-	}
-}
-
-// slackNetwork maps channels.slack onto adapter settings. The Web API
-// base can be moved with OPENCLAW_SLACK_API_URL (a proxy, or a test
-// double).
-func slackNetwork(s *System) channels.Network {
-	return channels.Network{
-		Name: "slack", Label: "Slack",
-		Accounts: func(cfg *config.Config) []channels.AccountSpec {
-			sc := cfg.Channels.Slack
-			if !sc.Configured() {
-				return nil
-			}
-			var specs []channels.AccountSpec
-			for _, id := range sc.AccountIDs() {
-				acct, _ := sc.Account(id)
-				isDefault := id == sc.DefaultAccountID()
-				bot, app := acct.BotToken.Value, acct.AppToken.Value
-				if isDefault && bot == "" {
-					bot = s.opts.Getenv("SLACK_BOT_TOKEN")
-				}
-				if isDefault && app == "" && acct.Mode != "http" {
-					app = s.opts.Getenv("SLACK_APP_TOKEN")
-				}
-				path := acct.WebhookPath
-				if path == "" {
-					path = "/slack/events/" + id
-				}
-				slash := acct.SlashCommand.Name
-				if !boolOr(acct.SlashCommand.Enabled, true) {
-					slash = "-" // a name Slack never sends: the command is off
-				}
-				opts := slack.Options{
-					AccountID: id, BotToken: bot, AppToken: app, SigningSecret: acct.SigningSecret.Value, Mode: acct.Mode,
-					APIURL: s.opts.Getenv("OPENCLAW_SLACK_API_URL"), WebhookPath: path, Throttle: s.srv.WebhookThrottle(path), TextLimit: acct.TextChunkLimit,
-					ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb, SlashCommand: slash,
-					Log: s.log.With("component", "channels", "channel", "slack", "accountId", id),
-				}
-				if opts.Mode == "" {
-					opts.Mode = "socket"
-				}
-				specs = append(specs, channels.AccountSpec{
-					AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
-					Policy: slackPolicy(cfg, acct),
-					Fingerprint: fingerprint(bot, app, opts.SigningSecret, opts.Mode, opts.APIURL, opts.WebhookPath, opts.TextLimit,
-						opts.ChunkMode, opts.MediaMaxMb, opts.SlashCommand),
-					New: func() (channels.Adapter, error) {
-						if bot == "" {
-							return nil, fmt.Errorf("channels.slack account %q has no botToken (or SLACK_BOT_TOKEN)", id)
-						}
-						if opts.Mode == "socket" && app == "" {
-							return nil, fmt.Errorf("channels.slack account %q: Socket Mode needs appToken (or SLACK_APP_TOKEN); for HTTP Events set mode \"http\" and signingSecret", id)
-						}
-						return slack.New(opts), nil
-					},
-				})
-			}
-			return specs
-		},
-	}
-}
-
-// whatsappNetwork maps channels.whatsapp onto adapter settings. The
-// linked device lives in the gateway's database; an account that was
-// never linked reports "logged-out" until `openclaw channels login
-// --channel whatsapp` links it.
-func whatsappNetwork(s *System) channels.Network {
-	return channels.Network{
-		Name: "whatsapp", Label: "WhatsApp",
-		Accounts: func(cfg *config.Config) []channels.AccountSpec {
-			wc := cfg.Channels.Whatsapp
-			if !wc.Configured() {
-				return nil
-			}
-			var specs []channels.AccountSpec
-			for _, id := range wc.AccountIDs() {
-				acct, _ := wc.Account(id)
-				opts := whatsapp.Options{
-					AccountID: id, DB: s.store.DB, TextLimit: acct.TextChunkLimit, ChunkMode: acct.Streaming.ChunkMode,
-					MediaMaxMb: acct.MediaMaxMb, SendReadReceipts: boolOr(acct.SendReadReceipts, true),
-					Log: s.log.With("component", "channels", "channel", "whatsapp", "accountId", id),
-				}
-				specs = append(specs, channels.AccountSpec{
-					AccountID: id, Default: id == wc.DefaultAccountID(), Enabled: acct.IsEnabled(),
-					Policy:      whatsappPolicy(cfg, acct),
-					Fingerprint: fingerprint(opts.TextLimit, opts.ChunkMode, opts.MediaMaxMb, opts.SendReadReceipts),
-					New:         func() (channels.Adapter, error) { return whatsapp.New(opts), nil },
-				})
-			}
-			return specs
-		},
-	}
-}
-
-// commonPolicy is the part of a channel account's policy every network
-// shares.
-func commonPolicy(cfg *config.Config, c config.ChannelCommon, textLimit int) channels.AccountPolicy {
-	p := channels.AccountPolicy{
-		DMPolicy: c.DMPolicy, AllowFrom: c.AllowFrom, GroupPolicy: c.GroupPolicy,
-		MentionPatterns: c.MentionPatterns, TextLimit: c.TextChunkLimit, ChunkMode: c.Streaming.ChunkMode,
-		ReplyToMode: c.ReplyToMode, ResponsePrefix: c.ResponsePrefix, Groups: map[string]channels.GroupPolicy{},
-	}
-	if p.GroupPolicy == "" {
-		p.GroupPolicy = cfg.Channels.Defaults.GroupPolicy
-	}
-	if p.TextLimit == 0 {
-		p.TextLimit = textLimit
-	}
-	return p
-}
-
-func telegramPolicy(cfg *config.Config, a config.TelegramAccount) channels.AccountPolicy {
-	p := commonPolicy(cfg, a.ChannelCommon, 4000)
-	p.GroupAllowFrom = a.GroupAllowFrom
-	for id, g := range a.Groups {
-		gp := channels.GroupPolicy{
-			Enabled: boolOr(g.Enabled, true), RequireMention: boolOr(g.RequireMention, true),
-			AllowFrom: g.AllowFrom, SystemPrompt: g.SystemPrompt, Topics: map[string]channels.GroupPolicy{},
-		}
-		for tid, t := range g.Topics {
-			gp.Topics[tid] = channels.GroupPolicy{
-				Enabled: boolOr(t.Enabled, true), RequireMention: boolOr(t.RequireMention, gp.RequireMention),
-				AllowFrom: t.AllowFrom, SystemPrompt: strings.TrimSpace(gp.SystemPrompt + "\n" + t.SystemPrompt), AgentID: t.AgentID,
-			}
-		}
-		p.Groups[id] = gp
-	}
-	return p
-}
-
-// discordPolicy maps guilds{<id>{channels{<id>}}} onto group entries: a
-// server's entry covers its channels, a channel's own entry wins.
-func discordPolicy(cfg *config.Config, a config.DiscordAccount) channels.AccountPolicy {
-	p := commonPolicy(cfg, a.ChannelCommon, 2000)
-	p.AllowBots = a.AllowBots
-	if !boolOr(a.DM.Enabled, true) {
-		p.DMPolicy = "disabled"
-	}
-	for gid, g := range a.Guilds {
-		guild := channels.GroupPolicy{Enabled: true, RequireMention: boolOr(g.RequireMention, true), AllowFrom: g.Users}
-		if all, ok := g.Channels["*"]; ok {
-			guild = discordChannelPolicy(guild, all)
-		}
-		p.Groups[gid] = guild
-		for cid, c := range g.Channels {
-			if cid != "*" {
-				p.Groups[cid] = discordChannelPolicy(guild, c)
-			}
-		}
-	}
-	return p
-}
-
-func discordChannelPolicy(guild channels.GroupPolicy, c config.DiscordGuildChannel) channels.GroupPolicy {
-	gp := guild
-	gp.Enabled = boolOr(c.Enabled, true)
-	gp.RequireMention = boolOr(c.RequireMention, guild.RequireMention)
-	if len(c.Users) > 0 {
-		gp.AllowFrom = c.Users
-	}
-	gp.SystemPrompt = c.SystemPrompt
-	return gp
-}
-
-func slackPolicy(cfg *config.Config, a config.SlackAccount) channels.AccountPolicy {
-	p := commonPolicy(cfg, a.ChannelCommon, 4000)
-	if p.ReplyToMode == "" {
-		// A Slack reply-to is a thread: "first" would thread the first
-		// chunk and leave the rest in the channel.
-		p.ReplyToMode = "off"
-	}
-	p.AllowBots = a.AllowBots
-	if !boolOr(a.DM.Enabled, true) {
-		p.DMPolicy = "disabled"
-	}
-	mention := boolOr(a.RequireMention, true)
-	for cid, c := range a.Channels {
-		p.Groups[cid] = channels.GroupPolicy{
-			Enabled: boolOr(c.Enabled, true), RequireMention: boolOr(c.RequireMention, mention),
-			AllowFrom: c.Users, SystemPrompt: c.SystemPrompt,
-		}
-	}
-	if p.GroupPolicy == "open" {
-		if _, ok := p.Groups["*"]; !ok {
-			p.Groups["*"] = channels.GroupPolicy{Enabled: true, RequireMention: mention}
-		}
-	}
-	return p
-}
-
-func whatsappPolicy(cfg *config.Config, a config.WhatsappAccount) channels.AccountPolicy {
-	p := commonPolicy(cfg, a.ChannelCommon, 4000)
-	p.GroupAllowFrom = a.GroupAllowFrom
-	for jid, g := range a.Groups {
-		p.Groups[jid] = channels.GroupPolicy{Enabled: true, RequireMention: boolOr(g.RequireMention, true), SystemPrompt: g.SystemPrompt}
-	}
-	return p
-}
-
-func boolOr(p *bool, def bool) bool {
-	if p == nil {
-		return def
-	}
-	return *p
-}
-
 // webhookRouter serves adapters' webhooks on the gateway port; adapters
 // come and go with config reloads, which a ServeMux cannot follow.
 type webhookRouter struct {
@@ -477,7 +189,7 @@ func (c channelMessenger) Act(ctx context.Context, to message.Conversation, acti
 	if c.s.channels == nil {
 		return nil, errors.New("channels are not running")
 	}
-	ar, err := channels.ActionFromParams(to.Channel, to.AccountID, action, params)
+	ar, err := c.s.channels.ActionFromParams(to.Channel, to.AccountID, action, params)
 	if err != nil {
 		return nil, err
 	}
