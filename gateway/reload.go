@@ -35,7 +35,6 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 	s.state.Store(next)
 	commit()
 	s.agents.SetConfig(snap.Config)
-	s.channels.SetConfig(snap.Config)
 	// Settings the tools were built with at start apply to the calls
 	// that follow.
 	if s.approvals != nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/gateway/channelhost"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/cron"
 	"github.com/openclaw-go/openclaw/gateway/devices"
@@ -112,7 +113,7 @@ type System struct {
 	procs     *shell.Processes
 	sql       sqlTools
 	downloads *downloads
-	channels  *channels.Manager
+	channels  *channelhost.Host
 	nodes     *nodes.Registry
 	cron      *cron.Service
 	beats     heartbeats
@@ -121,7 +122,6 @@ type System struct {
 	browser   *browser.Manager
 	mcp       mcpTools
 	ext       extPlugins
-	webhooks  webhookRouter
 	policy    *policyAdapter
 	approvals *tools.Approvals
 	audit     *tools.SQLAudit
@@ -451,6 +451,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	})
 	defer s.agents.Close()
 	s.agents.SeedWorkspaces()
+	s.buildChannels()
 	if err := s.wireTools(ctx, st); err != nil {
 		return err
 	}
@@ -465,7 +466,6 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.agents.Register(s.srv)
 	s.registerMethods()
 	s.wireNodes()
-	s.wireChannels()
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	s.bg = bg
 	defer func() { stopBG(); s.bgWG.Wait() }()
@@ -520,7 +520,6 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	// Channels start after the listener so a webhook can land at once;
 	// they stop first so no new message arrives during shutdown.
 	s.channels.Start(ctx)
-	defer s.channels.Close(context.Background())
 	// The scheduler starts once channels can deliver (a job missed while
 	// the gateway was down runs now) and stops before them.
 	if err := s.startCron(ctx); err != nil {

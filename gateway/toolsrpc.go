@@ -70,7 +70,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		Font: sync.OnceValue(func() string { return pdfrender.FindFont(s.current().snap.Config.Tools.PdfFont) })})...)
 	builtins = append(builtins, s.gatewayTool())
 	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
-	builtins = append(builtins, message.Tools(channelMessenger{s}, workspace)...)
+	builtins = append(builtins, message.Tools(s.channels.Messenger(), workspace)...)
 	builtins = append(builtins, s.nodesTool(workspace))
 	builtins = append(builtins, s.automationsTool())
 	builtins = append(builtins, s.canvasTool(workspace))
@@ -88,7 +88,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	for alias, canonical := range policy.MateClawNames() {
 		reg.Alias(alias, canonical)
 	}
-	ap, err := tools.NewApprovals(ctx, st.DB, approvalFanout{s}, s.log.With("component", "approvals"), approvalTimeout(s.current().snap.Config))
+	ap, err := tools.NewApprovals(ctx, st.DB, s.channels.ApprovalNotifier(), s.log.With("component", "approvals"), approvalTimeout(s.current().snap.Config))
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// wireRecorder keeps every broadcast as the bus would encode it.
+// wireRecorder keeps every broadcast of the events it hears as the bus
+// would encode it.
 type wireRecorder struct {
 	mu     sync.Mutex
 	frames []wireFrame
@@ -30,18 +31,18 @@ type wireFrame struct {
 	payload []byte
 }
 
-func (w *wireRecorder) Broadcast(event string, payload any) {
-	b, err := json.Marshal(payload)
-	if err != nil {
-		panic(err)
-	}
+func (w *wireRecorder) NotifyApproval(e ApprovalEvent) {
 	w.mu.Lock()
-	w.frames = append(w.frames, wireFrame{event, b})
+	for _, b := range e.Broadcasts() {
+		p, err := json.Marshal(b.Payload)
+		if err != nil {
+			panic(err)
+		}
+		w.frames = append(w.frames, wireFrame{b.Event, p})
+	}
 	w.mu.Unlock()
-	if event == EventApprovalRequested {
-		var p struct{ ID string }
-		json.Unmarshal(b, &p)
-		w.asked <- p.ID
+	if e.Settled == nil {
+		w.asked <- e.Request.ID
 	}
 }
 
