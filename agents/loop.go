@@ -58,7 +58,7 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 	if s.opts.SkillDirectory != nil {
 		// Only the one-line directory: a loaded skill comes back as a tool
 		// result, so the system prompt (and its cache) stays the same.
-		if dir := s.opts.SkillDirectory(agent.ID); dir != "" {
+		if dir := s.opts.SkillDirectory(ctx, agent.ID); dir != "" {
 			extra = strings.TrimSpace(extra + "\n\n" + dir)
 		}
 	}

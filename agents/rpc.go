@@ -15,13 +15,13 @@ import (
 
 // Register adds the agent, chat and sessions methods to the bus.
 func (s *Service) Register(srv *rpc.Server) {
-	srv.Handle("agent", rpc.Route{Scope: protocol.ScopeDynamic, Handler: s.handleAgent})
-	srv.HandleFunc("agent.wait", s.handleAgentWait)
-	srv.HandleFunc("chat.send", s.handleChatSend)
-	srv.HandleFunc("chat.history", s.handleChatHistory)
-	srv.HandleFunc("chat.abort", s.handleChatAbort)
+	srv.Handle("agent", rpc.Route{Scope: protocol.ScopeDynamic, Handler: rpc.Typed(s.handleAgent)})
+	srv.HandleFunc("agent.wait", rpc.Typed(s.handleAgentWait))
+	srv.HandleFunc("chat.send", rpc.Typed(s.handleChatSend))
+	srv.HandleFunc("chat.history", rpc.Typed(s.handleChatHistory))
+	srv.HandleFunc("chat.abort", rpc.Typed(s.handleChatAbort))
 	srv.HandleFunc("agents.list", s.handleAgentsList)
-	srv.HandleFunc("agent.identity.get", s.handleIdentity)
+	srv.HandleFunc("agent.identity.get", rpc.Typed(s.handleIdentity))
 	srv.HandleFunc("models.list", s.handleModelsList)
 	s.registerSessions(srv)
 }
@@ -46,11 +46,7 @@ type agentParams struct {
 
 // handleAgent runs a turn and answers twice: {status:"accepted"} at once,
 // then the outcome. Asking for /new or /reset needs admin.
-func (s *Service) handleAgent(ctx context.Context, req *rpc.Request) (any, error) {
-	var p agentParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+func (s *Service) handleAgent(ctx context.Context, req *rpc.Request, p agentParams) (any, error) {
 	if p.IdempotencyKey == "" {
 		return nil, protocol.InvalidParams(req.Method, errors.New("idempotencyKey is required"))
 	}
@@ -102,14 +98,12 @@ func agentOutcome(run *Run) map[string]any {
 	return out
 }
 
-func (s *Service) handleAgentWait(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		RunID     string `json:"runId"`
-		TimeoutMs *int64 `json:"timeoutMs"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+type agentWaitParams struct {
+	RunID     string `json:"runId"`
+	TimeoutMs *int64 `json:"timeoutMs"`
+}
+
+func (s *Service) handleAgentWait(ctx context.Context, req *rpc.Request, p agentWaitParams) (any, error) {
 	run, ok := s.Lookup(p.RunID)
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeAgentResultNotFound, "no run %q (runs are kept %s after they end)", p.RunID, runRetention)
@@ -145,11 +139,7 @@ type chatSendParams struct {
 
 // handleChatSend accepts a chat message; the answer streams as chat
 // events with the returned runId.
-func (s *Service) handleChatSend(ctx context.Context, req *rpc.Request) (any, error) {
-	var p chatSendParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+func (s *Service) handleChatSend(ctx context.Context, req *rpc.Request, p chatSendParams) (any, error) {
 	if p.SessionKey == "" || p.IdempotencyKey == "" {
 		return nil, protocol.InvalidParams(req.Method, errors.New("sessionKey and idempotencyKey are required"))
 	}
@@ -201,15 +191,13 @@ func (s *Service) agentOfKey(key, agentID string) (string, error) {
 	return agentID, nil
 }
 
-func (s *Service) handleChatHistory(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		SessionKey string `json:"sessionKey"`
-		SessionID  string `json:"sessionId"`
-		Limit      int    `json:"limit"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+type chatHistoryParams struct {
+	SessionKey string `json:"sessionKey"`
+	SessionID  string `json:"sessionId"`
+	Limit      int    `json:"limit"`
+}
+
+func (s *Service) handleChatHistory(ctx context.Context, req *rpc.Request, p chatHistoryParams) (any, error) {
 	if p.Limit < 0 || p.Limit > 1000 {
 		return nil, protocol.InvalidParams(req.Method, errors.New("limit must be between 1 and 1000"))
 	}
@@ -266,14 +254,12 @@ func historyMessages(msgs []sessions.Message) []any {
 	return out
 }
 
-func (s *Service) handleChatAbort(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		SessionKey string `json:"sessionKey"`
-		RunID      string `json:"runId"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+type chatAbortParams struct {
+	SessionKey string `json:"sessionKey"`
+	RunID      string `json:"runId"`
+}
+
+func (s *Service) handleChatAbort(ctx context.Context, req *rpc.Request, p chatAbortParams) (any, error) {
 	if p.SessionKey == "" {
 		return nil, protocol.InvalidParams(req.Method, errors.New("sessionKey is required"))
 	}
@@ -320,13 +306,11 @@ func nonEmpty(m map[string]any) map[string]any {
 	return m
 }
 
-func (s *Service) handleIdentity(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		AgentID string `json:"agentId"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+type identityParams struct {
+	AgentID string `json:"agentId"`
+}
+
+func (s *Service) handleIdentity(ctx context.Context, req *rpc.Request, p identityParams) (any, error) {
 	return s.handleIdentityFor(p.AgentID)
 }
 

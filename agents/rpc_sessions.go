@@ -15,14 +15,14 @@ import (
 )
 
 func (s *Service) registerSessions(srv *rpc.Server) {
-	srv.HandleFunc("sessions.list", s.handleSessionsList)
-	srv.HandleFunc("sessions.describe", s.handleSessionsDescribe)
-	srv.HandleFunc("sessions.resolve", s.handleSessionsResolve)
-	srv.Handle("sessions.create", rpc.Route{Scope: protocol.ScopeWrite, Handler: s.handleSessionsCreate})
+	srv.HandleFunc("sessions.list", rpc.Typed(s.handleSessionsList))
+	srv.HandleFunc("sessions.describe", rpc.Typed(s.handleSessionsDescribe))
+	srv.HandleFunc("sessions.resolve", rpc.Typed(s.handleSessionsResolve))
+	srv.Handle("sessions.create", rpc.Route{Scope: protocol.ScopeWrite, Handler: rpc.Typed(s.handleSessionsCreate)})
 	srv.HandleFunc("sessions.patch", s.handleSessionsPatch)
-	srv.HandleFunc("sessions.reset", s.handleSessionsReset)
+	srv.HandleFunc("sessions.reset", rpc.Typed(s.handleSessionsReset))
 	srv.HandleFunc("sessions.delete", s.handleSessionsDelete)
-	srv.HandleFunc("sessions.preview", s.handleSessionsPreview)
+	srv.HandleFunc("sessions.preview", rpc.Typed(s.handleSessionsPreview))
 	srv.HandleFunc("sessions.subscribe", func(ctx context.Context, req *rpc.Request) (any, error) {
 		// Session events go to every reader already; subscribing is a no-op.
 		return map[string]any{"subscribed": true}, nil
@@ -80,22 +80,20 @@ func rowKind(s *sessions.Session) string {
 	return "unknown"
 }
 
-func (s *Service) handleSessionsList(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		Limit          int    `json:"limit"`
-		Offset         int    `json:"offset"`
-		ActiveMinutes  int    `json:"activeMinutes"`
-		AgentID        string `json:"agentId"`
-		Search         string `json:"search"`
-		Label          string `json:"label"`
-		Archived       *bool  `json:"archived"`
-		SpawnedBy      string `json:"spawnedBy"`
-		IncludeGlobal  bool   `json:"includeGlobal"`
-		IncludeUnknown bool   `json:"includeUnknown"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+type sessionsListParams struct {
+	Limit          int    `json:"limit"`
+	Offset         int    `json:"offset"`
+	ActiveMinutes  int    `json:"activeMinutes"`
+	AgentID        string `json:"agentId"`
+	Search         string `json:"search"`
+	Label          string `json:"label"`
+	Archived       *bool  `json:"archived"`
+	SpawnedBy      string `json:"spawnedBy"`
+	IncludeGlobal  bool   `json:"includeGlobal"`
+	IncludeUnknown bool   `json:"includeUnknown"`
+}
+
+func (s *Service) handleSessionsList(ctx context.Context, req *rpc.Request, p sessionsListParams) (any, error) {
 	if p.Limit < 0 || p.Offset < 0 {
 		return nil, protocol.InvalidParams(req.Method, errors.New("limit and offset must not be negative"))
 	}
@@ -142,11 +140,7 @@ func (s *Service) session(ctx context.Context, method, key string) (*sessions.Se
 	return sess, err
 }
 
-func (s *Service) handleSessionsDescribe(ctx context.Context, req *rpc.Request) (any, error) {
-	var p keyParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+func (s *Service) handleSessionsDescribe(ctx context.Context, req *rpc.Request, p keyParams) (any, error) {
 	sess, err := s.session(ctx, req.Method, p.Key)
 	if err != nil {
 		return nil, err
@@ -154,17 +148,15 @@ func (s *Service) handleSessionsDescribe(ctx context.Context, req *rpc.Request) 
 	return map[string]any{"session": sessionRow(sess, s.defaultModel(sess.AgentID))}, nil
 }
 
-func (s *Service) handleSessionsResolve(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		Key          string `json:"key"`
-		SessionID    string `json:"sessionId"`
-		Label        string `json:"label"`
-		AgentID      string `json:"agentId"`
-		AllowMissing bool   `json:"allowMissing"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+type sessionsResolveParams struct {
+	Key          string `json:"key"`
+	SessionID    string `json:"sessionId"`
+	Label        string `json:"label"`
+	AgentID      string `json:"agentId"`
+	AllowMissing bool   `json:"allowMissing"`
+}
+
+func (s *Service) handleSessionsResolve(ctx context.Context, req *rpc.Request, p sessionsResolveParams) (any, error) {
 	var sess *sessions.Session
 	var err error
 	switch {
@@ -199,11 +191,7 @@ func (s *Service) handleSessionsResolve(ctx context.Context, req *rpc.Request) (
 	return map[string]any{"ok": true, "key": sess.Key, "agentId": sess.AgentID}, nil
 }
 
-func (s *Service) handleSessionsCreate(ctx context.Context, req *rpc.Request) (any, error) {
-	var p keyParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+func (s *Service) handleSessionsCreate(ctx context.Context, req *rpc.Request, p keyParams) (any, error) {
 	cfg := s.config()
 	agent, ok := resolveAgent(cfg, s.opts.StateDir, p.AgentID)
 	if !ok {
@@ -259,11 +247,7 @@ func (s *Service) handleSessionsPatch(ctx context.Context, req *rpc.Request) (an
 	return map[string]any{"ok": true, "key": sess.Key, "session": sessionRow(sess, s.defaultModel(sess.AgentID))}, nil
 }
 
-func (s *Service) handleSessionsReset(ctx context.Context, req *rpc.Request) (any, error) {
-	var p keyParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+func (s *Service) handleSessionsReset(ctx context.Context, req *rpc.Request, p keyParams) (any, error) {
 	if _, err := s.session(ctx, req.Method, p.Key); err != nil {
 		return nil, err
 	}
@@ -306,15 +290,13 @@ func (s *Service) handleSessionsDelete(ctx context.Context, req *rpc.Request) (a
 	return map[string]any{"ok": true, "key": p.Key, "deleted": deleted}, nil
 }
 
-func (s *Service) handleSessionsPreview(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		Keys     []string `json:"keys"`
-		Limit    int      `json:"limit"`
-		MaxChars int      `json:"maxChars"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+type sessionsPreviewParams struct {
+	Keys     []string `json:"keys"`
+	Limit    int      `json:"limit"`
+	MaxChars int      `json:"maxChars"`
+}
+
+func (s *Service) handleSessionsPreview(ctx context.Context, req *rpc.Request, p sessionsPreviewParams) (any, error) {
 	if p.Limit <= 0 {
 		p.Limit = 5
 	}

@@ -70,7 +70,7 @@ type Options struct {
 	PromptInjections func() []string
 	// SkillDirectory, if set, returns the agent's one-line-per-skill
 	// directory for its system prompt ("" when it has none).
-	SkillDirectory func(agentID string) string
+	SkillDirectory func(ctx context.Context, agentID string) string
 	// AfterLLM, if set and returning true, filters each model answer
 	// before anyone sees it (after_llm hooks); the answer is then sent
 	// whole instead of streamed.

@@ -18,7 +18,16 @@ import (
 // "123:topic:7" or "123:thread:7". It returns the channel named by a
 // prefix, a network's name or alias ("" when none), and the target.
 func (m *Manager) ParseTarget(s string) (channel string, t Target, err error) {
-	return parseTarget(s, m.targetChannel)
+	return Networks(m.opts.Networks).ParseTarget(s)
+}
+
+// Networks are the networks a gateway runs; they read targets by their
+// names.
+type Networks []Network
+
+// ParseTarget is Manager.ParseTarget with these networks' names.
+func (ns Networks) ParseTarget(s string) (channel string, t Target, err error) {
+	return parseTarget(s, ns.targetChannel)
 }
 
 // foreignChannels are OpenClaw's channel ids this gateway runs no network
@@ -27,8 +36,8 @@ func (m *Manager) ParseTarget(s string) (channel string, t Target, err error) {
 var foreignChannels = []string{"webchat", "signal", "imessage"}
 
 // targetChannel is the channel a target's prefix word names.
-func (m *Manager) targetChannel(head string) (string, bool) {
-	for _, n := range m.opts.Networks {
+func (ns Networks) targetChannel(head string) (string, bool) {
+	for _, n := range ns {
 		if n.names(head) {
 			return n.Name, true
 		}

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -44,17 +43,6 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 		s.browser.Reconfigure(browserSettings(snap.Config.Browser))
 	}
 	s.syncSQLTools(snap.Config.Tools.Datasources)
-	if s.mcp.mgr != nil {
-		s.syncMCP(snap.Config)
-	}
-	if s.ext.mgr != nil {
-		s.syncExtPlugins(snap)
-	}
-	if s.cron != nil {
-		if err := s.syncHeartbeats(context.Background(), snap.Config); err != nil {
-			s.log.Error("heartbeats not updated from the new config", "err", err)
-		}
-	}
 	s.logLevel.Set(s.levelFor(snap.Config.Logging.Level))
 	for _, w := range snap.Warnings {
 		s.log.Warn("config: " + w.String())
@@ -68,7 +56,7 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 		n := s.srv.DisconnectSharedSecret("gateway credentials changed")
 		s.log.Info("gateway credentials changed; disconnected shared-secret clients", "count", n)
 	}
-	s.reloadApplied()
+	s.admin.ReloadApplied()
 	s.log.Info("config reloaded", "path", snap.Path, "hash", snap.Hash)
 	s.srv.Broadcast(protocol.EventConfigChanged, map[string]any{
 		"path": snap.Path, "hash": snap.Hash, "ts": time.Now().UnixMilli(), "restartRequired": nonNilStrings(restart),

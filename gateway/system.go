@@ -27,12 +27,16 @@ import (
 	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/gateway/admin"
+	"github.com/openclaw-go/openclaw/gateway/automation"
 	"github.com/openclaw-go/openclaw/gateway/channelhost"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/cron"
 	"github.com/openclaw-go/openclaw/gateway/devices"
+	"github.com/openclaw-go/openclaw/gateway/pluginhost"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
+	"github.com/openclaw-go/openclaw/gateway/statelock"
 	"github.com/openclaw-go/openclaw/gateway/store"
 	"github.com/openclaw-go/openclaw/nodes"
 	"github.com/openclaw-go/openclaw/policy"
@@ -59,7 +63,7 @@ type Options struct {
 	Stderr       io.Writer
 	// StateLock is the caller's claim on StateDir, held across in-process
 	// restarts; when nil, Run claims the state directory itself.
-	StateLock *StateLock
+	StateLock *statelock.Lock
 	// Restart, when it receives, makes Run stop and return ErrRestart.
 	Restart <-chan struct{}
 	// ShutdownTimeout bounds the graceful stop. Default 10 s.
@@ -115,24 +119,17 @@ type System struct {
 	downloads *downloads
 	channels  *channelhost.Host
 	nodes     *nodes.Registry
-	cron      *cron.Service
-	beats     heartbeats
-	alerts    failureAlerts
+	automator *automation.Wing
 	canvas    canvases
 	browser   *browser.Manager
-	mcp       mcpTools
-	ext       extPlugins
+	plugins   *pluginhost.Host
 	policy    *policyAdapter
 	approvals *tools.Approvals
 	audit     *tools.SQLAudit
-	identity  Identity
-	health    *healthCache
-	reload    reloadState
-	stability stabilityRing // diagnostics.stability's events
+	admin     *admin.Wing // health, status, presence, config.*, diagnostics
 	addr      net.Addr
 	parts     []part // built in order; see part.go
 	state     atomic.Pointer[live]
-	configMu  sync.Mutex    // serialises config writes
 	restartCh chan struct{} // config.apply asks for a restart here
 	// bg lives as long as the gateway serves: work started by a request
 	// that outlives it (a wake's heartbeat turn) runs under it.
@@ -167,7 +164,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if opts.StateLock == nil {
 		// Before the config is read: two first runs must not both write one.
-		lock, err := AcquireStateLock(opts.StateDir, opts.ConfigPath)
+		lock, err := statelock.Acquire(opts.StateDir, opts.ConfigPath)
 		if err != nil {
 			return err
 		}
@@ -411,16 +408,12 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		return err
 	}
 	s.state.Store(first)
-	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations(), memory.Migrations(), channels.Migrations(), nodes.Migrations(), cron.Migrations())
+	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), admin.Migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations(), memory.Migrations(), channels.Migrations(), nodes.Migrations(), cron.Migrations())
 	if err != nil {
 		return err
 	}
 	s.store, s.storePath = st, st.Path
 	defer st.Close()
-	if s.identity, err = loadIdentity(ctx, st.DB); err != nil {
-		return err
-	}
-	s.health = &healthCache{build: s.buildHealth, ttl: healthTTL, state: s.sessionsState}
 	s.srv = rpc.NewServer(rpc.Options{
 		Logger: s.log.With("component", "rpc"), Version: s.version,
 		Auth:  func() rpc.AuthConfig { return s.current().auth },
@@ -428,12 +421,12 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		OnConnect: func(c *rpc.Conn) {
 			s.log.Info("client connected", "conn", c.ID(), "client", c.Client().ID, "mode", c.Client().Mode, "role", c.Role(), "remote", c.RemoteIP())
 			s.nodeConnected(c)
-			s.srv.Broadcast(protocol.EventPresence, map[string]any{"presence": s.presence()})
+			s.srv.Broadcast(protocol.EventPresence, map[string]any{"presence": s.admin.Presence()})
 		},
 		OnDisconnect: func(c *rpc.Conn) {
 			s.log.Debug("client disconnected", "conn", c.ID())
 			s.nodeDisconnected(c)
-			s.srv.Broadcast(protocol.EventPresence, map[string]any{"presence": s.presence()})
+			s.srv.Broadcast(protocol.EventPresence, map[string]any{"presence": s.admin.Presence()})
 		},
 	})
 	s.devices = devices.New(st.DB, s.log.With("component", "devices"), func() devices.Policy { return s.current().pairing }, s.srv)
@@ -451,6 +444,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	})
 	defer s.agents.Close()
 	s.agents.SeedWorkspaces()
+	s.buildPlugins()
 	s.buildChannels()
 	if err := s.wireTools(ctx, st); err != nil {
 		return err
@@ -464,20 +458,19 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	}()
 	defer s.closeSQL()
 	s.agents.Register(s.srv)
-	s.registerMethods()
+	if err := s.buildAdmin(ctx); err != nil {
+		return err
+	}
 	s.wireNodes()
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	s.bg = bg
 	defer func() { stopBG(); s.bgWG.Wait() }()
 	s.sampleMemoryLoop()
 	s.retentionLoop()
-	if err := s.wireCron(); err != nil {
+	if err := s.buildAutomation(); err != nil {
 		return err
 	}
-	s.wireMCP()
-	defer s.mcp.mgr.Close()
-	s.wireExtPlugins()
-	defer s.ext.mgr.Close()
+	s.startPlugins()
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
 		defer cancel()
@@ -522,14 +515,14 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.channels.Start(ctx)
 	// The scheduler starts once channels can deliver (a job missed while
 	// the gateway was down runs now) and stops before them.
-	if err := s.startCron(ctx); err != nil {
+	if err := s.automator.Start(ctx); err != nil {
 		return err
 	}
 	defer func() {
 		stopBG() // wakes' heartbeat turns end before the channels close
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		s.cron.Stop(cctx)
+		s.automator.Stop(cctx)
 		s.bgWG.Wait()
 	}()
 	s.log.Info("gateway listening", "url", "ws://"+s.addr.String(), "state", s.opts.StateDir, "config", snap.Path, "auth", s.current().auth.Mode)
@@ -549,12 +542,11 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	if snap.Config.Gateway.Reload.Mode != "off" {
-		w := &config.Watcher{Path: snap.Path, Options: s.loadOptions(), Logger: s.log, Apply: s.applyConfig, Current: snap, Outcome: s.reloadOutcome}
-		s.reload.watching.Store(true)
+		w := &config.Watcher{Path: snap.Path, Options: s.loadOptions(), Logger: s.log, Apply: s.applyConfig, Current: snap, Outcome: s.admin.ReloadOutcome}
+		s.admin.SetWatching(true)
 		go func() {
 			if err := w.Run(watchCtx); err != nil {
-				s.reload.watching.Store(false)
-				s.health.invalidate()
+				s.admin.SetWatching(false)
 				s.log.Error("config watcher could not start; edits apply after a restart", "err", err)
 			}
 		}()
@@ -598,9 +590,9 @@ func (s *System) helloSnapshot(c *rpc.Conn) protocol.Snapshot {
 		mainKey = "global" // one session for everyone, as OpenClaw names it
 	}
 	return protocol.Snapshot{
-		Presence:          s.presence(),
-		Health:            s.health.get(false),
-		StateVersion:      protocol.StateVersion{Presence: 1, Health: s.health.version.Load()},
+		Presence:          s.admin.Presence(),
+		Health:            s.admin.Health(false),
+		StateVersion:      protocol.StateVersion{Presence: 1, Health: s.admin.HealthVersion()},
 		UptimeMs:          time.Since(s.started).Milliseconds(),
 		AppliedConfigHash: l.snap.Hash,
 		ConfigPath:        l.snap.Path,

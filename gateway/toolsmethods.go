@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,7 +27,6 @@ func (s *System) registerToolMethods() {
 	// tools.schemas (ours) lists the caller's allowed tools with their
 	// JSON schemas: what `openclaw mcp serve` offers MCP clients.
 	s.srv.Handle("tools.schemas", rpc.Route{Scope: protocol.ScopeRead, Handler: s.handleToolsSchemas})
-	s.srv.Handle("skills.status", rpc.Route{Scope: protocol.ScopeRead, Handler: s.handleSkillsStatus})
 }
 
 // callerParams select whose view of the tools to show.
@@ -208,7 +208,7 @@ func (s *System) handleToolsExplain(ctx context.Context, req *rpc.Request) (any,
 		td := d.Tools[spec.Name]
 		row := map[string]any{"tool": spec.Name, "allowed": td.Allowed, "layer": td.Layer, "reason": td.Reason,
 			"source": spec.Source, "tier": s.tools.Settings.Tier(spec), "offered": state[spec.Name] == "offered",
-			"state": firstNonEmpty(state[spec.Name], "refused")}
+			"state": cmp.Or(state[spec.Name], "refused")}
 		switch {
 		case state[spec.Name] == "enable_tool":
 			row["reason"] = "extension tier: the model sees it only in enable_tool's directory until it activates it in this conversation"

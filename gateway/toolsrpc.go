@@ -14,6 +14,7 @@ import (
 	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/cron"
+	"github.com/openclaw-go/openclaw/gateway/pluginhost"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/gateway/store"
@@ -58,7 +59,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		Nodes:    nodeExec{s},
 	}, s.procs)
 	workspace := func(who tools.Who) (string, error) { return s.agents.Workspace(who.AgentID) }
-	builtins = append(builtins, fs.Tools(workspace, fs.Reserved{Dir: workspaceSkills, Use: "skills are created, edited and deleted with skill_manage"})...)
+	builtins = append(builtins, fs.Tools(workspace, fs.Reserved{Dir: pluginhost.WorkspaceSkills, Use: "skills are created, edited and deleted with skill_manage"})...)
 	webCfg := s.current().snap.Config.Tools.Web
 	builtins = append(builtins, web.FetchTool(fetchConfig(webCfg.Fetch, s.log)), web.SearchTool(searchConfig(webCfg.Search, s.current().snap.Config.Plugins.Entries, os.Getenv)))
 	builtins = append(builtins, memory.Tools(workspace, st.DB)...)
@@ -75,8 +76,8 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 	builtins = append(builtins, s.automationsTool())
 	builtins = append(builtins, s.canvasTool(workspace))
 	builtins = append(builtins, s.browserTool(workspace))
-	builtins = append(builtins, s.skillTools(workspace)...)
-	if t, ok := s.llmTaskTool(); ok {
+	builtins = append(builtins, s.plugins.SkillTools(workspace)...)
+	if t, ok := s.plugins.LLMTaskTool(); ok {
 		builtins = append(builtins, t)
 	}
 	if err := reg.Register(append(s.agents.SessionTools(), builtins...)...); err != nil {
@@ -105,7 +106,7 @@ func (s *System) wireTools(ctx context.Context, st *store.Store) error {
 		return keptFor(s.current().snap.Config.Gateway.Retention.ToolAudit)
 	}}
 	s.tools = &tools.Runner{Registry: reg, Approver: ap, Auditor: s.audit, Log: s.log.With("component", "tools"),
-		Guard: guardAdapter{s}, Hooks: chainedHooks{s}, Settings: settings}
+		Guard: guardAdapter{s}, Hooks: s.plugins.Hooks(), Settings: settings}
 	s.policy = &policyAdapter{s: s}
 	s.tools.Policy = s.policy
 	s.turnTools = &agents.RegistryTools{Runner: s.tools, Legacy: func() bool { return s.current().snap.Config.Tools.Disclosure.Mode == "legacy" }}

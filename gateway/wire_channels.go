@@ -33,7 +33,7 @@ func (s *System) buildChannels() {
 		Networks:       channelNetworks,
 		IsOwner:        isChatOwner,
 		BootstrapOwner: s.bootstrapOwner,
-		Health:         func() json.RawMessage { return s.health.get(true) },
+		Health:         func() json.RawMessage { return s.admin.Health(true) },
 	})
 	s.addPart(s.channels)
 }

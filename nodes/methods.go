@@ -3,6 +3,7 @@ package nodes
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -18,19 +19,19 @@ var rebroadcastEvents = map[string]bool{"exec.finished": true, "exec.denied": tr
 // "unauthorized role: operator" before a handler runs.
 func (r *Registry) Register(srv *rpc.Server) {
 	srv.HandleFunc("node.list", r.handleList)
-	srv.HandleFunc("node.describe", r.handleDescribe)
-	srv.HandleFunc("node.rename", r.handleRename)
-	srv.HandleFunc("node.invoke", r.handleInvoke)
+	srv.HandleFunc("node.describe", rpc.Typed(r.handleDescribe))
+	srv.HandleFunc("node.rename", rpc.Typed(r.handleRename))
+	srv.HandleFunc("node.invoke", rpc.Typed(r.handleInvoke))
 	srv.HandleFunc("node.pair.list", r.handlePairList)
-	srv.HandleFunc("node.pair.approve", r.handlePairApprove)
-	srv.HandleFunc("node.pair.reject", r.handlePairReject)
-	srv.HandleFunc("node.pair.remove", r.handlePairRemove)
+	srv.HandleFunc("node.pair.approve", rpc.Typed(r.handlePairApprove))
+	srv.HandleFunc("node.pair.reject", rpc.Typed(r.handlePairReject))
+	srv.HandleFunc("node.pair.remove", rpc.Typed(r.handlePairRemove))
 
 	node := func(method string, h rpc.Handler) {
 		srv.Handle(method, rpc.Route{Scope: protocol.ScopeNode, Handler: h})
 	}
-	node("node.invoke.result", r.handleResult)
-	node("node.event", r.handleEvent)
+	node("node.invoke.result", rpc.Typed(r.handleResult))
+	node("node.event", rpc.Typed(r.handleEvent))
 	ack := func(ctx context.Context, req *rpc.Request) (any, error) {
 		if s := r.sessionOf(req.Conn); s != nil {
 			r.seen(ctx, s, req.Method)
@@ -53,39 +54,35 @@ type nodeIDParams struct {
 	NodeID string `json:"nodeId"`
 }
 
-func (p nodeIDParams) check(method string) error {
+func (p *nodeIDParams) Validate() error {
 	if strings.TrimSpace(p.NodeID) == "" {
-		return protocol.Errorf(protocol.CodeInvalidRequest, "invalid %s params: nodeId is required", method)
+		return errors.New("nodeId is required")
 	}
 	return nil
 }
 
-func (r *Registry) handleDescribe(ctx context.Context, req *rpc.Request) (any, error) {
-	var p nodeIDParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
-	if err := p.check(req.Method); err != nil {
-		return nil, err
-	}
+func (r *Registry) handleDescribe(ctx context.Context, req *rpc.Request, p nodeIDParams) (any, error) {
 	return r.Describe(ctx, p.NodeID)
 }
 
-func (r *Registry) handleRename(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		NodeID      string `json:"nodeId"`
-		DisplayName string `json:"displayName"`
+type renameParams struct {
+	NodeID      string `json:"nodeId"`
+	DisplayName string `json:"displayName"`
+}
+
+func (p *renameParams) Validate() error {
+	p.DisplayName = strings.TrimSpace(p.DisplayName)
+	if strings.TrimSpace(p.NodeID) == "" {
+		return errors.New("nodeId is required")
 	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
+	if p.DisplayName == "" || len(p.DisplayName) > 256 {
+		return errors.New("displayName must be 1 to 256 characters")
 	}
-	name := strings.TrimSpace(p.DisplayName)
-	if err := (nodeIDParams{p.NodeID}).check(req.Method); err != nil {
-		return nil, err
-	}
-	if name == "" || len(name) > 256 {
-		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "invalid node.rename params: displayName must be 1 to 256 characters")
-	}
+	return nil
+}
+
+func (r *Registry) handleRename(ctx context.Context, req *rpc.Request, p renameParams) (any, error) {
+	name := p.DisplayName
 	if err := r.Rename(ctx, p.NodeID, name); err != nil {
 		return nil, err
 	}
@@ -108,10 +105,10 @@ type requestIDParams struct {
 	RequestID string `json:"requestId"`
 }
 
-func (p *requestIDParams) check(method string) error {
+func (p *requestIDParams) Validate() error {
 	p.RequestID = strings.TrimSpace(p.RequestID)
 	if p.RequestID == "" {
-		return protocol.Errorf(protocol.CodeInvalidRequest, "invalid %s params: requestId is required", method)
+		return errors.New("requestId is required")
 	}
 	return nil
 }
@@ -119,14 +116,7 @@ func (p *requestIDParams) check(method string) error {
 // handlePairApprove grants a pending request. Beside operator.pairing
 // (checked by the dispatcher) it needs operator.write for a request with
 // commands and operator.admin when they run programs or reach files.
-func (r *Registry) handlePairApprove(ctx context.Context, req *rpc.Request) (any, error) {
-	var p requestIDParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
-	if err := p.check(req.Method); err != nil {
-		return nil, err
-	}
+func (r *Registry) handlePairApprove(ctx context.Context, req *rpc.Request, p requestIDParams) (any, error) {
 	q, err := r.Request(ctx, p.RequestID)
 	if err != nil {
 		return nil, err
@@ -144,14 +134,7 @@ func (r *Registry) handlePairApprove(ctx context.Context, req *rpc.Request) (any
 	return res, nil
 }
 
-func (r *Registry) handlePairReject(ctx context.Context, req *rpc.Request) (any, error) {
-	var p requestIDParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
-	if err := p.check(req.Method); err != nil {
-		return nil, err
-	}
+func (r *Registry) handlePairReject(ctx context.Context, req *rpc.Request, p requestIDParams) (any, error) {
 	q, err := r.Reject(ctx, p.RequestID)
 	if err != nil {
 		return nil, err
@@ -159,14 +142,7 @@ func (r *Registry) handlePairReject(ctx context.Context, req *rpc.Request) (any,
 	return map[string]any{"requestId": q.RequestID, "nodeId": q.NodeID, "decision": "rejected"}, nil
 }
 
-func (r *Registry) handlePairRemove(ctx context.Context, req *rpc.Request) (any, error) {
-	var p nodeIDParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
-	if err := p.check(req.Method); err != nil {
-		return nil, err
-	}
+func (r *Registry) handlePairRemove(ctx context.Context, req *rpc.Request, p nodeIDParams) (any, error) {
 	if err := r.Forget(ctx, p.NodeID); err != nil {
 		return nil, err
 	}
@@ -206,18 +182,19 @@ func OperatorRefusal(command string) *protocol.Error {
 	return nil
 }
 
-func (r *Registry) handleInvoke(ctx context.Context, req *rpc.Request) (any, error) {
-	var p InvokeParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+// Validate trims the names and checks what node.invoke requires.
+func (p *InvokeParams) Validate() error {
 	p.NodeID, p.Command = strings.TrimSpace(p.NodeID), strings.TrimSpace(p.Command)
 	switch {
 	case p.NodeID == "" || p.Command == "":
-		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "invalid node.invoke params: nodeId and command are required")
+		return errors.New("nodeId and command are required")
 	case p.TimeoutMs != nil && *p.TimeoutMs < 0:
-		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "invalid node.invoke params: timeoutMs must be >= 0")
+		return errors.New("timeoutMs must be >= 0")
 	}
+	return nil
+}
+
+func (r *Registry) handleInvoke(ctx context.Context, req *rpc.Request, p InvokeParams) (any, error) {
 	need := protocol.ScopeWrite
 	if adminCommand(p.Command) {
 		need = protocol.ScopeAdmin
@@ -243,34 +220,32 @@ func (r *Registry) handleInvoke(ctx context.Context, req *rpc.Request) (any, err
 	return map[string]any{"ok": true, "nodeId": res.NodeID, "command": res.Command, "payload": res.Payload, "payloadJSON": res.PayloadJSON}, nil
 }
 
-func (r *Registry) handleResult(ctx context.Context, req *rpc.Request) (any, error) {
-	var p ResultParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+func (r *Registry) handleResult(ctx context.Context, req *rpc.Request, p ResultParams) (any, error) {
 	if err := r.HandleResult(req.Conn, p); err != nil {
 		return nil, err
 	}
 	return map[string]any{"ok": true}, nil
 }
 
-func (r *Registry) handleEvent(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		Event       string          `json:"event"`
-		Payload     json.RawMessage `json:"payload,omitempty"`
-		PayloadJSON *string         `json:"payloadJSON,omitempty"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+type eventParams struct {
+	Event       string          `json:"event"`
+	Payload     json.RawMessage `json:"payload,omitempty"`
+	PayloadJSON *string         `json:"payloadJSON,omitempty"`
+}
+
+func (p *eventParams) Validate() error {
 	if p.Event == "" {
-		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "invalid node.event params: event is required")
+		return errors.New("event is required")
 	}
+	if p.PayloadJSON != nil && !json.Valid([]byte(*p.PayloadJSON)) {
+		return errors.New("payloadJSON is not JSON")
+	}
+	return nil
+}
+
+func (r *Registry) handleEvent(ctx context.Context, req *rpc.Request, p eventParams) (any, error) {
 	payload := p.Payload
 	if p.PayloadJSON != nil {
-		if !json.Valid([]byte(*p.PayloadJSON)) {
-			return nil, protocol.Errorf(protocol.CodeInvalidRequest, "invalid node.event params: payloadJSON is not JSON")
-		}
 		payload = json.RawMessage(*p.PayloadJSON)
 	}
 	s := r.sessionOf(req.Conn)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/openclaw-go/openclaw/gateway"
 	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/gateway/statelock"
 )
 
 // runGateway runs the gateway in the foreground until SIGINT or SIGTERM
@@ -73,7 +74,7 @@ func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	// The state directory is claimed once for the process, so an
 	// in-process restart never lets a second gateway in.
-	lock, err := gateway.AcquireStateLock(paths.StateDir, paths.ConfigPath)
+	lock, err := statelock.Acquire(paths.StateDir, paths.ConfigPath)
 	if err != nil {
 		return err
 	}

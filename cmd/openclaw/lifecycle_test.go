@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openclaw-go/openclaw/gateway"
+	"github.com/openclaw-go/openclaw/gateway/statelock"
 )
 
 // The CLI says what is really wrong when it cannot use the local config
@@ -37,7 +37,7 @@ func TestCLINamesTheRealProblem(t *testing.T) {
 		newPort := freePort(t)
 		writeConfig(t, filepath.Join(state, "openclaw.json"), fmt.Sprintf("{ gateway: { port: %d, auth: { token: 'tok' } } }\n", newPort))
 		// A gateway of this state directory started before the edit.
-		lock, err := gateway.AcquireStateLock(state, filepath.Join(state, "openclaw.json"))
+		lock, err := statelock.Acquire(state, filepath.Join(state, "openclaw.json"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/openclaw-go/openclaw/gateway"
+	"github.com/openclaw-go/openclaw/gateway/statelock"
 )
 
 // movedGatewayHint explains an unreachable local gateway that is in fact
@@ -27,7 +27,7 @@ func (a *app) movedGatewayHint(target string) string {
 	if err != nil {
 		return ""
 	}
-	owner, ok := gateway.ReadStateLock(paths.StateDir)
+	owner, ok := statelock.Read(paths.StateDir)
 	if !ok || owner.Port == 0 || owner.Port == want {
 		return ""
 	}

@@ -16,12 +16,12 @@ import (
 // Register adds the device.* methods to the bus.
 func (r *Registry) Register(s *rpc.Server) {
 	s.HandleFunc("device.pair.list", r.handleList)
-	s.HandleFunc("device.pair.approve", r.handleApprove)
-	s.HandleFunc("device.pair.reject", r.handleReject)
-	s.HandleFunc("device.pair.remove", r.handleRemove)
-	s.HandleFunc("device.pair.rename", r.handleRename)
-	s.HandleFunc("device.token.rotate", r.handleRotate)
-	s.HandleFunc("device.token.revoke", r.handleRevoke)
+	s.HandleFunc("device.pair.approve", rpc.Typed(r.handleApprove))
+	s.HandleFunc("device.pair.reject", rpc.Typed(r.handleReject))
+	s.HandleFunc("device.pair.remove", rpc.Typed(r.handleRemove))
+	s.HandleFunc("device.pair.rename", rpc.Typed(r.handleRename))
+	s.HandleFunc("device.token.rotate", rpc.Typed(r.handleRotate))
+	s.HandleFunc("device.token.revoke", rpc.Typed(r.handleRevoke))
 }
 
 // ListResult is the device.pair.list answer.
@@ -156,21 +156,14 @@ type requestParams struct {
 	RequestID string `json:"requestId"`
 }
 
-func (p requestParams) validate(method string) error {
+func (p *requestParams) Validate() error {
 	if p.RequestID == "" {
-		return protocol.InvalidParams(method, errors.New("requestId is required"))
+		return errors.New("requestId is required")
 	}
 	return nil
 }
 
-func (r *Registry) handleApprove(ctx context.Context, req *rpc.Request) (any, error) {
-	var p requestParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
-	if err := p.validate(req.Method); err != nil {
-		return nil, err
-	}
+func (r *Registry) handleApprove(ctx context.Context, req *rpc.Request, p requestParams) (any, error) {
 	q, err := r.request(ctx, p.RequestID)
 	if err != nil {
 		return nil, err
@@ -185,14 +178,7 @@ func (r *Registry) handleApprove(ctx context.Context, req *rpc.Request) (any, er
 	return map[string]any{"requestId": p.RequestID, "device": map[string]any{"deviceId": q.DeviceID, "role": q.Role, "scopes": q.Scopes}}, nil
 }
 
-func (r *Registry) handleReject(ctx context.Context, req *rpc.Request) (any, error) {
-	var p requestParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
-	if err := p.validate(req.Method); err != nil {
-		return nil, err
-	}
+func (r *Registry) handleReject(ctx context.Context, req *rpc.Request, p requestParams) (any, error) {
 	q, err := r.Reject(ctx, p.RequestID)
 	if err != nil {
 		return nil, err
@@ -214,16 +200,18 @@ func (r *Registry) Remove(ctx context.Context, deviceID string) error {
 	return nil
 }
 
-func (r *Registry) handleRemove(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		DeviceID string `json:"deviceId"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+type removeParams struct {
+	DeviceID string `json:"deviceId"`
+}
+
+func (p *removeParams) Validate() error {
 	if p.DeviceID == "" {
-		return nil, protocol.InvalidParams(req.Method, errors.New("deviceId is required"))
+		return errors.New("deviceId is required")
 	}
+	return nil
+}
+
+func (r *Registry) handleRemove(ctx context.Context, req *rpc.Request, p removeParams) (any, error) {
 	if err := r.ownOrAdmin(req, p.DeviceID); err != nil {
 		return nil, err
 	}
@@ -252,23 +240,26 @@ func (r *Registry) Rename(ctx context.Context, deviceID, label string) error {
 
 // handleRename is device.pair.rename {deviceId, label}: admins rename any
 // device; others only their own, and only while it is operator-only.
-func (r *Registry) handleRename(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		DeviceID string `json:"deviceId"`
-		Label    string `json:"label"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
-	label := strings.TrimSpace(p.Label)
+type renameParams struct {
+	DeviceID string `json:"deviceId"`
+	Label    string `json:"label"`
+}
+
+func (p *renameParams) Validate() error {
+	p.Label = strings.TrimSpace(p.Label)
 	switch {
 	case p.DeviceID == "":
-		return nil, protocol.InvalidParams(req.Method, errors.New("deviceId is required"))
-	case label == "":
-		return nil, protocol.InvalidParams(req.Method, errors.New("label required"))
-	case utf8.RuneCountInString(label) > MaxLabelLen:
-		return nil, protocol.InvalidParams(req.Method, fmt.Errorf("label must be at most %d characters", MaxLabelLen))
+		return errors.New("deviceId is required")
+	case p.Label == "":
+		return errors.New("label required")
+	case utf8.RuneCountInString(p.Label) > MaxLabelLen:
+		return fmt.Errorf("label must be at most %d characters", MaxLabelLen)
 	}
+	return nil
+}
+
+func (r *Registry) handleRename(ctx context.Context, req *rpc.Request, p renameParams) (any, error) {
+	label := p.Label
 	if err := r.ownOrAdmin(req, p.DeviceID); err != nil {
 		return nil, err
 	}
@@ -298,14 +289,14 @@ type tokenParams struct {
 	Scopes   []string `json:"scopes"`
 }
 
-func (r *Registry) handleRotate(ctx context.Context, req *rpc.Request) (any, error) {
-	var p tokenParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+func (p *tokenParams) Validate() error {
 	if p.DeviceID == "" || p.Role == "" {
-		return nil, protocol.InvalidParams(req.Method, errors.New("deviceId and role are required"))
+		return errors.New("deviceId and role are required")
 	}
+	return nil
+}
+
+func (r *Registry) handleRotate(ctx context.Context, req *rpc.Request, p tokenParams) (any, error) {
 	if err := r.ownOrAdmin(req, p.DeviceID); err != nil {
 		return nil, err
 	}
@@ -353,14 +344,7 @@ func (r *Registry) handleRotate(ctx context.Context, req *rpc.Request) (any, err
 	return out, nil
 }
 
-func (r *Registry) handleRevoke(ctx context.Context, req *rpc.Request) (any, error) {
-	var p tokenParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
-	if p.DeviceID == "" || p.Role == "" {
-		return nil, protocol.InvalidParams(req.Method, errors.New("deviceId and role are required"))
-	}
+func (r *Registry) handleRevoke(ctx context.Context, req *rpc.Request, p tokenParams) (any, error) {
 	if err := r.ownOrAdmin(req, p.DeviceID); err != nil {
 		return nil, err
 	}

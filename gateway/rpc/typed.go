@@ -19,8 +19,10 @@ type Validator interface {
 func Typed[P, R any](fn func(ctx context.Context, req *Request, p P) (R, error)) Handler {
 	return func(ctx context.Context, req *Request) (any, error) {
 		var p P
-		if err := req.Decode(&p); err != nil {
-			return nil, err
+		if _, none := any(p).(Empty); !none {
+			if err := req.Decode(&p); err != nil {
+				return nil, err
+			}
 		}
 		if v, ok := any(&p).(Validator); ok {
 			if err := v.Validate(); err != nil {
@@ -35,6 +37,6 @@ func Typed[P, R any](fn func(ctx context.Context, req *Request, p P) (R, error))
 	}
 }
 
-// Empty is the params of a method that takes none; anything sent is
-// ignored, as OpenClaw does.
+// Empty is the params of a method that takes none: whatever is sent,
+// object or not, is not decoded, as OpenClaw ignores it.
 type Empty struct{}

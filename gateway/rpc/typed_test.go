@@ -64,6 +64,16 @@ func TestTyped(t *testing.T) {
 	}
 }
 
+func TestTypedEmptyIgnoresWhatIsSent(t *testing.T) {
+	h := Typed(func(ctx context.Context, req *Request, _ Empty) (any, error) { return "ok", nil })
+	for _, params := range []string{``, `{}`, `[1,2]`, `"text"`, `{"x":1}`} {
+		got, err := h(context.Background(), &Request{Method: "none", Params: json.RawMessage(params)})
+		if err != nil || got != "ok" {
+			t.Errorf("params %q: got %v, %v", params, got, err)
+		}
+	}
+}
+
 func TestTableNamesTheRegisteringPackage(t *testing.T) {
 	s := NewServer(Options{})
 	s.HandleFunc("status", func(ctx context.Context, req *Request) (any, error) { return nil, nil })
