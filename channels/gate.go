@@ -52,6 +52,9 @@ const (
 // names the bot, natively or by a mention pattern.
 type Gate struct {
 	Policy AccountPolicy
+	// Aliases are the network's other names, which allowlist entries may
+	// carry as their prefix (Network.Aliases).
+	Aliases []string
 }
 
 // GateResult is a verdict with its reason (for logs and status).
@@ -75,17 +78,17 @@ func (g Gate) Check(in Inbound, paired bool, mentioned func(GroupPolicy) bool) G
 		case "disabled":
 			return GateResult{Verdict: Drop, Reason: "direct messages are disabled"}
 		case "open":
-			if slices.Contains(p.AllowFrom, "*") || idListed(p.AllowFrom, in) {
+			if slices.Contains(p.AllowFrom, "*") || g.idListed(p.AllowFrom, in) {
 				return GateResult{Verdict: Allow, Reason: "dmPolicy open"}
 			}
 			return GateResult{Verdict: Drop, Reason: `dmPolicy "open" needs allowFrom ["*"]`}
 		case "allowlist":
-			if idListed(p.AllowFrom, in) {
+			if g.idListed(p.AllowFrom, in) {
 				return GateResult{Verdict: Allow, Reason: "sender in allowFrom"}
 			}
 			return GateResult{Verdict: Drop, Reason: "sender not in allowFrom"}
 		default: // pairing
-			if idListed(p.AllowFrom, in) || paired {
+			if g.idListed(p.AllowFrom, in) || paired {
 				return GateResult{Verdict: Allow, Reason: "sender paired or allowed"}
 			}
 			if in.Kind != EventMessage {
@@ -129,7 +132,7 @@ func (g Gate) Check(in Inbound, paired bool, mentioned func(GroupPolicy) bool) G
 	if len(senders) == 0 {
 		senders = p.AllowFrom
 	}
-	if len(senders) > 0 && !slices.Contains(senders, "*") && !idListed(senders, in) {
+	if len(senders) > 0 && !slices.Contains(senders, "*") && !g.idListed(senders, in) {
 		return GateResult{Verdict: Drop, Reason: "sender not allowed in this group", Group: group}
 	}
 	if in.Kind != EventMessage && in.Kind != EventCallback {
@@ -142,8 +145,9 @@ func (g Gate) Check(in Inbound, paired bool, mentioned func(GroupPolicy) bool) G
 }
 
 // idListed reports whether the sender's id is in list. Entries may carry
-// the channel as a prefix ("telegram:123", "tg:123"); names never match.
-func idListed(list []string, in Inbound) bool {
+// the channel as a prefix, its name or an alias ("telegram:123",
+// "tg:123"); names never match.
+func (g Gate) idListed(list []string, in Inbound) bool {
 	for _, e := range list {
 		e = strings.TrimSpace(e)
 		if e == "*" {
@@ -151,7 +155,7 @@ func idListed(list []string, in Inbound) bool {
 		}
 		if i := strings.LastIndexByte(e, ':'); i >= 0 {
 			prefix := strings.ToLower(e[:i])
-			if prefix != in.Channel && !(in.Channel == "telegram" && prefix == "tg") {
+			if prefix != in.Channel && !slices.Contains(g.Aliases, prefix) {
 				continue
 			}
 			e = e[i+1:]

@@ -57,7 +57,7 @@ func TestGate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Gate{Policy: tt.policy}.Check(tt.in, tt.paired, tt.mentioned)
+			got := Gate{Policy: tt.policy, Aliases: []string{"tg"}}.Check(tt.in, tt.paired, tt.mentioned)
 			if got.Verdict != tt.want {
 				t.Errorf("verdict %v (%s), want %v", got.Verdict, got.Reason, tt.want)
 			}

@@ -154,7 +154,7 @@ func (m *Manager) handleLoginStart(ctx context.Context, req *rpc.Request) (any, 
 		return nil, err
 	}
 	if p.Channel == "" {
-		p.Channel = "whatsapp"
+		p.Channel = m.loginChannel()
 	}
 	l, err := m.startLogin(p.Channel, p.AccountID, p.Phone, p.Force)
 	if err != nil {
@@ -171,7 +171,7 @@ func (m *Manager) handleLoginWait(ctx context.Context, req *rpc.Request) (any, e
 		return nil, err
 	}
 	if p.Channel == "" {
-		p.Channel = "whatsapp"
+		p.Channel = m.loginChannel()
 	}
 	a, err := m.resolveAccount(p.Channel, p.AccountID)
 	if err != nil {

@@ -58,29 +58,6 @@ type Approver interface {
 	ResolveApproval(ctx context.Context, id, decision, by string) error
 }
 
-// Network describes one chat network to the manager: its accounts as the
-// config has them and how to build an adapter for each.
-type Network struct {
-	Name  string // "telegram"
-	Label string // "Telegram"
-	// Accounts lists the configured accounts; nil when the channel's block
-	// is absent.
-	Accounts func(cfg *config.Config) []AccountSpec
-}
-
-// AccountSpec is one configured account.
-type AccountSpec struct {
-	AccountID string
-	Name      string
-	Default   bool
-	Enabled   bool
-	Policy    AccountPolicy
-	// Fingerprint changes when a setting the adapter was built from
-	// changes; the adapter is then restarted on reload.
-	Fingerprint string
-	New         func() (Adapter, error)
-}
-
 // Options configure a Manager.
 type Options struct {
 	Store      *store.Store
@@ -547,7 +524,7 @@ func (m *Manager) process(r inboundRow) {
 		}
 		return m.mentionMatcher(pats)(in.Text)
 	}
-	verdict := Gate{Policy: policy}.Check(in, paired, mentioned)
+	verdict := Gate{Policy: policy, Aliases: a.network.Aliases}.Check(in, paired, mentioned)
 	if verdict.Group.AgentID != "" {
 		agentID = verdict.Group.AgentID
 	}
@@ -595,7 +572,7 @@ func (m *Manager) process(r inboundRow) {
 		finish("dropped", "empty message", "", "")
 		return
 	}
-	key := SessionKey(cfg, agentID, binding, in)
+	key := SessionKey(cfg, agentID, binding, in, a.network.TopicThreads)
 	origin := Route{Channel: in.Channel, AccountID: in.AccountID, ChatID: in.Chat.ID, ChatKind: in.Chat.Kind, ThreadID: in.Chat.ThreadID}
 	if prev, ok := m.routes.Load(key); !ok || prev.(Route) != origin {
 		if err := m.db.setRoute(ctx, key, origin); err != nil {

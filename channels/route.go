@@ -120,8 +120,9 @@ func anyShared(a, b []string) bool {
 
 // SessionKey builds the session key for an inbound chat as OpenClaw does:
 // session.dmScope for DMs and groupScope for groups, unless the binding
-// overrides them.
-func SessionKey(cfg *config.Config, agentID string, b config.Binding, in Inbound) string {
+// overrides them. topicThreads says the network's threads are forum
+// topics (Network.TopicThreads).
+func SessionKey(cfg *config.Config, agentID string, b config.Binding, in Inbound, topicThreads bool) string {
 	dm, group := cfg.Session.DMScope, cfg.Session.GroupScope
 	if b.Session.DMScope != "" {
 		dm = b.Session.DMScope
@@ -139,7 +140,7 @@ func SessionKey(cfg *config.Config, agentID string, b config.Binding, in Inbound
 	} else {
 		p.PeerID = in.Chat.ID
 		if in.Chat.ThreadID != "" {
-			if in.Channel == "telegram" {
+			if topicThreads {
 				p.TopicID = in.Chat.ThreadID
 			} else {
 				p.ThreadID = in.Chat.ThreadID

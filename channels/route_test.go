@@ -48,17 +48,26 @@ func TestSessionKey(t *testing.T) {
 	cfg := &config.Config{}
 	cfg.Session.DMScope = "per-channel-peer"
 	in := Inbound{Channel: "telegram", AccountID: "default", Chat: Chat{ID: "42", Kind: Direct}, Sender: Sender{ID: "42"}}
-	if got := SessionKey(cfg, "main", config.Binding{}, in); got != "agent:main:telegram:direct:42" {
+	if got := SessionKey(cfg, "main", config.Binding{}, in, true); got != "agent:main:telegram:direct:42" {
 		t.Errorf("dm key %q", got)
 	}
-	if got := SessionKey(cfg, "main", config.Binding{Session: config.BindingSession{DMScope: "main"}}, in); got != "agent:main:main" {
+	if got := SessionKey(cfg, "main", config.Binding{Session: config.BindingSession{DMScope: "main"}}, in, true); got != "agent:main:main" {
 		t.Errorf("binding override %q", got)
 	}
 	g := Inbound{Channel: "telegram", AccountID: "default", Chat: Chat{ID: "-100", Kind: Group, ThreadID: "7"}, Sender: Sender{ID: "42"}}
-	if got := SessionKey(cfg, "ops", config.Binding{}, g); got != "agent:ops:telegram:group:-100:topic:7" {
+	if got := SessionKey(cfg, "ops", config.Binding{}, g, true); got != "agent:ops:telegram:group:-100:topic:7" {
 		t.Errorf("topic key %q", got)
 	}
+	g.Channel = "slack"
+	if got := SessionKey(cfg, "ops", config.Binding{}, g, false); got != "agent:ops:slack:group:-100:thread:7" {
+		t.Errorf("thread key %q", got)
+	}
 }
+
+// targetManager knows the networks' names as the gateway registers them.
+var targetManager = &Manager{opts: Options{Networks: []Network{
+	{Name: "telegram", Aliases: []string{"tg"}}, {Name: "discord"}, {Name: "slack"}, {Name: "whatsapp"},
+}}}
 
 func TestParseTarget(t *testing.T) {
 	tests := []struct {
@@ -70,11 +79,15 @@ func TestParseTarget(t *testing.T) {
 		{in: "tg:-100:topic:7", channel: "telegram", chat: "-100", thread: "7"},
 		{in: "telegram:user:42", channel: "telegram", chat: "42"},
 		{in: "channel:C1:thread:9", chat: "C1", thread: "9"},
+		{in: "TG:5", channel: "telegram", chat: "5"},
+		{in: "slack:channel:C1", channel: "slack", chat: "C1"},
+		{in: "signal:+15550001", channel: "signal", chat: "+15550001"},
+		{in: "irc:#go", chat: "irc:#go"},
 		{in: "  ", bad: true},
 		{in: "tg::topic:7", bad: true},
 	}
 	for _, tt := range tests {
-		ch, tgt, err := ParseTarget(tt.in)
+		ch, tgt, err := targetManager.ParseTarget(tt.in)
 		if (err != nil) != tt.bad {
 			t.Errorf("%q: err %v", tt.in, err)
 			continue
@@ -85,6 +98,20 @@ func TestParseTarget(t *testing.T) {
 	}
 }
 
+// TestParseTargetNewNetwork: a network the core never heard of is named
+// in targets by its registration alone.
+func TestParseTargetNewNetwork(t *testing.T) {
+	m := &Manager{opts: Options{Networks: []Network{{Name: "matrix", Aliases: []string{"mx"}}}}}
+	for _, in := range []string{"matrix:room:42", "MX:42"} {
+		if ch, tgt, err := m.ParseTarget(in); err != nil || ch != "matrix" || tgt.ChatID != "42" {
+			t.Errorf("%q: %q %+v %v", in, ch, tgt, err)
+		}
+	}
+	if ch, tgt, _ := m.ParseTarget("tg:42"); ch != "" || tgt.ChatID != "tg:42" {
+		t.Errorf("tg without a Telegram network: %q %+v", ch, tgt)
+	}
+}
+
 // FuzzParseTarget: targets come from models and operators; parsing never
 // panics and a parsed target always names a chat.
 func FuzzParseTarget(f *testing.F) {
@@ -92,7 +119,7 @@ func FuzzParseTarget(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		_, tgt, err := ParseTarget(s)
+		_, tgt, err := targetManager.ParseTarget(s)
 		if err == nil && tgt.ChatID == "" {
 			t.Fatalf("%q parsed to an empty chat", s)
 		}

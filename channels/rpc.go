@@ -91,10 +91,8 @@ func (m *Manager) Status() map[string]any {
 				case ok && wh.WebhookPath() != "":
 					entry["mode"] = "webhook"
 					entry["webhookPath"] = wh.WebhookPath()
-				case ad != nil && n.Name == "telegram":
-					entry["mode"] = "polling"
 				case ad != nil:
-					entry["mode"] = "socket"
+					entry["mode"] = cmp.Or(n.ReceiveMode, "socket")
 				}
 			}
 			accounts[n.Name] = append(accounts[n.Name], entry)
@@ -372,7 +370,7 @@ func (m *Manager) handleSend(ctx context.Context, req *rpc.Request) (any, error)
 		// operator's behalf; files go through send_file from a workspace.
 		return nil, bad(req.Method, errors.New("mediaUrl is not supported; send files with the send_file tool"))
 	}
-	ch, to, err := explicitTarget(p.To, p.Channel, p.ThreadID)
+	ch, to, err := m.explicitTarget(p.To, p.Channel, p.ThreadID)
 	if err != nil {
 		return nil, bad(req.Method, err)
 	}
@@ -385,8 +383,8 @@ func (m *Manager) handleSend(ctx context.Context, req *rpc.Request) (any, error)
 
 // explicitTarget reads a "to" whose channel and thread explicit params
 // may override.
-func explicitTarget(raw, channel, thread string) (string, Target, error) {
-	ch, to, err := ParseTarget(raw)
+func (m *Manager) explicitTarget(raw, channel, thread string) (string, Target, error) {
+	ch, to, err := m.ParseTarget(raw)
 	if channel != "" {
 		ch = channel
 	}
@@ -412,7 +410,7 @@ func (m *Manager) handlePoll(ctx context.Context, req *rpc.Request) (any, error)
 	if err := req.Decode(&p); err != nil {
 		return nil, err
 	}
-	ch, to, err := explicitTarget(p.To, p.Channel, p.ThreadID)
+	ch, to, err := m.explicitTarget(p.To, p.Channel, p.ThreadID)
 	if err != nil {
 		return nil, bad(req.Method, err)
 	}
@@ -436,7 +434,7 @@ func (m *Manager) handleMessageAction(ctx context.Context, req *rpc.Request) (an
 	if err := req.Decode(&p); err != nil {
 		return nil, err
 	}
-	ar, err := ActionFromParams(p.Channel, p.AccountID, p.Action, p.Params)
+	ar, err := m.ActionFromParams(p.Channel, p.AccountID, p.Action, p.Params)
 	if err != nil {
 		return nil, bad(req.Method, err)
 	}
@@ -450,7 +448,7 @@ func (m *Manager) handleMessageAction(ctx context.Context, req *rpc.Request) (an
 
 // ActionFromParams reads an action's loosely typed params (message.action
 // and the message tool share them).
-func ActionFromParams(channel, accountID, action string, params map[string]any) (ActionRequest, error) {
+func (m *Manager) ActionFromParams(channel, accountID, action string, params map[string]any) (ActionRequest, error) {
 	str := func(keys ...string) string {
 		for _, k := range keys {
 			switch v := params[k].(type) {
@@ -466,7 +464,7 @@ func ActionFromParams(channel, accountID, action string, params map[string]any) 
 	}
 	ar := ActionRequest{Channel: channel, AccountID: accountID, Action: strings.ToLower(action)}
 	if t := str("to", "target", "chatId", "channelId"); t != "" {
-		ch, to, err := ParseTarget(t)
+		ch, to, err := m.ParseTarget(t)
 		if err != nil {
 			return ar, err
 		}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,8 +16,40 @@ import (
 // ParseTarget reads an outbound target: "123", "telegram:123", "tg:123",
 // "user:123", "channel:123", "group:123", with an optional thread as
 // "123:topic:7" or "123:thread:7". It returns the channel named by a
-// prefix ("" when none) and the target.
-func ParseTarget(s string) (channel string, t Target, err error) {
+// prefix, a network's name or alias ("" when none), and the target.
+func (m *Manager) ParseTarget(s string) (channel string, t Target, err error) {
+	return Networks(m.opts.Networks).ParseTarget(s)
+}
+
+// Networks are the networks a gateway runs; they read targets by their
+// names.
+type Networks []Network
+
+// ParseTarget is Manager.ParseTarget with these networks' names.
+func (ns Networks) ParseTarget(s string) (channel string, t Target, err error) {
+	return parseTarget(s, ns.targetChannel)
+}
+
+// foreignChannels are OpenClaw's channel ids this gateway runs no network
+// for: a target that names one is for that channel (and fails as not
+// configured), not a chat id on the one network configured.
+var foreignChannels = []string{"webchat", "signal", "imessage"}
+
+// targetChannel is the channel a target's prefix word names.
+func (ns Networks) targetChannel(head string) (string, bool) {
+	for _, n := range ns {
+		if n.names(head) {
+			return n.Name, true
+		}
+	}
+	if head = strings.ToLower(head); slices.Contains(foreignChannels, head) {
+		return head, true
+	}
+	return "", false
+}
+
+// parseTarget is ParseTarget with the channel names of channelOf.
+func parseTarget(s string, channelOf func(head string) (string, bool)) (channel string, t Target, err error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return "", Target{}, errors.New("target is empty")
@@ -26,14 +59,14 @@ func ParseTarget(s string) (channel string, t Target, err error) {
 		if !ok || rest == "" {
 			break
 		}
-		switch strings.ToLower(head) {
-		case "telegram", "tg":
-			channel = "telegram"
-		case "discord", "slack", "whatsapp", "webchat", "signal", "imessage":
-			channel = strings.ToLower(head)
-		case "user", "channel", "group", "room", "chat", "dm":
-		default:
-			goto done
+		if ch, ok := channelOf(head); ok {
+			channel = ch
+		} else {
+			switch strings.ToLower(head) {
+			case "user", "channel", "group", "room", "chat", "dm":
+			default:
+				goto done
+			}
 		}
 		s = rest
 	}

@@ -41,7 +41,7 @@ func (s *System) httpHandler(mux *http.ServeMux) http.Handler {
 			s.srv.ServeHTTP(w, r)
 			return
 		}
-		if h, ok := s.webhooks.lookup(r.URL.Path); ok {
+		if h, ok := s.channels.Webhook(r.URL.Path); ok {
 			h.ServeHTTP(w, r)
 			return
 		}

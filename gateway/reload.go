@@ -34,7 +34,6 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 	s.state.Store(next)
 	commit()
 	s.agents.SetConfig(snap.Config)
-	s.channels.SetConfig(snap.Config)
 	s.logLevel.Set(s.levelFor(snap.Config.Logging.Level))
 	for _, w := range snap.Warnings {
 		s.log.Warn("config: " + w.String())

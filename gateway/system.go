@@ -29,6 +29,7 @@ import (
 	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/gateway/admin"
 	"github.com/openclaw-go/openclaw/gateway/automation"
+	"github.com/openclaw-go/openclaw/gateway/channelhost"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/cron"
 	"github.com/openclaw-go/openclaw/gateway/devices"
@@ -117,11 +118,10 @@ type System struct {
 	policy    tools.ToolSetPolicy
 	approvals *tools.Approvals
 	audit     *tools.SQLAudit
-	channels  *channels.Manager
+	channels  *channelhost.Host
 	nodes     *nodes.Registry
 	automator *automation.Wing
 	plugins   *pluginhost.Host
-	webhooks  webhookRouter
 	admin     *admin.Wing // health, status, presence, config.*, diagnostics
 	addr      net.Addr
 	parts     []part // built in order; see part.go
@@ -441,6 +441,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	defer s.agents.Close()
 	s.agents.SeedWorkspaces()
 	s.buildPlugins()
+	s.buildChannels()
 	if err := s.buildToolhost(ctx, st); err != nil {
 		return err
 	}
@@ -452,7 +453,6 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		return err
 	}
 	s.wireNodes()
-	s.wireChannels()
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	s.bg = bg
 	defer func() { stopBG(); s.bgWG.Wait() }()
@@ -504,7 +504,6 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	// Channels start after the listener so a webhook can land at once;
 	// they stop first so no new message arrives during shutdown.
 	s.channels.Start(ctx)
-	defer s.channels.Close(context.Background())
 	// The scheduler starts once channels can deliver (a job missed while
 	// the gateway was down runs now) and stops before them.
 	if err := s.automator.Start(ctx); err != nil {

@@ -27,17 +27,15 @@ func (s *System) buildToolhost(ctx context.Context, st *store.Store) error {
 			l := s.current()
 			return toolhost.Live{Snap: l.snap, Policy: l.toolPolicy, Guard: l.guard}
 		},
-		LoadOptions: s.loadOptions,
-		Auth:        func() rpc.AuthConfig { return s.current().auth },
-		Addr:        func() net.Addr { return s.addr },
-		Agents:      s.agents,
-		Sessions:    s.sessions,
-		Nodes:       func() *nodes.Registry { return s.nodes },
-		Messenger:   channelMessenger{s},
-		Scheduler:   automation.NewScheduler(func() *automation.Wing { return s.automator }),
-		// approvalFanout reads s.approvals at call time; it is set below,
-		// before any request can be announced.
-		ApprovalEvents: approvalFanout{s},
+		LoadOptions:    s.loadOptions,
+		Auth:           func() rpc.AuthConfig { return s.current().auth },
+		Addr:           func() net.Addr { return s.addr },
+		Agents:         s.agents,
+		Sessions:       s.sessions,
+		Nodes:          func() *nodes.Registry { return s.nodes },
+		Messenger:      s.channels.Messenger(),
+		Scheduler:      automation.NewScheduler(func() *automation.Wing { return s.automator }),
+		ApprovalEvents: s.channels.ApprovalNotifier(),
 		Wake:           func(agentID, sessionKey, text string) { s.wake(agentID, sessionKey, cron.WakeNow, text) },
 		Hooks:          s.plugins.Hooks(),
 		Extra: func(workspace func(tools.Who) (string, error)) []tools.Tool {

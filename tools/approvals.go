@@ -27,11 +27,6 @@ func Migrations() store.Migrations {
 	return store.FromDir("tools", migrationFiles, "migrations")
 }
 
-// Emitter publishes approval events on the bus.
-type Emitter interface {
-	Broadcast(event string, payload any)
-}
-
 // Approval events, as OpenClaw's clients know them.
 const (
 	EventApprovalRequested = "exec.approval.requested"
@@ -59,7 +54,7 @@ const (
 // waiting call when someone decides. Safe for concurrent use.
 type Approvals struct {
 	db      *sql.DB
-	emit    Emitter
+	notify  ApprovalNotifier
 	log     *slog.Logger
 	timeout atomic.Int64 // time.Duration; SetTimeout changes it on reload
 
@@ -80,11 +75,11 @@ var _ Approver = (*Approvals)(nil)
 // NewApprovals makes the approval store; requests not decided within
 // timeout are denied. Requests left pending by an earlier process are
 // marked expired: nothing waits for them any more.
-func NewApprovals(ctx context.Context, db *sql.DB, emit Emitter, log *slog.Logger, timeout time.Duration) (*Approvals, error) {
+func NewApprovals(ctx context.Context, db *sql.DB, notify ApprovalNotifier, log *slog.Logger, timeout time.Duration) (*Approvals, error) {
 	if _, err := db.ExecContext(ctx, `UPDATE tool_approvals SET status='expired', decided_at=? WHERE status='pending'`, time.Now().UnixMilli()); err != nil {
 		return nil, fmt.Errorf("expire stale approvals: %w", err)
 	}
-	a := &Approvals{db: db, emit: emit, log: log, waiters: map[string]chan string{}, watches: map[string]*watch{}}
+	a := &Approvals{db: db, notify: notify, log: log, waiters: map[string]chan string{}, watches: map[string]*watch{}}
 	a.SetTimeout(timeout)
 	return a, nil
 }
@@ -143,15 +138,7 @@ func (a *Approvals) Approve(ctx context.Context, req ApprovalRequest) (bool, str
 		return false, id, fmt.Errorf("save approval request: %w", err)
 	}
 	host, nodeID := approvalHost(req.Args)
-	request := map[string]any{"command": p.Tool + " " + p.Args, "tool": p.Tool, "args": p.Args, "agentId": p.AgentID,
-		"sessionKey": p.SessionKey, "reason": p.Reason, "host": host, "nodeId": nodeID}
-	if len(envKeys) > 0 {
-		request["envKeys"] = envKeys
-	}
-	a.emit.Broadcast(EventApprovalRequested, map[string]any{
-		"approvalKind": "exec", "id": id, "createdAtMs": p.CreatedAt, "expiresAtMs": p.ExpiresAt, "request": request,
-	})
-	a.emit.Broadcast(EventPluginApprovalRequested, p.PluginApproval())
+	a.notify.NotifyApproval(ApprovalEvent{Request: p, Host: host, NodeID: nodeID})
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	var decision string
@@ -210,9 +197,7 @@ func (a *Approvals) settle(id, status, decision string) bool {
 		delete(a.watches, id)
 	}
 	a.mu.Unlock()
-	resolved := map[string]any{"id": id, "decision": decision, "status": status, "ts": time.Now().UnixMilli()}
-	a.emit.Broadcast(EventApprovalResolved, resolved)
-	a.emit.Broadcast(EventPluginApprovalResolved, resolved)
+	a.notify.NotifyApproval(ApprovalEvent{Request: Pending{ID: id}, Settled: &ApprovalSettlement{Status: status, Decision: decision, At: time.Now()}})
 	return true
 }
 
@@ -304,25 +289,6 @@ func clipText(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
-}
-
-// PluginApproval is the request in the plugin approval shape
-// (plugin.approval.requested and plugin.approval.list).
-func (p Pending) PluginApproval() map[string]any {
-	request := map[string]any{
-		"title":            "Tool Guard: " + p.Tool + " waits for approval",
-		"description":      p.Notice(),
-		"severity":         "warning",
-		"toolName":         p.Tool,
-		"allowedDecisions": Decisions,
-	}
-	if p.AgentID != "" {
-		request["agentId"] = p.AgentID
-	}
-	if p.SessionKey != "" {
-		request["sessionKey"] = p.SessionKey
-	}
-	return map[string]any{"id": p.ID, "request": request, "createdAtMs": p.CreatedAt, "expiresAtMs": p.ExpiresAt}
 }
 
 // Status reports how a request ended ("" while pending) and its decision.

@@ -59,13 +59,13 @@ func TestApprovalShowsEnv(t *testing.T) {
 		t.Errorf("pending %+v", list[0])
 	}
 	ev.mu.Lock()
-	req := ev.list[0]["payload"].(map[string]any)["request"].(map[string]any)
+	req := ev.list[0]["payload"].(ExecApprovalPayload).Request
 	ev.mu.Unlock()
-	if keys, _ := req["envKeys"].([]string); !slices.Equal(keys, wantKeys) {
-		t.Errorf("event envKeys %v, want %v", req["envKeys"], wantKeys)
+	if !slices.Equal(req.EnvKeys, wantKeys) {
+		t.Errorf("event envKeys %v, want %v", req.EnvKeys, wantKeys)
 	}
-	if s, _ := req["args"].(string); strings.Contains(s, "ghp_secret") || !strings.Contains(s, "core.fsmonitor") {
-		t.Errorf("event args %q", s)
+	if strings.Contains(req.Args, "ghp_secret") || !strings.Contains(req.Args, "core.fsmonitor") {
+		t.Errorf("event args %q", req.Args)
 	}
 	if err := ap.Resolve(context.Background(), id, DecisionDeny); err != nil {
 		t.Fatal(err)

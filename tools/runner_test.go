@@ -50,12 +50,14 @@ type events struct {
 	seen chan string
 }
 
-func (e *events) Broadcast(event string, payload any) {
+func (e *events) NotifyApproval(ev ApprovalEvent) {
 	e.mu.Lock()
-	e.list = append(e.list, map[string]any{"event": event, "payload": payload})
+	for _, b := range ev.Broadcasts() {
+		e.list = append(e.list, map[string]any{"event": b.Event, "payload": b.Payload})
+	}
 	e.mu.Unlock()
-	if event == EventApprovalRequested && e.seen != nil {
-		e.seen <- payload.(map[string]any)["id"].(string)
+	if ev.Settled == nil && e.seen != nil {
+		e.seen <- ev.Request.ID
 	}
 }
 

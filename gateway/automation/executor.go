@@ -241,7 +241,7 @@ func (w *Wing) deliver(ctx context.Context, t deliveryTarget, text, key string) 
 		}
 		req.Channel, req.AccountID, req.To = r.Channel, r.AccountID, channels.Target{ChatID: r.ChatID, ThreadID: r.ThreadID}
 	default:
-		ch, target, err := channels.ParseTarget(t.To)
+		ch, target, err := w.chats.ParseTarget(t.To)
 		if err != nil {
 			return fmt.Errorf("delivery.to: %w", err)
 		}

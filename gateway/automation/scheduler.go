@@ -118,7 +118,7 @@ func (c caller) chatRules(target string, d *cron.Delivery) error {
 	if d == nil || d.Mode != "announce" || d.To == "" {
 		return nil
 	}
-	ch, t, err := channels.ParseTarget(d.To)
+	ch, t, err := c.w.chats.ParseTarget(d.To) // c.chat came from chats
 	if err != nil {
 		return fmt.Errorf("delivery.to: %w", err)
 	}

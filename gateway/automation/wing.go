@@ -47,6 +47,9 @@ type Chats interface {
 	BindRoute(ctx context.Context, sessionKey string, r channels.Route) error
 	LastRoute(ctx context.Context, agentID string) (channels.Route, bool, error)
 	Send(ctx context.Context, req channels.SendRequest) (channels.SendResult, error)
+	// ParseTarget reads a delivery target, naming the channel by the
+	// networks' names and aliases.
+	ParseTarget(target string) (channel string, t channels.Target, err error)
 }
 
 // Events broadcasts bus events (rpc.Server).

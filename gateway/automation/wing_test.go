@@ -71,6 +71,9 @@ func (c *fakeChats) LastRoute(ctx context.Context, agentID string) (channels.Rou
 	r, ok := c.last[agentID]
 	return r, ok, nil
 }
+func (c *fakeChats) ParseTarget(s string) (string, channels.Target, error) {
+	return channels.Networks{{Name: "telegram", Aliases: []string{"tg"}}}.ParseTarget(s)
+}
 func (c *fakeChats) Send(ctx context.Context, req channels.SendRequest) (channels.SendResult, error) {
 	c.sent = append(c.sent, req)
 	return channels.SendResult{Status: cmp.Or(c.status, "sent")}, nil

@@ -16,9 +16,9 @@ import (
 // announced records the ids of announced approval requests.
 type announced chan string
 
-func (a announced) Broadcast(event string, payload any) {
-	if event == tools.EventApprovalRequested {
-		a <- payload.(map[string]any)["id"].(string)
+func (a announced) NotifyApproval(e tools.ApprovalEvent) {
+	if e.Settled == nil {
+		a <- e.Request.ID
 	}
 }
 

@@ -99,7 +99,7 @@ type Options struct {
 	Scheduler automations.Scheduler
 	// Approvals hears approval requests and decisions (operators on the
 	// bus, chats).
-	ApprovalEvents tools.Emitter
+	ApprovalEvents tools.ApprovalNotifier
 	// Wake tells a session something happened (exec's notifyOnExit).
 	Wake func(agentID, sessionKey, text string)
 	// Hooks run around every call (tools.hooks and the plugins').

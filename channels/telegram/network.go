@@ -1,0 +1,81 @@
+package telegram
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/gateway/config"
+)
+
+// Network maps channels.telegram onto adapter settings: Telegram is
+// "telegram" (or "tg" in targets and allowlists), receives by long polling
+// unless a webhook is set, and its threads are forum topics.
+func Network(h channels.Host) channels.Network {
+	return channels.Network{
+		Name: "telegram", Label: "Telegram", Aliases: []string{"tg"},
+		TopicThreads: true, ReceiveMode: "polling",
+		Accounts: func(cfg *config.Config) []channels.AccountSpec { return accounts(h, cfg) },
+	}
+}
+
+func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
+	tg := cfg.Channels.Telegram
+	if !tg.Configured() {
+		return nil
+	}
+	var specs []channels.AccountSpec
+	for _, id := range tg.AccountIDs() {
+		acct, _ := tg.Account(id)
+		isDefault := id == tg.DefaultAccountID()
+		token, tokErr := acct.Token(isDefault)
+		path := acct.WebhookPath
+		if path == "" {
+			path = "/telegram/webhook/" + id
+		}
+		opts := Options{
+			AccountID: id, Token: token, APIRoot: acct.APIRoot, Proxy: acct.Proxy,
+			WebhookURL: acct.WebhookURL, WebhookSecret: acct.WebhookSecret.Value, WebhookPath: path,
+			TextLimit: acct.TextChunkLimit, ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb,
+			Log: h.AccountLog("telegram", id),
+		}
+		if h.Throttle != nil {
+			opts.Throttle = h.Throttle(path)
+		}
+		specs = append(specs, channels.AccountSpec{
+			AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.ChannelCommon.IsEnabled(),
+			Policy: policy(cfg, acct), Fingerprint: channels.Fingerprint(token, opts.APIRoot, opts.Proxy, opts.WebhookURL, opts.WebhookSecret, opts.WebhookPath, opts.TextLimit, opts.MediaMaxMb, opts.ChunkMode),
+			New: func() (channels.Adapter, error) {
+				if tokErr != nil {
+					return nil, fmt.Errorf("channels.telegram account %q: read tokenFile: %w", id, tokErr)
+				}
+				if token == "" {
+					return nil, fmt.Errorf("channels.telegram account %q has no bot token: set botToken, tokenFile or TELEGRAM_BOT_TOKEN", id)
+				}
+				return New(opts), nil
+			},
+		})
+	}
+	return specs
+}
+
+// policy maps an account's groups and their forum topics: a topic
+// inherits its group's mention rule and adds to its system prompt.
+func policy(cfg *config.Config, a config.TelegramAccount) channels.AccountPolicy {
+	p := channels.CommonPolicy(cfg, a.ChannelCommon, 4000)
+	p.GroupAllowFrom = a.GroupAllowFrom
+	for id, g := range a.Groups {
+		gp := channels.GroupPolicy{
+			Enabled: channels.BoolOr(g.Enabled, true), RequireMention: channels.BoolOr(g.RequireMention, true),
+			AllowFrom: g.AllowFrom, SystemPrompt: g.SystemPrompt, Topics: map[string]channels.GroupPolicy{},
+		}
+		for tid, t := range g.Topics {
+			gp.Topics[tid] = channels.GroupPolicy{
+				Enabled: channels.BoolOr(t.Enabled, true), RequireMention: channels.BoolOr(t.RequireMention, gp.RequireMention),
+				AllowFrom: t.AllowFrom, SystemPrompt: strings.TrimSpace(gp.SystemPrompt + "\n" + t.SystemPrompt), AgentID: t.AgentID,
+			}
+		}
+		p.Groups[id] = gp
+	}
+	return p
+}

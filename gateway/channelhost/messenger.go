@@ -1,0 +1,40 @@
+package channelhost
+
+import (
+	"context"
+
+	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/tools/message"
+)
+
+// Messenger gives the message tools the channels.
+func (h *Host) Messenger() message.Messenger { return messenger{h.Manager} }
+
+type messenger struct{ m *channels.Manager }
+
+var _ message.Messenger = messenger{}
+
+func (c messenger) Conversation(ctx context.Context, sessionKey, runID string) (message.Conversation, bool, error) {
+	if sessionKey == "" {
+		return message.Conversation{}, false, nil
+	}
+	r, ok, err := c.m.RunRoute(ctx, sessionKey, runID)
+	return message.Conversation{Channel: r.Channel, AccountID: r.AccountID, ChatID: r.ChatID, ThreadID: r.ThreadID}, ok, err
+}
+
+func (c messenger) Act(ctx context.Context, to message.Conversation, action string, params map[string]any, key string) (any, error) {
+	ar, err := c.m.ActionFromParams(to.Channel, to.AccountID, action, params)
+	if err != nil {
+		return nil, err
+	}
+	ar.To = channels.Target{ChatID: to.ChatID, ThreadID: to.ThreadID}
+	ar.IdempotencyKey = key
+	return c.m.Action(ctx, ar)
+}
+
+func (c messenger) SendFile(ctx context.Context, to message.Conversation, file, caption, key string) (any, error) {
+	return c.m.Send(ctx, channels.SendRequest{
+		Channel: to.Channel, AccountID: to.AccountID, To: channels.Target{ChatID: to.ChatID, ThreadID: to.ThreadID},
+		Text: caption, Attachments: []channels.Attachment{{Path: file}}, IdempotencyKey: key,
+	})
+}
