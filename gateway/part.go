@@ -67,3 +67,18 @@ func (s *System) closeParts(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// methodsPart is a service that only serves methods (devices, nodes): it
+// reads the live config itself and has nothing to stop.
+type methodsPart struct {
+	name     string
+	register func(*rpc.Server)
+}
+
+func (p methodsPart) Name() string { return p.name }
+
+func (p methodsPart) Register(srv *rpc.Server, _ *http.ServeMux) { p.register(srv) }
+
+func (methodsPart) Prepare(*config.Snapshot) (func(), error) { return nil, nil }
+
+func (methodsPart) Close(context.Context) error { return nil }

@@ -7,11 +7,16 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 )
 
-// applyConfig swaps in a reloaded config. The watcher only calls it with
-// a snapshot that loaded cleanly, so the running config is kept whenever
-// the file is invalid. Fields that need a restart are reported, not
-// applied.
+// applyConfig swaps in a reloaded config as one transaction: the root
+// checks it (startable, auth, tool policy), every part prepares it, and
+// only when all agree does the live state switch and every part commit;
+// any refusal keeps the running config everywhere. The watcher only
+// calls it with a snapshot that loaded cleanly. Fields that need a
+// restart are reported, not applied. Reloads run one at a time (the
+// watcher and config.apply may race).
 func (s *System) applyConfig(snap *config.Snapshot) error {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
 	old := s.current()
 	if snap.Hash == old.snap.Hash {
 		return nil // our own write, already applied
@@ -33,7 +38,6 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 	restart := config.Diff(old.snap.Config, snap.Config)
 	s.state.Store(next)
 	commit()
-	s.agents.SetConfig(snap.Config)
 	s.logLevel.Set(s.levelFor(snap.Config.Logging.Level))
 	for _, w := range snap.Warnings {
 		s.log.Warn("config: " + w.String())

@@ -6,20 +6,16 @@ package gateway
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,7 +36,6 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/store"
 	"github.com/openclaw-go/openclaw/gateway/toolhost"
 	"github.com/openclaw-go/openclaw/nodes"
-	"github.com/openclaw-go/openclaw/policy"
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/memory"
 )
@@ -86,17 +81,6 @@ const (
 	DevPort     = 19001
 )
 
-// live is the part of the config that can change while running.
-type live struct {
-	snap         *config.Snapshot
-	toolPolicy   policy.Config
-	guard        *policy.Guard
-	hooks        *tools.ConfigHooks
-	auth         rpc.AuthConfig
-	pairing      devices.Policy
-	reloadStatus string
-}
-
 // System is a running gateway.
 type System struct {
 	opts      Options
@@ -108,24 +92,21 @@ type System struct {
 	store     *store.Store
 	storePath string
 	srv       *rpc.Server
+	// The parts, in the order serve builds them (wire_*.go); parts holds
+	// the same as the part contract sees them.
 	devices   *devices.Registry
+	sessions  *sessions.Store
 	agents    *agents.Service
-	sessions  *sessions.Store // read for the health and status figures
-	toolhost  *toolhost.Host  // the tool wing (see wire_toolhost.go)
-	// tools, policy, approvals and audit are the tool wing's, handed to
-	// the parts that still live in the root.
-	tools     *tools.Runner
-	policy    tools.ToolSetPolicy
-	approvals *tools.Approvals
-	audit     *tools.SQLAudit
+	admin     *admin.Wing
+	plugins   *pluginhost.Host
 	channels  *channelhost.Host
+	toolhost  *toolhost.Host
 	nodes     *nodes.Registry
 	automator *automation.Wing
-	plugins   *pluginhost.Host
-	admin     *admin.Wing // health, status, presence, config.*, diagnostics
+	parts     []part
 	addr      net.Addr
-	parts     []part // built in order; see part.go
 	state     atomic.Pointer[live]
+	reloadMu  sync.Mutex    // one reload at a time
 	restartCh chan struct{} // config.apply asks for a restart here
 	// bg lives as long as the gateway serves: work started by a request
 	// that outlives it (a wake's heartbeat turn) runs under it.
@@ -140,8 +121,6 @@ func (s *System) requestRestart() {
 	default:
 	}
 }
-
-func (s *System) current() *live { return s.state.Load() }
 
 // Run starts the gateway and blocks until ctx ends (graceful stop, nil) or
 // a restart is requested (ErrRestart).
@@ -183,221 +162,8 @@ func Run(ctx context.Context, opts Options) error {
 	return s.serve(ctx, snap)
 }
 
-// loadConfig reads the config, writing a fresh one with a random token on
-// first run.
-func (s *System) loadConfig() (*config.Snapshot, error) {
-	if err := os.MkdirAll(s.opts.StateDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create state dir %s: %w", s.opts.StateDir, err)
-	}
-	os.Chmod(s.opts.StateDir, 0o700)
-	if _, err := os.Stat(s.opts.ConfigPath); errors.Is(err, os.ErrNotExist) {
-		token := randomToken()
-		if err := os.MkdirAll(filepath.Dir(s.opts.ConfigPath), 0o700); err != nil {
-			return nil, fmt.Errorf("create config dir: %w", err)
-		}
-		content := config.DefaultFile(token)
-		if s.opts.Dev {
-			// The dev profile lives on its own port so it can run beside
-			// the main gateway; the CLI's --dev reads it from this file.
-			if c, err := config.Set(content, "gateway.port", DevPort); err == nil {
-				content = c
-			}
-		}
-		if err := os.WriteFile(s.opts.ConfigPath, content, 0o600); err != nil {
-			return nil, fmt.Errorf("write first config %s: %w", s.opts.ConfigPath, err)
-		}
-		fmt.Fprintf(s.opts.Stderr, "openclaw: wrote a new config to %s with a random gateway token (gateway.auth.token)\n", s.opts.ConfigPath)
-	}
-	snap, err := config.Load(s.opts.ConfigPath, s.loadOptions())
-	if err != nil {
-		return nil, fmt.Errorf("load config: %w", err)
-	}
-	if err := s.checkStartable(snap); err != nil {
-		return nil, err
-	}
-	return snap, nil
-}
-
-func (s *System) loadOptions() config.LoadOptions {
-	return config.LoadOptions{Getenv: s.opts.Getenv, IncludeRoots: s.opts.IncludeRoots}
-}
-
-// checkStartable refuses configs the gateway cannot start with.
-func (s *System) checkStartable(snap *config.Snapshot) error {
-	g := snap.Config.Gateway
-	if g.Mode == "remote" {
-		return fmt.Errorf("%s: gateway.mode is \"remote\": this machine's CLI talks to a gateway elsewhere; set gateway.mode to \"local\" to run one here", snap.Path)
-	}
-	if err := s.checkSecrets(snap); err != nil {
-		return err
-	}
-	host, err := s.bindHost(snap)
-	if err != nil {
-		return err
-	}
-	if ip, err := netip.ParseAddr(host); err == nil && !ip.IsLoopback() && g.Auth.Mode == "none" {
-		return fmt.Errorf("%s: gateway.auth.mode \"none\" is refused on a non-loopback bind (%s); use token auth", snap.Path, host)
-	}
-	return nil
-}
-
-// checkSecrets refuses a config with a secret whose environment variable
-// is not set: started anyway, the gateway would run with no token, or a
-// channel would log in with nothing. The secrets of gateway.remote are
-// the CLI's, and a --token on the command line replaces
-// gateway.auth.token, so those do not count.
-func (s *System) checkSecrets(snap *config.Snapshot) error {
-	var msgs []string
-	for _, is := range snap.UnresolvedSecrets {
-		switch {
-		case strings.HasPrefix(is.Path, "gateway.remote."):
-		case is.Path == "gateway.auth.token" && s.opts.Token != "":
-		default:
-			msgs = append(msgs, is.String())
-		}
-	}
-	switch len(msgs) {
-	case 0:
-		return nil
-	case 1:
-		return fmt.Errorf("%s (set it, or write the value in the config)", msgs[0])
-	}
-	return fmt.Errorf("%d secrets are unavailable (set the variables, or write the values in the config):\n  %s", len(msgs), strings.Join(msgs, "\n  "))
-}
-
-func randomToken() string {
-	b := make([]byte, 24)
-	rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// port resolves --port > OPENCLAW_GATEWAY_PORT > gateway.port > default.
-func (s *System) port(snap *config.Snapshot) int {
-	if s.opts.Port < 0 {
-		return 0 // any free port (tests)
-	}
-	if s.opts.Port != 0 {
-		return s.opts.Port
-	}
-	if v := s.opts.Getenv("OPENCLAW_GATEWAY_PORT"); v != "" {
-		if p, err := strconv.Atoi(v); err == nil && p > 0 && p < 65536 {
-			return p
-		}
-	}
-	if _, set := lookup(snap.Tree, "gateway", "port"); set && snap.Config.Gateway.Port != 0 {
-		return snap.Config.Gateway.Port
-	}
-	if s.opts.Dev {
-		return DevPort
-	}
-	return DefaultPort
-}
-
-func (s *System) bindHost(snap *config.Snapshot) (string, error) {
-	mode := snap.Config.Gateway.Bind
-	if s.opts.Bind != "" {
-		mode = s.opts.Bind
-	}
-	switch mode {
-	case "", "loopback", "tailnet":
-		// Without Tailscale on this machine, tailnet falls back to loopback.
-		return "127.0.0.1", nil
-	case "lan", "auto":
-		return "0.0.0.0", nil
-	case "custom":
-		h := snap.Config.Gateway.CustomBindHost
-		if _, err := netip.ParseAddr(h); err != nil {
-			return "", fmt.Errorf("%s: gateway.customBindHost %q is not an IP address", snap.Path, h)
-		}
-		return h, nil
-	default:
-		return "", fmt.Errorf("bind %q is not one of loopback, lan, tailnet, auto, custom", mode)
-	}
-}
-
-func (s *System) listenHost() string {
-	if a, ok := s.addr.(*net.TCPAddr); ok {
-		return a.IP.String()
-	}
-	return ""
-}
-
-// liveFrom derives the hot settings from a snapshot. It fails for tool
-// policy or guard rules the policy package refuses.
-func (s *System) liveFrom(snap *config.Snapshot) (*live, error) {
-	tp, err := toolhost.PolicyConfig(snap.Config)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", snap.Path, err)
-	}
-	guard, err := toolhost.NewGuard(snap.Config)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", snap.Path, err)
-	}
-	hooks, err := toolhost.NewHooks(snap.Config)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", snap.Path, err)
-	}
-	g := snap.Config.Gateway
-	token := g.Auth.Token.Value
-	if v := s.opts.Getenv("OPENCLAW_GATEWAY_TOKEN"); v != "" && token == "" {
-		token = v
-	}
-	if s.opts.Token != "" {
-		token = s.opts.Token
-	}
-	password := g.Auth.Password.Value
-	if v := s.opts.Getenv("OPENCLAW_GATEWAY_PASSWORD"); v != "" && password == "" {
-		password = v
-	}
-	rl := g.Auth.RateLimit
-	a := rpc.AuthConfig{
-		Mode: g.Auth.Mode, Token: token, Password: password, AllowedOrigins: g.ControlUI.AllowedOrigins,
-		TrustedProxies: parsePrefixes(s.log, "gateway.trustedProxies", g.TrustedProxies),
-		RateLimit: rpc.RateLimitConfig{
-			MaxAttempts: rl.MaxAttempts, Window: time.Duration(rl.WindowMs) * time.Millisecond,
-			Lockout: time.Duration(rl.LockoutMs) * time.Millisecond, ExemptLoopback: rl.ExemptLoopback == nil || *rl.ExemptLoopback,
-		},
-	}
-	if s.opts.AuthMode != "" {
-		a.Mode = s.opts.AuthMode
-	}
-	if a.Mode == "" {
-		a.Mode = "token"
-	}
-	np := g.Nodes.Pairing
-	status := "active"
-	if g.Reload.Mode == "off" {
-		status = "off"
-	}
-	return &live{
-		snap: snap, auth: a, reloadStatus: status, toolPolicy: tp, guard: guard, hooks: hooks,
-		pairing: devices.Policy{
-			AutoApproveLocal: np.AutoApproveLocal == nil || *np.AutoApproveLocal,
-			AutoApproveCIDRs: parsePrefixes(s.log, "gateway.nodes.pairing.autoApproveCidrs", np.AutoApproveCIDRs),
-		},
-	}, nil
-}
-
-func parsePrefixes(log *slog.Logger, key string, in []string) []netip.Prefix {
-	var out []netip.Prefix
-	for _, v := range in {
-		if p, err := netip.ParsePrefix(v); err == nil {
-			if p.Addr().Is4In6() && p.Bits() >= 96 {
-				// Client addresses are unmapped before they are
-				// compared, so ::ffff:10.0.0.0/104 must be 10.0.0.0/8.
-				p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
-			}
-			out = append(out, p.Masked())
-		} else if a, err := netip.ParseAddr(v); err == nil {
-			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-		} else if log != nil {
-			log.Warn("ignoring bad address in config", "key", key, "value", v)
-		}
-	}
-	return out
-}
-
-// serve runs the listener until ctx ends or a restart is asked for.
+// serve builds the parts in order, opens the port and runs until ctx ends
+// or a restart is asked for; then it stops them in reverse.
 func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	first, err := s.liveFrom(snap)
 	if err != nil {
@@ -413,7 +179,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.srv = rpc.NewServer(rpc.Options{
 		Logger: s.log.With("component", "rpc"), Version: s.version,
 		Auth:  func() rpc.AuthConfig { return s.current().auth },
-		Hello: s.helloSnapshot,
+		Hello: func(c *rpc.Conn) protocol.Snapshot { return s.admin.Hello(c) },
 		OnConnect: func(c *rpc.Conn) {
 			s.log.Info("client connected", "conn", c.ID(), "client", c.Client().ID, "mode", c.Client().Mode, "role", c.Role(), "remote", c.RemoteIP())
 			s.nodeConnected(c)
@@ -425,43 +191,13 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 			s.srv.Broadcast(protocol.EventPresence, map[string]any{"presence": s.admin.Presence()})
 		},
 	})
-	s.devices = devices.New(st.DB, s.log.With("component", "devices"), func() devices.Policy { return s.current().pairing }, s.srv)
-	s.srv.SetPairing(s.devices, s.devices.RecordAuthFailure)
-	s.devices.Register(s.srv)
-	s.sessions = sessions.New(st.DB, s.log)
-	s.agents = agents.New(snap.Config, agents.Options{
-		Store: s.sessions, Emit: s.srv, Log: s.log.With("component", "agents"), StateDir: s.opts.StateDir,
-		PromptInjections: func() []string { return s.current().hooks.Injections() },
-		SkillDirectory:   s.skillDirectory,
-		AfterLLM: func() (func(string) string, bool) {
-			h := s.current().hooks
-			return h.AfterLLM, h.HasAfterLLM()
-		},
-	})
-	defer s.agents.Close()
-	s.agents.SeedWorkspaces()
-	s.buildPlugins()
-	s.buildChannels()
-	if err := s.buildToolhost(ctx, st); err != nil {
-		return err
-	}
-	// A start that fails before closeParts is deferred still stops the
-	// tools' processes and browsers; after closeParts this is a no-op.
-	defer s.toolhost.Close(context.Background())
-	s.agents.Register(s.srv)
-	if err := s.buildAdmin(ctx); err != nil {
-		return err
-	}
-	s.wireNodes()
-	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
-	s.bg = bg
-	defer func() { stopBG(); s.bgWG.Wait() }()
-	s.sampleMemoryLoop()
-	s.retentionLoop()
-	if err := s.buildAutomation(); err != nil {
-		return err
-	}
-	s.startPlugins()
+
+	// The parts, in build order: each is built from what the ones before
+	// it offer. Where a part needs one built after it (the tools announce
+	// approvals through the channels, the channels resolve button presses
+	// through the tools' approvals), it looks it up at call time. Whatever
+	// was built closes on the way out, in reverse order, even when a
+	// later build fails.
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownTimeout)
 		defer cancel()
@@ -469,6 +205,26 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 			s.log.Error("parts did not close cleanly", "err", err)
 		}
 	}()
+	s.buildDevices()
+	s.buildAgents(snap)
+	if err := s.buildAdmin(ctx); err != nil {
+		return err
+	}
+	s.buildPlugins()
+	s.buildChannels()
+	if err := s.buildToolhost(ctx, st); err != nil {
+		return err
+	}
+	s.buildNodes()
+	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
+	s.bg = bg
+	defer func() { stopBG(); s.bgWG.Wait() }()
+	if err := s.buildAutomation(); err != nil {
+		return err
+	}
+	s.inBackground(s.admin.SampleMemory)
+	s.retentionLoop()
+	s.startPlugins()
 	// Turns a client was told were accepted and the last process did not
 	// finish run now, before any client can ask about them.
 	if n, err := s.agents.Resume(ctx); err != nil {
@@ -501,20 +257,23 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.srv.Start()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpSrv.Serve(ln) }()
-	// Channels start after the listener so a webhook can land at once;
-	// they stop first so no new message arrives during shutdown.
-	s.channels.Start(ctx)
+	// Channels start after the listener so a webhook can land at once.
 	// The scheduler starts once channels can deliver (a job missed while
-	// the gateway was down runs now) and stops before them.
+	// the gateway was down runs now).
+	s.channels.Start(ctx)
 	if err := s.automator.Start(ctx); err != nil {
 		return err
 	}
 	defer func() {
-		stopBG() // wakes' heartbeat turns end before the channels close
+		// Ahead of the parts' reverse close: the scheduler and the wakes'
+		// heartbeat turns end first, then the channels, so no new message
+		// arrives while the rest stops.
+		stopBG()
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		s.automator.Stop(cctx)
 		s.bgWG.Wait()
+		s.channels.Close(cctx)
 	}()
 	s.log.Info("gateway listening", "url", "ws://"+s.addr.String(), "state", s.opts.StateDir, "config", snap.Path, "auth", s.current().auth.Mode)
 	if s.opts.serving != nil {
@@ -563,50 +322,4 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.srv.Shutdown(sctx, reason, restartMs)
 	s.log.Info("gateway stopped")
 	return result
-}
-
-// helloSnapshot is the snapshot part of hello-ok.
-func (s *System) helloSnapshot(c *rpc.Conn) protocol.Snapshot {
-	l := s.current()
-	cfg := l.snap.Config
-	def := cfg.DefaultAgentID()
-	mc := cfg.PrimaryModel(def) != ""
-	mainKey := sessions.MainKey(def, cfg.Session.MainKey)
-	_, mk, _ := strings.Cut(strings.TrimPrefix(mainKey, "agent:"), ":")
-	scope := cfg.Session.Scope
-	if scope == "" {
-		scope = "per-sender"
-	}
-	if scope == "global" {
-		mainKey = "global" // one session for everyone, as OpenClaw names it
-	}
-	return protocol.Snapshot{
-		Presence:          s.admin.Presence(),
-		Health:            s.admin.Health(false),
-		StateVersion:      protocol.StateVersion{Presence: 1, Health: s.admin.HealthVersion()},
-		UptimeMs:          time.Since(s.started).Milliseconds(),
-		AppliedConfigHash: l.snap.Hash,
-		ConfigPath:        l.snap.Path,
-		StateDir:          s.opts.StateDir,
-		AuthMode:          l.auth.Mode,
-		SessionDefaults: &protocol.SessionDefaults{
-			DefaultAgentID: def, MainKey: mk, MainSessionKey: mainKey, Scope: scope, ModelConfigured: &mc,
-		},
-		Suspension: &protocol.Suspension{Phase: "accepting"},
-	}
-}
-
-// lookup finds a value in the config tree by key path.
-func lookup(tree map[string]any, path ...string) (any, bool) {
-	var v any = tree
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if v, ok = m[k]; !ok {
-			return nil, false
-		}
-	}
-	return v, true
 }

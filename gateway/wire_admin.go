@@ -41,32 +41,3 @@ func (s *System) buildAdmin(ctx context.Context) error {
 	s.addPart(w)
 	return nil
 }
-
-// sampleMemoryLoop runs the admin wing's memory sampler for as long as the
-// gateway serves.
-func (s *System) sampleMemoryLoop() {
-	s.bgWG.Add(1)
-	go func() {
-		defer s.bgWG.Done()
-		s.admin.SampleMemory(s.bg)
-	}()
-}
-
-// The config writer and the owner check, for the parts not yet moved out
-// of the root (the gateway tool, pairing approval, the turn's owner flag).
-
-func (s *System) writeConfig(method string, raw []byte, baseHash string, apply bool) (any, error) {
-	return s.admin.WriteConfig(method, raw, baseHash, apply)
-}
-
-func (s *System) bootstrapOwner(ctx context.Context, channel, senderID string) (string, error) {
-	return s.admin.BootstrapOwner(ctx, channel, senderID)
-}
-
-func restoreRedacted(raw, curRaw []byte, curTree map[string]any) ([]byte, []string) {
-	return config.RestoreRedacted(raw, curRaw, curTree)
-}
-
-func isChatOwner(cfg *config.Config, channel, senderID string) bool {
-	return cfg.Commands.IsOwner(channel, senderID)
-}

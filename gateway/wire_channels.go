@@ -25,14 +25,14 @@ func (s *System) buildChannels() {
 		Config: func() *config.Config { return s.current().snap.Config },
 		Store:  s.store, Log: s.log, Getenv: s.opts.Getenv, Bus: s.srv, Agents: s.agents,
 		Approvals: func() channelhost.ApprovalResolver {
-			if s.approvals == nil {
-				return nil
+			if s.toolhost == nil {
+				return nil // the tools are built after the channels
 			}
-			return s.approvals
+			return s.toolhost.Approvals()
 		},
 		Networks:       channelNetworks,
 		IsOwner:        isChatOwner,
-		BootstrapOwner: s.bootstrapOwner,
+		BootstrapOwner: s.admin.BootstrapOwner,
 		Health:         func() json.RawMessage { return s.admin.Health(true) },
 	})
 	s.addPart(s.channels)

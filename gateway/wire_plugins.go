@@ -1,8 +1,6 @@
 package gateway
 
 import (
-	"context"
-
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/pluginhost"
 	"github.com/openclaw-go/openclaw/tools"
@@ -28,13 +26,7 @@ func (s *System) buildPlugins() {
 // starts the MCP servers and plugins under the gateway's background
 // lifetime.
 func (s *System) startPlugins() {
-	s.plugins.UseTools(s.tools.Registry, s.tools, s.policy)
+	runner := s.toolhost.Runner()
+	s.plugins.UseTools(runner.Registry, runner, s.toolhost.Policy())
 	s.plugins.Start(s.bg)
-}
-
-// skillDirectory is the agents' SkillDirectory. The agents are built
-// before the wing (it needs their workspaces), so this looks the wing up
-// at each turn.
-func (s *System) skillDirectory(ctx context.Context, agentID string) string {
-	return s.plugins.SkillDirectory(ctx, agentID)
 }

@@ -15,8 +15,8 @@ func (s *System) retentionLoop() {
 	if s.channels != nil {
 		opts.Ledger = s.channels
 	}
-	if s.audit != nil {
-		opts.Audit = s.audit
+	if s.toolhost != nil {
+		opts.Audit = s.toolhost.Audit()
 	}
 	if s.sessions != nil {
 		opts.CronSessions = s.sessions

@@ -6,6 +6,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/openclaw-go/openclaw/gateway/admin"
 	"github.com/openclaw-go/openclaw/gateway/automation"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/cron"
@@ -45,7 +46,7 @@ func (s *System) buildToolhost(ctx context.Context, st *store.Store) error {
 			}
 			return out
 		},
-		Config:      toolConfigWriter{s},
+		Config:      toolConfigWriter{s.admin},
 		Restart:     s.requestRestart,
 		SkillsDir:   pluginhost.WorkspaceSkills,
 		AuditMaxAge: func() time.Duration { return keptFor(s.current().snap.Config.Gateway.Retention.ToolAudit) },
@@ -55,7 +56,6 @@ func (s *System) buildToolhost(ctx context.Context, st *store.Store) error {
 		return err
 	}
 	s.toolhost = h
-	s.tools, s.policy, s.approvals, s.audit = h.Runner(), h.Policy(), h.Approvals(), h.Audit()
 	s.agents.UseApprovals(h.Approvals())
 	s.agents.UseGatewayStatus(func() []string {
 		return []string{fmt.Sprintf("OpenClaw gateway %s · up %s", s.version, time.Since(s.started).Round(time.Second))}
@@ -65,14 +65,20 @@ func (s *System) buildToolhost(ctx context.Context, st *store.Store) error {
 	return nil
 }
 
-// toolConfigWriter writes the gateway tool's configs as config.apply does.
-type toolConfigWriter struct{ s *System }
+// toolConfigWriter is the gateway tool's config writer: the admin wing's,
+// which config.apply uses too, with the redaction the tool's reads show.
+type toolConfigWriter struct{ admin *admin.Wing }
 
 func (w toolConfigWriter) WriteConfig(method string, raw []byte, baseHash string, apply bool) (any, error) {
-	return w.s.writeConfig(method, raw, baseHash, apply)
+	return w.admin.WriteConfig(method, raw, baseHash, apply)
 }
 
 func (w toolConfigWriter) RestoreRedacted(raw []byte, cur *config.Snapshot) []byte {
-	raw, _ = restoreRedacted(raw, cur.Raw, cur.Tree)
+	raw, _ = config.RestoreRedacted(raw, cur.Raw, cur.Tree)
 	return raw
+}
+
+// isChatOwner is the owner check of commands.ownerAllowFrom.
+func isChatOwner(cfg *config.Config, channel, senderID string) bool {
+	return cfg.Commands.IsOwner(channel, senderID)
 }

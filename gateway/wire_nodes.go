@@ -8,10 +8,10 @@ import (
 	"github.com/openclaw-go/openclaw/nodes"
 )
 
-// wireNodes builds the node registry and registers the node.* methods.
+// buildNodes builds the node registry, which serves the node.* methods.
 // The command policy is read from the live config on every decision, so a
 // reload of gateway.nodes.commands applies to the next invoke.
-func (s *System) wireNodes() {
+func (s *System) buildNodes() {
 	s.nodes = nodes.New(nodes.Options{
 		DB: s.store.DB, Log: s.log.With("component", "nodes"), Notify: s.srv,
 		Policy: func() nodes.Policy {
@@ -23,7 +23,7 @@ func (s *System) wireNodes() {
 			return nodes.PairingPolicy{AutoApproveLocal: p.AutoApproveLocal, AutoApproveCIDRs: p.AutoApproveCIDRs}
 		},
 	})
-	s.nodes.Register(s.srv)
+	s.addPart(methodsPart{name: "nodes", register: s.nodes.Register})
 }
 
 // nodeConnected and nodeDisconnected are the bus's connection hooks for
