@@ -115,7 +115,7 @@ func (s *System) port(snap *config.Snapshot) int {
 			return p
 		}
 	}
-	if _, set := lookup(snap.Tree, "gateway", "port"); set && snap.Config.Gateway.Port != 0 {
+	if _, set := config.Lookup(snap.Tree, "gateway", "port"); set && snap.Config.Gateway.Port != 0 {
 		return snap.Config.Gateway.Port
 	}
 	if s.opts.Dev {
@@ -151,19 +151,4 @@ func (s *System) listenHost() string {
 		return a.IP.String()
 	}
 	return ""
-}
-
-// lookup finds a value in the config tree by key path.
-func lookup(tree map[string]any, path ...string) (any, bool) {
-	var v any = tree
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if v, ok = m[k]; !ok {
-			return nil, false
-		}
-	}
-	return v, true
 }

@@ -141,3 +141,19 @@ func parseBracket(s string) (segment, int, error) {
 	}
 	return segment{index: n, isIndex: true}, end + 1, nil
 }
+
+// Lookup finds a value in a config tree (Snapshot.Tree) by key path,
+// reporting whether the file sets it.
+func Lookup(tree map[string]any, path ...string) (any, bool) {
+	var v any = tree
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[k]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}

@@ -35,27 +35,12 @@ func discoverPlugins(snap *config.Snapshot) foundPlugins {
 	for _, m := range manifests {
 		entry := snap.Config.Plugins.Entries[m.ID]
 		p := extproc.Plugin{Manifest: m, Enabled: entry.Enabled == nil || *entry.Enabled}
-		if raw, ok := lookup(snap.Tree, "plugins", "entries", m.ID, "config"); ok {
+		if raw, ok := config.Lookup(snap.Tree, "plugins", "entries", m.ID, "config"); ok {
 			p.Config, _ = json.Marshal(raw)
 		}
 		found.plugins = append(found.plugins, p)
 	}
 	return found
-}
-
-// lookup finds a value in the config tree by key path.
-func lookup(tree map[string]any, path ...string) (any, bool) {
-	var v any = tree
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if v, ok = m[k]; !ok {
-			return nil, false
-		}
-	}
-	return v, true
 }
 
 // syncExtPlugins runs the found plugins that are enabled and stops the
