@@ -45,9 +45,3 @@ func (s *System) inBackground(fn func(ctx context.Context)) {
 		fn(s.bg)
 	}()
 }
-
-// wake queues a system event for a session and, with mode "now", runs a
-// heartbeat turn at once (the exec tool's exit notices).
-func (s *System) wake(agentID, sessionKey, mode, text string) {
-	s.automator.Wake(agentID, sessionKey, mode, text)
-}

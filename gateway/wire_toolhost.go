@@ -37,7 +37,7 @@ func (s *System) buildToolhost(ctx context.Context, st *store.Store) error {
 		Messenger:      s.channels.Messenger(),
 		Scheduler:      automation.NewScheduler(func() *automation.Wing { return s.automator }),
 		ApprovalEvents: s.channels.ApprovalNotifier(),
-		Wake:           func(agentID, sessionKey, text string) { s.wake(agentID, sessionKey, cron.WakeNow, text) },
+		Wake:           func(agentID, sessionKey, text string) { s.automator.Wake(agentID, sessionKey, cron.WakeNow, text) },
 		Hooks:          s.plugins.Hooks(),
 		Extra: func(workspace func(tools.Who) (string, error)) []tools.Tool {
 			out := s.plugins.SkillTools(workspace)
