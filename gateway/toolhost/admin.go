@@ -21,6 +21,20 @@ func (h *Host) toolRow(spec tools.Spec) map[string]any {
 	}
 }
 
+// The params of tools.setEnabled and tools.setTier. They alias unnamed
+// structs so a decode error reads as it always has ("Go struct field
+// .name").
+type (
+	setEnabledParams = struct {
+		Name    string `json:"name"`
+		Enabled *bool  `json:"enabled"`
+	}
+	setTierParams = struct {
+		Name string `json:"name"`
+		Tier string `json:"tier"`
+	}
+)
+
 // registerToolAdmin serves the per-tool enabled state and tier over the
 // bus (tools.list, tools.setEnabled, tools.setTier; admin) and in
 // MateClaw's REST shape on the HTTP port (bearer = the gateway token).
@@ -29,29 +43,15 @@ func (h *Host) registerToolAdmin(srv *rpc.Server, mux *http.ServeMux) {
 	srv.Handle("tools.list", rpc.Route{Scope: protocol.ScopeRead, Handler: func(ctx context.Context, req *rpc.Request) (any, error) {
 		return map[string]any{"tools": h.toolRows()}, nil
 	}})
-	srv.Handle("tools.setEnabled", rpc.Route{Scope: protocol.ScopeAdmin, Handler: func(ctx context.Context, req *rpc.Request) (any, error) {
-		var p struct {
-			Name    string `json:"name"`
-			Enabled *bool  `json:"enabled"`
-		}
-		if err := req.Decode(&p); err != nil {
-			return nil, err
-		}
+	srv.Handle("tools.setEnabled", rpc.Route{Scope: protocol.ScopeAdmin, Handler: rpc.Typed(func(ctx context.Context, req *rpc.Request, p setEnabledParams) (any, error) {
 		if p.Enabled == nil {
 			return nil, protocol.InvalidParams(req.Method, errors.New("enabled is required"))
 		}
 		return h.setToolEnabled(ctx, p.Name, *p.Enabled)
-	}})
-	srv.Handle("tools.setTier", rpc.Route{Scope: protocol.ScopeAdmin, Handler: func(ctx context.Context, req *rpc.Request) (any, error) {
-		var p struct {
-			Name string `json:"name"`
-			Tier string `json:"tier"`
-		}
-		if err := req.Decode(&p); err != nil {
-			return nil, err
-		}
+	})})
+	srv.Handle("tools.setTier", rpc.Route{Scope: protocol.ScopeAdmin, Handler: rpc.Typed(func(ctx context.Context, req *rpc.Request, p setTierParams) (any, error) {
 		return h.setToolTier(ctx, p.Name, p.Tier)
-	}})
+	})})
 
 	mux.HandleFunc("GET /api/v1/tools", bearer(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, h.toolRows())
