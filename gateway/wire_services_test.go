@@ -39,6 +39,7 @@ func TestWireServices(t *testing.T) {
 	checkWire(t, "sessions.resolve.allow-missing", call[any](t, c, "sessions.resolve", map[string]any{"key": "agent:main:nobody", "allowMissing": true}), servicesVolatile...)
 	checkWire(t, "sessions.create", call[any](t, c, "sessions.create", map[string]any{"key": "agent:main:wire-two", "label": "two"}), servicesVolatile...)
 	checkWire(t, "sessions.create.again", call[any](t, c, "sessions.create", map[string]any{"key": "agent:main:wire-two"}), servicesVolatile...)
+	checkWire(t, "sessions.list.more", call[any](t, c, "sessions.list", map[string]any{"limit": 1}), servicesVolatile...)
 	checkWire(t, "sessions.resolve.label", call[any](t, c, "sessions.resolve", map[string]any{"label": "two"}), servicesVolatile...)
 	checkWire(t, "sessions.patch", call[any](t, c, "sessions.patch", map[string]any{"key": "agent:main:wire-two", "pinned": true}), servicesVolatile...)
 	checkWire(t, "sessions.preview", call[any](t, c, "sessions.preview", map[string]any{"keys": []string{key, "agent:main:nobody"}, "maxChars": 5}), servicesVolatile...)
