@@ -112,7 +112,7 @@ func TestBootstrapRitual(t *testing.T) {
 		t.Fatal("BOOTSTRAP.md came back on the next start")
 	}
 	res, err := f.svc.handleIdentityFor("main")
-	if err != nil || res["name"] != "Nova" || res["nameSource"] != "workspace" || res["emoji"] != "🦊" || res["avatar"] != nil {
+	if err != nil || res.Name != "Nova" || res.NameSource != "workspace" || res.Emoji != "🦊" || res.Avatar != "" {
 		t.Fatalf("agent.identity.get = %v, %v", res, err)
 	}
 }

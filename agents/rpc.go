@@ -65,7 +65,7 @@ func (s *Service) handleAgent(ctx context.Context, req *rpc.Request, p agentPara
 	if err != nil {
 		return nil, invalid(req.Method, err)
 	}
-	req.Accept(map[string]any{"runId": run.ID, "sessionKey": run.SessionKey, "agentId": run.AgentID, "status": "accepted", "acceptedAt": run.AcceptedAt.UnixMilli()})
+	req.Accept(agentAccepted{RunID: run.ID, SessionKey: run.SessionKey, AgentID: run.AgentID, Status: "accepted", AcceptedAt: run.AcceptedAt.UnixMilli()})
 	select {
 	case <-run.Done():
 	case <-ctx.Done():
@@ -73,6 +73,15 @@ func (s *Service) handleAgent(ctx context.Context, req *rpc.Request, p agentPara
 		return nil, ctx.Err()
 	}
 	return agentOutcome(run), nil
+}
+
+// agentAccepted is the agent method's first answer.
+type agentAccepted struct {
+	RunID      string `json:"runId"`
+	SessionKey string `json:"sessionKey"`
+	AgentID    string `json:"agentId"`
+	Status     string `json:"status"`
+	AcceptedAt int64  `json:"acceptedAt"`
 }
 
 // agentOutcome is the final answer of the agent method.
@@ -103,7 +112,18 @@ type agentWaitParams struct {
 	TimeoutMs *int64 `json:"timeoutMs"`
 }
 
-func (s *Service) handleAgentWait(ctx context.Context, req *rpc.Request, p agentWaitParams) (any, error) {
+// waitResult is the agent.wait answer. A run that timed out has no times;
+// an ended run's times are never the Unix epoch, so omitempty drops
+// only the unset ones.
+type waitResult struct {
+	RunID     string `json:"runId"`
+	Status    string `json:"status"`
+	StartedAt int64  `json:"startedAt,omitempty"`
+	EndedAt   int64  `json:"endedAt,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+func (s *Service) handleAgentWait(ctx context.Context, req *rpc.Request, p agentWaitParams) (*waitResult, error) {
 	run, ok := s.Lookup(p.RunID)
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeAgentResultNotFound, "no run %q (runs are kept %s after they end)", p.RunID, runRetention)
@@ -117,16 +137,12 @@ func (s *Service) handleAgentWait(ctx context.Context, req *rpc.Request, p agent
 	select {
 	case <-run.Done():
 	case <-t.C:
-		return map[string]any{"runId": run.ID, "status": "timeout"}, nil
+		return &waitResult{RunID: run.ID, Status: "timeout"}, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
 	r := run.Result()
-	out := map[string]any{"runId": run.ID, "status": r.Status, "startedAt": r.StartedAt.UnixMilli(), "endedAt": r.EndedAt.UnixMilli()}
-	if r.Error != "" {
-		out["error"] = r.Error
-	}
-	return out, nil
+	return &waitResult{RunID: run.ID, Status: r.Status, StartedAt: r.StartedAt.UnixMilli(), EndedAt: r.EndedAt.UnixMilli(), Error: r.Error}, nil
 }
 
 type chatSendParams struct {
@@ -139,7 +155,13 @@ type chatSendParams struct {
 
 // handleChatSend accepts a chat message; the answer streams as chat
 // events with the returned runId.
-func (s *Service) handleChatSend(ctx context.Context, req *rpc.Request, p chatSendParams) (any, error) {
+// runStatus is the chat.send answer: started, in_flight or ok.
+type runStatus struct {
+	RunID  string `json:"runId"`
+	Status string `json:"status"`
+}
+
+func (s *Service) handleChatSend(ctx context.Context, req *rpc.Request, p chatSendParams) (*runStatus, error) {
 	if p.SessionKey == "" || p.IdempotencyKey == "" {
 		return nil, protocol.InvalidParams(req.Method, errors.New("sessionKey and idempotencyKey are required"))
 	}
@@ -162,7 +184,7 @@ func (s *Service) handleChatSend(ctx context.Context, req *rpc.Request, p chatSe
 		default:
 		}
 	}
-	return map[string]any{"runId": run.ID, "status": status}, nil
+	return &runStatus{RunID: run.ID, Status: status}, nil
 }
 
 // operatorSender is a gateway client as the sender of a command: its
@@ -197,14 +219,23 @@ type chatHistoryParams struct {
 	Limit      int    `json:"limit"`
 }
 
-func (s *Service) handleChatHistory(ctx context.Context, req *rpc.Request, p chatHistoryParams) (any, error) {
+// historyResult is the chat.history answer; a session with no messages
+// yet has no sessionId.
+type historyResult struct {
+	SessionKey    string `json:"sessionKey"`
+	SessionID     string `json:"sessionId,omitempty"`
+	Messages      []any  `json:"messages"`
+	PendingInputs []any  `json:"pendingInputs"`
+}
+
+func (s *Service) handleChatHistory(ctx context.Context, req *rpc.Request, p chatHistoryParams) (*historyResult, error) {
 	if p.Limit < 0 || p.Limit > 1000 {
 		return nil, protocol.InvalidParams(req.Method, errors.New("limit must be between 1 and 1000"))
 	}
 	if p.Limit == 0 {
 		p.Limit = 200
 	}
-	out := map[string]any{"sessionKey": p.SessionKey, "messages": []any{}, "pendingInputs": []any{}}
+	out := &historyResult{SessionKey: p.SessionKey, Messages: []any{}, PendingInputs: []any{}}
 	sess, err := s.opts.Store.Get(ctx, p.SessionKey)
 	if errors.Is(err, sessions.ErrNotFound) {
 		return out, nil // a session with no messages yet
@@ -220,8 +251,7 @@ func (s *Service) handleChatHistory(ctx context.Context, req *rpc.Request, p cha
 	if err != nil {
 		return nil, err
 	}
-	out["sessionId"] = id
-	out["messages"] = historyMessages(msgs)
+	out.SessionID, out.Messages = id, historyMessages(msgs)
 	return out, nil
 }
 
@@ -259,11 +289,52 @@ type chatAbortParams struct {
 	RunID      string `json:"runId"`
 }
 
-func (s *Service) handleChatAbort(ctx context.Context, req *rpc.Request, p chatAbortParams) (any, error) {
+// abortResult is the chat.abort answer.
+type abortResult struct {
+	OK      bool `json:"ok"`
+	Aborted bool `json:"aborted"`
+}
+
+func (s *Service) handleChatAbort(ctx context.Context, req *rpc.Request, p chatAbortParams) (*abortResult, error) {
 	if p.SessionKey == "" {
 		return nil, protocol.InvalidParams(req.Method, errors.New("sessionKey is required"))
 	}
-	return map[string]any{"ok": true, "aborted": s.Abort(p.SessionKey, p.RunID)}, nil
+	return &abortResult{OK: true, Aborted: s.Abort(p.SessionKey, p.RunID)}, nil
+}
+
+// agentsListResult is the agents.list answer.
+type agentsListResult struct {
+	DefaultID         string `json:"defaultId"`
+	MainKey           string `json:"mainKey"`
+	Scope             string `json:"scope"`
+	Ownership         string `json:"ownership"` // sole or explicit
+	SelectionRequired bool   `json:"selectionRequired"`
+	// Agents is null, not [], when none is configured, as it always was.
+	Agents []agentRow `json:"agents"`
+}
+
+// agentRow is one configured agent; identity and model only when set.
+type agentRow struct {
+	ID        string         `json:"id"`
+	Name      string         `json:"name"`
+	Kind      string         `json:"kind"`
+	Workspace string         `json:"workspace"`
+	Identity  *agentIdentity `json:"identity,omitempty"`
+	Model     *agentModel    `json:"model,omitempty"`
+}
+
+// agentIdentity is the identity configured for an agent, its empty
+// fields left out.
+type agentIdentity struct {
+	Name   string `json:"name,omitempty"`
+	Emoji  string `json:"emoji,omitempty"`
+	Avatar string `json:"avatar,omitempty"`
+	Theme  string `json:"theme,omitempty"`
+}
+
+type agentModel struct {
+	Primary   string   `json:"primary"`
+	Fallbacks []string `json:"fallbacks"`
 }
 
 func (s *Service) handleAgentsList(ctx context.Context, req *rpc.Request) (any, error) {
@@ -272,22 +343,22 @@ func (s *Service) handleAgentsList(ctx context.Context, req *rpc.Request) (any, 
 	if cfg.Agents.Ownership == "explicit" {
 		ownership = "explicit"
 	}
-	var rows []any
+	out := &agentsListResult{
+		DefaultID: cfg.DefaultAgentID(), MainKey: mainKeyOf(cfg.Session.MainKey), Scope: cfg.Session.Scope,
+		Ownership: ownership, SelectionRequired: false,
+	}
 	for _, id := range cfg.AgentIDs() {
 		a, _ := resolveAgent(cfg, s.opts.StateDir, id)
-		row := map[string]any{"id": a.ID, "name": a.Name, "kind": "agent", "workspace": a.Workspace}
+		row := agentRow{ID: a.ID, Name: a.Name, Kind: "agent", Workspace: a.Workspace}
 		if a.Identity != (config.AgentIdentity{}) {
-			row["identity"] = nonEmpty(map[string]any{"name": a.Identity.Name, "emoji": a.Identity.Emoji, "avatar": a.Identity.Avatar, "theme": a.Identity.Theme})
+			row.Identity = &agentIdentity{Name: a.Identity.Name, Emoji: a.Identity.Emoji, Avatar: a.Identity.Avatar, Theme: a.Identity.Theme}
 		}
 		if len(a.Models) > 0 {
-			row["model"] = map[string]any{"primary": a.Models[0], "fallbacks": a.Models[1:]}
+			row.Model = &agentModel{Primary: a.Models[0], Fallbacks: a.Models[1:]}
 		}
-		rows = append(rows, row)
+		out.Agents = append(out.Agents, row)
 	}
-	return map[string]any{
-		"defaultId": cfg.DefaultAgentID(), "mainKey": mainKeyOf(cfg.Session.MainKey), "scope": cfg.Session.Scope,
-		"ownership": ownership, "selectionRequired": false, "agents": rows,
-	}, nil
+	return out, nil
 }
 
 func mainKeyOf(k string) string {
@@ -297,38 +368,32 @@ func mainKeyOf(k string) string {
 	return k
 }
 
-func nonEmpty(m map[string]any) map[string]any {
-	for k, v := range m {
-		if v == "" {
-			delete(m, k)
-		}
-	}
-	return m
-}
-
 type identityParams struct {
 	AgentID string `json:"agentId"`
 }
 
-func (s *Service) handleIdentity(ctx context.Context, req *rpc.Request, p identityParams) (any, error) {
+func (s *Service) handleIdentity(ctx context.Context, req *rpc.Request, p identityParams) (*identityResult, error) {
 	return s.handleIdentityFor(p.AgentID)
 }
 
+// identityResult is the agent.identity.get answer; emoji and avatar only
+// when the agent has them.
+type identityResult struct {
+	AgentID    string `json:"agentId"`
+	Name       string `json:"name"`
+	NameSource string `json:"nameSource"`
+	Emoji      string `json:"emoji,omitempty"`
+	Avatar     string `json:"avatar,omitempty"`
+}
+
 // handleIdentityFor is agent.identity.get's answer for one agent.
-func (s *Service) handleIdentityFor(agentID string) (map[string]any, error) {
+func (s *Service) handleIdentityFor(agentID string) (*identityResult, error) {
 	a, ok := resolveAgent(s.config(), s.opts.StateDir, agentID)
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "unknown agent %q", agentID)
 	}
 	name, source := a.displayName()
-	out := map[string]any{"agentId": a.ID, "name": name, "nameSource": source}
-	if e := a.emoji(); e != "" {
-		out["emoji"] = e
-	}
-	if av := a.avatar(); av != "" {
-		out["avatar"] = av
-	}
-	return out, nil
+	return &identityResult{AgentID: a.ID, Name: name, NameSource: source, Emoji: a.emoji(), Avatar: a.avatar()}, nil
 }
 
 func (s *Service) handleModelsList(ctx context.Context, req *rpc.Request) (any, error) {

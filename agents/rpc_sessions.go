@@ -25,7 +25,9 @@ func (s *Service) registerSessions(srv *rpc.Server) {
 	srv.HandleFunc("sessions.preview", rpc.Typed(s.handleSessionsPreview))
 	srv.HandleFunc("sessions.subscribe", func(ctx context.Context, req *rpc.Request) (any, error) {
 		// Session events go to every reader already; subscribing is a no-op.
-		return map[string]any{"subscribed": true}, nil
+		return struct {
+			Subscribed bool `json:"subscribed"`
+		}{true}, nil
 	})
 }
 
@@ -93,7 +95,26 @@ type sessionsListParams struct {
 	IncludeUnknown bool   `json:"includeUnknown"`
 }
 
-func (s *Service) handleSessionsList(ctx context.Context, req *rpc.Request, p sessionsListParams) (any, error) {
+// sessionsListResult is the sessions.list answer. Its rows stay maps:
+// SessionRow has many keys that are there only when set.
+type sessionsListResult struct {
+	Ts           int64 `json:"ts"`
+	Count        int   `json:"count"`
+	TotalCount   int   `json:"totalCount"`
+	LimitApplied bool  `json:"limitApplied"`
+	HasMore      bool  `json:"hasMore"`
+	// NextOffset is there only when there is more.
+	NextOffset *int             `json:"nextOffset,omitempty"`
+	Sessions   []any            `json:"sessions"`
+	Defaults   sessionsDefaults `json:"defaults"`
+}
+
+type sessionsDefaults struct {
+	AgentID string `json:"agentId"`
+	MainKey string `json:"mainKey"`
+}
+
+func (s *Service) handleSessionsList(ctx context.Context, req *rpc.Request, p sessionsListParams) (*sessionsListResult, error) {
 	if p.Limit < 0 || p.Offset < 0 {
 		return nil, protocol.InvalidParams(req.Method, errors.New("limit and offset must not be negative"))
 	}
@@ -110,13 +131,13 @@ func (s *Service) handleSessionsList(ctx context.Context, req *rpc.Request, p se
 		rows = append(rows, sessionRow(&list[i], s.defaultModel(list[i].AgentID)))
 	}
 	next := p.Offset + len(rows)
-	out := map[string]any{
-		"ts": time.Now().UnixMilli(), "count": len(rows), "totalCount": total, "limitApplied": p.Limit > 0,
-		"hasMore": next < total, "sessions": rows,
-		"defaults": map[string]any{"agentId": cfg.DefaultAgentID(), "mainKey": mainKeyOf(cfg.Session.MainKey)},
+	out := &sessionsListResult{
+		Ts: time.Now().UnixMilli(), Count: len(rows), TotalCount: total, LimitApplied: p.Limit > 0,
+		HasMore: next < total, Sessions: rows,
+		Defaults: sessionsDefaults{AgentID: cfg.DefaultAgentID(), MainKey: mainKeyOf(cfg.Session.MainKey)},
 	}
 	if next < total {
-		out["nextOffset"] = next
+		out.NextOffset = &next
 	}
 	return out, nil
 }
@@ -140,12 +161,24 @@ func (s *Service) session(ctx context.Context, method, key string) (*sessions.Se
 	return sess, err
 }
 
-func (s *Service) handleSessionsDescribe(ctx context.Context, req *rpc.Request, p keyParams) (any, error) {
+// describeResult is the sessions.describe answer.
+type describeResult struct {
+	Session map[string]any `json:"session"`
+}
+
+// patchResult is the sessions.patch answer: the row as it is now.
+type patchResult struct {
+	OK      bool           `json:"ok"`
+	Key     string         `json:"key"`
+	Session map[string]any `json:"session"`
+}
+
+func (s *Service) handleSessionsDescribe(ctx context.Context, req *rpc.Request, p keyParams) (*describeResult, error) {
 	sess, err := s.session(ctx, req.Method, p.Key)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"session": sessionRow(sess, s.defaultModel(sess.AgentID))}, nil
+	return &describeResult{Session: sessionRow(sess, s.defaultModel(sess.AgentID))}, nil
 }
 
 type sessionsResolveParams struct {
@@ -154,6 +187,20 @@ type sessionsResolveParams struct {
 	Label        string `json:"label"`
 	AgentID      string `json:"agentId"`
 	AllowMissing bool   `json:"allowMissing"`
+}
+
+// resolved is a sessions.resolve answer that found the session (or, with
+// allowMissing, the agent its key names).
+type resolved struct {
+	OK      bool   `json:"ok"`
+	Key     string `json:"key"`
+	AgentID string `json:"agentId"`
+}
+
+// unresolved is a sessions.resolve answer that found none.
+type unresolved struct {
+	OK         bool  `json:"ok"`
+	Candidates []any `json:"candidates"`
 }
 
 func (s *Service) handleSessionsResolve(ctx context.Context, req *rpc.Request, p sessionsResolveParams) (any, error) {
@@ -167,7 +214,7 @@ func (s *Service) handleSessionsResolve(ctx context.Context, req *rpc.Request, p
 			if perr != nil {
 				return nil, protocol.InvalidParams(req.Method, perr)
 			}
-			return map[string]any{"ok": true, "key": p.Key, "agentId": k.AgentID}, nil
+			return &resolved{OK: true, Key: p.Key, AgentID: k.AgentID}, nil
 		}
 	case p.SessionID != "":
 		sess, err = s.opts.Store.GetByID(ctx, p.SessionID)
@@ -183,15 +230,24 @@ func (s *Service) handleSessionsResolve(ctx context.Context, req *rpc.Request, p
 		return nil, protocol.InvalidParams(req.Method, errors.New("one of key, sessionId or label is required"))
 	}
 	if errors.Is(err, sessions.ErrNotFound) {
-		return map[string]any{"ok": false, "candidates": []any{}}, nil
+		return &unresolved{OK: false, Candidates: []any{}}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"ok": true, "key": sess.Key, "agentId": sess.AgentID}, nil
+	return &resolved{OK: true, Key: sess.Key, AgentID: sess.AgentID}, nil
 }
 
-func (s *Service) handleSessionsCreate(ctx context.Context, req *rpc.Request, p keyParams) (any, error) {
+// createResult is the sessions.create answer.
+type createResult struct {
+	OK        bool           `json:"ok"`
+	Key       string         `json:"key"`
+	SessionID string         `json:"sessionId"`
+	Created   bool           `json:"created"`
+	Session   map[string]any `json:"session"`
+}
+
+func (s *Service) handleSessionsCreate(ctx context.Context, req *rpc.Request, p keyParams) (*createResult, error) {
 	cfg := s.config()
 	agent, ok := resolveAgent(cfg, s.opts.StateDir, p.AgentID)
 	if !ok {
@@ -208,7 +264,7 @@ func (s *Service) handleSessionsCreate(ctx context.Context, req *rpc.Request, p 
 	if created {
 		s.sessionsChanged(sess.Key, "create", sess)
 	}
-	return map[string]any{"ok": true, "key": sess.Key, "sessionId": sess.SessionID, "created": created, "session": sessionRow(sess, s.defaultModel(sess.AgentID))}, nil
+	return &createResult{OK: true, Key: sess.Key, SessionID: sess.SessionID, Created: created, Session: sessionRow(sess, s.defaultModel(sess.AgentID))}, nil
 }
 
 // handleSessionsPatch needs write; the catalog marks the method dynamic,
@@ -244,10 +300,19 @@ func (s *Service) handleSessionsPatch(ctx context.Context, req *rpc.Request) (an
 		return nil, err
 	}
 	s.sessionsChanged(sess.Key, "patch", sess)
-	return map[string]any{"ok": true, "key": sess.Key, "session": sessionRow(sess, s.defaultModel(sess.AgentID))}, nil
+	return &patchResult{OK: true, Key: sess.Key, Session: sessionRow(sess, s.defaultModel(sess.AgentID))}, nil
 }
 
-func (s *Service) handleSessionsReset(ctx context.Context, req *rpc.Request, p keyParams) (any, error) {
+// resetResult is the sessions.reset answer: the new transcript's id and
+// the one it replaced.
+type resetResult struct {
+	OK                bool   `json:"ok"`
+	Key               string `json:"key"`
+	SessionID         string `json:"sessionId"`
+	PreviousSessionID string `json:"previousSessionId"`
+}
+
+func (s *Service) handleSessionsReset(ctx context.Context, req *rpc.Request, p keyParams) (*resetResult, error) {
 	if _, err := s.session(ctx, req.Method, p.Key); err != nil {
 		return nil, err
 	}
@@ -261,7 +326,14 @@ func (s *Service) handleSessionsReset(ctx context.Context, req *rpc.Request, p k
 		return nil, err
 	}
 	s.sessionsChanged(sess.Key, "reset", sess)
-	return map[string]any{"ok": true, "key": sess.Key, "sessionId": sess.SessionID, "previousSessionId": sess.PreviousID}, nil
+	return &resetResult{OK: true, Key: sess.Key, SessionID: sess.SessionID, PreviousSessionID: sess.PreviousID}, nil
+}
+
+// deleteResult is the sessions.delete answer.
+type deleteResult struct {
+	OK      bool   `json:"ok"`
+	Key     string `json:"key"`
+	Deleted bool   `json:"deleted"`
 }
 
 // handleSessionsDelete needs admin, as in OpenClaw (its write-scoped
@@ -287,7 +359,7 @@ func (s *Service) handleSessionsDelete(ctx context.Context, req *rpc.Request) (a
 	if deleted {
 		s.sessionsChanged(p.Key, "delete", nil)
 	}
-	return map[string]any{"ok": true, "key": p.Key, "deleted": deleted}, nil
+	return &deleteResult{OK: true, Key: p.Key, Deleted: deleted}, nil
 }
 
 type sessionsPreviewParams struct {
@@ -296,35 +368,53 @@ type sessionsPreviewParams struct {
 	MaxChars int      `json:"maxChars"`
 }
 
-func (s *Service) handleSessionsPreview(ctx context.Context, req *rpc.Request, p sessionsPreviewParams) (any, error) {
+// previewResult is the sessions.preview answer.
+type previewResult struct {
+	Ts       int64     `json:"ts"`
+	Previews []preview `json:"previews"`
+}
+
+// preview is one session's last messages; status is ok or missing.
+type preview struct {
+	Key    string        `json:"key"`
+	Status string        `json:"status"`
+	Items  []previewItem `json:"items"`
+}
+
+type previewItem struct {
+	Role string `json:"role"`
+	Text string `json:"text"`
+}
+
+func (s *Service) handleSessionsPreview(ctx context.Context, req *rpc.Request, p sessionsPreviewParams) (*previewResult, error) {
 	if p.Limit <= 0 {
 		p.Limit = 5
 	}
 	if p.MaxChars <= 0 {
 		p.MaxChars = 240
 	}
-	previews := []any{}
+	previews := []preview{}
 	for _, key := range p.Keys {
 		sess, err := s.opts.Store.Get(ctx, key)
 		if err != nil {
-			previews = append(previews, map[string]any{"key": key, "status": "missing", "items": []any{}})
+			previews = append(previews, preview{Key: key, Status: "missing", Items: []previewItem{}})
 			continue
 		}
 		msgs, err := s.opts.Store.History(ctx, sess.SessionID, sessions.HistoryQuery{Limit: p.Limit})
 		if err != nil {
 			return nil, err
 		}
-		items := []any{}
+		items := []previewItem{}
 		for _, m := range msgs {
 			text := m.Text
 			if len(text) > p.MaxChars {
 				text = text[:p.MaxChars] + "…"
 			}
-			items = append(items, map[string]any{"role": m.Role, "text": text})
+			items = append(items, previewItem{Role: m.Role, Text: text})
 		}
-		previews = append(previews, map[string]any{"key": key, "status": "ok", "items": items})
+		previews = append(previews, preview{Key: key, Status: "ok", Items: items})
 	}
-	return map[string]any{"ts": time.Now().UnixMilli(), "previews": previews}, nil
+	return &previewResult{Ts: time.Now().UnixMilli(), Previews: previews}, nil
 }
 
 // sessionsChanged tells clients that a session was created, changed or

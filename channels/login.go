@@ -148,11 +148,7 @@ func (p loginParams) timeout(def time.Duration) time.Duration {
 
 // handleLoginStart serves web.login.start: it starts (or joins) a link
 // and answers with the first code to show.
-func (m *Manager) handleLoginStart(ctx context.Context, req *rpc.Request) (any, error) {
-	var p loginParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+func (m *Manager) handleLoginStart(ctx context.Context, req *rpc.Request, p loginParams) (any, error) {
 	if p.Channel == "" {
 		p.Channel = m.loginChannel()
 	}
@@ -165,11 +161,7 @@ func (m *Manager) handleLoginStart(ctx context.Context, req *rpc.Request) (any, 
 
 // handleLoginWait serves web.login.wait: it answers when the code to
 // show changes or the link ends.
-func (m *Manager) handleLoginWait(ctx context.Context, req *rpc.Request) (any, error) {
-	var p loginParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+func (m *Manager) handleLoginWait(ctx context.Context, req *rpc.Request, p loginParams) (any, error) {
 	if p.Channel == "" {
 		p.Channel = m.loginChannel()
 	}

@@ -15,19 +15,57 @@ import (
 
 // Register adds the channel methods to the bus.
 func (m *Manager) Register(srv *rpc.Server) {
-	srv.HandleFunc("channels.status", m.handleStatus)
+	srv.HandleFunc("channels.status", rpc.Typed(m.handleStatus))
 	srv.HandleFunc("channels.start", m.handleStartStop(true))
 	srv.HandleFunc("channels.stop", m.handleStartStop(false))
-	srv.HandleFunc("channels.logout", m.handleLogout)
-	srv.HandleFunc("channels.pairing.list", m.handlePairingList)
+	srv.HandleFunc("channels.logout", rpc.Typed(m.handleLogout))
+	srv.HandleFunc("channels.pairing.list", rpc.Typed(m.handlePairingList))
 	srv.Handle("channels.pairing.approve", rpc.Route{Scope: protocol.ScopeDynamic, Handler: m.handlePairingApprove})
-	srv.HandleFunc("channels.pairing.dismiss", m.handlePairingDismiss)
-	srv.HandleFunc("send", m.handleSend)
-	srv.HandleFunc("poll", m.handlePoll)
-	srv.HandleFunc("message.action", m.handleMessageAction)
-	srv.HandleFunc("web.login.start", m.handleLoginStart)
-	srv.HandleFunc("web.login.wait", m.handleLoginWait)
+	srv.HandleFunc("channels.pairing.dismiss", rpc.Typed(m.handlePairingDismiss))
+	srv.HandleFunc("send", rpc.Typed(m.handleSend))
+	srv.HandleFunc("poll", rpc.Typed(m.handlePoll))
+	srv.HandleFunc("message.action", rpc.Typed(m.handleMessageAction))
+	srv.HandleFunc("web.login.start", rpc.Typed(m.handleLoginStart))
+	srv.HandleFunc("web.login.wait", rpc.Typed(m.handleLoginWait))
 }
+
+// Some params types are aliases of struct literals, not defined types: a
+// mistyped field's error names the struct ("Go struct field .probe"), and
+// clients have seen these texts. No check moves onto a Validate: the
+// channel methods word their refusals "<method>: <why>" (bad), not as
+// invalid params.
+type (
+	statusParams = struct {
+		Probe     bool   `json:"probe"`
+		TimeoutMs int    `json:"timeoutMs"`
+		Channel   string `json:"channel"`
+	}
+	// accountParams name a channel and, optionally, one of its accounts.
+	accountParams = struct {
+		Channel   string `json:"channel"`
+		AccountID string `json:"accountId"`
+	}
+	pollParams = struct {
+		To              string   `json:"to"`
+		Question        string   `json:"question"`
+		Options         []string `json:"options"`
+		MaxSelections   int      `json:"maxSelections"`
+		DurationSeconds int      `json:"durationSeconds"`
+		IsAnonymous     *bool    `json:"isAnonymous"`
+		ThreadID        string   `json:"threadId"`
+		Channel         string   `json:"channel"`
+		AccountID       string   `json:"accountId"`
+		IdempotencyKey  string   `json:"idempotencyKey"`
+	}
+	actionParams = struct {
+		Channel        string         `json:"channel"`
+		Action         string         `json:"action"`
+		Params         map[string]any `json:"params"`
+		AccountID      string         `json:"accountId"`
+		SessionKey     string         `json:"sessionKey"`
+		IdempotencyKey string         `json:"idempotencyKey"`
+	}
+)
 
 func bad(method string, err error) error {
 	return protocol.Errorf(protocol.CodeInvalidRequest, "%s: %v", method, err)
@@ -126,15 +164,7 @@ func nilIfEmpty(s string) any {
 	return s
 }
 
-func (m *Manager) handleStatus(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		Probe     bool   `json:"probe"`
-		TimeoutMs int    `json:"timeoutMs"`
-		Channel   string `json:"channel"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+func (m *Manager) handleStatus(ctx context.Context, req *rpc.Request, p statusParams) (map[string]any, error) {
 	st := m.Status()
 	if p.Channel != "" {
 		if !slices.Contains(st["channelOrder"].([]string), p.Channel) {
@@ -147,14 +177,7 @@ func (m *Manager) handleStatus(ctx context.Context, req *rpc.Request) (any, erro
 // handleStartStop starts or stops accounts by hand; the config still
 // decides what runs at the next start or reload.
 func (m *Manager) handleStartStop(start bool) rpc.Handler {
-	return func(ctx context.Context, req *rpc.Request) (any, error) {
-		var p struct {
-			Channel   string `json:"channel"`
-			AccountID string `json:"accountId"`
-		}
-		if err := req.Decode(&p); err != nil {
-			return nil, err
-		}
+	return rpc.Typed(func(ctx context.Context, req *rpc.Request, p accountParams) (startStopResult, error) {
 		m.mu.Lock()
 		var hit []*account
 		for k, a := range m.accounts {
@@ -164,7 +187,7 @@ func (m *Manager) handleStartStop(start bool) rpc.Handler {
 		}
 		m.mu.Unlock()
 		if len(hit) == 0 {
-			return nil, bad(req.Method, fmt.Errorf("no configured %q account %q", p.Channel, p.AccountID))
+			return startStopResult{}, bad(req.Method, fmt.Errorf("no configured %q account %q", p.Channel, p.AccountID))
 		}
 		for _, a := range hit {
 			if start && a.adapterNow() == nil {
@@ -173,20 +196,27 @@ func (m *Manager) handleStartStop(start bool) rpc.Handler {
 				m.stopAccount(ctx, a)
 			}
 		}
-		return map[string]any{"ok": true, "channel": p.Channel}, nil
-	}
+		return startStopResult{OK: true, Channel: p.Channel}, nil
+	})
+}
+
+// startStopResult is the channels.start and channels.stop answer.
+type startStopResult struct {
+	OK      bool   `json:"ok"`
+	Channel string `json:"channel"`
+}
+
+// logoutResult is the channels.logout answer.
+type logoutResult struct {
+	OK        bool   `json:"ok"`
+	Channel   string `json:"channel"`
+	AccountID string `json:"accountId"`
+	Unlinked  bool   `json:"unlinked"`
 }
 
 // handleLogout unlinks a device (WhatsApp) or, for token-based networks,
 // stops the account until the next start or config reload.
-func (m *Manager) handleLogout(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		Channel   string `json:"channel"`
-		AccountID string `json:"accountId"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+func (m *Manager) handleLogout(ctx context.Context, req *rpc.Request, p accountParams) (*logoutResult, error) {
 	a, err := m.resolveAccount(p.Channel, p.AccountID)
 	if err != nil {
 		return nil, bad(req.Method, err)
@@ -195,7 +225,7 @@ func (m *Manager) handleLogout(ctx context.Context, req *rpc.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"ok": true, "channel": a.network.Name, "accountId": a.id, "unlinked": unlinked}, nil
+	return &logoutResult{OK: true, Channel: a.network.Name, AccountID: a.id, Unlinked: unlinked}, nil
 }
 
 // logout unlinks the account's device when its network links one, then
@@ -227,41 +257,74 @@ func (m *Manager) label(channel string) string {
 	return channel
 }
 
-func (m *Manager) handlePairingList(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		Channel   string `json:"channel"`
-		AccountID string `json:"accountId"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+// pairingListResult is the channels.pairing.list answer.
+type pairingListResult struct {
+	Accounts               []pairingAccountRow `json:"accounts"`
+	Requests               []pairingRequestRow `json:"requests"`
+	CommandOwnerConfigured bool                `json:"commandOwnerConfigured"`
+	Limits                 pairingLimits       `json:"limits"`
+}
+
+// pairingAccountRow is an account strangers may ask to pair with.
+type pairingAccountRow struct {
+	Channel         string `json:"channel"`
+	ChannelLabel    string `json:"channelLabel"`
+	AccountID       string `json:"accountId"`
+	NotifySupported bool   `json:"notifySupported"`
+}
+
+// pairingRequestRow is a pending pairing request; times are RFC 3339.
+type pairingRequestRow struct {
+	RequestID       string          `json:"requestId"`
+	Channel         string          `json:"channel"`
+	ChannelLabel    string          `json:"channelLabel"`
+	AccountID       string          `json:"accountId"`
+	SenderID        string          `json:"senderId"`
+	SenderLabel     string          `json:"senderLabel"`
+	Metadata        pairingMetadata `json:"metadata"`
+	CreatedAt       string          `json:"createdAt"`
+	LastSeenAt      string          `json:"lastSeenAt"`
+	ExpiresAt       string          `json:"expiresAt"`
+	NotifySupported bool            `json:"notifySupported"`
+}
+
+type pairingMetadata struct {
+	Code string `json:"code"`
+}
+
+type pairingLimits struct {
+	PendingPerAccount int   `json:"pendingPerAccount"`
+	TTLMs             int64 `json:"ttlMs"`
+}
+
+func (m *Manager) handlePairingList(ctx context.Context, req *rpc.Request, p accountParams) (*pairingListResult, error) {
 	reqs, err := m.db.pairingRequests(ctx, p.Channel, p.AccountID, time.Now())
 	if err != nil {
 		return nil, err
 	}
-	out := make([]map[string]any, 0, len(reqs))
+	out := &pairingListResult{
+		Accounts: []pairingAccountRow{}, Requests: make([]pairingRequestRow, 0, len(reqs)),
+		CommandOwnerConfigured: m.opts.OwnerConfigured != nil && m.opts.OwnerConfigured(),
+		Limits:                 pairingLimits{PendingPerAccount: PairingMaxPending, TTLMs: PairingTTL.Milliseconds()},
+	}
 	for _, r := range reqs {
-		out = append(out, map[string]any{
-			"requestId": r.RequestID, "channel": r.Channel, "channelLabel": m.label(r.Channel), "accountId": r.AccountID,
-			"senderId": r.SenderID, "senderLabel": r.SenderLabel, "metadata": map[string]string{"code": r.Code},
-			"createdAt": r.CreatedAt.UTC().Format(time.RFC3339), "lastSeenAt": r.LastSeenAt.UTC().Format(time.RFC3339),
-			"expiresAt": r.ExpiresAt.UTC().Format(time.RFC3339), "notifySupported": true,
+		out.Requests = append(out.Requests, pairingRequestRow{
+			RequestID: r.RequestID, Channel: r.Channel, ChannelLabel: m.label(r.Channel), AccountID: r.AccountID,
+			SenderID: r.SenderID, SenderLabel: r.SenderLabel, Metadata: pairingMetadata{Code: r.Code},
+			CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339), LastSeenAt: r.LastSeenAt.UTC().Format(time.RFC3339),
+			ExpiresAt: r.ExpiresAt.UTC().Format(time.RFC3339), NotifySupported: true,
 		})
 	}
-	accts := []map[string]any{}
 	cfg := m.cfg.Load()
 	for _, n := range m.opts.Networks {
 		if p.Channel != "" && n.Name != p.Channel {
 			continue
 		}
 		for _, s := range n.Accounts(cfg) {
-			accts = append(accts, map[string]any{"channel": n.Name, "channelLabel": n.Label, "accountId": s.AccountID, "notifySupported": true})
+			out.Accounts = append(out.Accounts, pairingAccountRow{Channel: n.Name, ChannelLabel: n.Label, AccountID: s.AccountID, NotifySupported: true})
 		}
 	}
-	return map[string]any{
-		"accounts": accts, "requests": out, "commandOwnerConfigured": m.opts.OwnerConfigured != nil && m.opts.OwnerConfigured(),
-		"limits": map[string]any{"pendingPerAccount": PairingMaxPending, "ttlMs": PairingTTL.Milliseconds()},
-	}, nil
+	return out, nil
 }
 
 type pairingParams struct {
@@ -274,6 +337,26 @@ type pairingParams struct {
 	BootstrapCommandOwner bool `json:"bootstrapCommandOwner"`
 }
 
+// pairingResult is the channels.pairing.approve answer.
+type pairingResult struct {
+	RequestID string `json:"requestId"`
+	SenderID  string `json:"senderId"`
+	// Notification is not-requested, sent or failed.
+	Notification string `json:"notification"`
+	// CommandOwnerBootstrap is not-requested, unavailable or what
+	// BootstrapOwner said.
+	CommandOwnerBootstrap string `json:"commandOwnerBootstrap"`
+}
+
+// dismissResult is the channels.pairing.dismiss answer.
+type dismissResult struct {
+	RequestID string `json:"requestId"`
+	SenderID  string `json:"senderId"`
+}
+
+// handlePairingApprove stays an untyped handler: its scope check runs
+// before the params are decoded, so a caller without the scope learns
+// nothing about the params.
 func (m *Manager) handlePairingApprove(ctx context.Context, req *rpc.Request) (any, error) {
 	// Approving lets a stranger talk to an agent: pairing or admin scope.
 	if !req.Conn.Has(protocol.ScopePairing) && !req.Conn.Has(protocol.ScopeAdmin) {
@@ -324,14 +407,10 @@ func (m *Manager) handlePairingApprove(ctx context.Context, req *rpc.Request) (a
 			owner = st
 		}
 	}
-	return map[string]any{"requestId": r.RequestID, "senderId": r.SenderID, "notification": notification, "commandOwnerBootstrap": owner}, nil
+	return &pairingResult{RequestID: r.RequestID, SenderID: r.SenderID, Notification: notification, CommandOwnerBootstrap: owner}, nil
 }
 
-func (m *Manager) handlePairingDismiss(ctx context.Context, req *rpc.Request) (any, error) {
-	var p pairingParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+func (m *Manager) handlePairingDismiss(ctx context.Context, req *rpc.Request, p pairingParams) (*dismissResult, error) {
 	r, err := m.db.takePairing(ctx, p.Channel, p.AccountID, p.RequestID, false, time.Now())
 	if errors.Is(err, ErrPairingNotFound) {
 		return nil, bad(req.Method, err)
@@ -340,7 +419,7 @@ func (m *Manager) handlePairingDismiss(ctx context.Context, req *rpc.Request) (a
 		return nil, err
 	}
 	m.pairingEvent(r, "dismissed")
-	return map[string]any{"requestId": r.RequestID, "senderId": r.SenderID}, nil
+	return &dismissResult{RequestID: r.RequestID, SenderID: r.SenderID}, nil
 }
 
 type sendParams struct {
@@ -357,11 +436,16 @@ type sendParams struct {
 	IdempotencyKey string   `json:"idempotencyKey"`
 }
 
-func (m *Manager) handleSend(ctx context.Context, req *rpc.Request) (any, error) {
-	var p sendParams
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+// sendResult is the send answer; runId is the idempotency key.
+type sendResult struct {
+	RunID     string `json:"runId"`
+	MessageID string `json:"messageId"`
+	Channel   string `json:"channel"`
+	ChatID    string `json:"chatId"`
+	Status    string `json:"status"`
+}
+
+func (m *Manager) handleSend(ctx context.Context, req *rpc.Request, p sendParams) (*sendResult, error) {
 	if p.IdempotencyKey == "" {
 		return nil, bad(req.Method, errors.New("idempotencyKey is required"))
 	}
@@ -378,7 +462,7 @@ func (m *Manager) handleSend(ctx context.Context, req *rpc.Request) (any, error)
 	if err != nil {
 		return nil, bad(req.Method, err)
 	}
-	return map[string]any{"runId": p.IdempotencyKey, "messageId": res.MessageID, "channel": res.Channel, "chatId": res.ChatID, "status": res.Status}, nil
+	return &sendResult{RunID: p.IdempotencyKey, MessageID: res.MessageID, Channel: res.Channel, ChatID: res.ChatID, Status: res.Status}, nil
 }
 
 // explicitTarget reads a "to" whose channel and thread explicit params
@@ -394,22 +478,7 @@ func (m *Manager) explicitTarget(raw, channel, thread string) (string, Target, e
 	return ch, to, err
 }
 
-func (m *Manager) handlePoll(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		To              string   `json:"to"`
-		Question        string   `json:"question"`
-		Options         []string `json:"options"`
-		MaxSelections   int      `json:"maxSelections"`
-		DurationSeconds int      `json:"durationSeconds"`
-		IsAnonymous     *bool    `json:"isAnonymous"`
-		ThreadID        string   `json:"threadId"`
-		Channel         string   `json:"channel"`
-		AccountID       string   `json:"accountId"`
-		IdempotencyKey  string   `json:"idempotencyKey"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+func (m *Manager) handlePoll(ctx context.Context, req *rpc.Request, p pollParams) (any, error) {
 	ch, to, err := m.explicitTarget(p.To, p.Channel, p.ThreadID)
 	if err != nil {
 		return nil, bad(req.Method, err)
@@ -422,18 +491,7 @@ func (m *Manager) handlePoll(ctx context.Context, req *rpc.Request) (any, error)
 	return res, nil
 }
 
-func (m *Manager) handleMessageAction(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		Channel        string         `json:"channel"`
-		Action         string         `json:"action"`
-		Params         map[string]any `json:"params"`
-		AccountID      string         `json:"accountId"`
-		SessionKey     string         `json:"sessionKey"`
-		IdempotencyKey string         `json:"idempotencyKey"`
-	}
-	if err := req.Decode(&p); err != nil {
-		return nil, err
-	}
+func (m *Manager) handleMessageAction(ctx context.Context, req *rpc.Request, p actionParams) (any, error) {
 	ar, err := m.ActionFromParams(p.Channel, p.AccountID, p.Action, p.Params)
 	if err != nil {
 		return nil, bad(req.Method, err)

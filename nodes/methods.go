@@ -36,18 +36,31 @@ func (r *Registry) Register(srv *rpc.Server) {
 		if s := r.sessionOf(req.Conn); s != nil {
 			r.seen(ctx, s, req.Method)
 		}
-		return map[string]any{"ok": true}, nil
+		return okResult{OK: true}, nil
 	}
 	for _, m := range []string{"node.invoke.progress", "node.runnerInventory.update", "node.skills.update", "node.pluginTools.update"} {
 		node(m, ack)
 	}
 	node("skills.bins", func(ctx context.Context, req *rpc.Request) (any, error) {
-		return map[string]any{"bins": []string{}}, nil
+		return struct {
+			Bins []string `json:"bins"`
+		}{[]string{}}, nil
 	})
 }
 
+// okResult is the answer of a node's report that carries nothing back.
+type okResult struct {
+	OK bool `json:"ok"`
+}
+
+// listResult is the node.list answer.
+type listResult struct {
+	Ts    int64  `json:"ts"`
+	Nodes []Node `json:"nodes"`
+}
+
 func (r *Registry) handleList(ctx context.Context, req *rpc.Request) (any, error) {
-	return map[string]any{"ts": r.opts.Now().UnixMilli(), "nodes": r.List(ctx)}, nil
+	return &listResult{Ts: r.opts.Now().UnixMilli(), Nodes: r.List(ctx)}, nil
 }
 
 type nodeIDParams struct {
@@ -81,12 +94,24 @@ func (p *renameParams) Validate() error {
 	return nil
 }
 
-func (r *Registry) handleRename(ctx context.Context, req *rpc.Request, p renameParams) (any, error) {
+// renameResult is the node.rename answer: the name as stored (trimmed).
+type renameResult struct {
+	NodeID      string `json:"nodeId"`
+	DisplayName string `json:"displayName"`
+}
+
+func (r *Registry) handleRename(ctx context.Context, req *rpc.Request, p renameParams) (*renameResult, error) {
 	name := p.DisplayName
 	if err := r.Rename(ctx, p.NodeID, name); err != nil {
 		return nil, err
 	}
-	return map[string]any{"nodeId": p.NodeID, "displayName": name}, nil
+	return &renameResult{NodeID: p.NodeID, DisplayName: name}, nil
+}
+
+// pairListResult is the node.pair.list answer.
+type pairListResult struct {
+	Pending []PairRequest `json:"pending"`
+	Paired  []PairedNode  `json:"paired"`
 }
 
 func (r *Registry) handlePairList(ctx context.Context, req *rpc.Request) (any, error) {
@@ -98,7 +123,7 @@ func (r *Registry) handlePairList(ctx context.Context, req *rpc.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"pending": pending, "paired": paired}, nil
+	return &pairListResult{Pending: pending, Paired: paired}, nil
 }
 
 type requestIDParams struct {
@@ -113,10 +138,19 @@ func (p *requestIDParams) Validate() error {
 	return nil
 }
 
+// pairDecision is the node.pair.approve and node.pair.reject answer; an
+// approval carries the node as it is now, when it can be read.
+type pairDecision struct {
+	RequestID string `json:"requestId"`
+	NodeID    string `json:"nodeId"`
+	Decision  string `json:"decision"` // approved or rejected
+	Node      *Node  `json:"node,omitempty"`
+}
+
 // handlePairApprove grants a pending request. Beside operator.pairing
 // (checked by the dispatcher) it needs operator.write for a request with
 // commands and operator.admin when they run programs or reach files.
-func (r *Registry) handlePairApprove(ctx context.Context, req *rpc.Request, p requestIDParams) (any, error) {
+func (r *Registry) handlePairApprove(ctx context.Context, req *rpc.Request, p requestIDParams) (*pairDecision, error) {
 	q, err := r.Request(ctx, p.RequestID)
 	if err != nil {
 		return nil, err
@@ -127,26 +161,32 @@ func (r *Registry) handlePairApprove(ctx context.Context, req *rpc.Request, p re
 	if q, err = r.Approve(ctx, p.RequestID); err != nil {
 		return nil, err
 	}
-	res := map[string]any{"requestId": q.RequestID, "nodeId": q.NodeID, "decision": "approved"}
+	res := &pairDecision{RequestID: q.RequestID, NodeID: q.NodeID, Decision: "approved"}
 	if n, err := r.Describe(ctx, q.NodeID); err == nil {
-		res["node"] = n
+		res.Node = &n
 	}
 	return res, nil
 }
 
-func (r *Registry) handlePairReject(ctx context.Context, req *rpc.Request, p requestIDParams) (any, error) {
+func (r *Registry) handlePairReject(ctx context.Context, req *rpc.Request, p requestIDParams) (*pairDecision, error) {
 	q, err := r.Reject(ctx, p.RequestID)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"requestId": q.RequestID, "nodeId": q.NodeID, "decision": "rejected"}, nil
+	return &pairDecision{RequestID: q.RequestID, NodeID: q.NodeID, Decision: "rejected"}, nil
 }
 
-func (r *Registry) handlePairRemove(ctx context.Context, req *rpc.Request, p nodeIDParams) (any, error) {
+// removeResult is the node.pair.remove answer.
+type removeResult struct {
+	NodeID  string `json:"nodeId"`
+	Removed bool   `json:"removed"`
+}
+
+func (r *Registry) handlePairRemove(ctx context.Context, req *rpc.Request, p nodeIDParams) (*removeResult, error) {
 	if err := r.Forget(ctx, p.NodeID); err != nil {
 		return nil, err
 	}
-	return map[string]any{"nodeId": p.NodeID, "removed": true}, nil
+	return &removeResult{NodeID: p.NodeID, Removed: true}, nil
 }
 
 // InvokeParams are the params of node.invoke.
@@ -194,7 +234,17 @@ func (p *InvokeParams) Validate() error {
 	return nil
 }
 
-func (r *Registry) handleInvoke(ctx context.Context, req *rpc.Request, p InvokeParams) (any, error) {
+// invokeResult is the node.invoke answer: payload is the node's result
+// (null when it sent none), payloadJSON the string it sent, if any.
+type invokeResult struct {
+	OK          bool            `json:"ok"`
+	NodeID      string          `json:"nodeId"`
+	Command     string          `json:"command"`
+	Payload     json.RawMessage `json:"payload"`
+	PayloadJSON *string         `json:"payloadJSON"`
+}
+
+func (r *Registry) handleInvoke(ctx context.Context, req *rpc.Request, p InvokeParams) (*invokeResult, error) {
 	need := protocol.ScopeWrite
 	if adminCommand(p.Command) {
 		need = protocol.ScopeAdmin
@@ -217,14 +267,14 @@ func (r *Registry) handleInvoke(ctx context.Context, req *rpc.Request, p InvokeP
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"ok": true, "nodeId": res.NodeID, "command": res.Command, "payload": res.Payload, "payloadJSON": res.PayloadJSON}, nil
+	return &invokeResult{OK: true, NodeID: res.NodeID, Command: res.Command, Payload: res.Payload, PayloadJSON: res.PayloadJSON}, nil
 }
 
-func (r *Registry) handleResult(ctx context.Context, req *rpc.Request, p ResultParams) (any, error) {
+func (r *Registry) handleResult(ctx context.Context, req *rpc.Request, p ResultParams) (okResult, error) {
 	if err := r.HandleResult(req.Conn, p); err != nil {
-		return nil, err
+		return okResult{}, err
 	}
-	return map[string]any{"ok": true}, nil
+	return okResult{OK: true}, nil
 }
 
 type eventParams struct {
@@ -243,14 +293,23 @@ func (p *eventParams) Validate() error {
 	return nil
 }
 
-func (r *Registry) handleEvent(ctx context.Context, req *rpc.Request, p eventParams) (any, error) {
+// eventResult is the node.event answer: whether the gateway acts on the
+// event, and why not when it does not.
+type eventResult struct {
+	OK      bool   `json:"ok"`
+	Event   string `json:"event"`
+	Handled bool   `json:"handled"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+func (r *Registry) handleEvent(ctx context.Context, req *rpc.Request, p eventParams) (*eventResult, error) {
 	payload := p.Payload
 	if p.PayloadJSON != nil {
 		payload = json.RawMessage(*p.PayloadJSON)
 	}
 	s := r.sessionOf(req.Conn)
 	if s == nil {
-		return map[string]any{"ok": true, "event": p.Event, "handled": false, "reason": "node not registered"}, nil
+		return &eventResult{OK: true, Event: p.Event, Handled: false, Reason: "node not registered"}, nil
 	}
 	r.seen(ctx, s, p.Event)
 	handled := true
@@ -275,9 +334,9 @@ func (r *Registry) handleEvent(ctx context.Context, req *rpc.Request, p eventPar
 	default:
 		handled = false
 	}
-	res := map[string]any{"ok": true, "event": p.Event, "handled": handled}
+	res := &eventResult{OK: true, Event: p.Event, Handled: handled}
 	if !handled {
-		res["reason"] = "unsupported event"
+		res.Reason = "unsupported event"
 	}
 	return res, nil
 }

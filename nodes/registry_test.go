@@ -25,11 +25,6 @@ func whichNode(command string, params json.RawMessage) answer {
 	return answer{payload: map[string]any{"bins": bins}}
 }
 
-type listResult struct {
-	Ts    int64  `json:"ts"`
-	Nodes []Node `json:"nodes"`
-}
-
 func TestListAndInvoke(t *testing.T) {
 	g := startGateway(t, Policy{})
 	n := g.node(t, "box", headlessCommands, whichNode)

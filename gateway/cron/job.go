@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/openclaw-go/openclaw/gateway/rpc"
 )
 
 // Job is one scheduled job, in the shape OpenClaw's cron.* methods carry
@@ -103,7 +105,7 @@ func (f *FailureAlert) UnmarshalJSON(b []byte) error {
 	dec.DisallowUnknownFields()
 	var v failureAlertFields
 	if err := dec.Decode(&v); err != nil {
-		return fmt.Errorf("failureAlert must be false or {after, channel, to, cooldownMs, accountId, mode, includeSkipped}: %w", cleanJSONError(err))
+		return fmt.Errorf("failureAlert must be false or {after, channel, to, cooldownMs, accountId, mode, includeSkipped}: %w", rpc.DecodeError(err))
 	}
 	*f = FailureAlert(v)
 	return nil
@@ -202,31 +204,6 @@ type jobInput struct {
 	CatchUp        string        `json:"catchUp"`
 	FailureAlert   *FailureAlert `json:"failureAlert"`
 	DeclarationKey string        `json:"declarationKey"`
-}
-
-// decodeStrict decodes one JSON object refusing unknown keys, so a typo
-// in a job is an error rather than a silently different job.
-func decodeStrict(raw []byte, v any) error {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return cleanJSONError(err)
-	}
-	if dec.More() {
-		return errors.New("trailing data after the JSON object")
-	}
-	return nil
-}
-
-func cleanJSONError(err error) error {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		return fmt.Errorf("%s: expected %s, got %s", te.Field, te.Type, te.Value)
-	}
-	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
 }
 
 // newJob validates an add request and fills in the defaults the way
@@ -388,7 +365,7 @@ func (j Job) patch(raw json.RawMessage, now time.Time) (Job, error) {
 		}
 	}
 	var in jobInput
-	if err := decodeStrict(raw, &in); err != nil {
+	if err := rpc.DecodeStrict(raw, &in); err != nil {
 		return j, fmt.Errorf("patch: %w", err)
 	}
 	out := j
@@ -459,7 +436,7 @@ func mergeInto(v any, raw json.RawMessage) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return cleanJSONError(err)
+		return rpc.DecodeError(err)
 	}
 	return nil
 }

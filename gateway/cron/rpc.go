@@ -13,61 +13,44 @@ import (
 )
 
 // Register adds the cron.* methods to the bus. Scopes come from the
-// method catalog (add, update, remove and run need admin).
+// method catalog (add, update, remove and run need admin). Their params
+// are decoded strictly: OpenClaw's cron schemas refuse unknown keys.
 func (s *Service) Register(srv *rpc.Server) {
-	srv.HandleFunc("cron.status", func(ctx context.Context, req *rpc.Request) (any, error) {
+	srv.HandleFunc("cron.status", rpc.Typed(func(ctx context.Context, req *rpc.Request, _ rpc.Empty) (any, error) {
 		return s.Status(), nil
-	})
-	srv.HandleFunc("cron.list", s.handleList)
-	srv.HandleFunc("cron.get", func(ctx context.Context, req *rpc.Request) (any, error) {
-		id, err := jobID(req)
+	}))
+	srv.HandleFunc("cron.list", rpc.TypedStrict(s.handleList))
+	srv.HandleFunc("cron.get", rpc.TypedStrict(func(ctx context.Context, req *rpc.Request, p jobIDParams) (Job, error) {
+		id, err := jobID(req.Method, p)
 		if err != nil {
-			return nil, err
+			return Job{}, err
 		}
 		j, err := s.Get(id)
 		return j, rpcError(req.Method, err)
-	})
+	}))
 	srv.HandleFunc("cron.add", func(ctx context.Context, req *rpc.Request) (any, error) {
 		j, err := s.AddJSON(ctx, req.Params, nil)
 		return j, rpcError(req.Method, err)
 	})
-	srv.HandleFunc("cron.update", func(ctx context.Context, req *rpc.Request) (any, error) {
-		var p struct {
-			ID                     string          `json:"id"`
-			JobID                  string          `json:"jobId"`
-			Patch                  json.RawMessage `json:"patch"`
-			ExpectedConfigRevision string          `json:"expectedConfigRevision"`
-		}
-		if err := decodeStrict(req.Params, &p); err != nil {
-			return nil, protocol.InvalidParams(req.Method, err)
-		}
+	srv.HandleFunc("cron.update", rpc.TypedStrict(func(ctx context.Context, req *rpc.Request, p updateParams) (Job, error) {
 		id := cmp.Or(p.ID, p.JobID)
 		if id == "" || len(p.Patch) == 0 {
-			return nil, protocol.InvalidParams(req.Method, errors.New("id and patch are required"))
+			return Job{}, protocol.InvalidParams(req.Method, errors.New("id and patch are required"))
 		}
 		j, err := s.Update(ctx, id, p.Patch)
 		return j, rpcError(req.Method, err)
-	})
-	srv.HandleFunc("cron.remove", func(ctx context.Context, req *rpc.Request) (any, error) {
-		id, err := jobID(req)
+	}))
+	srv.HandleFunc("cron.remove", rpc.TypedStrict(func(ctx context.Context, req *rpc.Request, p jobIDParams) (removeResult, error) {
+		id, err := jobID(req.Method, p)
 		if err != nil {
-			return nil, err
+			return removeResult{}, err
 		}
 		if err := s.Remove(ctx, id); err != nil {
-			return nil, rpcError(req.Method, err)
+			return removeResult{}, rpcError(req.Method, err)
 		}
-		return map[string]any{"ok": true, "removed": true, "id": id}, nil
-	})
-	srv.HandleFunc("cron.run", func(ctx context.Context, req *rpc.Request) (any, error) {
-		var p struct {
-			ID                        string `json:"id"`
-			JobID                     string `json:"jobId"`
-			Mode                      string `json:"mode"`
-			ExpectedProcessInstanceID string `json:"expectedProcessInstanceId"`
-		}
-		if err := decodeStrict(req.Params, &p); err != nil {
-			return nil, protocol.InvalidParams(req.Method, err)
-		}
+		return removeResult{OK: true, Removed: true, ID: id}, nil
+	}))
+	srv.HandleFunc("cron.run", rpc.TypedStrict(func(ctx context.Context, req *rpc.Request, p runParams) (any, error) {
 		id := cmp.Or(p.ID, p.JobID)
 		if id == "" {
 			return nil, protocol.InvalidParams(req.Method, errors.New("id is required"))
@@ -80,8 +63,68 @@ func (s *Service) Register(srv *rpc.Server) {
 			return map[string]any{"ok": true, "ran": false, "reason": reason}, nil
 		}
 		return map[string]any{"ok": true, "ran": true, "enqueued": true, "runId": runID}, nil
-	})
-	srv.HandleFunc("cron.runs", s.handleRuns)
+	}))
+	srv.HandleFunc("cron.runs", rpc.TypedStrict(s.handleRuns))
+}
+
+// The params types are aliases of struct literals, not defined types: a
+// strict decode of params that are not an object names the type, and the
+// texts clients have seen name the struct's fields, not a Go type name.
+// Their checks stay in the handlers, as an alias cannot have Validate.
+type (
+	jobIDParams = struct {
+		ID    string `json:"id"`
+		JobID string `json:"jobId"`
+	}
+	updateParams = struct {
+		ID                     string          `json:"id"`
+		JobID                  string          `json:"jobId"`
+		Patch                  json.RawMessage `json:"patch"`
+		ExpectedConfigRevision string          `json:"expectedConfigRevision"`
+	}
+	runParams = struct {
+		ID                        string `json:"id"`
+		JobID                     string `json:"jobId"`
+		Mode                      string `json:"mode"`
+		ExpectedProcessInstanceID string `json:"expectedProcessInstanceId"`
+	}
+	listParams = struct {
+		IncludeDisabled         bool   `json:"includeDisabled"`
+		Limit                   int    `json:"limit"`
+		Offset                  int    `json:"offset"`
+		Query                   string `json:"query"`
+		Enabled                 string `json:"enabled"`
+		ScheduleKind            string `json:"scheduleKind"`
+		LastRunStatus           string `json:"lastRunStatus"`
+		Trigger                 string `json:"trigger"`
+		SortBy                  string `json:"sortBy"`
+		SortDir                 string `json:"sortDir"`
+		AgentID                 string `json:"agentId"`
+		Compact                 bool   `json:"compact"`
+		IncludeDeliveryPreviews bool   `json:"includeDeliveryPreviews"`
+	}
+	runsParams = struct {
+		AgentID          string   `json:"agentId"`
+		Scope            string   `json:"scope"`
+		ID               string   `json:"id"`
+		JobID            string   `json:"jobId"`
+		RunID            string   `json:"runId"`
+		Limit            int      `json:"limit"`
+		Offset           int      `json:"offset"`
+		Statuses         []string `json:"statuses"`
+		Status           string   `json:"status"`
+		DeliveryStatuses []string `json:"deliveryStatuses"`
+		DeliveryStatus   string   `json:"deliveryStatus"`
+		Query            string   `json:"query"`
+		SortDir          string   `json:"sortDir"`
+	}
+)
+
+// removeResult is the cron.remove answer.
+type removeResult struct {
+	OK      bool   `json:"ok"`
+	Removed bool   `json:"removed"`
+	ID      string `json:"id"`
 }
 
 // AddJSON adds a job from cron.add's params. owner, when set, is the
@@ -92,7 +135,7 @@ func (s *Service) AddJSON(ctx context.Context, raw []byte, owner *Owner) (Job, e
 		return Job{}, err
 	}
 	var in jobInput
-	if err := decodeStrict(raw, &in); err != nil {
+	if err := rpc.DecodeStrict(raw, &in); err != nil {
 		return Job{}, err
 	}
 	if owner != nil {
@@ -130,17 +173,11 @@ func checkKinds(raw []byte) error {
 	return nil
 }
 
-func jobID(req *rpc.Request) (string, error) {
-	var p struct {
-		ID    string `json:"id"`
-		JobID string `json:"jobId"`
-	}
-	if err := decodeStrict(req.Params, &p); err != nil {
-		return "", protocol.InvalidParams(req.Method, err)
-	}
+// jobID is the job a get or remove names, by id or jobId.
+func jobID(method string, p jobIDParams) (string, error) {
 	id := cmp.Or(p.ID, p.JobID)
 	if id == "" {
-		return "", protocol.InvalidParams(req.Method, errors.New("id is required"))
+		return "", protocol.InvalidParams(method, errors.New("id is required"))
 	}
 	return id, nil
 }
@@ -167,25 +204,7 @@ func rpcError(method string, err error) error {
 	return protocol.InvalidParams(method, err)
 }
 
-func (s *Service) handleList(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		IncludeDisabled         bool   `json:"includeDisabled"`
-		Limit                   int    `json:"limit"`
-		Offset                  int    `json:"offset"`
-		Query                   string `json:"query"`
-		Enabled                 string `json:"enabled"`
-		ScheduleKind            string `json:"scheduleKind"`
-		LastRunStatus           string `json:"lastRunStatus"`
-		Trigger                 string `json:"trigger"`
-		SortBy                  string `json:"sortBy"`
-		SortDir                 string `json:"sortDir"`
-		AgentID                 string `json:"agentId"`
-		Compact                 bool   `json:"compact"`
-		IncludeDeliveryPreviews bool   `json:"includeDeliveryPreviews"`
-	}
-	if err := decodeStrict(req.Params, &p); err != nil {
-		return nil, protocol.InvalidParams(req.Method, err)
-	}
+func (s *Service) handleList(ctx context.Context, req *rpc.Request, p listParams) (map[string]any, error) {
 	limit, err := pageLimit(req.Method, p.Limit, p.Offset, 200)
 	if err != nil {
 		return nil, err
@@ -231,25 +250,7 @@ func page(key string, items any, total, offset, limit int) map[string]any {
 	return out
 }
 
-func (s *Service) handleRuns(ctx context.Context, req *rpc.Request) (any, error) {
-	var p struct {
-		AgentID          string   `json:"agentId"`
-		Scope            string   `json:"scope"`
-		ID               string   `json:"id"`
-		JobID            string   `json:"jobId"`
-		RunID            string   `json:"runId"`
-		Limit            int      `json:"limit"`
-		Offset           int      `json:"offset"`
-		Statuses         []string `json:"statuses"`
-		Status           string   `json:"status"`
-		DeliveryStatuses []string `json:"deliveryStatuses"`
-		DeliveryStatus   string   `json:"deliveryStatus"`
-		Query            string   `json:"query"`
-		SortDir          string   `json:"sortDir"`
-	}
-	if err := decodeStrict(req.Params, &p); err != nil {
-		return nil, protocol.InvalidParams(req.Method, err)
-	}
+func (s *Service) handleRuns(ctx context.Context, req *rpc.Request, p runsParams) (map[string]any, error) {
 	limit, err := pageLimit(req.Method, p.Limit, p.Offset, 50)
 	if err != nil {
 		return nil, err

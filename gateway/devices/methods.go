@@ -163,7 +163,20 @@ func (p *requestParams) Validate() error {
 	return nil
 }
 
-func (r *Registry) handleApprove(ctx context.Context, req *rpc.Request, p requestParams) (any, error) {
+// approveResult is the device.pair.approve answer: the device and the
+// grant it now holds.
+type approveResult struct {
+	RequestID string        `json:"requestId"`
+	Device    approvedGrant `json:"device"`
+}
+
+type approvedGrant struct {
+	DeviceID string   `json:"deviceId"`
+	Role     string   `json:"role"`
+	Scopes   []string `json:"scopes"`
+}
+
+func (r *Registry) handleApprove(ctx context.Context, req *rpc.Request, p requestParams) (*approveResult, error) {
 	q, err := r.request(ctx, p.RequestID)
 	if err != nil {
 		return nil, err
@@ -175,15 +188,21 @@ func (r *Registry) handleApprove(ctx context.Context, req *rpc.Request, p reques
 	if _, err := r.Approve(ctx, p.RequestID); err != nil {
 		return nil, err
 	}
-	return map[string]any{"requestId": p.RequestID, "device": map[string]any{"deviceId": q.DeviceID, "role": q.Role, "scopes": q.Scopes}}, nil
+	return &approveResult{RequestID: p.RequestID, Device: approvedGrant{DeviceID: q.DeviceID, Role: q.Role, Scopes: q.Scopes}}, nil
 }
 
-func (r *Registry) handleReject(ctx context.Context, req *rpc.Request, p requestParams) (any, error) {
+// rejectResult is the device.pair.reject answer.
+type rejectResult struct {
+	RequestID string `json:"requestId"`
+	DeviceID  string `json:"deviceId"`
+}
+
+func (r *Registry) handleReject(ctx context.Context, req *rpc.Request, p requestParams) (*rejectResult, error) {
 	q, err := r.Reject(ctx, p.RequestID)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"requestId": p.RequestID, "deviceId": q.DeviceID}, nil
+	return &rejectResult{RequestID: p.RequestID, DeviceID: q.DeviceID}, nil
 }
 
 // Remove unpairs a device and closes its live sockets.
@@ -211,14 +230,20 @@ func (p *removeParams) Validate() error {
 	return nil
 }
 
-func (r *Registry) handleRemove(ctx context.Context, req *rpc.Request, p removeParams) (any, error) {
+// removeResult is the device.pair.remove answer.
+type removeResult struct {
+	DeviceID string `json:"deviceId"`
+	Removed  bool   `json:"removed"`
+}
+
+func (r *Registry) handleRemove(ctx context.Context, req *rpc.Request, p removeParams) (*removeResult, error) {
 	if err := r.ownOrAdmin(req, p.DeviceID); err != nil {
 		return nil, err
 	}
 	if err := r.Remove(ctx, p.DeviceID); err != nil {
 		return nil, err
 	}
-	return map[string]any{"deviceId": p.DeviceID, "removed": true}, nil
+	return &removeResult{DeviceID: p.DeviceID, Removed: true}, nil
 }
 
 // MaxLabelLen bounds an operator's label for a device, as OpenClaw does.
@@ -258,7 +283,14 @@ func (p *renameParams) Validate() error {
 	return nil
 }
 
-func (r *Registry) handleRename(ctx context.Context, req *rpc.Request, p renameParams) (any, error) {
+// renameResult is the device.pair.rename answer: the label as stored
+// (trimmed).
+type renameResult struct {
+	DeviceID string `json:"deviceId"`
+	Label    string `json:"label"`
+}
+
+func (r *Registry) handleRename(ctx context.Context, req *rpc.Request, p renameParams) (*renameResult, error) {
 	label := p.Label
 	if err := r.ownOrAdmin(req, p.DeviceID); err != nil {
 		return nil, err
@@ -272,7 +304,7 @@ func (r *Registry) handleRename(ctx context.Context, req *rpc.Request, p renameP
 	if err := r.Rename(ctx, p.DeviceID, label); err != nil {
 		return nil, err
 	}
-	return map[string]any{"deviceId": p.DeviceID, "label": label}, nil
+	return &renameResult{DeviceID: p.DeviceID, Label: label}, nil
 }
 
 // ownOrAdmin lets non-admin callers manage only their own device.
@@ -296,7 +328,19 @@ func (p *tokenParams) Validate() error {
 	return nil
 }
 
-func (r *Registry) handleRotate(ctx context.Context, req *rpc.Request, p tokenParams) (any, error) {
+// rotateResult is the device.token.rotate answer. The token itself is
+// only sent to the device it belongs to (tokenDelivery in-band); a
+// rotation from another device withholds it.
+type rotateResult struct {
+	DeviceID      string   `json:"deviceId"`
+	Role          string   `json:"role"`
+	Scopes        []string `json:"scopes"`
+	RotatedAtMs   int64    `json:"rotatedAtMs"`
+	Token         string   `json:"token,omitempty"`
+	TokenDelivery string   `json:"tokenDelivery"`
+}
+
+func (r *Registry) handleRotate(ctx context.Context, req *rpc.Request, p tokenParams) (*rotateResult, error) {
 	if err := r.ownOrAdmin(req, p.DeviceID); err != nil {
 		return nil, err
 	}
@@ -334,17 +378,26 @@ func (r *Registry) handleRotate(ctx context.Context, req *rpc.Request, p tokenPa
 		return nil, err
 	}
 	now := r.now().UnixMilli()
-	out := map[string]any{"deviceId": p.DeviceID, "role": p.Role, "scopes": nonNil(scopes), "rotatedAtMs": now}
+	out := &rotateResult{DeviceID: p.DeviceID, Role: p.Role, Scopes: nonNil(scopes), RotatedAtMs: now}
 	if req.Conn.DeviceID() == p.DeviceID {
-		out["token"], out["tokenDelivery"] = tok, "in-band"
+		out.Token, out.TokenDelivery = tok, "in-band"
 	} else {
-		out["tokenDelivery"] = "withheld-cross-device"
+		out.TokenDelivery = "withheld-cross-device"
 		r.notify.DisconnectDevice(p.DeviceID, p.Role, "device token rotated")
 	}
 	return out, nil
 }
 
-func (r *Registry) handleRevoke(ctx context.Context, req *rpc.Request, p tokenParams) (any, error) {
+// revokeResult is the device.token.revoke answer: disconnected counts
+// the sockets the revoked token had open.
+type revokeResult struct {
+	DeviceID     string `json:"deviceId"`
+	Role         string `json:"role"`
+	RevokedAtMs  int64  `json:"revokedAtMs"`
+	Disconnected int    `json:"disconnected"`
+}
+
+func (r *Registry) handleRevoke(ctx context.Context, req *rpc.Request, p tokenParams) (*revokeResult, error) {
 	if err := r.ownOrAdmin(req, p.DeviceID); err != nil {
 		return nil, err
 	}
@@ -357,5 +410,5 @@ func (r *Registry) handleRevoke(ctx context.Context, req *rpc.Request, p tokenPa
 		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "no token for device %s role %s", p.DeviceID, p.Role)
 	}
 	closed := r.notify.DisconnectDevice(p.DeviceID, p.Role, "device token revoked")
-	return map[string]any{"deviceId": p.DeviceID, "role": p.Role, "revokedAtMs": now, "disconnected": closed}, nil
+	return &revokeResult{DeviceID: p.DeviceID, Role: p.Role, RevokedAtMs: now, Disconnected: closed}, nil
 }

@@ -102,3 +102,40 @@ func TestFuncPackage(t *testing.T) {
 		}
 	}
 }
+
+func TestTypedStrict(t *testing.T) {
+	h := TypedStrict(func(ctx context.Context, req *Request, p echoParams) (echoResult, error) {
+		return echoResult{Hello: p.Name, Limit: p.Limit}, nil
+	})
+	tests := []struct {
+		name, params, want, wantErr string
+	}{
+		{"decoded", `{"name":"ada","limit":3}`, `{"hello":"ada","limit":3}`, ""},
+		{"empty params are {}", ``, `{"hello":"","limit":0}`, ""},
+		{"blank params are {}", " \n", `{"hello":"","limit":0}`, ""},
+		{"unknown key names it", `{"name":"ada","nmae":"x"}`, "", `invalid echo params: unknown field "nmae"`},
+		{"mistyped field names it", `{"limit":"3"}`, "", "invalid echo params: limit: expected int, got string"},
+		{"trailing data", `{"name":"ada"} {}`, "", "invalid echo params: trailing data after the JSON object"},
+		{"not JSON", `{"name":`, "", "invalid echo params: unexpected EOF"},
+		{"validate still runs", `{"limit":-1}`, "", "invalid echo params: limit must not be negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := h(context.Background(), &Request{Method: "echo", Params: json.RawMessage(tt.params)})
+			if tt.wantErr != "" {
+				var pe *protocol.Error
+				if !errors.As(err, &pe) || pe.Code != protocol.CodeInvalidRequest || pe.Message != tt.wantErr {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(got)
+			if string(b) != tt.want {
+				t.Fatalf("got %s, want %s", b, tt.want)
+			}
+		})
+	}
+}
