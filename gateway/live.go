@@ -2,26 +2,26 @@ package gateway
 
 import (
 	"fmt"
+	"log/slog"
+	"net/netip"
+	"time"
+
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/devices"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/gateway/toolhost"
 	"github.com/openclaw-go/openclaw/policy"
 	"github.com/openclaw-go/openclaw/tools"
-	"log/slog"
-	"net/netip"
-	"time"
 )
 
 // live is the part of the config that can change while running.
 type live struct {
-	snap         *config.Snapshot
-	toolPolicy   policy.Config
-	guard        *policy.Guard
-	hooks        *tools.ConfigHooks
-	auth         rpc.AuthConfig
-	pairing      devices.Policy
-	reloadStatus string
+	snap       *config.Snapshot
+	toolPolicy policy.Config
+	guard      *policy.Guard
+	hooks      *tools.ConfigHooks
+	auth       rpc.AuthConfig
+	pairing    devices.Policy
 }
 
 func (s *System) current() *live { return s.state.Load() }
@@ -69,12 +69,8 @@ func (s *System) liveFrom(snap *config.Snapshot) (*live, error) {
 		a.Mode = "token"
 	}
 	np := g.Nodes.Pairing
-	status := "active"
-	if g.Reload.Mode == "off" {
-		status = "off"
-	}
 	return &live{
-		snap: snap, auth: a, reloadStatus: status, toolPolicy: tp, guard: guard, hooks: hooks,
+		snap: snap, auth: a, toolPolicy: tp, guard: guard, hooks: hooks,
 		pairing: devices.Policy{
 			AutoApproveLocal: np.AutoApproveLocal == nil || *np.AutoApproveLocal,
 			AutoApproveCIDRs: parsePrefixes(s.log, "gateway.nodes.pairing.autoApproveCidrs", np.AutoApproveCIDRs),

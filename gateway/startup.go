@@ -5,13 +5,14 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/openclaw-go/openclaw/gateway/config"
 	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/openclaw-go/openclaw/gateway/config"
 )
 
 // loadConfig reads the config, writing a fresh one with a random token on

@@ -1,7 +1,10 @@
-// Package gateway is the one wiring point of the gateway process: System
-// builds every part from the config, serves the WebSocket bus and HTTP on
-// one port, applies config reloads as transactions, and stops in order.
-// Only cmd/openclaw imports it.
+// Package gateway is the composition root of the gateway process: System
+// builds the parts in order (the wings under gateway/ and the services
+// below them, each from small interfaces), serves the WebSocket bus and
+// HTTP on one port, applies config reloads as one transaction across the
+// parts, and stops them in reverse. Features live in the parts, never
+// here; docs/ARCHITECTURE.md says where a new one goes. Only cmd/openclaw
+// imports it.
 package gateway
 
 import (
