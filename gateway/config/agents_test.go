@@ -19,7 +19,7 @@ func TestAgentsConfig(t *testing.T) {
 		{"entries, main preferred", `{agents:{entries:{zed:{}, main:{}, alpha:{}}}}`, []string{"main", "alpha", "zed"}, "main", nil, ""},
 		{"explicit default", `{agents:{entries:{zed:{default:true}, main:{}}}}`, []string{"zed", "main"}, "zed", nil, ""},
 		{"first id without main", `{agents:{entries:{zed:{}, bob:{}}}}`, []string{"bob", "zed"}, "bob", nil, ""},
-		{"legacy list migrated", `{agents:{list:[{id:"Work", default:true}, {id:"home"}]}}`, []string{"work", "home"}, "work", nil, "agents.list is the older form"},
+		{"legacy list migrated", `{agents:{list:[{id:"Work", default:true}, {id:"home"}]}}`, []string{"work", "home"}, "work", nil, "agents.list is from an older OpenClaw; read as agents.entries"},
 		{"bad id", `{agents:{entries:{"-bad":{}}}}`, nil, "", []string{`agent id "-bad"`}, ""},
 		{"two defaults", `{agents:{entries:{a:{default:true}, b:{default:true}}}}`, nil, "", []string{"only one agent may be the default"}, ""},
 		{"bad model ref", `{agents:{defaults:{model:"gpt-4o"}}}`, nil, "", []string{`agents.defaults.model: "gpt-4o" is not a model reference`}, ""},

@@ -67,14 +67,14 @@ func TestChannelValidation(t *testing.T) {
 	tests := []struct {
 		name, src, err, warn string
 	}{
-		{"open without a star", `{channels: {telegram: {dmPolicy: "open", allowFrom: [1]}}}`, `channels.telegram.allowFrom: dmPolicy "open" needs allowFrom to include "*"`, ""},
+		{"open without a star", `{channels: {telegram: {dmPolicy: "open", allowFrom: [1]}}}`, "", `channels.telegram.allowFrom: dmPolicy "open" without "*" in allowFrom drops every direct message`},
 		{"open with a star", `{channels: {telegram: {dmPolicy: "open", allowFrom: ["*"]}}}`, "", ""},
 		{"empty allowlist", `{channels: {telegram: {dmPolicy: "allowlist"}}}`, "", `refuses every direct message`},
 		{"usernames never match", `{channels: {telegram: {allowFrom: ["@ann", "tg:123"]}}}`, "", `"@ann" is not a numeric Telegram user id`},
 		{"bad mention pattern", `{channels: {telegram: {mentionPatterns: ["("]}}}`, `channels.telegram.mentionPatterns[0]: not a valid regular expression`, ""},
 		{"bad agent pattern", `{agents: {entries: {main: {groupChat: {mentionPatterns: ["[a"]}}}}}`, `agents.entries.main.groupChat.mentionPatterns[0]: not a valid regular expression`, ""},
 		{"webhook without a secret", `{channels: {telegram: {webhookUrl: "https://x.example/tg"}}}`, `webhook mode needs webhookSecret`, ""},
-		{"account checked too", `{channels: {telegram: {accounts: {b: {dmPolicy: "open"}}}}}`, `channels.telegram.accounts.b`, ""},
+		{"account checked too", `{channels: {telegram: {accounts: {b: {dmPolicy: "open"}}}}}`, "", `channels.telegram.accounts.b`},
 		{"binding to an unknown agent", `{agents: {entries: {main: {}}}, bindings: [{agentId: "ghost", match: {channel: "telegram"}}]}`, `agent "ghost" is not configured`, ""},
 		{"binding without a channel", `{bindings: [{agentId: "main", match: {}}]}`, `a binding needs match.channel`, ""},
 	}

@@ -107,7 +107,17 @@ func Parse(name string, src []byte, opts LoadOptions) (*Snapshot, error) {
 	sum := sha256.Sum256(src)
 	snap := &Snapshot{Path: name, Exists: true, Raw: src, Hash: hex.EncodeToString(sum[:])}
 	issues := &issueList{file: name}
-	file := &srcFile{name: name, src: src}
+	// Keys older OpenClaw versions wrote are read where they live now;
+	// positions in later issues are then those of the migrated text.
+	migrated, rewrites, err := MigrateLegacy(src)
+	if err != nil {
+		issues.warnf(nil, -1, "", "%v; the legacy keys are read as written", err)
+		migrated = src
+	}
+	for _, r := range rewrites {
+		issues.warnf(nil, -1, r.Path, "%s is from an older OpenClaw; %s; run `openclaw migrate` or rewrite the key", r.Path, r.Rewrite)
+	}
+	file := &srcFile{name: name, src: migrated}
 
 	p, syntaxIssue := parseJSON5(file)
 	if syntaxIssue != nil {

@@ -943,8 +943,8 @@ type ChannelStreaming struct {
 
 // Binding is one bindings entry: chats matching match go to agentId.
 type Binding struct {
-	// "route" (the default) sends matching chats to the agent. Default "route".
-	Type string `json:"type" enum:"route"`
+	// "route" (the default) sends matching chats to the agent; "acp" (OpenClaw's ACP conversation binding) is accepted but not in effect here. Default "route".
+	Type string `json:"type" enum:"route,acp"`
 	// Agent that answers. Default "" (required).
 	AgentID string `json:"agentId"`
 	// A note for people; ignored. Default "".
@@ -1065,8 +1065,8 @@ type SlackAccount struct {
 	AppToken SecretInput `json:"appToken"`
 	// Signing secret for HTTP Events mode; requests are verified with it before they are read. Default "".
 	SigningSecret SecretInput `json:"signingSecret"`
-	// How events arrive: "socket" (Socket Mode) or "http" (Events API to webhookPath). Default "socket".
-	Mode string `json:"mode" enum:"socket,http"`
+	// How events arrive: "socket" (Socket Mode) or "http" (Events API to webhookPath); OpenClaw's "relay" (a router forwards events) is accepted but not in effect here. Default "socket".
+	Mode string `json:"mode" enum:"socket,http,relay"`
 	// Path on the gateway's port for HTTP Events mode. Default "/slack/events/<account>".
 	WebhookPath string `json:"webhookPath"`
 	// Whether the bot answers in channels only when mentioned. Default true.

@@ -41,6 +41,11 @@ func (d *decoder) validateChannels(c *Config) {
 	agents := c.AgentIDs()
 	for i, b := range c.Bindings {
 		p := indexPath("bindings", i)
+		if b.Type == "acp" {
+			// The router takes only route bindings (channels.ResolveAgent).
+			n, path := d.where(p+".type", p)
+			d.warnAtPath(n, path, `type "acp" is not in effect here: ACP conversation bindings are not implemented, so this binding routes nothing`)
+		}
 		if b.AgentID == "" {
 			n, path := d.where(p+".agentId", p)
 			d.errorAtPath(n, path, "a binding needs agentId")
@@ -61,7 +66,9 @@ func (d *decoder) checkCommon(p string, c ChannelCommon) {
 	case "open":
 		if !slices.Contains(c.AllowFrom, "*") {
 			n, path := d.where(p+".allowFrom", p+".dmPolicy", p)
-			d.errorAtPath(n, path, `dmPolicy "open" needs allowFrom to include "*" (say who may write, or use "pairing")`)
+			// OpenClaw accepts this and drops every DM; so do we (channels
+			// gate), but say so, since it is rarely what was meant.
+			d.warnAtPath(n, path, `dmPolicy "open" without "*" in allowFrom drops every direct message; add "*" to allowFrom, or use "pairing" or "allowlist"`)
 		}
 	case "allowlist":
 		if len(c.AllowFrom) == 0 {
@@ -93,6 +100,10 @@ func (d *decoder) checkTelegram(p string, a TelegramAccount) {
 
 func (d *decoder) checkSlack(p string, a SlackAccount) {
 	d.checkCommon(p, a.ChannelCommon)
+	if a.Mode == "relay" {
+		n, path := d.where(p+".mode", p)
+		d.warnAtPath(n, path, `mode "relay" is not in effect here: the relay transport (a router forwarding Slack events) is not implemented, so this account receives no events; use "socket" or "http"`)
+	}
 	if a.Mode == "http" && !a.SigningSecret.IsSet() && a.SigningSecret.Ref == nil {
 		n, path := d.where(p+".signingSecret", p+".mode", p)
 		d.errorAtPath(n, path, `mode "http" needs signingSecret: every event is verified with it before it is read`)
