@@ -115,7 +115,7 @@ func run(pkg, node, public, out string) error {
 		}
 		first := ""
 		if len(v.Issues) > 0 {
-			first = strings.NewReplacer("|", "\\|", "\n", " ").Replace(v.Issues[0])
+			first = strings.NewReplacer("|", "\\|", "\n", " ", scratch+string(filepath.Separator), "").Replace(v.Issues[0])
 		}
 		fmt.Fprintf(&src, "| %s | %s | %s |\n", c.name, c.source, first)
 	}
