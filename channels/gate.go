@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/openclaw-go/openclaw/gateway/config"
 )
 
 // AccountPolicy is who may talk to one channel account and how, resolved
@@ -25,6 +27,14 @@ type AccountPolicy struct {
 	// AllowBots lets other bots' messages through (adapters never hand
 	// over the bot's own).
 	AllowBots bool
+	// BotsNeedMention (allowBots "mentions") admits another bot's group
+	// message only when it mentions us, so two bots sharing a room do not
+	// answer each other in a loop; its DMs still follow dmPolicy.
+	BotsNeedMention bool
+	// MentionScope, when set, says in which chats the agent's patterns
+	// count (the channel's mentionPatterns object); native mentions
+	// always count.
+	MentionScope *config.MentionPatternScope
 }
 
 // GroupPolicy is the setting of one group (or "*").
@@ -134,6 +144,9 @@ func (g Gate) Check(in Inbound, paired bool, mentioned func(GroupPolicy) bool) G
 	}
 	if len(senders) > 0 && !slices.Contains(senders, "*") && !g.idListed(senders, in) {
 		return GateResult{Verdict: Drop, Reason: "sender not allowed in this group", Group: group}
+	}
+	if in.Sender.IsBot && p.BotsNeedMention && (in.Kind != EventMessage || mentioned == nil || !mentioned(group)) {
+		return GateResult{Verdict: Drop, Reason: `bot did not mention us (allowBots "mentions")`, Group: group}
 	}
 	if in.Kind != EventMessage && in.Kind != EventCallback {
 		return GateResult{Verdict: Allow, Reason: "group event", Group: group}

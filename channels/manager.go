@@ -515,6 +515,9 @@ func (m *Manager) process(r inboundRow) {
 			return true
 		}
 		pats := policy.MentionPatterns
+		if pats == nil && !policy.MentionScope.Applies(in.Chat.ID) {
+			return false
+		}
 		if pats == nil && m.opts.AgentMentionPatterns != nil {
 			aid := agentID
 			if g.AgentID != "" {

@@ -101,7 +101,7 @@ func Fingerprint(parts ...any) string {
 func CommonPolicy(cfg *config.Config, c config.ChannelCommon, textLimit int) AccountPolicy {
 	p := AccountPolicy{
 		DMPolicy: c.DMPolicy, AllowFrom: c.AllowFrom, GroupPolicy: c.GroupPolicy,
-		MentionPatterns: c.MentionPatterns, TextLimit: c.TextChunkLimit, ChunkMode: c.Streaming.ChunkMode,
+		MentionPatterns: c.MentionPatterns.Patterns, MentionScope: c.MentionPatterns.Scope, TextLimit: c.TextChunkLimit, ChunkMode: c.Streaming.ChunkMode,
 		ReplyToMode: c.ReplyToMode, ResponsePrefix: c.ResponsePrefix, Groups: map[string]GroupPolicy{},
 	}
 	if p.GroupPolicy == "" {

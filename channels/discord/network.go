@@ -34,7 +34,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 			AccountID: id, Token: token, APIBase: h.Getenv("OPENCLAW_DISCORD_API_BASE"),
 			GatewayURL: h.Getenv("OPENCLAW_DISCORD_GATEWAY_URL"),
 			TextLimit:  acct.TextChunkLimit, MaxLinesPerMessage: acct.MaxLinesPerMessage, ChunkMode: acct.Streaming.ChunkMode,
-			AllowBots: acct.AllowBots, MediaMaxMb: acct.MediaMaxMb,
+			AllowBots: acct.AllowBots.Admits(), MediaMaxMb: acct.MediaMaxMb,
 			Log: h.AccountLog("discord", id),
 		}
 		specs = append(specs, channels.AccountSpec{
@@ -56,7 +56,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 // entry covers its channels, a channel's own entry wins.
 func policy(cfg *config.Config, a config.DiscordAccount) channels.AccountPolicy {
 	p := channels.CommonPolicy(cfg, a.ChannelCommon, 2000)
-	p.AllowBots = a.AllowBots
+	p.AllowBots, p.BotsNeedMention = a.AllowBots.Admits(), a.AllowBots.NeedsMention()
 	if !channels.BoolOr(a.DM.Enabled, true) {
 		p.DMPolicy = "disabled"
 	}

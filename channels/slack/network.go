@@ -78,7 +78,7 @@ func policy(cfg *config.Config, a config.SlackAccount) channels.AccountPolicy {
 		// chunk and leave the rest in the channel.
 		p.ReplyToMode = "off"
 	}
-	p.AllowBots = a.AllowBots
+	p.AllowBots, p.BotsNeedMention = a.AllowBots.Admits(), a.AllowBots.NeedsMention()
 	if !channels.BoolOr(a.DM.Enabled, true) {
 		p.DMPolicy = "disabled"
 	}

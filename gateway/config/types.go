@@ -867,8 +867,8 @@ type ChannelCommon struct {
 	AllowFrom IDList `json:"allowFrom"`
 	// Which groups the bot answers in: allowlist, open or disabled. Default channels.defaults.groupPolicy ("allowlist").
 	GroupPolicy string `json:"groupPolicy" enum:"allowlist,open,disabled"`
-	// Regular expressions that count as mentioning the bot in groups. Default [] (native mentions and the agent's groupChat.mentionPatterns).
-	MentionPatterns []string `json:"mentionPatterns"`
+	// Either an array of regular expressions that count as mentioning the bot in groups, in place of the agent's groupChat.mentionPatterns (ours), or OpenClaw's object {mode, allowIn, denyIn} scoping the agent's patterns by chat id: mode "allow" applies them except in denyIn, "deny" only in allowIn; native mentions always count. Default: native mentions and the agent's patterns everywhere.
+	MentionPatterns ChannelMentionPatterns `json:"mentionPatterns"`
 	// Longest message sent in one piece; longer replies are split. Default: the network's (Discord 2000, the others 4000).
 	TextChunkLimit int `json:"textChunkLimit" min:"1"`
 	// How replies are shaped while they are written. Default: each key at its own default.
@@ -1005,8 +1005,8 @@ type DiscordAccount struct {
 	Name string `json:"name"`
 	// Bot token; a string or a SecretRef. Default "" (DISCORD_BOT_TOKEN for the default account).
 	Token SecretInput `json:"token"`
-	// Whether messages from other bots are answered. Default false.
-	AllowBots bool `json:"allowBots"`
+	// Whether messages from other bots are answered: true, false, or "mentions" (only group messages that mention this bot; direct messages follow dmPolicy). Default false.
+	AllowBots BotAdmission `json:"allowBots"`
 	// Most lines in one message; longer replies are split. Default 17.
 	MaxLinesPerMessage int `json:"maxLinesPerMessage" min:"1"`
 	// Direct-message settings. Default: DMs follow dmPolicy.
@@ -1071,8 +1071,8 @@ type SlackAccount struct {
 	WebhookPath string `json:"webhookPath"`
 	// Whether the bot answers in channels only when mentioned. Default true.
 	RequireMention *bool `json:"requireMention"`
-	// Whether messages from other bots are answered. Default false.
-	AllowBots bool `json:"allowBots"`
+	// Whether messages from other bots are answered: true, false, or "mentions" (only group messages that mention this bot; direct messages follow dmPolicy). Default false.
+	AllowBots BotAdmission `json:"allowBots"`
 	// Channels by id, or "*", with their own settings. Default {} (none under groupPolicy "allowlist").
 	Channels map[string]SlackChannelEntry `json:"channels"`
 	// Direct-message settings. Default: DMs follow dmPolicy.

@@ -76,7 +76,7 @@ func (d *decoder) checkCommon(p string, c ChannelCommon) {
 			d.warnAtPath(n, path, `dmPolicy "allowlist" with an empty allowFrom refuses every direct message`)
 		}
 	}
-	d.checkPatterns(p+".mentionPatterns", c.MentionPatterns)
+	d.checkPatterns(p+".mentionPatterns", c.MentionPatterns.Patterns)
 }
 
 func (d *decoder) checkTelegram(p string, a TelegramAccount) {
