@@ -16,17 +16,6 @@ import (
 // the test fails until the file is taken off this list.
 var knownRefused = map[string]string{
 	"docs-tools-acp-agents-bindings-01.json5": "bindings[0].type: \"acp\" is not allowed here; want one of \"route\"",
-	"docs-tools-exa-search-01.json5":          "tools.web.search.provider: \"exa\" is not allowed here; want one of \"brave\", \"tavily\", \"serper\", \"searxng\" or \"duckduckgo\"",
-	"docs-tools-firecrawl-01.json5":           "tools.web.search.provider: \"firecrawl\" is not allowed here; want one of \"brave\", \"tavily\", \"serper\", \"searxng\" or \"duckduckgo\"",
-	"docs-tools-gemini-search-01.json5":       "tools.web.search.provider: \"gemini\" is not allowed here; want one of \"brave\", \"tavily\", \"serper\", \"searxng\" or \"duckduckgo\"",
-	"docs-tools-grok-search-01.json5":         "tools.web.search.provider: \"grok\" is not allowed here; want one of \"brave\", \"tavily\", \"serper\", \"searxng\" or \"duckduckgo\"",
-	"docs-tools-kimi-search-01.json5":         "tools.web.search.provider: \"kimi\" is not allowed here; want one of \"brave\", \"tavily\", \"serper\", \"searxng\" or \"duckduckgo\"",
-	"docs-tools-minimax-search-01.json5":      "tools.web.search.provider: \"minimax\" is not allowed here; want one of \"brave\", \"tavily\", \"serper\", \"searxng\" or \"duckduckgo\"",
-	"docs-tools-ollama-search-01.json5":       "tools.web.search.provider: \"ollama\" is not allowed here; want one of \"brave\", \"tavily\", \"serper\", \"searxng\" or \"duckduckgo\"",
-	"docs-tools-ollama-search-04.json5":       "tools.web.search.provider: \"ollama\" is not allowed here; want one of \"brave\", \"tavily\", \"serper\", \"searxng\" or \"duckduckgo\"",
-	"docs-tools-parallel-search-01.json5":     "tools.web.search.provider: \"parallel\" is not allowed here; want one of \"brave\", \"tavily\", \"serper\", \"searxng\" or \"duckduckgo\"",
-	"docs-tools-perplexity-search-01.json5":   "tools.web.search.provider: \"perplexity\" is not allowed here; want one of \"brave\", \"tavily\", \"serper\", \"searxng\" or \"duckduckgo\"",
-	"docs-tools-perplexity-search-02.json5":   "tools.web.search.provider: \"perplexity\" is not allowed here; want one of \"brave\", \"tavily\", \"serper\", \"searxng\" or \"duckduckgo\"",
 }
 
 // corpusFile is what TestCorpus measures in one file.

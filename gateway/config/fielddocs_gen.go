@@ -436,7 +436,7 @@ var fieldDocs = map[string]string{
 	"ToolWebSearch.CacheTTLMinutes":    "Minutes results are reused for the same query; 0 turns the cache off. Default 15.",
 	"ToolWebSearch.Enabled":            "false removes web_search. Default true.",
 	"ToolWebSearch.MaxResults":         "Results a search returns when the call does not say (1 to 10). Default 5.",
-	"ToolWebSearch.Provider":           "The one provider to use: brave, tavily, serper, searxng or duckduckgo. Default \"\" (each in that order, the next when one fails).",
+	"ToolWebSearch.Provider":           "The one provider to use: brave, tavily, serper, searxng or duckduckgo. OpenClaw's other providers (exa, firecrawl, gemini, grok, kimi, minimax, ollama, parallel, perplexity) are accepted but not in effect here: the chain is used instead. Default \"\" (each in that order, the next when one fails).",
 	"ToolWebSearch.TimeoutSeconds":     "Seconds one provider may take. Default 30.",
 	"Tools":                            "Tools is the tools.* section.",
 	"Tools.Allow":                      "Only tools matching these names, globs or groups stay. Default: not set.",

@@ -60,6 +60,8 @@ func TestOpenClawAcceptsTheseConfigs(t *testing.T) {
 				}
 				return ""
 			}},
+		{"search provider we do not have", `{tools: {web: {search: {provider: "perplexity"}}}}`,
+			`tools.web.search.provider: provider "perplexity" is not in effect here`, nil},
 		{"channel mentionPatterns array stays ours", `{channels: {discord: {token: "x", mentionPatterns: ["\\bclaw\\b"]}}}`, "",
 			func(c *Config) string {
 				if mp := c.Channels.Discord.MentionPatterns; len(mp.Patterns) != 1 || mp.Scope != nil {
@@ -101,6 +103,8 @@ func TestOpenClawRefusesTheseToo(t *testing.T) {
 			`channels.slack.mentionPatterns.mode: expected "allow" or "deny"`},
 		{"mentionPatterns unknown key", `{channels: {slack: {botToken: "xoxb-1", appToken: "xapp-1", mentionPatterns: {allowed: ["C1"]}}}}`,
 			`channels.slack.mentionPatterns.allowed: unknown key`},
+		{"search provider nobody has", `{tools: {web: {search: {provider: "altavista"}}}}`,
+			`tools.web.search.provider: "altavista" is not allowed here`},
 		{"agent mentionPatterns object", `{agents: {entries: {main: {groupChat: {mentionPatterns: {mode: "allow"}}}}}}`,
 			`agents.entries.main.groupChat.mentionPatterns`},
 	} {

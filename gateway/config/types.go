@@ -694,8 +694,8 @@ type ToolWebFetchSSRFPolicy struct {
 type ToolWebSearch struct {
 	// false removes web_search. Default true.
 	Enabled *bool `json:"enabled"`
-	// The one provider to use: brave, tavily, serper, searxng or duckduckgo. Default "" (each in that order, the next when one fails).
-	Provider string `json:"provider" enum:"brave,tavily,serper,searxng,duckduckgo"`
+	// The one provider to use: brave, tavily, serper, searxng or duckduckgo. OpenClaw's other providers (exa, firecrawl, gemini, grok, kimi, minimax, ollama, parallel, perplexity) are accepted but not in effect here: the chain is used instead. Default "" (each in that order, the next when one fails).
+	Provider string `json:"provider" enum:"brave,tavily,serper,searxng,duckduckgo,exa,firecrawl,gemini,grok,kimi,minimax,ollama,parallel,perplexity"`
 	// Results a search returns when the call does not say (1 to 10). Default 5.
 	MaxResults int `json:"maxResults" min:"1" max:"10"`
 	// Seconds one provider may take. Default 30.

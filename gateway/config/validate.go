@@ -46,6 +46,10 @@ func (d *decoder) validate(c *Config) {
 	d.validateBrowser(c)
 	d.validateMCP(c)
 	d.validateExec(&c.Tools.Exec)
+	if p := c.Tools.Web.Search.Provider; !SearchProviderImplemented(p) {
+		n, path := d.where("tools.web.search.provider")
+		d.warnAtPath(n, path, "provider %q is not in effect here: web_search has brave, tavily, serper, searxng and duckduckgo, and uses them in that order instead", p)
+	}
 	if g.Mode == "remote" && g.Remote.URL == "" && g.Remote.Transport != "ssh" {
 		n, path := d.where("gateway.remote.url", "gateway.remote", "gateway.mode")
 		d.warnAtPath(n, path, "gateway.mode is \"remote\" but gateway.remote.url is empty")
@@ -111,4 +115,14 @@ func (d *decoder) warnAtPath(n *node, path, format string, args ...any) {
 		return
 	}
 	d.issues.warnAt(n, false, path, format, args...)
+}
+
+// SearchProviderImplemented reports whether tools.web.search.provider
+// names a provider web_search has ("" means the whole chain).
+func SearchProviderImplemented(p string) bool {
+	switch p {
+	case "", "brave", "tavily", "serper", "searxng", "duckduckgo":
+		return true
+	}
+	return false
 }

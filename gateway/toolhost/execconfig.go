@@ -130,7 +130,7 @@ func searchConfig(sc config.ToolWebSearch, plugins map[string]config.PluginEntry
 		}
 	}
 	c.SearXNGURL = plugins[web.ProviderSearXNG].Config.WebSearch.BaseURL
-	if sc.Provider != "" {
+	if sc.Provider != "" && config.SearchProviderImplemented(sc.Provider) {
 		c.Providers = []string{sc.Provider}
 	}
 	return c

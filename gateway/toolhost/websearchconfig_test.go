@@ -52,3 +52,18 @@ func TestWebSearchProviderConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestWebSearchProviderWeDoNotHave: a provider OpenClaw has and we do not
+// (the config loads it with a warning) leaves the whole chain in use,
+// rather than a chain of one provider that cannot answer.
+func TestWebSearchProviderWeDoNotHave(t *testing.T) {
+	for _, p := range []string{"perplexity", "exa", "ollama"} {
+		c := searchConfig(config.ToolWebSearch{Provider: p}, nil, func(string) string { return "" })
+		if c.Providers != nil {
+			t.Errorf("provider %q: chain = %v, want the default chain", p, c.Providers)
+		}
+	}
+	if c := searchConfig(config.ToolWebSearch{Provider: "tavily"}, nil, func(string) string { return "" }); len(c.Providers) != 1 || c.Providers[0] != "tavily" {
+		t.Errorf("tavily: chain = %v", c.Providers)
+	}
+}
