@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/tools/web"
 )
 
