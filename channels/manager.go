@@ -500,7 +500,9 @@ func (m *Manager) process(r inboundRow) {
 	}
 	binding, _ := ResolveAgent(cfg.Bindings, routeIn)
 	agentID := binding.AgentID
-	if agentID == "" && m.opts.DefaultAgent != nil {
+	if _, configured := cfg.Agent(agentID); (agentID == "" || !configured) && m.opts.DefaultAgent != nil {
+		// A binding to "main" when no agent of that id is configured
+		// (OpenClaw accepts it) goes to the default agent.
 		agentID = m.opts.DefaultAgent(cfg)
 	}
 	paired := false

@@ -581,3 +581,23 @@ func TestStatusTraffic(t *testing.T) {
 		t.Fatalf("after a DM and its reply: in %v out %v (started %d)", e["lastInboundAt"], e["lastOutboundAt"], before)
 	}
 }
+
+// TestBindingToUnconfiguredMainGoesToTheDefaultAgent: OpenClaw's validator
+// lets a binding name "main" when no such agent is configured; its chats
+// reach the default agent instead of a turn that cannot start.
+func TestBindingToUnconfiguredMainGoesToTheDefaultAgent(t *testing.T) {
+	got := make(chan string, 1)
+	agent := &echoAgent{reply: func(d Dispatch) string { got <- d.AgentID; return "ok" }}
+	h := newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}}, agent, nil)
+	cfg := &config.Config{
+		Agents:   config.Agents{Entries: map[string]config.AgentEntry{"codex": {}}},
+		Bindings: []config.Binding{{AgentID: "main", Match: config.BindingMatch{Channel: "telegram"}}},
+	}
+	h.m.opts.DefaultAgent = func(c *config.Config) string { return c.DefaultAgentID() }
+	h.m.SetConfig(cfg)
+	h.ad.push(t, dmFrom("1", "42", "hello"))
+	h.ad.waitSent(t, 1)
+	if id := <-got; id != "codex" {
+		t.Fatalf("dispatched to agent %q, want the default agent codex", id)
+	}
+}

@@ -14,9 +14,7 @@ import (
 // knownRefused lists the corpus files the real OpenClaw validator accepts
 // but this loader refuses, with why. Each is a bug to fix; when a fix lands
 // the test fails until the file is taken off this list.
-var knownRefused = map[string]string{
-	"docs-tools-acp-agents-bindings-01.json5": "bindings[0].type: \"acp\" is not allowed here; want one of \"route\"",
-}
+var knownRefused = map[string]string{}
 
 // corpusFile is what TestCorpus measures in one file.
 type corpusFile struct {

@@ -51,7 +51,12 @@ func (d *decoder) validateChannels(c *Config) {
 			d.errorAtPath(n, path, "a binding needs agentId")
 		} else if len(c.Agents.Entries) > 0 && !slices.Contains(agents, strings.ToLower(b.AgentID)) {
 			n, path := d.where(p+".agentId", p)
-			d.errorAtPath(n, path, "agent %q is not configured; configured agents are %s", b.AgentID, strings.Join(agents, ", "))
+			if strings.EqualFold(b.AgentID, "main") {
+				// OpenClaw's validator lets "main" through unconfigured.
+				d.warnAtPath(n, path, "agent %q is not configured; its chats go to the default agent (%s)", b.AgentID, c.DefaultAgentID())
+			} else {
+				d.errorAtPath(n, path, "agent %q is not configured; configured agents are %s", b.AgentID, strings.Join(agents, ", "))
+			}
 		}
 		if b.Match.Channel == "" {
 			n, path := d.where(p+".match.channel", p+".match", p)
