@@ -378,6 +378,8 @@ type Logging struct {
 
 // Models is the models.* section.
 type Models struct {
+	// How models.providers combines with OpenClaw's built-in provider catalog: "merge" or "replace". This gateway has no built-in catalog, so both mean that only models.providers is offered. Default "merge".
+	Mode string `json:"mode" enum:"merge,replace"`
 	// Model providers by name; agents refer to a model as "<provider>/<model id>". Default {} (none).
 	Providers map[string]ModelProvider `json:"providers"`
 }
@@ -410,6 +412,10 @@ type ModelDefinition struct {
 	ContextWindow int `json:"contextWindow" min:"1"`
 	// Most tokens a reply may use. Default 0 (the provider's setting).
 	MaxTokens int `json:"maxTokens" min:"1"`
+	// What the model accepts: "text", and "image" if it may be sent images. A list without "image" keeps images from the model: the image tool skips it. Default [] (undeclared: images are sent).
+	Input []string `json:"input"`
+	// Whether the model reasons before it answers, so thinking levels apply; shown by models.list. Default false.
+	Reasoning bool `json:"reasoning"`
 }
 
 // Agents is the agents.* section.
@@ -426,8 +432,10 @@ type Agents struct {
 
 // AgentDefaults is agents.defaults.
 type AgentDefaults struct {
-	// Model as "provider/model", or {primary, fallbacks}. Default: none (a message then says which key to set).
+	// Model as "provider/model" or an alias from agents.defaults.models, or {primary, fallbacks}. Default: none (a message then says which key to set).
 	Model ModelRef `json:"model"`
+	// The model catalog by "provider/model": each entry's alias may stand for the model wherever a model is named (model, fallbacks, /model, sessions.patch). A non-empty map is also the allowlist: models.list offers only these, and /model or sessions.patch refuse any other model. Default {} (any model, no aliases).
+	Models map[string]AgentModel `json:"models"`
 	// Model the image tool analyses images with, as "provider/model" or {primary, fallbacks, timeoutMs}; it must accept image input. Default: none (the image tool then says to set it).
 	ImageModel MediaModelRef `json:"imageModel"`
 	// Workspace holding the agent's AGENTS.md, SOUL.md, IDENTITY.md, USER.md, BOOTSTRAP.md and MEMORY.md. Default "" (<state dir>/workspace).
@@ -440,6 +448,12 @@ type AgentDefaults struct {
 	Subagents SubagentDefaults `json:"subagents"`
 	// Periodic turns in each agent's main session. Default: every 30 minutes, answers delivered nowhere.
 	Heartbeat Heartbeat `json:"heartbeat"`
+}
+
+// AgentModel is one agents.defaults.models entry.
+type AgentModel struct {
+	// Short name for the model, e.g. "Sonnet"; matched without regard to case. Default "" (none).
+	Alias string `json:"alias"`
 }
 
 // SubagentDefaults is agents.defaults.subagents.
