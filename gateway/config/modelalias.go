@@ -86,7 +86,7 @@ func (d *decoder) resolveModelAliases(c *Config) {
 			r := c.ResolveModel(ref)
 			if !strings.Contains(r, "/") {
 				n, at := d.where(p, path)
-				d.errorAtPath(n, at, "%q is neither \"provider/model\" nor an alias in agents.defaults.models", ref)
+				d.errorAtPath(n, at, "%q is not a model reference nor an alias in agents.defaults.models; write \"provider/model\", e.g. \"openai/gpt-4o\"", ref)
 			}
 			if i == 0 {
 				m.Primary = r
@@ -96,6 +96,7 @@ func (d *decoder) resolveModelAliases(c *Config) {
 		}
 	}
 	fix("agents.defaults.model", &c.Agents.Defaults.Model)
+	fix("agents.defaults.imageModel", &c.Agents.Defaults.ImageModel.ModelRef)
 	fix("agents.defaults.subagents.model", &c.Agents.Defaults.Subagents.Model)
 	for id, e := range c.Agents.Entries {
 		fix(JoinPath(JoinPath("agents.entries", id), "model"), &e.Model)

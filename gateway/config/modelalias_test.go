@@ -17,7 +17,7 @@ func TestModelAliasResolution(t *testing.T) {
 		{"alias primary", `{agents:{defaults:{model:"sonnet", ` + models + `}}}`, "anthropic/claude-sonnet-4-6", "", ""},
 		{"alias fallback", `{agents:{defaults:{model:{primary:"openai/gpt-5", fallbacks:["Sonnet"]}, ` + models + `}}}`, "openai/gpt-5", "anthropic/claude-sonnet-4-6", ""},
 		{"full ref kept", `{agents:{defaults:{model:"ollama/llama3", ` + models + `}}}`, "ollama/llama3", "", ""},
-		{"unknown bare name", `{agents:{defaults:{model:"haiku", ` + models + `}}}`, "", "", `"haiku" is neither "provider/model" nor an alias`},
+		{"unknown bare name", `{agents:{defaults:{model:"haiku", ` + models + `}}}`, "", "", `"haiku" is not a model reference nor an alias`},
 		{"empty provider", `{agents:{defaults:{model:"/x"}}}`, "", "", "is not a model reference"},
 	}
 	for _, tc := range cases {

@@ -61,6 +61,7 @@ func (m *ModelRef) decodeNode(d *decoder, n *node, path string) {
 				}
 				for i, e := range mem.val.elems {
 					ip := indexPath(p, i)
+					d.at[ip] = e
 					if e.kind != kindString {
 						d.typeError(e, ip, "a string")
 					} else if check(e, ip, e.str) {
