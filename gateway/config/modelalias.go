@@ -108,14 +108,20 @@ func (d *decoder) resolveModelAliases(c *Config) {
 // declares an input list without "image", so images must not be sent to it.
 // An undeclared model is not refused: its capabilities are unknown here.
 func (c *Config) ModelRefusesImages(ref string) bool {
+	m, ok := c.ModelDefinition(ref)
+	return ok && len(m.Input) > 0 && !slices.Contains(m.Input, "image")
+}
+
+// ModelDefinition returns ref's entry in models.providers, if it has one.
+func (c *Config) ModelDefinition(ref string) (ModelDefinition, bool) {
 	provider, id, ok := strings.Cut(ref, "/")
 	if !ok {
-		return false
+		return ModelDefinition{}, false
 	}
 	for _, m := range c.Models.Providers[provider].Models {
 		if m.ID == id {
-			return len(m.Input) > 0 && !slices.Contains(m.Input, "image")
+			return m, true
 		}
 	}
-	return false
+	return ModelDefinition{}, false
 }

@@ -68,3 +68,19 @@ func TestModelAllowed(t *testing.T) {
 		t.Errorf("an empty map should allow any model: %v", err)
 	}
 }
+
+// TestModelCostDecodes: prices are numbers not below zero.
+func TestModelCostDecodes(t *testing.T) {
+	snap, errs, _ := parseTest(t, `{models:{providers:{p:{models:[{id:"m", cost:{input:0.15, output:0.6, cacheRead:0.075}, reasoning:true}]}}}}`, nil)
+	if len(errs) > 0 {
+		t.Fatalf("errors: %q", errs)
+	}
+	m := snap.Config.Models.Providers["p"].Models[0]
+	if m.Cost != (ModelCost{Input: 0.15, Output: 0.6, CacheRead: 0.075}) || !m.Reasoning {
+		t.Fatalf("model %+v", m)
+	}
+	_, errs, _ = parseTest(t, `{models:{providers:{p:{models:[{id:"m", cost:{input:-1}}]}}}}`, nil)
+	if !strings.Contains(strings.Join(errs, "\n"), "cost.input: must be at least 0, got -1") {
+		t.Fatalf("errors %q, want a negative price refused", errs)
+	}
+}

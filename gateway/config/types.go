@@ -416,6 +416,20 @@ type ModelDefinition struct {
 	Input []string `json:"input"`
 	// Whether the model reasons before it answers, so thinking levels apply; shown by models.list. Default false.
 	Reasoning bool `json:"reasoning"`
+	// Price in US dollars per million tokens, used to put a cost on each run's usage. Default: none (no cost shown).
+	Cost ModelCost `json:"cost"`
+}
+
+// ModelCost is models.providers.<name>.models[].cost.
+type ModelCost struct {
+	// Dollars per million input tokens. Default 0.
+	Input float64 `json:"input"`
+	// Dollars per million output tokens. Default 0.
+	Output float64 `json:"output"`
+	// Dollars per million tokens read from the prompt cache. Default 0.
+	CacheRead float64 `json:"cacheRead"`
+	// Dollars per million tokens written to the prompt cache. Default 0.
+	CacheWrite float64 `json:"cacheWrite"`
 }
 
 // Agents is the agents.* section.
