@@ -1,7 +1,11 @@
 package agents
 
 import (
+	"errors"
+
 	"context"
+	"github.com/openclaw-go/openclaw/agents/sessions"
+	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"strings"
 	"testing"
 )
@@ -37,5 +41,57 @@ func TestModelAliasesAndAllowlist(t *testing.T) {
 		if sess.Model != tc.model {
 			t.Errorf("after %q the session model is %q, want %q", tc.msg, sess.Model, tc.model)
 		}
+	}
+}
+
+// TestSessionsPatchModelAliasAndAllowlist: sessions.patch resolves an
+// alias and refuses a model outside agents.defaults.models, keeping the
+// session's model.
+func TestSessionsPatchModelAliasAndAllowlist(t *testing.T) {
+	f := newFixture(t, `{models:{providers:{fake:{baseUrl:"%s/v1", models:[{id:"echo-1"},{id:"other"}]}}},
+		agents:{defaults:{model:"fake/echo-1", models:{"fake/echo-1":{}, "fake/other":{alias:"Other"}}}}}`, nil)
+	c := serveRPC(t, f)(protocol.ScopeAdmin)
+	ctx := context.Background()
+	const key = "agent:main:patched"
+	if _, _, err := f.store.Ensure(ctx, key, sessions.Init{AgentID: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		model, wantErr, stored string
+	}{
+		{"other", "", "fake/other"},
+		{"fake/gpt-9", `not allowed for agent "main" by agents.defaults.models`, "fake/other"},
+		{"nonsense", "neither provider/model nor an alias", "fake/other"},
+		{"fake/echo-1", "", "fake/echo-1"},
+	}
+	for _, tc := range cases {
+		err := c.Call(ctx, "sessions.patch", map[string]any{"key": key, "model": tc.model}, nil)
+		var pe *protocol.Error
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Fatalf("model %q: %v", tc.model, err)
+		case tc.wantErr != "" && (!errors.As(err, &pe) || pe.Code != protocol.CodeInvalidRequest || !strings.Contains(pe.Message, tc.wantErr)):
+			t.Fatalf("model %q: err = %v, want INVALID_REQUEST naming %q", tc.model, err, tc.wantErr)
+		}
+		if s, err := f.store.Get(ctx, key); err != nil || s.Model != tc.stored {
+			t.Fatalf("after %q the model is %q (%v), want %q", tc.model, s.Model, err, tc.stored)
+		}
+	}
+}
+
+// TestModelsListOffersTheAllowlist: with agents.defaults.models set,
+// models.list lists only its models, with their aliases.
+func TestModelsListOffersTheAllowlist(t *testing.T) {
+	f := newFixture(t, `{models:{providers:{fake:{baseUrl:"%s/v1", models:[{id:"echo-1", reasoning:true},{id:"hidden"}]}}},
+		agents:{defaults:{model:"fake/echo-1", models:{"fake/echo-1":{alias:"Echo"}}}}}`, nil)
+	c := serveRPC(t, f)(protocol.ScopeAdmin)
+	var out struct {
+		Models []map[string]any `json:"models"`
+	}
+	if err := c.Call(context.Background(), "models.list", map[string]any{}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Models) != 1 || out.Models[0]["id"] != "echo-1" || out.Models[0]["alias"] != "Echo" || out.Models[0]["reasoning"] != true {
+		t.Fatalf("models.list = %v, want only echo-1 with alias Echo, reasoning", out.Models)
 	}
 }

@@ -16,6 +16,7 @@ func TestModelAliasResolution(t *testing.T) {
 	}{
 		{"alias primary", `{agents:{defaults:{model:"sonnet", ` + models + `}}}`, "anthropic/claude-sonnet-4-6", "", ""},
 		{"alias fallback", `{agents:{defaults:{model:{primary:"openai/gpt-5", fallbacks:["Sonnet"]}, ` + models + `}}}`, "openai/gpt-5", "anthropic/claude-sonnet-4-6", ""},
+		{"alias image model", `{agents:{defaults:{imageModel:"gpt", ` + models + `}}}`, "", "", ""},
 		{"full ref kept", `{agents:{defaults:{model:"ollama/llama3", ` + models + `}}}`, "ollama/llama3", "", ""},
 		{"unknown bare name", `{agents:{defaults:{model:"haiku", ` + models + `}}}`, "", "", `"haiku" is not a model reference nor an alias`},
 		{"empty provider", `{agents:{defaults:{model:"/x"}}}`, "", "", "is not a model reference"},
@@ -31,6 +32,12 @@ func TestModelAliasResolution(t *testing.T) {
 			}
 			if len(errs) > 0 {
 				t.Fatalf("errors: %q", errs)
+			}
+			if tc.name == "alias image model" {
+				if got := snap.Config.Agents.Defaults.ImageModel.Primary; got != "openai/gpt-5" {
+					t.Fatalf("image model %q, want openai/gpt-5", got)
+				}
+				return
 			}
 			m := snap.Config.Agents.Defaults.Model
 			if m.Primary != tc.primary || (tc.fall != "" && (len(m.Fallbacks) != 1 || m.Fallbacks[0] != tc.fall)) {
@@ -82,5 +89,16 @@ func TestModelCostDecodes(t *testing.T) {
 	_, errs, _ = parseTest(t, `{models:{providers:{p:{models:[{id:"m", cost:{input:-1}}]}}}}`, nil)
 	if !strings.Contains(strings.Join(errs, "\n"), "cost.input: must be at least 0, got -1") {
 		t.Fatalf("errors %q, want a negative price refused", errs)
+	}
+}
+
+// TestAgentEntryModelAlias: an agent's own model may be an alias too.
+func TestAgentEntryModelAlias(t *testing.T) {
+	snap, errs, _ := parseTest(t, `{agents:{defaults:{models:{"openai/gpt-5":{alias:"gpt"}}}, entries:{work:{model:{primary:"GPT"}}}}}`, nil)
+	if len(errs) > 0 {
+		t.Fatalf("errors: %q", errs)
+	}
+	if got := snap.Config.PrimaryModel("work"); got != "openai/gpt-5" {
+		t.Fatalf("work's model %q, want openai/gpt-5", got)
 	}
 }
