@@ -71,3 +71,18 @@ func TestImageToolSkipsTextOnlyModel(t *testing.T) {
 		t.Fatalf("the text-only model was called %d times", n)
 	}
 }
+
+// TestModelsModeReplaceDropsBuiltins: with models.mode "replace" a model
+// of a built-in provider that models.providers does not configure is not
+// called; under "merge" (the default) the built-in is used.
+func TestModelsModeReplaceDropsBuiltins(t *testing.T) {
+	f := newFixture(t, `{models:{mode:"replace", providers:{fake:{baseUrl:"%s/v1", models:[{id:"echo-1"}]}}}, agents:{defaults:{model:"ollama/llama3"}}}`, nil)
+	res := f.run(t, StartRequest{Message: "hi"})
+	if res.Status == "ok" || !strings.Contains(res.Error, `models.mode is "replace"`) {
+		t.Fatalf("status %q error %q, want a refusal naming models.mode", res.Status, res.Error)
+	}
+	cfg := configFor(t, `{models:{providers:{}}, agents:{defaults:{model:"ollama/llama3"}}}`)
+	if _, err := f.svc.provider(cfg, "ollama"); err != nil {
+		t.Fatalf("merge mode should keep the built-in ollama: %v", err)
+	}
+}

@@ -240,7 +240,7 @@ var fieldDocs = map[string]string{
 	"ModelProvider.Models":                 "The models this provider serves. Default [] (any model id is passed through).",
 	"ModelProvider.TimeoutSeconds":         "Seconds one model call may take. Default 120.",
 	"Models":                               "Models is the models.* section.",
-	"Models.Mode":                          "How models.providers combines with OpenClaw's built-in provider catalog: \"merge\" or \"replace\". This gateway has no built-in catalog, so both mean that only models.providers is offered. Default \"merge\".",
+	"Models.Mode":                          "How models.providers combines with the built-in providers (openai, anthropic and ollama, keyed from the environment): \"merge\" keeps them for models no entry configures, \"replace\" uses only models.providers. Default \"merge\".",
 	"Models.Providers":                     "Model providers by name; agents refer to a model as \"<provider>/<model id>\". Default {} (none).",
 	"NodeCommands":                         "NodeCommands is gateway.nodes.commands.",
 	"NodeCommands.Allow":                   "Commands invocable on top of the platform defaults, e.g. \"camera.snap\"; \"prefix.*\" matches a family but never a dangerous command. Default [] (none).",

@@ -378,7 +378,7 @@ type Logging struct {
 
 // Models is the models.* section.
 type Models struct {
-	// How models.providers combines with OpenClaw's built-in provider catalog: "merge" or "replace". This gateway has no built-in catalog, so both mean that only models.providers is offered. Default "merge".
+	// How models.providers combines with the built-in providers (openai, anthropic and ollama, keyed from the environment): "merge" keeps them for models no entry configures, "replace" uses only models.providers. Default "merge".
 	Mode string `json:"mode" enum:"merge,replace"`
 	// Model providers by name; agents refer to a model as "<provider>/<model id>". Default {} (none).
 	Providers map[string]ModelProvider `json:"providers"`
