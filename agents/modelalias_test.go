@@ -1,7 +1,10 @@
 package agents
 
 import (
+	"encoding/json"
+
 	"errors"
+	"github.com/openclaw-go/openclaw/agents/providers"
 
 	"context"
 	"github.com/openclaw-go/openclaw/agents/sessions"
@@ -93,5 +96,21 @@ func TestModelsListOffersTheAllowlist(t *testing.T) {
 	}
 	if len(out.Models) != 1 || out.Models[0]["id"] != "echo-1" || out.Models[0]["alias"] != "Echo" || out.Models[0]["reasoning"] != true {
 		t.Fatalf("models.list = %v, want only echo-1 with alias Echo, reasoning", out.Models)
+	}
+}
+
+// TestSpawnObeysModelAllowlist: a (possibly prompt-injected) model cannot
+// escape agents.defaults.models by spawning a sub-agent on another model;
+// an alias it names resolves.
+func TestSpawnObeysModelAllowlist(t *testing.T) {
+	f := newFixture(t, `{models:{providers:{fake:{baseUrl:"%s/v1", models:[{id:"echo-1"},{id:"pricey"}]}}},
+		agents:{defaults:{model:"fake/echo-1", models:{"fake/echo-1":{alias:"Echo"}}}}}`, nil)
+	turn := &Turn{AgentID: "main", SessionKey: "agent:main:main"}
+	r := f.svc.opts.Tools.Run(context.Background(), turn, providers.ToolCall{ID: "x", Name: "sessions_spawn", Arguments: json.RawMessage(`{"task":"x","model":"fake/pricey"}`)})
+	if !r.IsError || !strings.Contains(r.Text, `model override "fake/pricey" is not allowed`) {
+		t.Fatalf("spawn on fake/pricey = %+v, want refused by the allowlist", r)
+	}
+	if f.svc.sub.running != 0 {
+		t.Fatalf("the refused spawn leaked %d slots", f.svc.sub.running)
 	}
 }
