@@ -207,8 +207,10 @@ func (s *Service) modelCommand(ctx context.Context, sess *sessions.Session, args
 	value := ref
 	if strings.EqualFold(ref, "default") {
 		value = ""
-	} else if _, _, err := providers.ParseModelRef(ref); err != nil {
-		return fmt.Sprintf("Model %q is not provider/model: %v", ref, err)
+	} else if chosen, err := s.chooseModel(sess.AgentID, ref); err != nil {
+		return "Model not changed: " + err.Error()
+	} else {
+		value = chosen
 	}
 	if _, err := s.opts.Store.Patch(ctx, sess.Key, sessions.Patch{Model: &value}); err != nil {
 		return "Could not set the model: " + err.Error()

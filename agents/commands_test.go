@@ -54,7 +54,7 @@ func TestGatewayCommandsSkipTheModel(t *testing.T) {
 		{"think with colon", "/think: high", operator, false, []string{"Thinking level set to high."}, false},
 		{"think unknown", "/think loud", operator, false, []string{"Unknown thinking level"}, false},
 		{"model set", "/model fake/other", operator, false, []string{"Model set to fake/other for this session only"}, false},
-		{"model bad", "/model nonsense", operator, false, []string{"not provider/model"}, false},
+		{"model bad", "/model nonsense", operator, false, []string{"neither provider/model nor an alias"}, false},
 		{"verbose needs admin", "/verbose on", operator, false, []string{"need operator.admin"}, false},
 		{"verbose admin", "/verbose on", operator, true, []string{"Verbose set to on"}, false},
 		{"verbose channel", "/v full", chat, false, []string{"Verbose set to full"}, false},

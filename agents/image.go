@@ -3,6 +3,8 @@ package agents
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/openclaw-go/openclaw/agents/providers"
@@ -19,10 +21,23 @@ var _ image.Analyzer = (*Service)(nil)
 // image.ErrNoImageModel rather than trying the agent's own model, which
 // may not take images at all.
 func (s *Service) Analyze(ctx context.Context, agentID, prompt string, imgs []image.Image) (string, error) {
-	im := s.config().Agents.Defaults.ImageModel
+	cfg := s.config()
+	im := cfg.Agents.Defaults.ImageModel
 	refs := im.Chain()
 	if len(refs) == 0 {
 		return "", image.ErrNoImageModel
+	}
+	// A model whose input list leaves out "image" is never sent one.
+	var textOnly []string
+	refs = slices.DeleteFunc(slices.Clone(refs), func(r string) bool {
+		if cfg.ModelRefusesImages(r) {
+			textOnly = append(textOnly, r)
+			return true
+		}
+		return false
+	})
+	if len(refs) == 0 {
+		return "", fmt.Errorf("agents.defaults.imageModel: %s take only text (their input in models.providers has no \"image\"); name a model that accepts images", strings.Join(textOnly, ", "))
 	}
 	if im.TimeoutMs > 0 {
 		var cancel context.CancelFunc

@@ -86,7 +86,7 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 				filter, hooks = f, providers.Hooks{} // hold the answer until filtered
 			}
 		}
-		resp, _, err := chain.Complete(ctx, providers.Request{System: system, Messages: msgs, Tools: tools}, hooks)
+		resp, _, err := chain.Complete(ctx, providers.Request{System: system, Messages: withoutImagesFor(s.config(), chain.Steps[0].Ref(), msgs), Tools: tools}, hooks)
 		if err != nil {
 			return failedCtx(ctx, res, err)
 		}
@@ -99,6 +99,8 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 		res.Provider, res.Model, res.StopReason = resp.Provider, resp.Model, resp.StopReason
 		res.Usage.InputTokens += resp.Usage.InputTokens
 		res.Usage.OutputTokens += resp.Usage.OutputTokens
+		res.Usage.CacheReadTokens += resp.Usage.CacheReadTokens
+		res.Usage.CacheWriteTokens += resp.Usage.CacheWriteTokens
 		turn.Model = resp.Provider + "/" + resp.Model
 		if err := s.opts.Store.Append(save, run.SessionID, sessions.Message{
 			Role: "assistant", Text: resp.Text, ToolCalls: toSessionCalls(resp.ToolCalls), Provider: resp.Provider, Model: resp.Model,
@@ -188,6 +190,9 @@ func failedCtx(ctx context.Context, res RunResult, err error) RunResult {
 // report sends the run's closing events.
 func (s *Service) report(ev *runEvents, res *RunResult) {
 	usage := map[string]any{"input": res.Usage.InputTokens, "output": res.Usage.OutputTokens, "total": res.Usage.Total()}
+	if cost, ok := usageCost(s.config(), res.Provider+"/"+res.Model, res.Usage); ok {
+		usage["cost"] = cost
+	}
 	switch res.Status {
 	case "ok":
 		ev.agent("usage", usage)

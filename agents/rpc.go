@@ -399,9 +399,25 @@ func (s *Service) handleIdentityFor(agentID string) (*identityResult, error) {
 func (s *Service) handleModelsList(ctx context.Context, req *rpc.Request) (any, error) {
 	cfg := s.config()
 	models := []any{}
+	// A non-empty agents.defaults.models is the allowlist, so only its
+	// models are offered, as OpenClaw's pickers do.
+	allow := cfg.ModelAllowlist()
 	for name, pc := range cfg.Models.Providers {
 		for _, m := range pc.Models {
+			ref := name + "/" + m.ID
+			if len(allow) > 0 && cfg.ModelAllowed("", ref) != nil {
+				continue
+			}
 			row := map[string]any{"id": m.ID, "name": m.ID, "provider": name, "available": true, "supportsTools": true}
+			if a := cfg.Agents.Defaults.Models[ref].Alias; a != "" {
+				row["alias"] = a
+			}
+			if m.Reasoning {
+				row["reasoning"] = true
+			}
+			if len(m.Input) > 0 {
+				row["input"] = m.Input
+			}
 			if m.Name != "" {
 				row["name"] = m.Name
 			}

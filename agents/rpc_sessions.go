@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openclaw-go/openclaw/agents/providers"
 	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
@@ -289,8 +290,16 @@ func (s *Service) handleSessionsPatch(ctx context.Context, req *rpc.Request) (an
 	if err := checkPatchFields(req.Params); err != nil {
 		return nil, protocol.InvalidParams(req.Method, err)
 	}
-	if _, err := s.session(ctx, req.Method, p.Key); err != nil {
+	cur, err := s.session(ctx, req.Method, p.Key)
+	if err != nil {
 		return nil, err
+	}
+	if p.Model != nil && *p.Model != "" {
+		ref, err := s.chooseModel(cur.AgentID, *p.Model)
+		if err != nil {
+			return nil, protocol.InvalidParams(req.Method, err)
+		}
+		p.Model = &ref
 	}
 	sess, err := s.opts.Store.Patch(ctx, p.Key, sessions.Patch{Label: p.Label, Model: p.Model, Thinking: p.Thinking, Verbose: p.Verbose, SendPolicy: p.SendPolicy, Archived: p.Archived, Pinned: p.Pinned})
 	if err != nil {
@@ -429,6 +438,21 @@ func (s *Service) sessionsChanged(key, reason string, sess *sessions.Session) {
 		p["session"] = sessionRow(sess, s.defaultModel(sess.AgentID))
 	}
 	s.opts.Emit.Broadcast("sessions.changed", p)
+}
+
+// chooseModel resolves a model a user picks for a session (an alias or
+// "provider/model") and refuses one outside the allowlist, as OpenClaw
+// does for /model and sessions.patch.
+func (s *Service) chooseModel(agentID, raw string) (string, error) {
+	cfg := s.config()
+	ref := cfg.ResolveModel(raw)
+	if _, _, err := providers.ParseModelRef(ref); err != nil {
+		return "", fmt.Errorf("model %q is neither provider/model nor an alias in agents.defaults.models: %w", raw, err)
+	}
+	if err := cfg.ModelAllowed(agentID, ref); err != nil {
+		return "", err
+	}
+	return ref, nil
 }
 
 // defaultModel is an agent's primary model, or "".

@@ -198,7 +198,7 @@ func missingKey(cfg *config.Config, name string) string {
 		return ""
 	}
 	b, ok := builtinProviders[name]
-	if !ok {
+	if !ok || cfg.Models.Mode == "replace" {
 		return ""
 	}
 	if env := strings.TrimSuffix(strings.TrimPrefix(b.APIKey.Value, "${"), "}"); env != b.APIKey.Value && lookupEnv(env) == "" {
@@ -213,6 +213,10 @@ func (s *Service) provider(cfg *config.Config, name string) (providers.Provider,
 	pc, ok := cfg.Models.Providers[name]
 	if !ok {
 		b, builtin := builtinProviders[name]
+		if builtin && cfg.Models.Mode == "replace" {
+			return nil, &providers.Error{Kind: providers.KindNotConfigured, Provider: name,
+				Message: fmt.Sprintf("no provider %q: models.mode is \"replace\", so only models.providers is used; add models.providers.%s or set models.mode to \"merge\"", name, name)}
+		}
 		if !builtin {
 			return nil, &providers.Error{Kind: providers.KindNotConfigured, Provider: name,
 				Message: fmt.Sprintf("no provider %q: add models.providers.%s {baseUrl, apiKey, api} to the config", name, name)}

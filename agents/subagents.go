@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openclaw-go/openclaw/agents/providers"
 	"github.com/openclaw-go/openclaw/agents/sessions"
 )
 
@@ -102,11 +101,13 @@ func (t *sessionTools) spawn(ctx context.Context, turn *Turn, raw json.RawMessag
 	}
 	models := targetAgent.SubagentModels
 	if a.Model != "" {
-		if _, _, err := providers.ParseModelRef(a.Model); err != nil {
+		// The model's own pick obeys the allowlist as a user's /model does.
+		ref, err := s.chooseModel(target, a.Model)
+		if err != nil {
 			s.releaseChild(turn.AgentID)
 			return nil, err
 		}
-		models = []string{a.Model}
+		models = []string{ref}
 	}
 	timeout := time.Duration(a.RunTimeoutSeconds) * time.Second
 	if timeout == 0 {
@@ -178,7 +179,7 @@ func (t *sessionTools) status(ctx context.Context, turn *Turn, raw json.RawMessa
 		m := strings.TrimSpace(*a.Model)
 		if m == "default" {
 			m = ""
-		} else if _, _, err := providers.ParseModelRef(m); err != nil {
+		} else if m, err = t.svc.chooseModel(sess.AgentID, m); err != nil {
 			return nil, err
 		}
 		if sess, err = t.svc.opts.Store.Patch(ctx, sess.Key, sessions.Patch{Model: &m}); err != nil {

@@ -198,6 +198,16 @@ func (d *decoder) decodeField(n *node, v reflect.Value, f fieldInfo, k *keyTree,
 		if x, ok := d.integer(n, path, f); ok {
 			v.SetInt(x)
 		}
+	case reflect.Float64: // prices and the like: any number, not below 0
+		if n.kind != kindNumber {
+			d.typeError(n, path, "a number")
+			return
+		}
+		if n.num < 0 {
+			d.issues.errorAt(n, false, path, "must be at least 0, got %s", formatNumber(n.num))
+			return
+		}
+		v.SetFloat(n.num)
 	case reflect.Bool:
 		if n.kind != kindBool {
 			d.typeError(n, path, "true or false")

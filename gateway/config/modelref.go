@@ -30,7 +30,9 @@ func (m ModelRef) MarshalJSON() ([]byte, error) {
 
 func (m *ModelRef) decodeNode(d *decoder, n *node, path string) {
 	check := func(n *node, p, ref string) bool {
-		if prov, model, ok := strings.Cut(ref, "/"); !ok || prov == "" || model == "" {
+		// A bare name may be an alias from agents.defaults.models; the
+		// validation after decoding resolves it or refuses it.
+		if prov, model, ok := strings.Cut(ref, "/"); ok && (prov == "" || model == "") || strings.TrimSpace(ref) == "" {
 			d.issues.errorAt(n, false, p, "%q is not a model reference; write \"provider/model\", e.g. \"openai/gpt-4o\"", ref)
 			return false
 		}
@@ -59,6 +61,7 @@ func (m *ModelRef) decodeNode(d *decoder, n *node, path string) {
 				}
 				for i, e := range mem.val.elems {
 					ip := indexPath(p, i)
+					d.at[ip] = e
 					if e.kind != kindString {
 						d.typeError(e, ip, "a string")
 					} else if check(e, ip, e.str) {

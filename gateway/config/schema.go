@@ -67,6 +67,8 @@ func fieldSchema(t reflect.Type, f fieldInfo, def reflect.Value, known *keyTree)
 		if f.max != nil {
 			s["maximum"] = *f.max
 		}
+	case reflect.Float64:
+		s = map[string]any{"type": "number", "minimum": 0}
 	case reflect.Pointer, reflect.Bool:
 		s = map[string]any{"type": "boolean"}
 	case reflect.Slice:

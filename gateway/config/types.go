@@ -378,6 +378,8 @@ type Logging struct {
 
 // Models is the models.* section.
 type Models struct {
+	// How models.providers combines with the built-in providers (openai, anthropic and ollama, keyed from the environment): "merge" keeps them for models no entry configures, "replace" uses only models.providers. Default "merge".
+	Mode string `json:"mode" enum:"merge,replace"`
 	// Model providers by name; agents refer to a model as "<provider>/<model id>". Default {} (none).
 	Providers map[string]ModelProvider `json:"providers"`
 }
@@ -410,6 +412,24 @@ type ModelDefinition struct {
 	ContextWindow int `json:"contextWindow" min:"1"`
 	// Most tokens a reply may use. Default 0 (the provider's setting).
 	MaxTokens int `json:"maxTokens" min:"1"`
+	// What the model accepts: "text", and "image" if it may be sent images. A list without "image" keeps images from the model: the image tool skips it. Default [] (undeclared: images are sent).
+	Input []string `json:"input"`
+	// Whether the model reasons before it answers, so thinking levels apply; shown by models.list. Default false.
+	Reasoning bool `json:"reasoning"`
+	// Price in US dollars per million tokens, used to put a cost on each run's usage. Default: none (no cost shown).
+	Cost ModelCost `json:"cost"`
+}
+
+// ModelCost is models.providers.<name>.models[].cost.
+type ModelCost struct {
+	// Dollars per million input tokens. Default 0.
+	Input float64 `json:"input"`
+	// Dollars per million output tokens. Default 0.
+	Output float64 `json:"output"`
+	// Dollars per million tokens read from the prompt cache. Default 0.
+	CacheRead float64 `json:"cacheRead"`
+	// Dollars per million tokens written to the prompt cache. Default 0.
+	CacheWrite float64 `json:"cacheWrite"`
 }
 
 // Agents is the agents.* section.
@@ -426,8 +446,10 @@ type Agents struct {
 
 // AgentDefaults is agents.defaults.
 type AgentDefaults struct {
-	// Model as "provider/model", or {primary, fallbacks}. Default: none (a message then says which key to set).
+	// Model as "provider/model" or an alias from agents.defaults.models, or {primary, fallbacks}. Default: none (a message then says which key to set).
 	Model ModelRef `json:"model"`
+	// The model catalog by "provider/model": each entry's alias may stand for the model wherever a model is named (model, fallbacks, /model, sessions.patch). A non-empty map is also the allowlist: models.list offers only these, and /model or sessions.patch refuse any other model. Default {} (any model, no aliases).
+	Models map[string]AgentModel `json:"models"`
 	// Model the image tool analyses images with, as "provider/model" or {primary, fallbacks, timeoutMs}; it must accept image input. Default: none (the image tool then says to set it).
 	ImageModel MediaModelRef `json:"imageModel"`
 	// Workspace holding the agent's AGENTS.md, SOUL.md, IDENTITY.md, USER.md, BOOTSTRAP.md and MEMORY.md. Default "" (<state dir>/workspace).
@@ -440,6 +462,12 @@ type AgentDefaults struct {
 	Subagents SubagentDefaults `json:"subagents"`
 	// Periodic turns in each agent's main session. Default: every 30 minutes, answers delivered nowhere.
 	Heartbeat Heartbeat `json:"heartbeat"`
+}
+
+// AgentModel is one agents.defaults.models entry.
+type AgentModel struct {
+	// Short name for the model, e.g. "Sonnet"; matched without regard to case. Default "" (none).
+	Alias string `json:"alias"`
 }
 
 // SubagentDefaults is agents.defaults.subagents.

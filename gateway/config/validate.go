@@ -41,6 +41,7 @@ func (d *decoder) validate(c *Config) {
 		n, path := d.where("gateway.controlUi.basePath")
 		d.errorAtPath(n, path, "basePath %q must be a URL path like \"/openclaw\": starting with /, of letters, digits, '-', '_', '.' and '/', without \"..\"", bp)
 	}
+	d.resolveModelAliases(c)
 	d.validateAgents(c)
 	d.validateChannels(c)
 	d.validateBrowser(c)
