@@ -60,7 +60,10 @@ func TestImportRules(t *testing.T) {
 		allowed   func(from, imp string) bool
 	}{
 		{"gateway/protocol", "the wire types are a leaf", func(_, imp string) bool { return false }},
-		{"gateway/config", "config imports nothing of ours", func(_, imp string) bool { return false }},
+		{"gateway/config", "config imports nothing of ours", func(from, imp string) bool {
+			// Its own build commands (the corpus builder) load configs.
+			return strings.HasPrefix(from, module+"/gateway/config/internal/") && imp == module+"/gateway/config"
+		}},
 		{"gateway/store", "the store imports nothing of ours", func(_, imp string) bool { return false }},
 		{"policy", "policy imports nothing of ours but its own pure shell analyser", func(from, imp string) bool {
 			// The guard splits a shell line into its commands with the
