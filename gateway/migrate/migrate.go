@@ -93,13 +93,11 @@ func MakePlan(ctx context.Context, p Paths) (*Plan, error) {
 	plan := &Plan{Paths: p}
 	plan.Items = append(plan.Items, planConfig(p))
 
-	src, err := openSource(ctx, filepath.Join(p.From, sourceDB))
+	src, closeSource, err := openSource(ctx, filepath.Join(p.From, sourceDB))
 	if err != nil {
 		return nil, err
 	}
-	if src != nil {
-		defer src.Close()
-	}
+	defer closeSource()
 	ours, err := openOursReadOnly(ctx, filepath.Join(p.StateDir, store.FileName))
 	if err != nil {
 		return nil, err
@@ -168,20 +166,46 @@ func sqliteReadOnly(path string) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
-// openSource opens the source database read-only; nil when it has none.
-func openSource(ctx context.Context, path string) (*sql.DB, error) {
+// openSource opens a snapshot of the source database; nil when it has
+// none. SQLite updates a WAL database's -shm index even for a read-only
+// reader, so the database and its -wal are copied to a temporary
+// directory and the copy is opened read-only (mode=ro): the source's
+// files are only ever read. close removes the snapshot.
+func openSource(ctx context.Context, path string) (db *sql.DB, closeFn func(), err error) {
 	if !fileExists(path) {
-		return nil, nil
+		return nil, func() {}, nil
 	}
-	db, err := sql.Open("sqlite", sqliteReadOnly(path))
+	tmp, err := os.MkdirTemp("", "openclaw-migrate-*")
 	if err != nil {
-		return nil, fmt.Errorf("migrate: open %s: %w", path, err)
+		return nil, nil, fmt.Errorf("migrate: snapshot %s: %w", path, err)
 	}
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("migrate: open %s: %w", path, err)
+	cleanup := func() { os.RemoveAll(tmp) }
+	snap := filepath.Join(tmp, filepath.Base(path))
+	for _, suffix := range []string{"", "-wal"} {
+		data, err := os.ReadFile(path + suffix)
+		if errors.Is(err, fs.ErrNotExist) && suffix != "" {
+			continue
+		}
+		if err == nil {
+			err = os.WriteFile(snap+suffix, data, 0o600)
+		}
+		if err != nil {
+			cleanup()
+			return nil, nil, fmt.Errorf("migrate: snapshot %s: %w", path+suffix, err)
+		}
 	}
-	return db, nil
+	db, err = sql.Open("sqlite", sqliteReadOnly(snap))
+	if err == nil {
+		err = db.PingContext(ctx)
+	}
+	if err != nil {
+		if db != nil {
+			db.Close()
+		}
+		cleanup()
+		return nil, nil, fmt.Errorf("migrate: open %s: %w", path, err)
+	}
+	return db, func() { db.Close(); cleanup() }, nil
 }
 
 // openOursReadOnly opens our database read-only for planning; nil when it
