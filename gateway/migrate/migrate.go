@@ -692,7 +692,7 @@ func planLater(ctx context.Context, p Paths, src *sql.DB) []Item {
 		}
 	}
 	if src != nil {
-		if n := countRows(ctx, src, "cron_jobs"); n > 0 {
+		if n := countUserCronJobs(ctx, src); n > 0 {
 			out = append(out, Item{Name: "cron jobs", Count: n, Action: ActionCannot,
 				Note: "not imported yet; list them with the old CLI (`openclaw cron list`) and add them again with `openclaw cron add`"})
 		}
@@ -711,13 +711,15 @@ func planLater(ctx context.Context, p Paths, src *sql.DB) []Item {
 	return out
 }
 
-// countRows counts a table's rows; 0 when the table is missing.
-func countRows(ctx context.Context, db *sql.DB, table string) int {
-	if ok, err := tableExists(ctx, db, table); err != nil || !ok {
+// countUserCronJobs counts the source's cron jobs a user made. Jobs with
+// a declaration_key (heartbeat:main, memory-core:..., skill reviews) are
+// declared by the install itself and are not the user's to carry over.
+func countUserCronJobs(ctx context.Context, db *sql.DB) int {
+	if ok, err := tableExists(ctx, db, "cron_jobs"); err != nil || !ok {
 		return 0
 	}
 	var n int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM "`+table+`"`).Scan(&n); err != nil {
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM cron_jobs WHERE declaration_key IS NULL OR declaration_key=''`).Scan(&n); err != nil {
 		return 0
 	}
 	return n
