@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,18 +64,26 @@ func TestMigrateFromRealOpenClaw(t *testing.T) {
 	// until restarted; a user would restart it too.
 	node.stop()
 	node = runNode(real.Port)
-	var nodeRequest, nodeID string
-	if !poll(90*time.Second, func() bool {
-		for _, p := range asList(call(real, "node.pair.list")["pending"]) {
-			if p["displayName"] == nodeName {
-				nodeRequest, _ = p["requestId"].(string)
-				nodeID, _ = p["nodeId"].(string)
-				return nodeRequest != ""
-			}
+	// The real gateway shows the node's command surface request to the
+	// node host, which prints the approve command.
+	var nodeRequest string
+	if !poll(120*time.Second, func() bool {
+		if m := nodeApproveHint.FindStringSubmatch(node.stdout.String() + node.stderr.String()); m != nil {
+			nodeRequest = m[1]
+			return true
 		}
 		return node.exited()
 	}) || nodeRequest == "" {
 		t.Fatalf("no node pairing request on the real gateway\n%s", node.report())
+	}
+	var nodeID string // a node's id is its device's
+	for _, d := range asList(call(real, "device.pair.list")["paired"]) {
+		if d["clientId"] == "node-host" {
+			nodeID, _ = d["deviceId"].(string)
+		}
+	}
+	if nodeID == "" {
+		t.Fatalf("the node host's device is not paired on the real gateway: %v", call(real, "device.pair.list"))
 	}
 	c.run(t, append([]string{"nodes", "approve", nodeRequest, "--json"}, real.remote(real.Token)...)...).mustSucceed(t)
 	node.stop()
@@ -161,6 +170,8 @@ func TestMigrateFromRealOpenClaw(t *testing.T) {
 		t.Fatalf("migrate changed the source's files:\nbefore %v\nafter  %v", before, after)
 	}
 }
+
+var nodeApproveHint = regexp.MustCompile("run `openclaw nodes approve ([0-9a-zA-Z-]+)`")
 
 // hashFiles maps each file in dir to a hash of its content.
 func hashFiles(t *testing.T, dir string) map[string]string {
