@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/gateway/store"
 )
 
 // loadConfig reads the config, writing a fresh one with a random token on
@@ -22,6 +23,7 @@ func (s *System) loadConfig() (*config.Snapshot, error) {
 		return nil, fmt.Errorf("create state dir %s: %w", s.opts.StateDir, err)
 	}
 	os.Chmod(s.opts.StateDir, 0o700)
+	s.hintMigrate()
 	if _, err := os.Stat(s.opts.ConfigPath); errors.Is(err, os.ErrNotExist) {
 		token := randomToken()
 		if err := os.MkdirAll(filepath.Dir(s.opts.ConfigPath), 0o700); err != nil {
@@ -48,6 +50,24 @@ func (s *System) loadConfig() (*config.Snapshot, error) {
 		return nil, err
 	}
 	return snap, nil
+}
+
+// hintMigrate says how to bring over an OpenClaw install's state when our
+// state has no database yet and OpenClaw's default install
+// (~/.openclaw/state/openclaw.sqlite) exists.
+func (s *System) hintMigrate() {
+	if _, err := os.Stat(filepath.Join(s.opts.StateDir, store.FileName)); !errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	home := s.opts.Getenv("OPENCLAW_HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	install := filepath.Join(home, ".openclaw")
+	if st, err := os.Stat(filepath.Join(install, "state", "openclaw.sqlite")); home == "" || err != nil || !st.Mode().IsRegular() {
+		return
+	}
+	fmt.Fprintf(s.opts.Stderr, "openclaw: found an OpenClaw install at %s; to keep its paired devices, nodes, exec approvals and workspaces, stop it and run `openclaw migrate --from %s` (--dry-run shows what it imports)\n", install, install)
 }
 
 func (s *System) loadOptions() config.LoadOptions {
