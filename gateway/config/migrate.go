@@ -328,6 +328,9 @@ var legacyRules = slices.Concat([]legacyRule{
 	{from: []string{"ui", "assistant"}, why: "retired; set the agent's identity instead"},
 	{from: []string{"commands", "ownerDisplay"}, why: "owner ids render raw now"},
 	{from: []string{"commands", "ownerDisplaySecret"}, why: "owner ids render raw now"},
+	// The ElevenLabs talk config compat (the dist's talk legacy fields):
+	// flat talk fields move under talk.providers.<provider>.
+	{from: []string{"talk"}, when: func(v any) bool { return talkMigrationProvider(v) != "" }, custom: migrateTalkFields},
 	// The dist's QMD memory retirement: builtin memory is the only engine.
 	{from: []string{"memory", "backend"}, why: "builtin memory is the only memory engine now"},
 	// The dist's doctor config flow: install records moved to the plugin index.
@@ -419,6 +422,64 @@ var retiredTuningPaths = []string{
 	"update.auto.stableDelayHours", "update.auto.stableJitterHours", "update.auto.betaCheckIntervalHours",
 	"memory.search.chunking", "memory.search.cache.maxEntries",
 	"channels.*.streaming.progress.render", "channels.*.accounts.*.streaming.progress.render",
+}
+
+// legacyTalkFields are the flat talk keys older versions wrote for the
+// one speech provider they had.
+var legacyTalkFields = []string{"voiceId", "voiceAliases", "modelId", "outputFormat", "apiKey"}
+
+// talkMigrationProvider names the provider talk's flat fields move to:
+// talk.provider, else the only entry of talk.providers, else
+// "elevenlabs" when there is none. It is "" when talk has no flat field,
+// or has several providers and names none (the real doctor leaves those
+// for the user too).
+func talkMigrationProvider(v any) string {
+	talk, _ := v.(map[string]any)
+	if !slices.ContainsFunc(legacyTalkFields, func(k string) bool { _, ok := talk[k]; return ok }) {
+		return ""
+	}
+	if p, _ := talk["provider"].(string); strings.TrimSpace(p) != "" {
+		return strings.TrimSpace(p)
+	}
+	providers, _ := talk["providers"].(map[string]any)
+	switch len(providers) {
+	case 0:
+		return "elevenlabs"
+	case 1:
+		for id := range providers {
+			return id
+		}
+	}
+	return ""
+}
+
+// migrateTalkFields moves talk's flat fields into
+// talk.providers.<provider>, filling only what the provider entry does
+// not set.
+func migrateTalkFields(src []byte, tree map[string]any, m ruleMatch) ([]byte, string, error) {
+	talk := m.value.(map[string]any)
+	provider := talkMigrationProvider(talk)
+	entry, _ := lookupSegs(tree, []segment{{key: "talk"}, {key: "providers"}, {key: provider}})
+	existing, _ := entry.(map[string]any)
+	out := src
+	var moved []string
+	for _, k := range legacyTalkFields {
+		v, ok := talk[k]
+		if !ok {
+			continue
+		}
+		var err error
+		if _, set := existing[k]; !set {
+			if out, err = setSegs(out, []segment{{key: "talk"}, {key: "providers"}, {key: provider}, {key: k}}, v); err != nil {
+				return nil, "", err
+			}
+		}
+		if out, err = unsetSegs(out, []segment{{key: "talk"}, {key: k}}); err != nil {
+			return nil, "", err
+		}
+		moved = append(moved, k)
+	}
+	return out, fmt.Sprintf("talk: %s read under talk.providers.%s (speech settings are per provider; the provider's own settings win)", strings.Join(moved, ", "), provider), nil
 }
 
 // isStreamingScalar reports whether v is the old scalar form of a

@@ -32,6 +32,8 @@ func TestMigrateLegacy(t *testing.T) {
 		{"telegram streaming scalar", `{"channels":{"telegram":{"accounts":{"a":{"streaming":"partial"}}}}}`, `{"channels":{"telegram":{"accounts":{"a":{"streaming":{"mode":"partial"}}}}}}`, []string{"channels.telegram.accounts.a.streaming"}},
 		{"telegram streamMode", `{"channels":{"telegram":{"streamMode":"off"}}}`, `{"channels":{"telegram":{"streaming":{"mode":"off"}}}}`, []string{"channels.telegram.streamMode"}},
 		{"telegram scalar streaming wins over streamMode", `{"channels":{"telegram":{"streaming":"block","streamMode":"off"}}}`, `{"channels":{"telegram":{"streaming":{"mode":"block"}}}}`, []string{"channels.telegram.streaming", "channels.telegram.streamMode"}},
+		{"talk flat fields", `{"talk":{"apiKey":"${K}","voiceId":"v"}}`, `{"talk":{"providers":{"elevenlabs":{"apiKey":"${K}","voiceId":"v"}}}}`, []string{"talk"}},
+		{"talk provider's own field wins", `{"talk":{"provider":"x","voiceId":"old","providers":{"x":{"voiceId":"new"}}}}`, `{"talk":{"provider":"x","providers":{"x":{"voiceId":"new"}}}}`, []string{"talk"}},
 		{"memorySearch auto", `{"memorySearch":{"provider":"auto"}}`, `{"memory":{"search":{"provider":"openai"}}}`, []string{"memorySearch", "memory.search.provider"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
