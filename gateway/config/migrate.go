@@ -316,6 +316,9 @@ var legacyRules = slices.Concat([]legacyRule{
 	// Renamed values.
 	{from: []string{"bindings", "*", "match", "peer", "kind"}, when: isString("dm"), value: func(any) any { return "direct" }, why: `"dm" is called "direct" now`},
 	{from: []string{"models", "providers", "*", "api"}, when: isString("openai"), value: func(any) any { return "openai-completions" }, why: `"openai" is called "openai-completions" now`},
+	// docs/gateway/configuration/hot-reload.md: the earlier hot and
+	// restart modes are retired and doctor --fix maps both to hybrid.
+	{from: []string{"gateway", "reload", "mode"}, when: func(v any) bool { return v == "hot" || v == "restart" }, value: func(any) any { return "hybrid" }, why: "the hot and restart modes are retired"},
 	{from: []string{"mcp", "servers", "*", "disabled"}, when: func(v any) bool { _, ok := v.(bool); return ok }, custom: migrateMCPDisabled},
 
 	// The dist's final-layout renames: the media-generation model

@@ -34,6 +34,7 @@ func TestMigrateLegacy(t *testing.T) {
 		{"telegram scalar streaming wins over streamMode", `{"channels":{"telegram":{"streaming":"block","streamMode":"off"}}}`, `{"channels":{"telegram":{"streaming":{"mode":"block"}}}}`, []string{"channels.telegram.streaming", "channels.telegram.streamMode"}},
 		{"talk flat fields", `{"talk":{"apiKey":"${K}","voiceId":"v"}}`, `{"talk":{"providers":{"elevenlabs":{"apiKey":"${K}","voiceId":"v"}}}}`, []string{"talk"}},
 		{"talk provider's own field wins", `{"talk":{"provider":"x","voiceId":"old","providers":{"x":{"voiceId":"new"}}}}`, `{"talk":{"provider":"x","providers":{"x":{"voiceId":"new"}}}}`, []string{"talk"}},
+		{"reload mode restart", `{"gateway":{"reload":{"mode":"restart"}}}`, `{"gateway":{"reload":{"mode":"hybrid"}}}`, []string{"gateway.reload.mode"}},
 		{"memorySearch auto", `{"memorySearch":{"provider":"auto"}}`, `{"memory":{"search":{"provider":"openai"}}}`, []string{"memorySearch", "memory.search.provider"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
