@@ -58,7 +58,7 @@ func TestCorpus(t *testing.T) {
 		}
 		files = append(files, measureEffect(name, snap))
 	}
-	got := effectReport(len(names), files)
+	got := effectReport("How much of the corpus takes effect here", "TestCorpus", len(names), files)
 	golden := filepath.Join("testdata", "corpus", "EFFECT.md")
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -127,7 +127,7 @@ func measureEffect(name string, snap *Snapshot) corpusFile {
 
 // effectReport formats the per-file table, the totals and the keys most
 // often not in effect.
-func effectReport(total int, files []corpusFile) string {
+func effectReport(title, test string, total int, files []corpusFile) string {
 	var b strings.Builder
 	var leaves, inEffect int
 	offFiles, offLeaves := map[string]int{}, map[string]int{}
@@ -139,8 +139,8 @@ func effectReport(total int, files []corpusFile) string {
 			offLeaves[k] += n
 		}
 	}
-	fmt.Fprintf(&b, "# How much of the corpus takes effect here\n\n")
-	fmt.Fprintf(&b, "Written by TestCorpus (go test -run TestCorpus -update). A leaf key is in effect unless the\n")
+	fmt.Fprintf(&b, "# %s\n\n", title)
+	fmt.Fprintf(&b, "Written by %s (go test -run %s -update). A leaf key is in effect unless the\n", test, test)
 	fmt.Fprintf(&b, "loader warns \"not implemented yet\" or \"not in effect here\" for it or a parent.\n\n")
 	fmt.Fprintf(&b, "Files: %d; loaded without errors: %d; leaf keys: %d; in effect: %d (%s).\n\n", total, len(files), leaves, inEffect, percent(inEffect, leaves))
 	keys := slices.SortedFunc(func(yield func(string) bool) {

@@ -252,7 +252,7 @@ func isString(s string) func(any) bool { return func(v any) bool { return v == s
 
 // legacyRules are applied in order: agents.list first, so the per-agent
 // rules after it see agents.entries.
-var legacyRules = []legacyRule{
+var legacyRules = slices.Concat([]legacyRule{
 	{from: []string{"agents", "list"}, when: func(v any) bool { _, ok := v.([]any); return ok }, custom: migrateAgentsList},
 
 	// Retired keys whose state moved into OpenClaw's shared SQLite state.
@@ -316,7 +316,217 @@ var legacyRules = []legacyRule{
 	// Renamed values.
 	{from: []string{"bindings", "*", "match", "peer", "kind"}, when: isString("dm"), value: func(any) any { return "direct" }, why: `"dm" is called "direct" now`},
 	{from: []string{"models", "providers", "*", "api"}, when: isString("openai"), value: func(any) any { return "openai-completions" }, why: `"openai" is called "openai-completions" now`},
+	// docs/gateway/configuration/hot-reload.md: the earlier hot and
+	// restart modes are retired and doctor --fix maps both to hybrid.
+	{from: []string{"gateway", "reload", "mode"}, when: func(v any) bool { return v == "hot" || v == "restart" }, value: func(any) any { return "hybrid" }, why: "the hot and restart modes are retired"},
 	{from: []string{"mcp", "servers", "*", "disabled"}, when: func(v any) bool { _, ok := v.(bool); return ok }, custom: migrateMCPDisabled},
+
+	// The dist's final-layout renames: the media-generation model
+	// defaults moved under agents.defaults.mediaModels.
+	{from: []string{"agents", "defaults", "imageGenerationModel"}, to: []string{"agents", "defaults", "mediaModels", "image"}, why: "media models moved under agents.defaults.mediaModels"},
+	{from: []string{"agents", "defaults", "videoGenerationModel"}, to: []string{"agents", "defaults", "mediaModels", "video"}, why: "media models moved under agents.defaults.mediaModels"},
+	{from: []string{"agents", "defaults", "musicGenerationModel"}, to: []string{"agents", "defaults", "mediaModels", "music"}, why: "media models moved under agents.defaults.mediaModels"},
+	// The dist's retired-key removals with their own migration.
+	{from: []string{"models", "pricing"}, why: "pricing ships with the hosted model catalog"},
+	{from: []string{"ui", "assistant"}, why: "retired; set the agent's identity instead"},
+	{from: []string{"commands", "ownerDisplay"}, why: "owner ids render raw now"},
+	{from: []string{"commands", "ownerDisplaySecret"}, why: "owner ids render raw now"},
+	// The ElevenLabs talk config compat (the dist's talk legacy fields):
+	// flat talk fields move under talk.providers.<provider>.
+	{from: []string{"talk"}, when: func(v any) bool { return talkMigrationProvider(v) != "" }, custom: migrateTalkFields},
+	// The dist's QMD memory retirement: builtin memory is the only engine.
+	{from: []string{"memory", "backend"}, why: "builtin memory is the only memory engine now"},
+	// The dist's doctor config flow: install records moved to the plugin index.
+	{from: []string{"plugins", "installs"}, why: "plugin install records live in the plugin index now"},
+	// The Telegram doctor contract (the dist's runtime doctor migrations):
+	// a scalar streaming and the flat streamMode alias become
+	// streaming.mode; a nested mode wins over the scalar, the scalar over
+	// streamMode.
+	{from: []string{"channels", "telegram", "streaming"}, when: isStreamingScalar, value: streamingObject, why: "streaming is an object with a mode now"},
+	{from: []string{"channels", "telegram", "accounts", "*", "streaming"}, when: isStreamingScalar, value: streamingObject, why: "streaming is an object with a mode now"},
+	{from: []string{"channels", "telegram", "streamMode"}, to: []string{"channels", "telegram", "streaming", "mode"}, why: "the stream mode is streaming.mode now"},
+	{from: []string{"channels", "telegram", "accounts", "*", "streamMode"}, to: []string{"channels", "telegram", "accounts", "*", "streaming", "mode"}, why: "the stream mode is streaming.mode now"},
+},
+	// After the memorySearch renames above, so what they moved is
+	// stripped too.
+	retiredPaths("retired", nil, retiredRootPaths...),
+	retiredPaths("retired", []string{"agents", "defaults"}, retiredAgentPaths...),
+	retiredPaths("retired", []string{"agents", "entries", "*"}, retiredAgentPaths...),
+	retiredPaths("a tuning knob OpenClaw retired", nil, retiredTuningPaths...),
+)
+
+// retiredRootPaths and retiredAgentPaths are the paths the real doctor
+// strips from the config root and from each agent scope (agents.defaults,
+// agents.entries.<id>) because the current schema retired them (the
+// dist's legacy module, its tier-eval retired path lists); meta.lastTouchedAt,
+// hooks.internal.installs, cron.store, plugins.bundledDiscovery and
+// tts.prefsPath from that list have their own rules above.
+var retiredRootPaths = []string{
+	"cloudWorkers.profiles.*.lifetime",
+	"logging.redactSensitive",
+	"commands.useAccessGroups",
+	"gateway.controlUi.allowInsecureAuth",
+	"memory.search.remote.nonBatchConcurrency",
+	"memory.search.remote.batch.wait",
+	"memory.search.remote.batch.concurrency",
+	"memory.search.remote.batch.pollIntervalMs",
+	"memory.search.remote.batch.timeoutMinutes",
+	"memory.search.local.contextSize",
+	"memory.search.local.modelCacheDir",
+	"memory.search.store.driver",
+	"memory.search.sync",
+	"memory.search.query.hybrid",
+}
+
+var retiredAgentPaths = []string{
+	"groupChat.visibleReplies",
+	"memory.search.remote.nonBatchConcurrency",
+	"memory.search.remote.batch.wait",
+	"memory.search.remote.batch.concurrency",
+	"memory.search.remote.batch.pollIntervalMs",
+	"memory.search.remote.batch.timeoutMinutes",
+	"memory.search.local.contextSize",
+	"memory.search.local.modelCacheDir",
+	"memory.search.store.driver",
+	"memory.search.sync",
+	"memory.search.query.hybrid",
+	"heartbeat.ackMaxChars",
+	"heartbeat.includeReasoning",
+	"heartbeat.includeSystemPromptSection",
+	"heartbeat.skipWhenBusy",
+	"heartbeat.suppressToolErrorWarnings",
+}
+
+// retiredTuningPaths are the tuning knobs the real doctor removes (the
+// dist's legacy module, its retired tuning path list); the ones already
+// covered above (diagnostics.memoryPressure*) and the ones under paths
+// removed whole by retiredRootPaths are left out.
+var retiredTuningPaths = []string{
+	"systemAgent", "marketplaces", "cli.banner.taglineMode", "commitments", "auth.cooldowns", "secrets.resolution",
+	"browser.remoteCdpTimeoutMs", "browser.remoteCdpHandshakeTimeoutMs", "browser.localLaunchTimeoutMs",
+	"browser.localCdpReadyTimeoutMs", "browser.actionTimeoutMs", "browser.cdpPortRangeStart",
+	"browser.tabCleanup.idleMinutes", "browser.tabCleanup.maxTabsPerSession", "browser.tabCleanup.sweepMinutes",
+	"tools.loopDetection.genericRepeat", "tools.loopDetection.knownPollNoProgress", "tools.loopDetection.pingPong",
+	"tools.loopDetection.windowSize", "tools.loopDetection.historySize", "tools.loopDetection.warningThreshold",
+	"tools.loopDetection.unknownToolThreshold", "tools.loopDetection.criticalThreshold",
+	"tools.loopDetection.globalCircuitBreakerThreshold", "tools.loopDetection.detectors", "tools.loopDetection.postCompactionGuard",
+	"gateway.handshakeTimeoutMs", "gateway.channelHealthCheckMinutes", "gateway.channelStaleEventThresholdMinutes",
+	"gateway.channelMaxRestartsPerHour", "gateway.reload.debounceMs", "gateway.reload.deferralTimeoutMs",
+	"gateway.http.endpoints.chatCompletions.maxBodyBytes", "gateway.http.endpoints.chatCompletions.maxImageParts",
+	"gateway.http.endpoints.chatCompletions.maxTotalImageBytes", "gateway.http.endpoints.responses.maxBodyBytes",
+	"session.typingIntervalSeconds", "session.writeLock", "session.agentToAgent.maxPingPongTurns",
+	"cron.maxConcurrentRuns", "cron.triggers.minIntervalMs", "cron.retry",
+	"diagnostics.stuckSessionWarnMs", "diagnostics.stuckSessionAbortMs",
+	"web.heartbeatSeconds", "web.reconnect", "web.whatsapp",
+	"messages.queue.debounceMs", "messages.statusReactions.timing",
+	"acp.stream.coalesceIdleMs", "acp.stream.maxChunkChars", "acp.stream.maxOutputChars",
+	"acp.stream.maxSessionUpdateChars", "acp.stream.hiddenBoundarySeparator", "acp.maxConcurrentSessions",
+	"acp.runtime.ttlMinutes", "worktrees", "transcripts.maxUtterances", "hooks.maxBodyBytes",
+	"update.auto.stableDelayHours", "update.auto.stableJitterHours", "update.auto.betaCheckIntervalHours",
+	"memory.search.chunking", "memory.search.cache.maxEntries",
+	"channels.*.streaming.progress.render", "channels.*.accounts.*.streaming.progress.render",
+}
+
+// legacyTalkFields are the flat talk keys older versions wrote for the
+// one speech provider they had.
+var legacyTalkFields = []string{"voiceId", "voiceAliases", "modelId", "outputFormat", "apiKey"}
+
+// talkMigrationProvider names the provider talk's flat fields move to:
+// talk.provider, else the only entry of talk.providers, else
+// "elevenlabs" when there is none. It is "" when talk has no flat field,
+// or has several providers and names none (the real doctor leaves those
+// for the user too).
+func talkMigrationProvider(v any) string {
+	talk, _ := v.(map[string]any)
+	if !slices.ContainsFunc(legacyTalkFields, func(k string) bool { _, ok := talk[k]; return ok }) {
+		return ""
+	}
+	if p, _ := talk["provider"].(string); strings.TrimSpace(p) != "" {
+		return strings.TrimSpace(p)
+	}
+	providers, _ := talk["providers"].(map[string]any)
+	switch len(providers) {
+	case 0:
+		return "elevenlabs"
+	case 1:
+		for id := range providers {
+			return id
+		}
+	}
+	return ""
+}
+
+// migrateTalkFields moves talk's flat fields into
+// talk.providers.<provider>, filling only what the provider entry does
+// not set.
+func migrateTalkFields(src []byte, tree map[string]any, m ruleMatch) ([]byte, string, error) {
+	talk := m.value.(map[string]any)
+	provider := talkMigrationProvider(talk)
+	entry, _ := lookupSegs(tree, []segment{{key: "talk"}, {key: "providers"}, {key: provider}})
+	existing, _ := entry.(map[string]any)
+	out := src
+	var moved []string
+	for _, k := range legacyTalkFields {
+		v, ok := talk[k]
+		if !ok {
+			continue
+		}
+		var err error
+		if _, set := existing[k]; !set {
+			if out, err = setSegs(out, []segment{{key: "talk"}, {key: "providers"}, {key: provider}, {key: k}}, v); err != nil {
+				return nil, "", err
+			}
+		}
+		if out, err = unsetSegs(out, []segment{{key: "talk"}, {key: k}}); err != nil {
+			return nil, "", err
+		}
+		moved = append(moved, k)
+	}
+	return out, fmt.Sprintf("talk: %s read under talk.providers.%s (speech settings are per provider; the provider's own settings win)", strings.Join(moved, ", "), provider), nil
+}
+
+// isStreamingScalar reports whether v is the old scalar form of a
+// channel's streaming: a mode name, or a boolean.
+func isStreamingScalar(v any) bool {
+	switch v := v.(type) {
+	case bool:
+		return true
+	case string:
+		return streamingMode(v) != ""
+	}
+	return false
+}
+
+func streamingMode(s string) string {
+	switch m := strings.ToLower(strings.TrimSpace(s)); m {
+	case "off", "partial", "block", "progress":
+		return m
+	}
+	return ""
+}
+
+// streamingObject is the object form of a scalar streaming: true means
+// "partial", false "off".
+func streamingObject(v any) any {
+	mode := "off"
+	switch v := v.(type) {
+	case bool:
+		if v {
+			mode = "partial"
+		}
+	case string:
+		mode = streamingMode(v)
+	}
+	return map[string]any{"mode": mode}
+}
+
+// retiredPaths makes one removal rule per dotted path, under prefix.
+func retiredPaths(why string, prefix []string, paths ...string) []legacyRule {
+	rules := make([]legacyRule, 0, len(paths))
+	for _, p := range paths {
+		rules = append(rules, legacyRule{from: append(slices.Clone(prefix), strings.Split(p, ".")...), why: why})
+	}
+	return rules
 }
 
 // migrateMCPDisabled turns mcp.servers.<name>.disabled into its inverse,

@@ -23,6 +23,18 @@ func TestMigrateLegacy(t *testing.T) {
 		{"thread ttl per account", `{"channels":{"discord":{"accounts":{"w":{"threadBindings":{"ttlHours":24}}}}}}`, `{"channels":{"discord":{"accounts":{"w":{"threadBindings":{"idleHours":24}}}}}}`, []string{"channels.discord.accounts.w.threadBindings.ttlHours"}},
 		{"telegram requireMention", `{"channels":{"telegram":{"requireMention":false}}}`, `{"channels":{"telegram":{"groups":{"*":{"requireMention":false}}}}}`, []string{"channels.telegram.requireMention"}},
 		{"node commands", `{"gateway":{"nodes":{"denyCommands":["x"]}}}`, `{"gateway":{"nodes":{"commands":{"deny":["x"]}}}}`, []string{"gateway.nodes.denyCommands"}},
+		{"retired root path", `{"gateway":{"controlUi":{"enabled":true,"allowInsecureAuth":true}}}`, `{"gateway":{"controlUi":{"enabled":true}}}`, []string{"gateway.controlUi.allowInsecureAuth"}},
+		{"retired agent path", `{"agents":{"entries":{"a":{"heartbeat":{"every":"1h","skipWhenBusy":true}}}}}`, `{"agents":{"entries":{"a":{"heartbeat":{"every":"1h"}}}}}`, []string{"agents.entries.a.heartbeat.skipWhenBusy"}},
+		{"retired tuning knob", `{"acp":{"enabled":true,"maxConcurrentSessions":4}}`, `{"acp":{"enabled":true}}`, []string{"acp.maxConcurrentSessions"}},
+		{"memorySearch then retired sync", `{"agents":{"defaults":{"memorySearch":{"enabled":true,"sync":{"onStart":true}}}}}`, `{"agents":{"defaults":{}},"memory":{"search":{"enabled":true}}}`, []string{"agents.defaults.memorySearch", "memory.search.sync"}},
+		{"image generation model", `{"agents":{"defaults":{"imageGenerationModel":{"primary":"a/b"}}}}`, `{"agents":{"defaults":{"mediaModels":{"image":{"primary":"a/b"}}}}}`, []string{"agents.defaults.imageGenerationModel"}},
+		{"owner display", `{"commands":{"ownerDisplay":"hash","native":"auto"}}`, `{"commands":{"native":"auto"}}`, []string{"commands.ownerDisplay"}},
+		{"telegram streaming scalar", `{"channels":{"telegram":{"accounts":{"a":{"streaming":"partial"}}}}}`, `{"channels":{"telegram":{"accounts":{"a":{"streaming":{"mode":"partial"}}}}}}`, []string{"channels.telegram.accounts.a.streaming"}},
+		{"telegram streamMode", `{"channels":{"telegram":{"streamMode":"off"}}}`, `{"channels":{"telegram":{"streaming":{"mode":"off"}}}}`, []string{"channels.telegram.streamMode"}},
+		{"telegram scalar streaming wins over streamMode", `{"channels":{"telegram":{"streaming":"block","streamMode":"off"}}}`, `{"channels":{"telegram":{"streaming":{"mode":"block"}}}}`, []string{"channels.telegram.streaming", "channels.telegram.streamMode"}},
+		{"talk flat fields", `{"talk":{"apiKey":"${K}","voiceId":"v"}}`, `{"talk":{"providers":{"elevenlabs":{"apiKey":"${K}","voiceId":"v"}}}}`, []string{"talk"}},
+		{"talk provider's own field wins", `{"talk":{"provider":"x","voiceId":"old","providers":{"x":{"voiceId":"new"}}}}`, `{"talk":{"provider":"x","providers":{"x":{"voiceId":"new"}}}}`, []string{"talk"}},
+		{"reload mode restart", `{"gateway":{"reload":{"mode":"restart"}}}`, `{"gateway":{"reload":{"mode":"hybrid"}}}`, []string{"gateway.reload.mode"}},
 		{"memorySearch auto", `{"memorySearch":{"provider":"auto"}}`, `{"memory":{"search":{"provider":"openai"}}}`, []string{"memorySearch", "memory.search.provider"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

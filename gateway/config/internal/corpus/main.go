@@ -17,7 +17,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -25,6 +27,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
 )
@@ -34,6 +38,9 @@ type candidate struct {
 	name   string // file name in the corpus
 	source string // docs page or repository, path and commit
 	text   []byte
+	// written is a published file as written (secrets replaced, meta
+	// kept): what an older OpenClaw left on disk, for the legacy corpus.
+	written []byte
 }
 
 func main() {
@@ -119,7 +126,129 @@ func run(pkg, node, public, out string) error {
 		}
 		fmt.Fprintf(&src, "| %s | %s | %s |\n", c.name, c.source, first)
 	}
+	if err := writeLegacy(node, pkg, scratch, out, cands, &src); err != nil {
+		return err
+	}
 	return os.WriteFile(filepath.Join(out, "SOURCES.md"), []byte(src.String()), 0o644)
+}
+
+// writeLegacy keeps, under out/legacy, the published files the real
+// validator refuses as written (older OpenClaw versions wrote keys the
+// current one renamed or dropped), and records for each the real
+// validator's verdict as written and after the real `openclaw doctor --fix`
+// rewrote a copy: the ground truth of what the legacy migrations achieve.
+func writeLegacy(node, pkg, scratch, out string, cands []candidate, src *strings.Builder) error {
+	writtenDir, fixedDir := filepath.Join(scratch, "written"), filepath.Join(scratch, "fixed")
+	for _, d := range []string{writtenDir, fixedDir, filepath.Join(out, "legacy")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	var published []candidate
+	var paths []string
+	for _, c := range cands {
+		if c.written == nil {
+			continue
+		}
+		p := filepath.Join(writtenDir, c.name)
+		if err := os.WriteFile(p, c.written, 0o600); err != nil {
+			return err
+		}
+		published, paths = append(published, c), append(paths, p)
+	}
+	if len(published) == 0 {
+		return nil
+	}
+	asWritten, err := validate(node, pkg, writtenDir, paths, published)
+	if err != nil {
+		return err
+	}
+	var legacy []candidate
+	for _, c := range published {
+		if !asWritten[c.name].Valid {
+			legacy = append(legacy, c)
+		}
+	}
+	fixedPaths, err := doctorFix(node, pkg, scratch, fixedDir, legacy)
+	if err != nil {
+		return err
+	}
+	afterFix, err := validate(node, pkg, fixedDir, fixedPaths, legacy)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(src, "\n## Legacy: published files refused as written (kept under legacy/)\n\n"+
+		"Each as its repository holds it (secrets replaced, meta kept), with the real validator's verdict "+
+		"as written and after the real `openclaw doctor --fix --non-interactive` rewrote a copy in an "+
+		"isolated state directory, offline. TestLegacyCorpus loads each here.\n\n"+
+		"| file | source | as written | after doctor --fix |\n| --- | --- | --- | --- |\n")
+	for _, c := range legacy {
+		if err := os.WriteFile(filepath.Join(out, "legacy", c.name), c.written, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(src, "| %s | %s | %s | %s |\n", c.name, c.source,
+			verdictCell(asWritten[c.name], writtenDir), verdictCell(afterFix[c.name], fixedDir))
+	}
+	return nil
+}
+
+// verdictCell is "valid", or "refused: " and the first issue.
+func verdictCell(v verdict, dir string) string {
+	if v.Valid {
+		return "valid"
+	}
+	first := ""
+	if len(v.Issues) > 0 {
+		first = strings.NewReplacer("|", "\\|", "\n", " ", dir+string(filepath.Separator), "").Replace(v.Issues[0])
+	}
+	return "refused: " + first
+}
+
+// doctorFix runs the real `openclaw doctor --fix --non-interactive` on a
+// copy of each candidate as written, each in its own isolated state
+// directory (doctor writes state), a few at a time: most of a run is
+// waiting on plugin installs that fail offline. It returns the rewritten
+// files, copied into fixedDir under the candidates' names.
+func doctorFix(node, pkg, scratch, fixedDir string, cands []candidate) ([]string, error) {
+	paths := make([]string, len(cands))
+	errs := make([]error, len(cands))
+	slots := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i, c := range cands {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			home := filepath.Join(scratch, "doctor", strings.TrimSuffix(c.name, ".json5"))
+			cfg := filepath.Join(home, "openclaw.json")
+			if err := os.MkdirAll(filepath.Join(home, "state"), 0o755); err != nil {
+				errs[i] = err
+				return
+			}
+			if err := os.WriteFile(cfg, c.written, 0o600); err != nil {
+				errs[i] = err
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, filepath.Join(pkg, "openclaw.mjs"), "doctor", "--fix", "--non-interactive")
+			cmd.Env = append(isolatedEnv(home, cands), "OPENCLAW_CONFIG_PATH="+cfg)
+			cmd.Dir = home
+			// doctor's exit status reports findings, not whether it
+			// rewrote the file; the validator judges the result.
+			_ = cmd.Run()
+			fixed, err := os.ReadFile(cfg)
+			if err != nil {
+				errs[i] = fmt.Errorf("doctor --fix on %s: %w", c.name, err)
+				return
+			}
+			paths[i] = filepath.Join(fixedDir, c.name)
+			errs[i] = os.WriteFile(paths[i], fixed, 0o600)
+		}()
+	}
+	wg.Wait()
+	return paths, errors.Join(errs...)
 }
 
 const sourcesHeader = `# Corpus of real configs: sources
@@ -267,32 +396,62 @@ func publicCandidates(dir string, top map[string]bool) ([]candidate, error) {
 		if err != nil {
 			return nil, err
 		}
-		snap, _ := config.Parse(cols[0], src, config.LoadOptions{Getenv: keepRef})
-		if snap == nil || len(snap.Tree) == 0 {
+		tree, ok := asWrittenTree(cols[0], src)
+		if !ok {
 			continue
 		}
 		rooted := true
-		for k := range snap.Tree {
+		for k := range tree {
 			rooted = rooted && top[k]
 		}
 		if !rooted {
 			continue
 		}
+		written, err := scrubbedJSON(tree)
+		if err != nil {
+			return nil, err
+		}
 		// meta is write metadata OpenClaw stamps on the file; older
 		// versions stamped keys the current validator refuses.
-		delete(snap.Tree, "meta")
-		clean := scrub(snap.Tree, config.Redact(snap.Tree))
-		text, err := json.MarshalIndent(clean, "", "  ")
+		delete(tree, "meta")
+		text, err := scrubbedJSON(tree)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, candidate{
-			name:   cols[0],
-			source: fmt.Sprintf("github.com/%s `%s` @ %s", cols[1], cols[2], cols[3][:12]),
-			text:   append(text, '\n'),
+			name:    cols[0],
+			source:  fmt.Sprintf("github.com/%s `%s` @ %s", cols[1], cols[2], cols[3][:12]),
+			text:    text,
+			written: written,
 		})
 	}
 	return out, sc.Err()
+}
+
+// asWrittenTree decodes a published file as its repository holds it.
+// OpenClaw writes openclaw.json as JSON, which is decoded directly: Parse
+// would apply the legacy migrations, and the legacy corpus must keep the
+// keys older versions wrote. A hand-written JSON5 file falls back to
+// Parse, migrated.
+func asWrittenTree(name string, src []byte) (map[string]any, bool) {
+	var tree map[string]any
+	if json.Unmarshal(src, &tree) == nil {
+		return tree, len(tree) > 0
+	}
+	snap, _ := config.Parse(name, src, config.LoadOptions{Getenv: keepRef})
+	if snap == nil || len(snap.Tree) == 0 {
+		return nil, false
+	}
+	return snap.Tree, true
+}
+
+// scrubbedJSON serialises tree with its secrets replaced.
+func scrubbedJSON(tree map[string]any) ([]byte, error) {
+	text, err := json.MarshalIndent(scrub(tree, config.Redact(tree)), "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(text, '\n'), nil
 }
 
 // tokenShaped matches strings that look like credentials wherever they sit.
@@ -351,21 +510,8 @@ func validate(node, pkg, scratch string, paths []string, cands []candidate) (map
 	if err != nil {
 		return nil, err
 	}
-	env := append(os.Environ(),
-		"OPENCLAW_HOME="+scratch, "OPENCLAW_STATE_DIR="+filepath.Join(scratch, "state"),
-		"OPENCLAW_NO_AUTO_UPDATE=1", "OPENCLAW_DISABLE_BONJOUR=1", "OPENCLAW_OFFLINE=1", "DO_NOT_TRACK=1")
-	seen := map[string]bool{}
-	for _, c := range cands {
-		for _, m := range envRef.FindAllSubmatch(c.text, -1) {
-			name := string(m[1])
-			if !seen[name] && os.Getenv(name) == "" {
-				seen[name] = true
-				env = append(env, name+"=placeholder-"+strings.ToLower(name))
-			}
-		}
-	}
 	cmd := exec.Command(node, append([]string{script, pkg}, paths...)...)
-	cmd.Env = env
+	cmd.Env = isolatedEnv(scratch, cands)
 	cmd.Dir = scratch
 	cmd.Stderr = os.Stderr
 	outText, err := cmd.Output()
@@ -386,6 +532,26 @@ func validate(node, pkg, scratch string, paths []string, cands []candidate) (map
 		}
 	}
 	return verdicts, nil
+}
+
+// isolatedEnv is the environment the real OpenClaw runs in: its home and
+// state under scratch, the offline switches, and every ${VAR} the
+// candidates name set to a placeholder.
+func isolatedEnv(scratch string, cands []candidate) []string {
+	env := append(os.Environ(),
+		"OPENCLAW_HOME="+scratch, "OPENCLAW_STATE_DIR="+filepath.Join(scratch, "state"),
+		"OPENCLAW_NO_AUTO_UPDATE=1", "OPENCLAW_DISABLE_BONJOUR=1", "OPENCLAW_OFFLINE=1", "DO_NOT_TRACK=1")
+	seen := map[string]bool{}
+	for _, c := range cands {
+		for _, m := range envRef.FindAllSubmatch(append(c.text, c.written...), -1) {
+			name := string(m[1])
+			if !seen[name] && os.Getenv(name) == "" {
+				seen[name] = true
+				env = append(env, name+"=placeholder-"+strings.ToLower(name))
+			}
+		}
+	}
+	return env
 }
 
 var envRef = regexp.MustCompile(`\$\{([A-Z_][A-Z0-9_]*)\}`)
