@@ -13,7 +13,6 @@ import (
 // is a missing migration; when it lands the test fails until the file is
 // taken off this list.
 var knownLegacyRefused = map[string]string{
-	"gh-alexlee1120-openclaw-backup-openclaw.json5":                      `tools.web.search.provider: "gemini" is not allowed here (the same refusal as the docs corpus's search providers)`,
 	"gh-fabigato-local-llm-openclaw-openclaw.json5":                      "tools.media.audio.models: unknown key (the real schema reads per-capability model lists; the known-key table lacks them)",
 	"gh-invictusautomation-oc-admin-home-shared-openclaw-openclaw.json5": `gateway.controlUi.basePath: "a5081079" refused for want of a leading slash; OpenClaw adds one`,
 }
