@@ -59,7 +59,13 @@ func TestCorpus(t *testing.T) {
 		files = append(files, measureEffect(name, snap))
 	}
 	got := effectReport("How much of the corpus takes effect here", "TestCorpus", len(names), files)
-	golden := filepath.Join("testdata", "corpus", "EFFECT.md")
+	checkEffectReport(t, filepath.Join("testdata", "corpus", "EFFECT.md"), "TestCorpus", got)
+}
+
+// checkEffectReport compares a measurement report with its golden file,
+// or rewrites it with -update.
+func checkEffectReport(t *testing.T, golden, test, got string) {
+	t.Helper()
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
@@ -71,7 +77,7 @@ func TestCorpus(t *testing.T) {
 		t.Fatalf("%v (run with -update to write it)", err)
 	}
 	if string(want) != got {
-		t.Errorf("%s is out of date: run go test -run TestCorpus -update and review the diff", golden)
+		t.Errorf("%s is out of date: run go test -run %s -update and review the diff", golden, test)
 	}
 }
 

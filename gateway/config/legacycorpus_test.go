@@ -97,18 +97,5 @@ func TestLegacyCorpus(t *testing.T) {
 		files = append(files, measureEffect(name, snap))
 	}
 	got := effectReport("How much of the legacy corpus takes effect here", "TestLegacyCorpus", len(names), files)
-	golden := filepath.Join("testdata", "corpus", "legacy", "EFFECT.md")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s is out of date: run go test -run TestLegacyCorpus -update and review the diff", golden)
-	}
+	checkEffectReport(t, filepath.Join("testdata", "corpus", "legacy", "EFFECT.md"), "TestLegacyCorpus", got)
 }

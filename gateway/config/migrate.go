@@ -361,11 +361,15 @@ var legacyRules = slices.Concat([]legacyRule{
 // dist's legacy module, its tier-eval retired path lists); meta.lastTouchedAt,
 // hooks.internal.installs, cron.store, plugins.bundledDiscovery and
 // tts.prefsPath from that list have their own rules above.
-var retiredRootPaths = []string{
+var retiredRootPaths = append([]string{
 	"cloudWorkers.profiles.*.lifetime",
 	"logging.redactSensitive",
 	"commands.useAccessGroups",
 	"gateway.controlUi.allowInsecureAuth",
+}, retiredMemorySearchPaths...)
+
+// retiredMemorySearchPaths are retired both at the root and per agent.
+var retiredMemorySearchPaths = []string{
 	"memory.search.remote.nonBatchConcurrency",
 	"memory.search.remote.batch.wait",
 	"memory.search.remote.batch.concurrency",
@@ -378,24 +382,14 @@ var retiredRootPaths = []string{
 	"memory.search.query.hybrid",
 }
 
-var retiredAgentPaths = []string{
+var retiredAgentPaths = append([]string{
 	"groupChat.visibleReplies",
-	"memory.search.remote.nonBatchConcurrency",
-	"memory.search.remote.batch.wait",
-	"memory.search.remote.batch.concurrency",
-	"memory.search.remote.batch.pollIntervalMs",
-	"memory.search.remote.batch.timeoutMinutes",
-	"memory.search.local.contextSize",
-	"memory.search.local.modelCacheDir",
-	"memory.search.store.driver",
-	"memory.search.sync",
-	"memory.search.query.hybrid",
 	"heartbeat.ackMaxChars",
 	"heartbeat.includeReasoning",
 	"heartbeat.includeSystemPromptSection",
 	"heartbeat.skipWhenBusy",
 	"heartbeat.suppressToolErrorWarnings",
-}
+}, retiredMemorySearchPaths...)
 
 // retiredTuningPaths are the tuning knobs the real doctor removes (the
 // dist's legacy module, its retired tuning path list); the ones already
