@@ -34,14 +34,17 @@ func (r LegacyRewrite) String() string { return r.Path + ": " + r.Rewrite }
 // nothing.
 func MigrateLegacy(src []byte) (out []byte, applied []LegacyRewrite, err error) {
 	out = src
+	// The text is parsed once, and again only after a rewrite: a current
+	// config (the usual case, at every load and reload) costs one parse,
+	// not one per rule.
+	tree, perr := migrationTree(out)
+	if perr != nil {
+		// Not parseable: leave it for Parse, which reports the syntax
+		// error with its position.
+		return src, nil, nil
+	}
 	for _, r := range legacyRules {
 		for range maxRuleMatches {
-			tree, perr := migrationTree(out)
-			if perr != nil {
-				// Not parseable: leave it for Parse, which reports the
-				// syntax error with its position.
-				return src, nil, nil
-			}
 			m, ok := r.first(tree)
 			if !ok {
 				break
@@ -51,6 +54,9 @@ func MigrateLegacy(src []byte) (out []byte, applied []LegacyRewrite, err error) 
 				return src, nil, fmt.Errorf("migrate legacy config: %s: %w", formatPath(m.path), aerr)
 			}
 			out = next
+			if tree, perr = migrationTree(out); perr != nil {
+				return src, nil, fmt.Errorf("migrate legacy config: %s: the rewrite left text that does not parse: %w", formatPath(m.path), perr)
+			}
 			p := formatPath(m.path)
 			applied = append(applied, LegacyRewrite{Path: p, Rewrite: strings.TrimPrefix(note, p+": ")})
 		}
