@@ -85,9 +85,12 @@ func migrationTree(src []byte) (map[string]any, error) {
 // removed (to nil, value nil), moved to to ("*" filled from the match), or
 // rewritten in place (value set, to nil).
 type legacyRule struct {
-	from  []string
-	to    []string
-	when  func(v any) bool
+	from []string
+	to   []string
+	when func(v any) bool
+	// at, when set, must accept the match too (for rules that look at
+	// the matched key, not just the value).
+	at    func(m ruleMatch) bool
 	value func(v any) any
 	// custom replaces the generic apply (agents.list).
 	custom func(src []byte, tree map[string]any, m ruleMatch) ([]byte, string, error)
@@ -105,7 +108,7 @@ func (r legacyRule) first(tree map[string]any) (ruleMatch, bool) {
 	var found ruleMatch
 	var ok bool
 	walkPattern(tree, r.from, nil, nil, func(m ruleMatch) bool {
-		if r.when != nil && !r.when(m.value) {
+		if (r.when != nil && !r.when(m.value)) || (r.at != nil && !r.at(m)) {
 			return true
 		}
 		found, ok = m, true
@@ -344,6 +347,18 @@ var legacyRules = slices.Concat([]legacyRule{
 	{from: []string{"memory", "backend"}, why: "builtin memory is the only memory engine now"},
 	// The dist's doctor config flow: install records moved to the plugin index.
 	{from: []string{"plugins", "installs"}, why: "plugin install records live in the plugin index now"},
+	// The dist's cron doctor: run history is kept in the state database
+	// with a fixed bound (2000 runs per job), so the run-log knobs went.
+	{from: []string{"cron", "runLog"}, why: "cron history keeps the last 2000 runs per job now"},
+	// The dist's env doctor: variables written straight under env move
+	// under env.vars (env's own keys, vars and shellEnv, are objects).
+	{from: []string{"env", "*"}, when: func(v any) bool { _, ok := v.(string); return ok }, to: []string{"env", "vars", "*"}, why: "inline variables live under env.vars"},
+	// The real doctor strips these as unknown keys: per-agent plugin
+	// lists (plugins are enabled under plugins.entries) and agents keyed
+	// by id straight under agents, a shape from before agents.list; the
+	// agent's settings are dropped with it, as doctor --fix does.
+	{from: []string{"agents", "entries", "*", "plugins"}, why: "enable plugins under plugins.entries instead"},
+	{from: []string{"agents", "*"}, at: func(m ruleMatch) bool { return !agentsChildren[m.stars[0].key] }, why: "agents keyed by id are retired; declare the agent under agents.entries"},
 	// The Telegram doctor contract (the dist's runtime doctor migrations):
 	// a scalar streaming and the flat streamMode alias become
 	// streaming.mode; a nested mode wins over the scalar, the scalar over
@@ -545,3 +560,8 @@ func migrateMCPDisabled(src []byte, tree map[string]any, m ruleMatch) ([]byte, s
 	out, err = unsetSegs(out, m.path)
 	return out, fmt.Sprintf("%s: read as %s: %v (the inverse)", old, formatPath(to), !m.value.(bool)), err
 }
+
+// agentsChildren are the keys the agents section has; any other object
+// straight under agents is an agent keyed by id, a shape older versions
+// wrote and the real doctor strips.
+var agentsChildren = map[string]bool{"defaults": true, "entries": true, "list": true, "ownership": true}

@@ -35,6 +35,12 @@ func TestMigrateLegacy(t *testing.T) {
 		{"talk flat fields", `{"talk":{"apiKey":"${K}","voiceId":"v"}}`, `{"talk":{"providers":{"elevenlabs":{"apiKey":"${K}","voiceId":"v"}}}}`, []string{"talk"}},
 		{"talk provider's own field wins", `{"talk":{"provider":"x","voiceId":"old","providers":{"x":{"voiceId":"new"}}}}`, `{"talk":{"provider":"x","providers":{"x":{"voiceId":"new"}}}}`, []string{"talk"}},
 		{"reload mode restart", `{"gateway":{"reload":{"mode":"restart"}}}`, `{"gateway":{"reload":{"mode":"hybrid"}}}`, []string{"gateway.reload.mode"}},
+		{"cron runLog", `{"cron":{"enabled":true,"runLog":{"keepLines":2000}}}`, `{"cron":{"enabled":true}}`, []string{"cron.runLog"}},
+		{"inline env vars", `{"env":{"K":"v","shellEnv":{"enabled":true}}}`, `{"env":{"shellEnv":{"enabled":true},"vars":{"K":"v"}}}`, []string{"env.K"}},
+		{"inline env var beside vars", `{"env":{"vars":{"K":"new"},"K":"old"}}`, `{"env":{"vars":{"K":"new"}}}`, []string{"env.K"}},
+		{"per-agent plugins", `{"agents":{"entries":{"main":{"plugins":["x"],"model":"a/b"}}}}`, `{"agents":{"entries":{"main":{"model":"a/b"}}}}`, []string{"agents.entries.main.plugins"}},
+		{"agent keyed by id", `{"agents":{"helper":{"tools":{}},"defaults":{"model":"a/b"}}}`, `{"agents":{"defaults":{"model":"a/b"}}}`, []string{"agents.helper"}},
+		{"agents own keys stay", `{"agents":{"ownership":"explicit","defaults":{},"entries":{"a":{}}}}`, `{"agents":{"ownership":"explicit","defaults":{},"entries":{"a":{}}}}`, nil},
 		{"memorySearch auto", `{"memorySearch":{"provider":"auto"}}`, `{"memory":{"search":{"provider":"openai"}}}`, []string{"memorySearch", "memory.search.provider"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
