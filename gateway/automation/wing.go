@@ -90,6 +90,9 @@ type Wing struct {
 	alerts failureAlerts
 
 	hookThrottle HookThrottle
+	// webhookClient replaces the SSRF-guarded client of webhook
+	// deliveries in tests; nil builds the guarded one per delivery.
+	webhookClient *http.Client
 }
 
 // New builds the wing and its scheduler; nothing runs until Start.

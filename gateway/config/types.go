@@ -191,6 +191,16 @@ type Cron struct {
 	FailureAlert CronFailureAlert `json:"failureAlert"`
 	// How long the finished runs of a job with its own session (agent:<id>:cron:<job>) are kept, each a retired session with its transcript; false or "0h" keeps them. Default "24h".
 	SessionRetention Retention `json:"sessionRetention"`
+	// Bearer token sent as Authorization with every run result a job with delivery.mode "webhook" posts. Default "" (no Authorization header).
+	WebhookToken string `json:"webhookToken"`
+	// Exceptions to the guard that keeps webhook deliveries off loopback, private and link-local addresses. Default: none (public addresses only).
+	WebhookSsrfPolicy CronWebhookSsrfPolicy `json:"webhookSsrfPolicy"`
+}
+
+// CronWebhookSsrfPolicy is cron.webhookSsrfPolicy.
+type CronWebhookSsrfPolicy struct {
+	// Host names or IP literals (exact) a webhook may reach though they resolve to a private or loopback address. Default [] (none).
+	AllowedHostnames []string `json:"allowedHostnames"`
 }
 
 // Hooks is the hooks.* section: the gateway's HTTP webhook ingress.
