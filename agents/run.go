@@ -89,6 +89,14 @@ func (r *Run) Done() <-chan struct{} { return r.done }
 // Result is valid once Done is closed.
 func (r *Run) Result() RunResult { return r.result }
 
+// EndedRun is a run that has already ended with res, for fakes of the
+// Service in the tests of its callers.
+func EndedRun(id, agentID, sessionKey string, res RunResult) *Run {
+	r := &Run{ID: id, AgentID: agentID, SessionKey: sessionKey, AcceptedAt: time.Now(), done: make(chan struct{}), result: res}
+	close(r.done)
+	return r
+}
+
 // Errors a caller maps to INVALID_REQUEST.
 var (
 	ErrUnknownAgent = errors.New("unknown agent")

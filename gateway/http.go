@@ -40,6 +40,10 @@ func (s *System) httpHandler(mux *http.ServeMux) http.Handler {
 			s.srv.ServeHTTP(w, r)
 			return
 		}
+		if h, ok := s.hook(r.URL.Path); ok {
+			h.ServeHTTP(w, r) // hooks.path: the webhook ingress
+			return
+		}
 		if h, ok := s.channels.Webhook(r.URL.Path); ok {
 			h.ServeHTTP(w, r)
 			return
@@ -56,6 +60,14 @@ func (s *System) httpHandler(mux *http.ServeMux) http.Handler {
 		w.Write([]byte("openclaw gateway " + s.version + "\nConnect a client to ws://" + r.Host + "/\n"))
 	})
 	return securityHeaders(s.underBasePath(mux))
+}
+
+// hook is the handler of a path under hooks.path while hooks are on.
+func (s *System) hook(path string) (http.Handler, bool) {
+	if s.automator == nil {
+		return nil, false
+	}
+	return s.automator.Hook(path)
 }
 
 // underBase marks a request that came in under gateway.controlUi.basePath.

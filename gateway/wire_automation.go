@@ -26,7 +26,8 @@ func (s *System) buildAutomation() error {
 		Config: func() *config.Config { return s.current().snap.Config },
 		Agents: s.agents, Chats: chats, Events: s.srv,
 		DB: s.store.DB, StorePath: s.storePath, Log: s.log,
-		Go: s.inBackground,
+		Go:           s.inBackground,
+		HookThrottle: s.srv.WebhookThrottle("hooks"),
 	})
 	if err != nil {
 		return err

@@ -108,18 +108,26 @@ func (x executor) agentTurn(ctx context.Context, job cron.Job, info cron.RunInfo
 	out.Summary = clip(res.Text, 2000)
 	if res.Status != "ok" {
 		out.Status, out.Error = cron.StatusError, cmp.Or(res.Error, "the agent run ended "+res.Status)
+		if job.Delivery != nil && job.Delivery.Mode == "webhook" {
+			x.postWebhook(ctx, job, info, &out) // errors are reported too
+		}
 		return out
 	}
 	out.Status = cron.StatusOK
-	x.deliverInto(ctx, job, agentID, info.RunID, res.Text, &out)
+	x.deliverInto(ctx, job, agentID, info, res.Text, &out)
 	return out
 }
 
 // deliverInto sends a run's answer where the job's delivery says and
 // records how that went. A failed delivery fails the run unless the
 // job said bestEffort.
-func (x executor) deliverInto(ctx context.Context, job cron.Job, agentID, runID, text string, out *cron.Outcome) {
+func (x executor) deliverInto(ctx context.Context, job cron.Job, agentID string, info cron.RunInfo, text string, out *cron.Outcome) {
+	runID := info.RunID
 	d := job.Delivery
+	if d != nil && d.Mode == "webhook" {
+		x.postWebhook(ctx, job, info, out)
+		return
+	}
 	if d == nil || d.Mode != "announce" {
 		out.DeliveryStatus = "not-requested"
 		return

@@ -115,6 +115,11 @@ func (c caller) chatRules(target string, d *cron.Delivery) error {
 	if target == cron.TargetMain || strings.HasPrefix(target, "session:") {
 		return fmt.Errorf("sessionTarget %q: a job made in a chat runs in that chat's session (current) or an isolated one", target)
 	}
+	if d != nil && d.Mode == "webhook" {
+		// A webhook would carry the chat's results, and cron.webhookToken,
+		// to any address the conversation names.
+		return errors.New(`delivery.mode "webhook": a job made in a chat delivers only to that chat`)
+	}
 	if d == nil || d.Mode != "announce" || d.To == "" {
 		return nil
 	}

@@ -73,6 +73,8 @@ type Options struct {
 	// outlives it (a wake's heartbeat turn, a failure alert); fn's ctx
 	// ends when the gateway stops serving, and the stop waits for fn.
 	Go func(fn func(ctx context.Context))
+	// HookThrottle counts wrong hook tokens per client; nil counts none.
+	HookThrottle HookThrottle
 }
 
 // Wing is the automation wing; build it with New.
@@ -86,11 +88,19 @@ type Wing struct {
 	cron   *cron.Service
 	beats  heartbeats
 	alerts failureAlerts
+
+	hookThrottle HookThrottle
+	// webhookClient replaces the SSRF-guarded client of webhook
+	// deliveries in tests; nil builds the guarded one per delivery.
+	webhookClient *http.Client
 }
 
 // New builds the wing and its scheduler; nothing runs until Start.
 func New(opts Options) (*Wing, error) {
-	w := &Wing{cfg: opts.Config, agents: opts.Agents, chats: opts.Chats, events: opts.Events, log: opts.Log, goBG: opts.Go}
+	w := &Wing{cfg: opts.Config, agents: opts.Agents, chats: opts.Chats, events: opts.Events, log: opts.Log, goBG: opts.Go, hookThrottle: opts.HookThrottle}
+	if err := config.CheckHooks(opts.Config().Hooks); err != nil {
+		return nil, err
+	}
 	svc, err := cron.New(cron.Options{
 		DB: opts.DB, Log: opts.Log.With("component", "cron"), Exec: executor{w}, Notify: opts.Events,
 		Enabled:    func() bool { return w.cfg().Cron.IsEnabled() },
@@ -128,6 +138,9 @@ func (w *Wing) Start(ctx context.Context) error {
 	if err := errors.Join(err, w.cron.SyncSystem(ctx, jobs)); err != nil {
 		w.log.Error("heartbeats not scheduled", "err", err)
 	}
+	if h := cfg.Hooks; h.Enabled {
+		w.log.Info("hooks listening", "path", h.BasePath())
+	}
 	if !cfg.Cron.IsEnabled() {
 		w.log.Warn("cron.enabled is false: jobs and heartbeats do not fire on schedule (manual runs and wakes still work)")
 	}
@@ -139,6 +152,9 @@ func (w *Wing) Start(ctx context.Context) error {
 func (w *Wing) Prepare(snap *config.Snapshot) (commit func(), err error) {
 	jobs, err := heartbeatJobs(snap.Config)
 	if err != nil {
+		return nil, err
+	}
+	if err := config.CheckHooks(snap.Config.Hooks); err != nil {
 		return nil, err
 	}
 	return func() {

@@ -31,6 +31,8 @@ type Config struct {
 	Bindings []Binding `json:"bindings"`
 	// Cron configures the scheduler that runs jobs and heartbeats. Default: enabled.
 	Cron Cron `json:"cron"`
+	// Hooks configures the HTTP webhook ingress (POST <path>/wake, <path>/agent, mapped paths) by which outside services wake an agent or give it a turn. Default: off.
+	Hooks Hooks `json:"hooks"`
 	// Browser configures the gateway-managed Chromium the browser tool drives. Default: enabled, headless, profile "openclaw".
 	Browser Browser `json:"browser"`
 	// MCP configures the Model Context Protocol servers whose tools agents may use. Default: none.
@@ -189,6 +191,92 @@ type Cron struct {
 	FailureAlert CronFailureAlert `json:"failureAlert"`
 	// How long the finished runs of a job with its own session (agent:<id>:cron:<job>) are kept, each a retired session with its transcript; false or "0h" keeps them. Default "24h".
 	SessionRetention Retention `json:"sessionRetention"`
+	// Bearer token sent as Authorization with every run result a job with delivery.mode "webhook" posts. Default "" (no Authorization header).
+	WebhookToken string `json:"webhookToken"`
+	// Exceptions to the guard that keeps webhook deliveries off loopback, private and link-local addresses. Default: none (public addresses only).
+	WebhookSsrfPolicy CronWebhookSsrfPolicy `json:"webhookSsrfPolicy"`
+}
+
+// CronWebhookSsrfPolicy is cron.webhookSsrfPolicy.
+type CronWebhookSsrfPolicy struct {
+	// Host names or IP literals (exact) a webhook may reach though they resolve to a private or loopback address. Default [] (none).
+	AllowedHostnames []string `json:"allowedHostnames"`
+}
+
+// Hooks is the hooks.* section: the gateway's HTTP webhook ingress.
+type Hooks struct {
+	// Whether POST <path>/wake, <path>/agent and the mapped paths are served; needs token. Default false.
+	Enabled bool `json:"enabled"`
+	// The shared secret every hook request carries as Authorization: Bearer <token> or x-openclaw-token (never in the URL); use its own long random value, not the gateway's token. Default "" (required when enabled).
+	Token string `json:"token"`
+	// Base path of the endpoints; a leading slash is added, trailing ones dropped, "/" is refused. Default "/hooks".
+	Path string `json:"path"`
+	// Agents a hook may run (an explicit agentId and the default agent alike); "*" allows all, [] none. Default: unset (every agent).
+	AllowedAgentIDs []string `json:"allowedAgentIds"`
+	// Session key of agent runs when neither the request nor the mapping names one; it must pass allowedSessionKeyPrefixes. Default "" (a new hook:<uuid> per request).
+	DefaultSessionKey string `json:"defaultSessionKey"`
+	// Whether a request (or a template rendered from its payload) may choose the session key. Default false.
+	AllowRequestSessionKey bool `json:"allowRequestSessionKey"`
+	// Case-insensitive prefixes every hook session key (requested, mapped, default or generated) must start with; blank entries are ignored. Default [] (no restriction).
+	AllowedSessionKeyPrefixes []string `json:"allowedSessionKeyPrefixes"`
+	// Built-in mappings appended after mappings; only "gmail" exists (POST <path>/gmail, one isolated agent run per message). Default [] (none).
+	Presets []string `json:"presets"`
+	// Mapped paths: POST <path>/<name> runs the first mapping whose match fits, before the presets. Default [] (none).
+	Mappings []HookMapping `json:"mappings"`
+}
+
+// HookMapping is one hooks.mappings entry.
+type HookMapping struct {
+	// Name of the mapping in logs. Default "mapping-<index>".
+	ID string `json:"id"`
+	// Which requests the mapping takes; both parts must fit when set. Default: any mapped path.
+	Match HookMatch `json:"match"`
+	// What a matching request does: "agent" (an agent turn) or "wake" (a system event for the agent's main session). Default "agent".
+	Action string `json:"action" enum:"agent,wake"`
+	// "now" runs a heartbeat at once for a wake (and for the completion notice of an agent run); "next-heartbeat" waits. Default "now".
+	WakeMode string `json:"wakeMode" enum:"now,next-heartbeat"`
+	// Label of the run, a template. Default "Hook".
+	Name string `json:"name"`
+	// Agent that runs the turn; it must pass hooks.allowedAgentIds. Default "" (the default agent).
+	AgentID string `json:"agentId"`
+	// Session key of the run, a template; one that uses the payload needs allowRequestSessionKey and allowedSessionKeyPrefixes. Default "" (hooks.defaultSessionKey, else a new hook:<uuid>).
+	SessionKey string `json:"sessionKey"`
+	// "isolated" gives each run a fresh session; "persistent" continues the session of the key (which must then be fixed: sessionKey or hooks.defaultSessionKey). Default "isolated".
+	SessionMode string `json:"sessionMode" enum:"isolated,persistent"`
+	// The agent's message, a template: {{field}} or {{payload.a.b}}, {{messages[0].subject}}, {{headers.x-name}}, {{query.name}}, {{path}}, {{now}}. Default "" (the run is refused without a message).
+	MessageTemplate string `json:"messageTemplate"`
+	// The wake's system-event text, a template as messageTemplate. Default "" (the wake is refused without text).
+	TextTemplate string `json:"textTemplate"`
+	// Name of a top-level array in the payload: one action per item (at most 200), each seeing the payload with that array holding only its item. Default "" (one action).
+	ForEach string `json:"forEach"`
+	// Whether the agent's answer is sent to a chat (channel and to). Default true.
+	Deliver *bool `json:"deliver"`
+	// Channel the answer goes to, or "last" (the agent's last chat). Default "last".
+	Channel string `json:"channel"`
+	// Chat id the answer goes to, a template. Default "" (with channel "last", the agent's last chat).
+	To string `json:"to"`
+	// Model of the run, a template (a model ref or alias). Default "" (the agent's).
+	Model string `json:"model"`
+	// Turn time limit in seconds. Default 0 (the agent's).
+	TimeoutSeconds int `json:"timeoutSeconds" min:"0"`
+	// A JavaScript module that rewrites the payload; not in effect here (there is no JavaScript runtime), so a request this mapping takes is refused with 500. Default: none.
+	Transform HookTransform `json:"transform"`
+}
+
+// HookMatch is hooks.mappings[].match.
+type HookMatch struct {
+	// Sub-path after hooks.path, slashes at either end ignored ("gmail" takes POST /hooks/gmail). Default "" (any).
+	Path string `json:"path"`
+	// Exact value of the payload's string field source. Default "" (any).
+	Source string `json:"source"`
+}
+
+// HookTransform is hooks.mappings[].transform.
+type HookTransform struct {
+	// Module file under hooks.transformsDir. Default "".
+	Module string `json:"module"`
+	// Exported function name. Default "default".
+	Export string `json:"export"`
 }
 
 // CronFailureAlert is cron.failureAlert.

@@ -46,6 +46,7 @@ func (d *decoder) validate(c *Config) {
 	d.validateChannels(c)
 	d.validateBrowser(c)
 	d.validateMCP(c)
+	d.validateHooks(&c.Hooks)
 	d.validateExec(&c.Tools.Exec)
 	if p := c.Tools.Web.Search.Provider; !SearchProviderImplemented(p) {
 		n, path := d.where("tools.web.search.provider")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -121,7 +122,7 @@ func (f FailureAlert) MarshalJSON() ([]byte, error) {
 
 // Delivery says where a run's result goes.
 type Delivery struct {
-	Mode       string          `json:"mode"` // announce | none
+	Mode       string          `json:"mode"` // announce | webhook (to is the URL) | none
 	Channel    string          `json:"channel,omitempty"`
 	To         string          `json:"to,omitempty"`
 	AccountID  string          `json:"accountId,omitempty"`
@@ -329,9 +330,11 @@ func (j Job) validate(now time.Time) error {
 		switch d.Mode {
 		case "announce", "none":
 		case "webhook":
-			return errors.New(`delivery.mode "webhook" is not supported by this gateway: use "announce" to a channel`)
+			if u, err := url.Parse(d.To); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return errors.New(`delivery.mode "webhook" needs delivery.to set to an http(s) URL`)
+			}
 		default:
-			return fmt.Errorf("delivery.mode %q is unknown (announce or none)", d.Mode)
+			return fmt.Errorf("delivery.mode %q is unknown (announce, webhook or none)", d.Mode)
 		}
 		if d.Mode == "announce" && d.To == "" && d.Channel != "" && d.Channel != "last" {
 			return errors.New("delivery.to is required when delivery.channel names a channel")

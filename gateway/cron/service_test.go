@@ -373,6 +373,7 @@ func TestAddValidation(t *testing.T) {
 		{`{"schedule":{"kind":"every","everyMs":60000},"sessionTarget":"elsewhere","payload":{"kind":"agentTurn","message":"x"}}`, "sessionTarget"},
 		{`{"schedule":{"kind":"every","everyMs":60000},"payload":{"kind":"heartbeat"}}`, "heartbeat"},
 		{`{"schedule":{"kind":"every","everyMs":60000},"payload":{"kind":"agentTurn","message":"x"},"delivery":{"mode":"webhook"}}`, "webhook"},
+		{`{"schedule":{"kind":"every","everyMs":60000},"payload":{"kind":"agentTurn","message":"x"},"delivery":{"mode":"webhook","to":"file:///etc/passwd"}}`, "http(s) URL"},
 		{`{"schedule":{"kind":"every","everyMs":60000},"payload":{"kind":"agentTurn","message":"x"},"catchUp":"always"}`, "catchUp"},
 		{`{"schedule":{"kind":"every","everyMs":60000},"payload":{"kind":"agentTurn","message":"x"},"pacing":{}}`, "unknown field"},
 		{`{"payload":{"kind":"agentTurn","message":"x"}}`, "schedule is required"},
