@@ -148,6 +148,9 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (run *Run, dup bo
 	if err != nil {
 		return nil, false, fmt.Errorf("open session %s: %w", key, err)
 	}
+	if created {
+		s.notifyCreated(cfg, agent.ID, sess, req)
+	}
 	if req.Fresh && !created {
 		if sess, err = s.opts.Store.Reset(ctx, key, "fresh"); err != nil {
 			return nil, false, fmt.Errorf("reset session %s: %w", key, err)

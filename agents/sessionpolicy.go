@@ -179,3 +179,31 @@ func globFold(pat, s string) bool {
 	}
 	return strings.HasSuffix(s, last)
 }
+
+// notifyCreated leaves the agent's main session a notice of a new session
+// (session.notifyOnCreate): its key and where it came from, never what was
+// said in it, so a stranger's words do not ride into the owner's session.
+// The main session itself, cron runs and sub-agents (their parent hears
+// of them) leave none.
+func (s *Service) notifyCreated(cfg *config.Config, agentID string, sess *sessions.Session, req StartRequest) {
+	if n := cfg.Session.NotifyOnCreate; n != nil && !*n {
+		return
+	}
+	k, err := sessions.Parse(sess.Key)
+	if err != nil || k.IsMain() || k.Kind == sessions.KindCron || k.Kind == sessions.KindSubagent || k.Kind == sessions.KindGlobal {
+		return
+	}
+	main := sessions.MainKey(agentID, cfg.Session.MainKey)
+	if main == sess.Key {
+		return
+	}
+	from := cmpOr(req.Channel, sess.Origin.Channel)
+	text := "New session " + sess.Key
+	if from != "" {
+		text += " from " + from
+		if ct := cmpOr(req.ChatType, sess.Origin.ChatType); ct != "" {
+			text += " (" + ct + ")"
+		}
+	}
+	s.EnqueueSystemEvent(main, text+".")
+}

@@ -55,3 +55,24 @@ func TestDispatchUnderSendPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestMessengerUnderSendPolicy: in a session whose chat is denied, the
+// message tools cannot reach around the suppressed reply.
+func TestMessengerUnderSendPolicy(t *testing.T) {
+	route := func(context.Context, string, string) (channels.Route, bool, error) {
+		return channels.Route{Channel: "discord", ChatID: "g1", ChatKind: channels.Group}, true, nil
+	}
+	for _, policy := range []string{"allow", "deny"} {
+		a := &policyAgents{policy: policy}
+		conv, ok, err := messenger{route: route, agents: a}.Conversation(context.Background(), "agent:main:discord:group:g1", "r1")
+		if a.asked != [3]string{"agent:main:discord:group:g1", "discord", "group"} {
+			t.Errorf("%s: policy asked for %v", policy, a.asked)
+		}
+		if policy == "allow" && (err != nil || !ok || conv.ChatID != "g1") {
+			t.Errorf("allow: %+v %v %v", conv, ok, err)
+		}
+		if policy == "deny" && (err == nil || conv.ChatID != "") {
+			t.Errorf("deny: the message tools may still reach %+v (%v)", conv, err)
+		}
+	}
+}

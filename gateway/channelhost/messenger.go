@@ -9,10 +9,13 @@ import (
 )
 
 // Messenger gives the message tools the channels.
-func (h *Host) Messenger() message.Messenger { return messenger{m: h.Manager, agents: h.opts.Agents} }
+func (h *Host) Messenger() message.Messenger {
+	return messenger{m: h.Manager, route: h.Manager.RunRoute, agents: h.opts.Agents}
+}
 
 type messenger struct {
 	m      *channels.Manager
+	route  func(ctx context.Context, sessionKey, runID string) (channels.Route, bool, error)
 	agents Agents
 }
 
@@ -22,7 +25,7 @@ func (c messenger) Conversation(ctx context.Context, sessionKey, runID string) (
 	if sessionKey == "" {
 		return message.Conversation{}, false, nil
 	}
-	r, ok, err := c.m.RunRoute(ctx, sessionKey, runID)
+	r, ok, err := c.route(ctx, sessionKey, runID)
 	if err == nil && ok && c.agents != nil && c.agents.SendPolicy(ctx, sessionKey, r.Channel, string(r.ChatKind)) == "deny" {
 		// session.sendPolicy closes this session's chat to the agent: the
 		// message tools may not reach around the suppressed reply.

@@ -287,6 +287,7 @@ var fieldDocs = map[string]string{
 	"Session.GroupScope":                   "How group chats map to sessions: per-group or main. Default \"per-group\".",
 	"Session.IdentityLinks":                "Canonical identities and the channel peer ids that are the same person, e.g. {\"alice\": [\"telegram:123\"]}. Default {} (none).",
 	"Session.MainKey":                      "Name of each agent's main session (agent:<id>:<mainKey>). Default \"main\".",
+	"Session.NotifyOnCreate":               "false stops the notice each new session leaves for its agent's main session's next turn (where it came from, never its messages; not for the main session itself, cron runs or sub-agents; kept in memory). Default true.",
 	"Session.Reset":                        "When sessions start afresh on their own. Default: never (mode \"none\").",
 	"Session.ResetByChannel":               "Reset policies by channel id (\"discord\"); a channel's entry wins outright over resetByType and reset. Default {} (none).",
 	"Session.ResetByType":                  "Reset policies for direct, group and thread sessions, each key overriding session.reset. Default: session.reset for all.",

@@ -564,6 +564,8 @@ type Session struct {
 	ResetTriggers []string `json:"resetTriggers"`
 	// Canonical identities and the channel peer ids that are the same person, e.g. {"alice": ["telegram:123"]}. Default {} (none).
 	IdentityLinks map[string][]string `json:"identityLinks"`
+	// false stops the notice each new session leaves for its agent's main session's next turn (where it came from, never its messages; not for the main session itself, cron runs or sub-agents; kept in memory). Default true.
+	NotifyOnCreate *bool `json:"notifyOnCreate"`
 	// Reset policies for direct, group and thread sessions, each key overriding session.reset. Default: session.reset for all.
 	ResetByType SessionResetByType `json:"resetByType"`
 	// Reset policies by channel id ("discord"); a channel's entry wins outright over resetByType and reset. Default {} (none).
