@@ -169,6 +169,9 @@ func (s *Service) handleChatSend(ctx context.Context, req *rpc.Request, p chatSe
 	if err != nil {
 		return nil, invalid(req.Method, err)
 	}
+	if s.SendPolicy(ctx, p.SessionKey, "", "") == sessions.SendDeny {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "%s", errSendDenied)
+	}
 	run, dup, err := s.Start(ctx, StartRequest{AgentID: agentID, SessionKey: p.SessionKey, Message: p.Message, RunID: p.IdempotencyKey,
 		Timeout: time.Duration(p.TimeoutMs) * time.Millisecond, Owner: req.Conn.Has(protocol.ScopeAdmin), Resumable: true,
 		Commands: operatorSender(req)})

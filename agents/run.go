@@ -13,7 +13,6 @@ import (
 
 	"github.com/openclaw-go/openclaw/agents/providers"
 	"github.com/openclaw-go/openclaw/agents/sessions"
-	"github.com/openclaw-go/openclaw/gateway/config"
 )
 
 // StartRequest asks for one agent run.
@@ -54,6 +53,11 @@ type StartRequest struct {
 	// Commands, when set, lets a command-only message (/status, /model,
 	// /approve, ...) be answered by the gateway itself; see CommandSender.
 	Commands *CommandSender
+	// Channel and ChatType say where the message came from (a channel
+	// turn), for the policies keyed on them (session.resetByChannel) when
+	// the session key does not name the channel.
+	Channel  string
+	ChatType string
 }
 
 // Run is one accepted run.
@@ -152,6 +156,9 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (run *Run, dup bo
 	if err != nil {
 		return nil, false, fmt.Errorf("open session %s: %w", key, err)
 	}
+	if created {
+		s.notifyCreated(cfg, agent.ID, sess, req)
+	}
 	if req.Fresh && !created {
 		if sess, err = s.opts.Store.Reset(ctx, key, "fresh"); err != nil {
 			return nil, false, fmt.Errorf("reset session %s: %w", key, err)
@@ -163,8 +170,8 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (run *Run, dup bo
 			return nil, false, fmt.Errorf("reset session %s: %w", key, err)
 		}
 		text, resetOnly = rest, rest == ""
-	} else if sessions.ShouldReset(sess, resetPolicy(cfg), time.Now(), time.Local) {
-		if sess, err = s.opts.Store.Reset(ctx, key, cfg.Session.Reset.Mode); err != nil {
+	} else if p := resetPolicyFor(cfg, key, cmpOr(req.Channel, sess.Origin.Channel)); sessions.ShouldReset(sess, p, time.Now(), time.Local) {
+		if sess, err = s.opts.Store.Reset(ctx, key, p.Mode); err != nil {
 			return nil, false, fmt.Errorf("reset session %s: %w", key, err)
 		}
 	}
@@ -275,11 +282,6 @@ func (s *Service) endAccepted(runID string) {
 	if err := s.opts.Store.EndAccepted(context.Background(), runID); err != nil {
 		s.log.Error("forget accepted run", "runId", runID, "err", err)
 	}
-}
-
-func resetPolicy(cfg *config.Config) sessions.ResetPolicy {
-	r := cfg.Session.Reset
-	return sessions.ResetPolicy{Mode: r.Mode, AtHour: r.AtHour, IdleMinutes: r.IdleMinutes}
 }
 
 // finish records the result, wakes waiters and forgets the run later.

@@ -221,9 +221,21 @@ func (t *sessionTools) reach(turn *Turn) string {
 // visible reports whether a session is within reach of turn. Under "tree"
 // the owner's turn in the agent's main session sees all of the agent's
 // sessions, as in OpenClaw; nobody else gets that exception.
+//
+// Another agent's sessions are within reach only under "all" and as far as
+// tools.agentToAgent allows, except the sub-agents this session spawned,
+// which stay in reach under "tree" and "all" even with agentToAgent off.
 func (t *sessionTools) visible(ctx context.Context, turn *Turn, reach string, s *sessions.Session) bool {
 	if s.Key == turn.SessionKey {
 		return true
+	}
+	if s.AgentID != turn.AgentID {
+		if reach == VisibilityTree || reach == VisibilityAll {
+			if k, err := sessions.Parse(s.Key); err == nil && k.Kind == sessions.KindSubagent && t.descends(ctx, s, turn.SessionKey) {
+				return true
+			}
+		}
+		return reach == VisibilityAll && agentToAgentOf(t.svc.config()).allowed(turn.AgentID, s.AgentID)
 	}
 	switch reach {
 	case VisibilityAll:
@@ -364,6 +376,12 @@ func (t *sessionTools) send(ctx context.Context, turn *Turn, raw json.RawMessage
 	}
 	if target.Key == turn.SessionKey {
 		return nil, fmt.Errorf("a session cannot send to itself")
+	}
+	// session.sendPolicy fences where session tools deliver: a model
+	// (perhaps steered by what it read) cannot push words into a session
+	// whose chat the owner closed to agent sends.
+	if t.svc.SendPolicy(ctx, target.Key, "", "") == sessions.SendDeny {
+		return map[string]any{"status": "forbidden", "error": errSendDenied + " (session.sendPolicy)", "sessionKey": target.Key}, nil
 	}
 	if n := t.countSend(turn.RunID, target.Key); n > maxPingPongTurns {
 		return nil, fmt.Errorf("stopped: already exchanged %d messages with %s in this run", maxPingPongTurns, target.Key)

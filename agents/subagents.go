@@ -247,6 +247,9 @@ func (t *sessionTools) delegate(ctx context.Context, turn *Turn, raw json.RawMes
 	if target == "" {
 		return nil, fmt.Errorf("no agent named %q; listAvailableAgents shows them", a.AgentName)
 	}
+	if !agentToAgentOf(cfg).allowed(sessions.NormalizeAgentID(turn.AgentID), target) {
+		return nil, fmt.Errorf("agent-to-agent delegation from %s to %s is off (tools.agentToAgent)", turn.AgentID, target)
+	}
 	// Each delegation is a session of its own, and a label is unique among
 	// an agent's sessions: the label names this one, not just its sender.
 	key := sessions.SubagentKeyFor(target, turn.SessionKey)

@@ -80,6 +80,11 @@ func PeerKey(p PeerParams) string {
 		}
 		if linked := linkedPeer(p.IdentityLinks, channel, peer); linked != "" {
 			peer = linked
+		} else if isCanonicalName(p.IdentityLinks, peer) {
+			// An unlinked sender whose id is spelled like a canonical
+			// name (a chosen nick "alice") must not land in the linked
+			// person's session: keep it apart under its channel.
+			peer = channel + ":" + peer
 		}
 		switch p.DMScope {
 		case DMScopePerPeer:
@@ -105,7 +110,21 @@ func PeerKey(p PeerParams) string {
 	return base
 }
 
-// linkedPeer returns the canonical name linked to peer, or "".
+// isCanonicalName reports whether peer is one of the links' canonical names.
+func isCanonicalName(links map[string][]string, peer string) bool {
+	for name := range links {
+		if n := ident(name, ""); n != "" && n == peer {
+			return true
+		}
+	}
+	return false
+}
+
+// linkedPeer returns the canonical name linked to peer, or "". A link
+// entry is "<channel>:<id>" or a bare id. A bare id matches the peer on
+// any channel, as in OpenClaw, unless it reads as another channel's
+// scoped id: a sender on a network where ids are chosen (an IRC nick
+// "telegram:123") must not pass for the person linked as telegram:123.
 func linkedPeer(links map[string][]string, channel, peer string) string {
 	if len(links) == 0 {
 		return ""
@@ -119,8 +138,10 @@ func linkedPeer(links map[string][]string, channel, peer string) string {
 	for _, name := range names {
 		for _, id := range links[name] {
 			id = strings.ToLower(strings.TrimSpace(id))
-			if id == peer || id == scoped {
-				return ident(name, "")
+			if id == scoped || id == peer && !scopedElsewhere(id, channel) {
+				if n := ident(name, ""); n != "" {
+					return n
+				}
 			}
 		}
 	}
@@ -224,4 +245,19 @@ func clean(s string, bad func(rune) bool) string {
 		}
 		return r
 	}, s)
+}
+
+// scopedElsewhere reports whether a link entry has the form
+// "<channel>:<id>" for a channel other than channel.
+func scopedElsewhere(id, channel string) bool {
+	prefix, _, ok := strings.Cut(id, ":")
+	if !ok || prefix == "" || prefix == channel {
+		return false
+	}
+	for _, r := range prefix {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false // "@alice:matrix.org" is a bare Matrix id
+		}
+	}
+	return true
 }

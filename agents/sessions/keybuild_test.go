@@ -43,6 +43,12 @@ var peerKeyCases = []struct {
 		"agent:main:discord:direct:alice"},
 	{"identity link bare id", PeerParams{DMScope: DMScopePerPeer, Channel: "signal", PeerID: "333", IdentityLinks: testLinks}, "agent:main:direct:bob"},
 	{"identity link wrong channel", PeerParams{DMScope: DMScopePerPeer, Channel: "discord", PeerID: "111", IdentityLinks: testLinks}, "agent:main:direct:111"},
+	// A stranger may not reach a linked person's session by choosing an
+	// id: spelled as another network's linked id, or as the canonical name.
+	{"stranger spelling a linked id", PeerParams{DMScope: DMScopePerPeer, Channel: "irc", PeerID: "telegram:111", IdentityLinks: testLinks}, "agent:main:direct:telegram:111"},
+	{"stranger named like the canonical name", PeerParams{DMScope: DMScopePerPeer, Channel: "irc", PeerID: "alice", IdentityLinks: testLinks}, "agent:main:direct:irc:alice"},
+	{"stranger named like the canonical name, per channel", PeerParams{DMScope: DMScopePerChannelPeer, Channel: "telegram", PeerID: "Alice", IdentityLinks: testLinks}, "agent:main:telegram:direct:telegram:alice"},
+	{"bare matrix id links", PeerParams{DMScope: DMScopePerPeer, Channel: "matrix", PeerID: "@carol:example.org", IdentityLinks: map[string][]string{"carol": {"@carol:example.org"}}}, "agent:main:direct:carol"},
 	{"identity link ignored in main scope", PeerParams{Channel: "telegram", PeerID: "111", IdentityLinks: testLinks}, "agent:main:main"},
 	{"group", PeerParams{Channel: "telegram", PeerKind: "group", PeerID: "-100123"}, "agent:main:telegram:group:-100123"},
 	{"group main scope", PeerParams{Channel: "telegram", PeerKind: "group", PeerID: "-100123", GroupScope: GroupScopeMain}, "agent:main:main"},

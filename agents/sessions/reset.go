@@ -38,22 +38,27 @@ func DefaultResetPolicy() ResetPolicy {
 	return ResetPolicy{Mode: ResetDaily, AtHour: DefaultResetHour}
 }
 
-// ShouldReset reports whether s is stale under p at now: in daily mode
-// when its last message came before the latest AtHour boundary in loc
-// (nil: time.Local) that now has passed; in idle mode (or daily with
-// IdleMinutes) when more than IdleMinutes passed since the last message.
-// A session without messages never needs a reset.
+// ShouldReset reports whether s is stale under p at now, as OpenClaw
+// judges freshness: in daily mode when the session began (StartedAt)
+// before the latest AtHour boundary in loc (nil: time.Local) that now has
+// passed; in idle mode (or daily with IdleMinutes) when more than
+// IdleMinutes passed since its last message. A session without messages
+// never needs a reset.
 func ShouldReset(s *Session, p ResetPolicy, now time.Time, loc *time.Location) bool {
 	if s == nil || s.LastMessageAt.IsZero() {
 		return false
 	}
 	last := s.LastMessageAt
+	started := s.StartedAt
+	if started.IsZero() {
+		started = last
+	}
 	idle := p.IdleMinutes > 0 && now.Sub(last) > time.Duration(p.IdleMinutes)*time.Minute
 	switch p.Mode {
 	case ResetIdle:
 		return idle
 	case ResetDaily:
-		return idle || last.Before(dailyBoundary(now, p.AtHour, loc))
+		return idle || started.Before(dailyBoundary(now, p.AtHour, loc))
 	}
 	return false
 }

@@ -50,11 +50,22 @@ func TestShouldReset(t *testing.T) {
 		{"no messages", time.Time{}, at(ny, 2026, 3, 1, 0, 0), daily, ny, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &Session{LastMessageAt: tc.last}
+			s := &Session{LastMessageAt: tc.last, StartedAt: tc.last}
 			if got := ShouldReset(s, tc.p, tc.now, tc.loc); got != tc.want {
 				t.Errorf("ShouldReset(last %v, now %v, %+v) = %v", tc.last, tc.now, tc.p, got)
 			}
 		})
+	}
+	// Daily freshness counts from when the session began, idle from its
+	// last message: a session begun before today's boundary is stale
+	// however recently it was used.
+	ny4 := at(ny, 2026, 3, 1, 4, 0)
+	begun := &Session{StartedAt: ny4.Add(-time.Hour), LastMessageAt: ny4.Add(time.Hour)}
+	if !ShouldReset(begun, daily, ny4.Add(2*time.Hour), ny) {
+		t.Error("daily: a session begun before the boundary is fresh")
+	}
+	if ShouldReset(begun, ResetPolicy{Mode: ResetIdle, IdleMinutes: 120}, ny4.Add(2*time.Hour), ny) {
+		t.Error("idle: a session used an hour ago is stale after 120 idle minutes")
 	}
 	if ShouldReset(nil, daily, time.Now(), nil) {
 		t.Error("ShouldReset(nil) = true")

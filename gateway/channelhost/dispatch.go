@@ -17,7 +17,18 @@ type agentDispatcher struct {
 }
 
 func (d agentDispatcher) Dispatch(ctx context.Context, req channels.Dispatch) (channels.Reply, error) {
+	reply, err := d.run(ctx, req)
+	if ctx.Err() == nil && d.svc.SendPolicy(ctx, req.SessionKey, req.Origin.Channel, string(req.Origin.ChatKind)) == "deny" {
+		// session.sendPolicy: the turn runs and is kept in the session, but
+		// nothing reaches the chat, not even an error.
+		return channels.Reply{}, nil
+	}
+	return reply, err
+}
+
+func (d agentDispatcher) run(ctx context.Context, req channels.Dispatch) (channels.Reply, error) {
 	run, _, err := d.svc.Start(ctx, agents.StartRequest{
+		Channel: req.Origin.Channel, ChatType: string(req.Origin.ChatKind),
 		AgentID: req.AgentID, SessionKey: req.SessionKey, Message: req.Text, RunID: req.RunID,
 		ExtraSystemPrompt: req.ExtraSystemPrompt, Owner: d.owner(req.Origin.Channel, req.SenderID),
 		// A sender who passed the chat's gate may use the gateway's

@@ -31,6 +31,9 @@ type Bus interface {
 type Agents interface {
 	Start(ctx context.Context, req agents.StartRequest) (run *agents.Run, dup bool, err error)
 	Workspace(agentID string) (string, error)
+	// SendPolicy is session.sendPolicy's answer (allow or deny) for
+	// delivering into a session's chat.
+	SendPolicy(ctx context.Context, key, channel, chatType string) string
 }
 
 // ApprovalResolver settles a Tool Guard approval (the tools' approvals).

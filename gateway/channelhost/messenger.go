@@ -2,15 +2,22 @@ package channelhost
 
 import (
 	"context"
+	"errors"
 
 	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/tools/message"
 )
 
 // Messenger gives the message tools the channels.
-func (h *Host) Messenger() message.Messenger { return messenger{h.Manager} }
+func (h *Host) Messenger() message.Messenger {
+	return messenger{m: h.Manager, route: h.Manager.RunRoute, agents: h.opts.Agents}
+}
 
-type messenger struct{ m *channels.Manager }
+type messenger struct {
+	m      *channels.Manager
+	route  func(ctx context.Context, sessionKey, runID string) (channels.Route, bool, error)
+	agents Agents
+}
 
 var _ message.Messenger = messenger{}
 
@@ -18,7 +25,12 @@ func (c messenger) Conversation(ctx context.Context, sessionKey, runID string) (
 	if sessionKey == "" {
 		return message.Conversation{}, false, nil
 	}
-	r, ok, err := c.m.RunRoute(ctx, sessionKey, runID)
+	r, ok, err := c.route(ctx, sessionKey, runID)
+	if err == nil && ok && c.agents != nil && c.agents.SendPolicy(ctx, sessionKey, r.Channel, string(r.ChatKind)) == "deny" {
+		// session.sendPolicy closes this session's chat to the agent: the
+		// message tools may not reach around the suppressed reply.
+		return message.Conversation{}, false, errors.New("send blocked by session policy (session.sendPolicy)")
+	}
 	return message.Conversation{Channel: r.Channel, AccountID: r.AccountID, ChatID: r.ChatID, ThreadID: r.ThreadID}, ok, err
 }
 

@@ -652,6 +652,63 @@ type Session struct {
 	ResetTriggers []string `json:"resetTriggers"`
 	// Canonical identities and the channel peer ids that are the same person, e.g. {"alice": ["telegram:123"]}. Default {} (none).
 	IdentityLinks map[string][]string `json:"identityLinks"`
+	// false stops the notice each new session leaves for its agent's main session's next turn (where it came from, never its messages; not for the main session itself, cron runs or sub-agents; kept in memory). Default true.
+	NotifyOnCreate *bool `json:"notifyOnCreate"`
+	// Reset policies for direct, group and thread sessions, each key overriding session.reset. Default: session.reset for all.
+	ResetByType SessionResetByType `json:"resetByType"`
+	// Reset policies by channel id ("discord"); a channel's entry wins outright over resetByType and reset. Default {} (none).
+	ResetByChannel map[string]SessionResetOverride `json:"resetByChannel"`
+	// Whether agent replies may be delivered to a session's chat, by rules on channel, chat type and key prefix (a session's own sendPolicy, set by sessions.patch, wins). Default: every send allowed.
+	SendPolicy SessionSendPolicy `json:"sendPolicy"`
+}
+
+// SessionResetByType is session.resetByType.
+type SessionResetByType struct {
+	// Reset policy of direct-message sessions. Default: session.reset.
+	Direct SessionResetOverride `json:"direct"`
+	// Reset policy of group and room sessions. Default: session.reset.
+	Group SessionResetOverride `json:"group"`
+	// Reset policy of thread and topic sessions. Default: session.reset.
+	Thread SessionResetOverride `json:"thread"`
+}
+
+// SessionResetOverride is one session.resetByType or resetByChannel entry;
+// what it leaves out comes from session.reset.
+type SessionResetOverride struct {
+	// none, daily (at atHour) or idle (after idleMinutes). Default: session.reset.mode when that is not "none", else "daily".
+	Mode string `json:"mode" enum:"none,daily,idle"`
+	// Local hour (0-23, larger read as 23) at which daily resets happen. Default: session.reset.atHour.
+	AtHour OptInt `json:"atHour"`
+	// Minutes of silence after which an idle reset happens; 0 turns idle resets off. Default: session.reset.idleMinutes.
+	IdleMinutes OptInt `json:"idleMinutes"`
+}
+
+// SessionSendPolicy is session.sendPolicy.
+type SessionSendPolicy struct {
+	// Rules in order: a matching deny blocks at once; a matching allow allows unless a later rule denies. Default [] (none).
+	Rules []SessionSendRule `json:"rules"`
+	// allow or deny, when no rule matches. Default "allow".
+	Default string `json:"default" enum:"allow,deny"`
+}
+
+// SessionSendRule is one session.sendPolicy.rules entry.
+type SessionSendRule struct {
+	// allow or deny. Default "allow".
+	Action string `json:"action" enum:"allow,deny"`
+	// What the session must be for the rule to apply; every key given must match. Default: every session.
+	Match SessionSendMatch `json:"match"`
+}
+
+// SessionSendMatch is session.sendPolicy.rules[].match.
+type SessionSendMatch struct {
+	// Channel id, e.g. "discord". Default "" (any).
+	Channel string `json:"channel"`
+	// direct, group or channel ("dm" is read as direct). Default "" (any).
+	ChatType string `json:"chatType" enum:"direct,dm,group,channel"`
+	// Session-key prefix, matched against the key with or without its agent:<id>: part, e.g. "cron:". Default "" (any).
+	KeyPrefix string `json:"keyPrefix"`
+	// Session-key prefix matched against the whole key only, e.g. "agent:main:discord:". Default "" (any).
+	RawKeyPrefix string `json:"rawKeyPrefix"`
 }
 
 // SessionReset is session.reset.
@@ -684,6 +741,8 @@ type Tools struct {
 	Subagents ToolSubagents `json:"subagents"`
 	// Which sessions the session tools may reach. Default: all.
 	Sessions ToolSessions `json:"sessions"`
+	// Whether the session tools may cross from one agent to another. Default: enabled, every agent.
+	AgentToAgent ToolAgentToAgent `json:"agentToAgent"`
 	// The Tool Guard: rules deciding, per call, allow, deny or ask a person (this gateway's key; OpenClaw's own CLI does not know it). Default: allow, with dangerous shell commands raised to approval.
 	Guard ToolGuard `json:"guard"`
 	// How tools are shown to models (this gateway's key; OpenClaw's own CLI does not know it). Default: progressive.
@@ -824,6 +883,14 @@ type ToolWebSearch struct {
 type ToolSessions struct {
 	// Which sessions sessions_list, sessions_history, sessions_send and session_status reach: self (this session), tree (this one and the sub-agents it spawned; from the agent's main session, all of the agent's), agent (all of this agent's) or all. A turn that does not act for the owner (commands.ownerAllowFrom, or operator.admin) never reaches past its own tree, whatever this says (this gateway's rule). Default "all".
 	Visibility string `json:"visibility" enum:"self,tree,agent,all"`
+}
+
+// ToolAgentToAgent is tools.agentToAgent.
+type ToolAgentToAgent struct {
+	// false stops sessions_send, sessions_list, sessions_history, session_status and delegateToAgent from reaching another agent's sessions (the sub-agents a session spawned stay in reach under tree and all visibility). Default true.
+	Enabled *bool `json:"enabled"`
+	// Agent ids or "*" globs that may take part in a cross-agent call; the caller's agent and the target's must both match. Exact ids are case-sensitive, globs are not; entries all blank deny every cross-agent call. Default [] (every agent).
+	Allow []string `json:"allow"`
 }
 
 // ToolDatasource is one tools.datasources entry.
