@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"reflect"
+	"slices"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -45,7 +47,9 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 	if len(restart) > 0 {
 		s.log.Warn("config changed fields that apply after a restart (send SIGUSR1 or restart the gateway)", "fields", restart)
 	}
-	secretChanged := old.auth.Mode != next.auth.Mode || old.auth.Token != next.auth.Token || old.auth.Password != next.auth.Password
+	secretChanged := old.auth.Mode != next.auth.Mode || old.auth.Token != next.auth.Token || old.auth.Password != next.auth.Password ||
+		(next.auth.Mode == "trusted-proxy" && (!reflect.DeepEqual(old.auth.TrustedProxy, next.auth.TrustedProxy) ||
+			!slices.Equal(old.auth.TrustedProxies, next.auth.TrustedProxies)))
 	if secretChanged {
 		// Clients that proved the old secret must prove the new one.
 		n := s.srv.DisconnectSharedSecret("gateway credentials changed")

@@ -298,6 +298,32 @@ type GatewayAuth struct {
 	Password SecretInput `json:"password"`
 	// Limits on failed auth attempts per client address: connects, bearer tokens on the HTTP API and (ours) channel webhook secrets. Default: 10 attempts a minute, then a 5-minute lockout.
 	RateLimit RateLimit `json:"rateLimit"`
+	// How mode "trusted-proxy" reads the user a reverse proxy authenticated. Default: unset (the mode refuses every connect until userHeader and gateway.trustedProxies are set).
+	TrustedProxy TrustedProxyAuth `json:"trustedProxy"`
+	// Operator scopes granted to a trusted-proxy user by identity, on top of what the connection has otherwise, for that connection only (never written into a paired device), e.g. {"admin@example.com": ["operator.admin"]}. Default {} (none).
+	IdentityScopes map[string][]string `json:"identityScopes"`
+}
+
+// TrustedProxyAuth is gateway.auth.trustedProxy.
+type TrustedProxyAuth struct {
+	// Header holding the authenticated user, e.g. "x-forwarded-user"; believed only on a socket opened from an address in gateway.trustedProxies. Default "" (required in trusted-proxy mode).
+	UserHeader string `json:"userHeader"`
+	// Headers the proxy must also send, non-empty, for a request to count as coming through it, e.g. ["x-forwarded-proto"]. Default [] (none).
+	RequiredHeaders []string `json:"requiredHeaders"`
+	// Users allowed in, as the user header spells them. Default [] (every user the proxy authenticated).
+	AllowUsers []string `json:"allowUsers"`
+	// Whether a proxy on this host (a loopback source, which must also be in gateway.trustedProxies) is believed; every local process can then claim any user. Default false.
+	AllowLoopback bool `json:"allowLoopback"`
+	// Approval of new browser devices (Control UI, WebChat) by the proxy's identity. Default: off.
+	DeviceAutoApprove TrustedProxyDeviceAutoApprove `json:"deviceAutoApprove"`
+}
+
+// TrustedProxyDeviceAutoApprove is gateway.auth.trustedProxy.deviceAutoApprove.
+type TrustedProxyDeviceAutoApprove struct {
+	// Whether a new Control UI or WebChat device of a trusted-proxy user is paired without asking; known devices asking for more still wait for approval. Default false.
+	Enabled bool `json:"enabled"`
+	// Most scopes such a device gets: what it asks for within these, or all of these when it asks for none; operator.admin only when listed. Default ["operator.read","operator.write","operator.approvals","operator.questions"].
+	Scopes []string `json:"scopes"`
 }
 
 // RateLimit is gateway.auth.rateLimit.

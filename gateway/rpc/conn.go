@@ -36,6 +36,9 @@ type Conn struct {
 	deviceID    string
 	deviceToken string
 	authMethod  string
+	// proxy is what a trusted proxy said at the upgrade (trusted-proxy
+	// mode only).
+	proxy *proxyIdentity
 
 	// writeMu is held by whoever writes data frames: the writer goroutine
 	// for a batch, or a sender taking the direct path.
