@@ -5,6 +5,12 @@ package config
 // fieldDocs holds the doc comments of the config types and their fields,
 // keyed "Type" and "Type.Field", for Schema and DefaultFile.
 var fieldDocs = map[string]string{
+	"AccessGroup":                        "AccessGroup is accessGroups.<name>.",
+	"AccessGroup.ChannelID":              "The Discord channel of a discord.channelAudience group (not in effect here). Default \"\".",
+	"AccessGroup.GuildID":                "The Discord guild of a discord.channelAudience group (not in effect here). Default \"\".",
+	"AccessGroup.Members":                "Sender ids by channel (\"telegram\", \"discord\", ...), and \"*\" for ids checked on every channel; each entry is matched as that channel's allowFrom entries are (stable ids, never display names; \"*\" is not expanded). Default {} (nobody).",
+	"AccessGroup.Membership":             "Which members of that channel count (not in effect here). Default \"\".",
+	"AccessGroup.Type":                   "\"message.senders\" (the members below); \"discord.channelAudience\" (who can view a Discord channel) is accepted but not in effect here: it lets nobody in. Default \"\" (required).",
 	"AgentDefaults":                      "AgentDefaults is agents.defaults.",
 	"AgentDefaults.Heartbeat":            "Periodic turns in each agent's main session. Default: every 30 minutes, answers delivered nowhere.",
 	"AgentDefaults.ImageModel":           "Model the image tool analyses images with, as \"provider/model\" or {primary, fallbacks, timeoutMs}; it must accept image input. Default: none (the image tool then says to set it).",
@@ -102,6 +108,7 @@ var fieldDocs = map[string]string{
 	"Commands.OwnerAllowFrom":              "Chat senders who are the owner, as \"<channel>:<sender id>\" (e.g. \"telegram:123456\"): only their turns may use owner-only tools (gateway, automations, nodes) and dangerous tools without approval, and only they may answer approval buttons in a chat. Default none: no chat sender is the owner.",
 	"Commands.Restart":                     "Whether the gateway tool may restart the gateway. Default false.",
 	"Config":                               "Config holds the keys of openclaw.json this gateway implements. Keys OpenClaw knows but we do not implement yet are kept in Snapshot.Tree.",
+	"Config.AccessGroups":                  "AccessGroups are named sender lists that channel allowlists (allowFrom, groupAllowFrom, a group's allowFrom) name as \"accessGroup:<name>\"; a group grants nothing unless an allowlist names it, and a name with no group lets nobody in. Default {} (none).",
 	"Config.Agents":                        "Agents configures the agents and what they inherit. Default: one agent, \"main\".",
 	"Config.Bindings":                      "Bindings route inbound chats to agents by channel, account and peer; the most specific match wins. Default [] (the default agent answers).",
 	"Config.Browser":                       "Browser configures the gateway-managed Chromium the browser tool drives. Default: enabled, headless, profile \"openclaw\".",

@@ -39,6 +39,22 @@ type Config struct {
 	Plugins Plugins `json:"plugins"`
 	// Skills configures where skill packages (folders with a SKILL.md) are found. Default: the workspace's skills/ and <state dir>/skills.
 	Skills Skills `json:"skills"`
+	// AccessGroups are named sender lists that channel allowlists (allowFrom, groupAllowFrom, a group's allowFrom) name as "accessGroup:<name>"; a group grants nothing unless an allowlist names it, and a name with no group lets nobody in. Default {} (none).
+	AccessGroups map[string]AccessGroup `json:"accessGroups"`
+}
+
+// AccessGroup is accessGroups.<name>.
+type AccessGroup struct {
+	// "message.senders" (the members below); "discord.channelAudience" (who can view a Discord channel) is accepted but not in effect here: it lets nobody in. Default "" (required).
+	Type string `json:"type" enum:"message.senders,discord.channelAudience"`
+	// Sender ids by channel ("telegram", "discord", ...), and "*" for ids checked on every channel; each entry is matched as that channel's allowFrom entries are (stable ids, never display names; "*" is not expanded). Default {} (nobody).
+	Members map[string][]string `json:"members"`
+	// The Discord guild of a discord.channelAudience group (not in effect here). Default "".
+	GuildID string `json:"guildId"`
+	// The Discord channel of a discord.channelAudience group (not in effect here). Default "".
+	ChannelID string `json:"channelId"`
+	// Which members of that channel count (not in effect here). Default "".
+	Membership string `json:"membership"`
 }
 
 // Skills is the skills.* section.

@@ -46,6 +46,12 @@ func (d *decoder) validate(c *Config) {
 		n, path := d.where("gateway.auth.trustedProxy.deviceAutoApprove.scopes")
 		d.warnAtPath(n, path, "includes operator.admin: every user the proxy lets in can pair a new browser device with full admin; grant admin to named users with gateway.auth.identityScopes instead")
 	}
+	for name, ag := range c.AccessGroups {
+		if ag.Type == "discord.channelAudience" {
+			n, path := d.where("accessGroups." + name)
+			d.warnAtPath(n, path, `type "discord.channelAudience" is not in effect here: Discord channel membership is not looked up, so "accessGroup:%s" lets nobody in`, name)
+		}
+	}
 	d.resolveModelAliases(c)
 	d.validateAgents(c)
 	d.validateChannels(c)
