@@ -504,6 +504,8 @@ type AgentDefaults struct {
 	Subagents SubagentDefaults `json:"subagents"`
 	// Periodic turns in each agent's main session. Default: every 30 minutes, answers delivered nowhere.
 	Heartbeat Heartbeat `json:"heartbeat"`
+	// The skills (by name) agents see, unless an agent's own skills replaces the list; [] gives none. Default: unset (every skill found).
+	Skills []string `json:"skills"`
 }
 
 // AgentModel is one agents.defaults.models entry.
@@ -554,6 +556,8 @@ type AgentEntry struct {
 	GroupChat AgentGroupChat `json:"groupChat"`
 	// Heartbeat settings for this agent; keys left unset come from agents.defaults.heartbeat. Default: the defaults.
 	Heartbeat Heartbeat `json:"heartbeat"`
+	// The skills (by name) this agent sees, replacing agents.defaults.skills; [] gives none. Default: unset (agents.defaults.skills).
+	Skills []string `json:"skills"`
 }
 
 // AgentGroupChat is agents.entries.<id>.groupChat.

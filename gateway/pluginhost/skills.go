@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,10 +38,16 @@ func (h *Host) skillCatalog(agentID string) skills.Catalog {
 	for _, d := range cfg.Skills.Load.ExtraDirs {
 		srcs = append(srcs, skills.Source{Dir: d, Origin: skills.OriginExtra})
 	}
-	return skills.Discover(srcs, os.Getenv, exec.LookPath, runtime.GOOS).WithDisabled(func(name string) bool {
+	c := skills.Discover(srcs, os.Getenv, exec.LookPath, runtime.GOOS).WithDisabled(func(name string) bool {
 		e, ok := cfg.Skills.Entries[name]
 		return ok && !e.IsEnabled()
 	})
+	if names, limited := cfg.AgentSkills(agentID); limited {
+		// agents.defaults.skills or the agent's own skills: the rest are
+		// not this agent's, in its directory or through its tools.
+		c = c.WithUnavailable(func(name string) bool { return !slices.Contains(names, name) }, "not in this agent's skills")
+	}
+	return c
 }
 
 // SkillDirectory is the agent's skill directory for its system prompt.

@@ -197,13 +197,19 @@ func gate(r Requires, env func(string) string, lookPath func(string) (string, er
 // skill keeps its name, so a weaker one of the same name stays shadowed:
 // disabling must not silently swap in a different skill.
 func (c Catalog) WithDisabled(disabled func(name string) bool) Catalog {
-	if disabled == nil {
+	return c.WithUnavailable(disabled, "disabled in config")
+}
+
+// WithUnavailable is WithDisabled with its own reason (an agent's skill
+// allowlist, say).
+func (c Catalog) WithUnavailable(off func(name string) bool, reason string) Catalog {
+	if off == nil {
 		return c
 	}
 	out := Catalog{all: slices.Clone(c.all), byName: c.byName}
 	for _, i := range c.byName {
-		if e := &out.all[i]; disabled(e.Name) {
-			e.Status, e.Reason = StatusUnavailable, "disabled in config"
+		if e := &out.all[i]; off(e.Name) {
+			e.Status, e.Reason = StatusUnavailable, reason
 		}
 	}
 	return out
