@@ -311,6 +311,7 @@ var fieldDocs = map[string]string{
 	"Skills.Entries":                       "Per-skill settings by skill name. Default {} (every skill found is on).",
 	"Skills.Load":                          "Where skills are found besides the defaults. Default: see each key.",
 	"SkillsLoad":                           "SkillsLoad is skills.load.",
+	"SkillsLoad.AllowSymlinkTargets":       "Real folders that a symlinked skill folder in the workspace's skills/ or an extraDirs folder may resolve to; any other symlink out of its folder is refused (\"symlink-escape\"), and a file system root is never trusted. Default [] (none).",
 	"SkillsLoad.ExtraDirs":                 "More folders of skill packages, after the workspace's skills/ and <state dir>/skills. Default [] (none).",
 	"SlackAccount":                         "SlackAccount is one Slack app's settings.",
 	"SlackAccount.AllowBots":               "Whether messages from other bots are answered: true, false, or \"mentions\" (only group messages that mention this bot; direct messages follow dmPolicy). Default false.",

@@ -69,6 +69,8 @@ type Skills struct {
 type SkillsLoad struct {
 	// More folders of skill packages, after the workspace's skills/ and <state dir>/skills. Default [] (none).
 	ExtraDirs []string `json:"extraDirs"`
+	// Real folders that a symlinked skill folder in the workspace's skills/ or an extraDirs folder may resolve to; any other symlink out of its folder is refused ("symlink-escape"), and a file system root is never trusted. Default [] (none).
+	AllowSymlinkTargets []string `json:"allowSymlinkTargets"`
 }
 
 // SkillEntry is skills.entries.<name>.

@@ -31,12 +31,14 @@ const WorkspaceSkills = "skills"
 func (h *Host) skillCatalog(agentID string) skills.Catalog {
 	cfg := h.opts.Config().Config
 	var srcs []skills.Source
+	allow := expandHomes(cfg.Skills.Load.AllowSymlinkTargets)
 	if ws, err := h.opts.Agents.Workspace(agentID); err == nil {
-		srcs = append(srcs, skills.Source{Dir: filepath.Join(ws, WorkspaceSkills), Origin: skills.OriginWorkspace})
+		srcs = append(srcs, skills.Source{Dir: filepath.Join(ws, WorkspaceSkills), Origin: skills.OriginWorkspace,
+			Contained: true, AllowTargets: allow})
 	}
 	srcs = append(srcs, skills.Source{Dir: filepath.Join(h.opts.StateDir, "skills"), Origin: skills.OriginManaged})
 	for _, d := range cfg.Skills.Load.ExtraDirs {
-		srcs = append(srcs, skills.Source{Dir: d, Origin: skills.OriginExtra})
+		srcs = append(srcs, skills.Source{Dir: d, Origin: skills.OriginExtra, Contained: true, AllowTargets: allow})
 	}
 	c := skills.Discover(srcs, os.Getenv, exec.LookPath, runtime.GOOS).WithDisabled(func(name string) bool {
 		e, ok := cfg.Skills.Entries[name]
@@ -48,6 +50,19 @@ func (h *Host) skillCatalog(agentID string) skills.Catalog {
 		c = c.WithUnavailable(func(name string) bool { return !slices.Contains(names, name) }, "not in this agent's skills")
 	}
 	return c
+}
+
+// expandHomes expands a leading "~/" (config paths are written so).
+func expandHomes(in []string) []string {
+	home, _ := os.UserHomeDir()
+	out := make([]string, 0, len(in))
+	for _, p := range in {
+		if home != "" && (p == "~" || strings.HasPrefix(p, "~/")) {
+			p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // SkillDirectory is the agent's skill directory for its system prompt.

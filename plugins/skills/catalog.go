@@ -30,6 +30,12 @@ const maxScripts = 100
 type Source struct {
 	Dir    string
 	Origin string // OriginWorkspace, OriginManaged or OriginExtra
+	// Contained makes the folder a boundary: a skill folder whose real
+	// path leaves it (a symlink out) is refused unless it lands inside
+	// one of AllowTargets (skills.load.allowSymlinkTargets). The managed
+	// folder is not contained: symlinked skills there are the user's own.
+	Contained    bool
+	AllowTargets []string
 }
 
 // Status is whether a discovered skill can be used.
@@ -90,6 +96,11 @@ func Discover(sources []Source, env func(string) string, lookPath func(string) (
 		if abs, err := filepath.Abs(src.Dir); err == nil { // scripts get an absolute path and working directory
 			src.Dir = abs
 		}
+		root, rootErr := filepath.EvalSymlinks(src.Dir)
+		if rootErr != nil {
+			root = src.Dir
+		}
+		targets := realTargets(src.AllowTargets)
 		dirents, err := os.ReadDir(src.Dir) // sorted by name, so discovery is deterministic
 		if err != nil {
 			continue
@@ -104,6 +115,22 @@ func Discover(sources []Source, env func(string) string, lookPath func(string) (
 				continue
 			}
 			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() { // follows a symlinked skill folder
+				continue
+			}
+			real, err := filepath.EvalSymlinks(dir)
+			if err != nil {
+				continue
+			}
+			if src.Contained && !within(real, root) && !slices.ContainsFunc(targets, func(t string) bool { return within(real, t) }) {
+				c.all = append(c.all, Entry{Skill: Skill{Name: de.Name()}, Origin: src.Origin, Dir: dir, Path: filepath.Join(dir, FileName),
+					Status: StatusInvalid, Reason: "symlink-escape: resolves to " + real + ", outside " + src.Dir + " and skills.load.allowSymlinkTargets"})
+				n++
+				continue
+			}
+			if md, err := filepath.EvalSymlinks(filepath.Join(dir, FileName)); err == nil && !within(md, real) {
+				c.all = append(c.all, Entry{Skill: Skill{Name: de.Name()}, Origin: src.Origin, Dir: dir, Path: filepath.Join(dir, FileName),
+					Status: StatusInvalid, Reason: "symlink-escape: " + FileName + " resolves outside its skill folder"})
+				n++
 				continue
 			}
 			e, ok := load(dir, src.Origin)
@@ -126,6 +153,31 @@ func Discover(sources []Source, env func(string) string, lookPath func(string) (
 		}
 	}
 	return c
+}
+
+// within reports whether path is dir or below it (both real paths).
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// realTargets resolves skills.load.allowSymlinkTargets. A target that
+// does not exist trusts nothing, and the broadest ones (a file system
+// root) are refused: trusting "/" would end the containment.
+func realTargets(in []string) []string {
+	var out []string
+	for _, t := range in {
+		abs, err := filepath.Abs(t)
+		if err != nil {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil || filepath.Dir(real) == real {
+			continue
+		}
+		out = append(out, real)
+	}
+	return out
 }
 
 // load reads one folder; ok is false when it holds no SKILL.md at all.
