@@ -113,6 +113,8 @@ func (s *System) checkSecrets(snap *config.Snapshot) error {
 	for _, is := range snap.UnresolvedSecrets {
 		switch {
 		case strings.HasPrefix(is.Path, "gateway.remote."):
+		case strings.HasPrefix(is.Path, "skills.entries."):
+			// A skill without its key is only that skill unavailable.
 		case is.Path == "gateway.auth.token" && s.opts.Token != "":
 		default:
 			msgs = append(msgs, is.String())

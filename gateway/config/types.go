@@ -77,6 +77,10 @@ type SkillsLoad struct {
 type SkillEntry struct {
 	// Whether the skill is offered to agents. Default true.
 	Enabled *bool `json:"enabled"`
+	// Environment variables given to this skill's scripts only (and meeting its requires.env); a variable the gateway's environment sets keeps its value. Default {} (none).
+	Env map[string]string `json:"env"`
+	// API key put in the variable the skill names as metadata.openclaw.primaryEnv, for its scripts only; a string or a SecretRef. Default "" (none).
+	APIKey SecretInput `json:"apiKey"`
 }
 
 // Plugins is the plugins.* section.

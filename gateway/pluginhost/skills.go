@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/plugins/skills"
 	"github.com/openclaw-go/openclaw/tools"
@@ -40,7 +42,9 @@ func (h *Host) skillCatalog(agentID string) skills.Catalog {
 	for _, d := range cfg.Skills.Load.ExtraDirs {
 		srcs = append(srcs, skills.Source{Dir: d, Origin: skills.OriginExtra, Contained: true, AllowTargets: allow})
 	}
-	c := skills.Discover(srcs, os.Getenv, exec.LookPath, runtime.GOOS).WithDisabled(func(name string) bool {
+	c := skills.Discover(srcs, os.Getenv, exec.LookPath, runtime.GOOS)
+	c = c.WithEnv(func(name string) map[string]string { return skillEnv(cfg, c, name) }, os.Getenv, exec.LookPath, runtime.GOOS)
+	c = c.WithDisabled(func(name string) bool {
 		e, ok := cfg.Skills.Entries[name]
 		return ok && !e.IsEnabled()
 	})
@@ -50,6 +54,25 @@ func (h *Host) skillCatalog(agentID string) skills.Catalog {
 		c = c.WithUnavailable(func(name string) bool { return !slices.Contains(names, name) }, "not in this agent's skills")
 	}
 	return c
+}
+
+// skillEnv is what skills.entries.<name> gives the skill's scripts: its
+// env, and its apiKey in the skill's primaryEnv variable.
+func skillEnv(cfg *config.Config, c skills.Catalog, name string) map[string]string {
+	se, ok := cfg.Skills.Entries[name]
+	if !ok {
+		return nil
+	}
+	out := maps.Clone(se.Env)
+	if key := se.APIKey.Value; key != "" {
+		if e, ok := c.Get(name); ok && e.PrimaryEnv != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[e.PrimaryEnv] = key
+		}
+	}
+	return out
 }
 
 // expandHomes expands a leading "~/" (config paths are written so).

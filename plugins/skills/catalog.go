@@ -60,6 +60,9 @@ type Entry struct {
 	Status  Status
 	// Reason says why the skill is not available ("needs bin jq").
 	Reason string
+	// Env is what the config gives this skill's scripts (its entry's
+	// env and apiKey), as KEY=value; never shown, only passed on.
+	Env []string
 }
 
 // Catalog is the result of one discovery. It is immutable; the zero
@@ -242,6 +245,47 @@ func gate(r Requires, env func(string) string, lookPath func(string) (string, er
 		}
 	}
 	return StatusAvailable, ""
+}
+
+// WithEnv returns a copy in which each skill gets the variables of
+// configEnv(name) (skills.entries.<name>.env and apiKey) for its scripts,
+// and is gated again with them: a requires.env the config provides is
+// met. As in OpenClaw, a variable the gateway's environment already sets
+// keeps its value. Only a skill that discovery found available or short
+// of something is gated again; shadowed and invalid ones stay so.
+func (c Catalog) WithEnv(configEnv func(name string) map[string]string, env func(string) string, lookPath func(string) (string, error), goos string) Catalog {
+	if configEnv == nil {
+		return c
+	}
+	out := Catalog{all: slices.Clone(c.all), byName: c.byName}
+	for _, i := range c.byName {
+		e := &out.all[i]
+		vars := configEnv(e.Name)
+		if len(vars) == 0 || (e.Status != StatusAvailable && e.Status != StatusUnavailable) {
+			continue
+		}
+		keys := make([]string, 0, len(vars))
+		for k, v := range vars {
+			if k != "" && v != "" && (env == nil || env(k) == "") {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		e.Env = nil
+		for _, k := range keys {
+			e.Env = append(e.Env, k+"="+vars[k])
+		}
+		merged := func(k string) string {
+			if env != nil {
+				if v := env(k); v != "" {
+					return v
+				}
+			}
+			return vars[k]
+		}
+		e.Status, e.Reason = gate(e.Requires, merged, lookPath, goos)
+	}
+	return out
 }
 
 // WithDisabled returns a copy in which the named skills (config

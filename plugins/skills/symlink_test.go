@@ -3,6 +3,7 @@ package skills
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -85,5 +86,37 @@ func TestSymlinkedSkillContainment(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A skill's configured env reaches its own scripts and no other skill's.
+func TestSkillScriptGetsItsEnv(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"lab", "other"} {
+		writeSkillMD(t, filepath.Join(dir, name), name)
+		sd := filepath.Join(dir, name, "scripts")
+		os.MkdirAll(sd, 0o700)
+		os.WriteFile(filepath.Join(sd, "run"), []byte("#!/bin/sh\n"), 0o700)
+	}
+	c := Discover([]Source{{Dir: dir, Origin: OriginWorkspace}}, nil, nil, "linux").WithEnv(func(name string) map[string]string {
+		if name == "lab" {
+			return map[string]string{"LAB_KEY": "k-123", "ALREADY_SET": "config"}
+		}
+		return nil
+	}, func(k string) string {
+		if k == "ALREADY_SET" {
+			return "process"
+		}
+		return ""
+	}, nil, "linux")
+	for name, want := range map[string][]string{"lab": {"LAB_KEY=k-123"}, "other": nil} {
+		r := &fakeRunner{}
+		if _, err := call(t, SkillScriptTool(fixed(c), r), map[string]any{"skillName": name, "script": "run"}); err != nil {
+			t.Fatal(err)
+		}
+		got := slices.DeleteFunc(slices.Clone(r.env), func(s string) bool { return strings.HasPrefix(s, "SKILL_") })
+		if !slices.Equal(got, want) {
+			t.Errorf("%s script env %v, want %v", name, got, want)
+		}
 	}
 }
