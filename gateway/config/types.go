@@ -89,6 +89,12 @@ type Plugins struct {
 	Entries map[string]PluginEntry `json:"entries"`
 	// Where out-of-process plugins (folders with an openclaw.plugin.json) are found. Default: none.
 	Load PluginsLoad `json:"load"`
+	// Whether plugins run at all: false stops every plugin of plugins.load.paths and llm-task, whatever their entries say. Default true.
+	Enabled *bool `json:"enabled"`
+	// Plugin ids that may run; any other is off. Default [] (no allowlist).
+	Allow []string `json:"allow"`
+	// Plugin ids that never run; wins over allow and entries. Default [] (none).
+	Deny []string `json:"deny"`
 }
 
 // PluginsLoad is plugins.load.
