@@ -40,7 +40,7 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 	restart := config.Diff(old.snap.Config, snap.Config)
 	s.state.Store(next)
 	commit()
-	s.logLevel.Set(s.levelFor(snap.Config.Logging.Level))
+	s.setLevels(snap.Config.Logging)
 	for _, w := range snap.Warnings {
 		s.log.Warn("config: " + w.String())
 	}

@@ -209,6 +209,7 @@ var fieldDocs = map[string]string{
 	"LegacyAgent":                          "LegacyAgent is one element of the older agents.list form: an id and every key an agents.entries.<id> entry takes.",
 	"LegacyAgent.ID":                       "Agent id. Default \"\" (required).",
 	"Logging":                              "Logging is the logging.* section.",
+	"Logging.ConsoleLevel":                 "Minimum level written to the console (stderr); the log file follows level. Default \"info\" (debug with --verbose).",
 	"Logging.ConsoleStyle":                 "Console output style: \"pretty\" (text for people) or \"json\" (one object a line). Default \"pretty\".",
 	"Logging.File":                         "Log file path. Default \"\" (the caller uses <state dir>/logs/gateway.log).",
 	"Logging.Level":                        "Minimum level logged: trace, debug, info, warn, error, fatal or silent. Default \"info\".",

@@ -428,6 +428,8 @@ type Logging struct {
 	File string `json:"file"`
 	// Console output style: "pretty" (text for people) or "json" (one object a line). Default "pretty".
 	ConsoleStyle string `json:"consoleStyle" enum:"pretty,json"`
+	// Minimum level written to the console (stderr); the log file follows level. Default "info" (debug with --verbose).
+	ConsoleLevel string `json:"consoleLevel" enum:"trace,debug,info,warn,error,fatal,silent"`
 }
 
 // Models is the models.* section.
