@@ -63,6 +63,14 @@ type Skills struct {
 	Load SkillsLoad `json:"load"`
 	// Per-skill settings by skill name. Default {} (every skill found is on).
 	Entries map[string]SkillEntry `json:"entries"`
+	// Bounds on what skills put in the system prompt. Default: see each key.
+	Limits SkillsLimits `json:"limits"`
+}
+
+// SkillsLimits is skills.limits.
+type SkillsLimits struct {
+	// Most characters the skill directory takes in an agent's system prompt; skills past it are counted in one line (load_skill still takes them). Default 0 (6000).
+	MaxSkillsPromptChars int `json:"maxSkillsPromptChars" min:"0"`
 }
 
 // SkillsLoad is skills.load.

@@ -102,7 +102,7 @@ func (h *Host) SkillDirectory(ctx context.Context, agentID string) string {
 			return ""
 		}
 	}
-	return skills.Directory(h.skillCatalog(agentID), 0)
+	return skills.Directory(h.skillCatalog(agentID), h.opts.Config().Config.Skills.Limits.MaxSkillsPromptChars)
 }
 
 // SkillTools builds load_skill, skill_file, skill_script and
