@@ -185,6 +185,14 @@ func TestTrustedProxyHandshake(t *testing.T) {
 			if tc.granted != nil && !slices.Equal(hello.Auth.Scopes, tc.granted) {
 				t.Fatalf("scopes %v, want %v", hello.Auth.Scopes, tc.granted)
 			}
+			// A proxied user is never "local", even from a proxy on this
+			// host that sends no forwarding header: local clients get
+			// their asked-for scopes and auto-approvals.
+			for _, c := range g.srv.Conns() {
+				if c.authMethod == "trusted-proxy" && c.Local() {
+					t.Fatal("a trusted-proxy connection counts as local")
+				}
+			}
 		})
 	}
 }
