@@ -65,7 +65,13 @@ type Gate struct {
 	// Aliases are the network's other names, which allowlist entries may
 	// carry as their prefix (Network.Aliases).
 	Aliases []string
+	// AccessGroups are the config's accessGroups, which allowlist entries
+	// name as "accessGroup:<name>".
+	AccessGroups map[string]config.AccessGroup
 }
+
+// accessGroupPrefix marks an allowlist entry that names an access group.
+const accessGroupPrefix = "accessgroup:"
 
 // GateResult is a verdict with its reason (for logs and status).
 type GateResult struct {
@@ -166,6 +172,12 @@ func (g Gate) idListed(list []string, in Inbound) bool {
 		if e == "*" {
 			continue
 		}
+		if len(e) > len(accessGroupPrefix) && strings.EqualFold(e[:len(accessGroupPrefix)], accessGroupPrefix) {
+			if g.groupListed(e[len(accessGroupPrefix):], in) {
+				return true
+			}
+			continue
+		}
 		if i := strings.LastIndexByte(e, ':'); i >= 0 {
 			prefix := strings.ToLower(e[:i])
 			if prefix != in.Channel && !slices.Contains(g.Aliases, prefix) {
@@ -178,6 +190,28 @@ func (g Gate) idListed(list []string, in Inbound) bool {
 		}
 	}
 	return false
+}
+
+// groupListed reports whether the sender is a member of the named
+// message.senders group: its "*" entries and those under the event's
+// channel (or an alias), matched as allowFrom entries are. A missing
+// group, another type (Discord channel audiences are not resolved here)
+// and entries naming further groups let nobody in: an allowlist fails
+// closed.
+func (g Gate) groupListed(name string, in Inbound) bool {
+	ag, ok := g.AccessGroups[strings.TrimSpace(name)]
+	if !ok || ag.Type != "message.senders" {
+		return false
+	}
+	var entries []string
+	for key, ids := range ag.Members {
+		key = strings.ToLower(strings.TrimSpace(key))
+		if key == "*" || key == in.Channel || slices.Contains(g.Aliases, key) {
+			entries = append(entries, ids...)
+		}
+	}
+	plain := Gate{Aliases: g.Aliases} // no groups: members cannot name groups
+	return plain.idListed(entries, in)
 }
 
 // MentionMatcher reports whether text matches any of the patterns

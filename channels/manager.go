@@ -529,7 +529,7 @@ func (m *Manager) process(r inboundRow) {
 		}
 		return m.mentionMatcher(pats)(in.Text)
 	}
-	verdict := Gate{Policy: policy, Aliases: a.network.Aliases}.Check(in, paired, mentioned)
+	verdict := Gate{Policy: policy, Aliases: a.network.Aliases, AccessGroups: cfg.AccessGroups}.Check(in, paired, mentioned)
 	if verdict.Group.AgentID != "" {
 		agentID = verdict.Group.AgentID
 	}

@@ -62,6 +62,17 @@ func (s *System) liveFrom(snap *config.Snapshot) (*live, error) {
 			Lockout: time.Duration(rl.LockoutMs) * time.Millisecond, ExemptLoopback: rl.ExemptLoopback == nil || *rl.ExemptLoopback,
 		},
 	}
+	tpa := g.Auth.TrustedProxy
+	a.TrustedProxy = rpc.TrustedProxyAuth{
+		UserHeader: tpa.UserHeader, RequiredHeaders: tpa.RequiredHeaders, AllowUsers: tpa.AllowUsers,
+		AllowLoopback: tpa.AllowLoopback, IdentityScopes: g.Auth.IdentityScopes,
+	}
+	if tpa.DeviceAutoApprove.Enabled {
+		a.TrustedProxy.AutoApprove = rpc.DefaultProxyAutoApproveScopes
+		if tpa.DeviceAutoApprove.Scopes != nil {
+			a.TrustedProxy.AutoApprove = tpa.DeviceAutoApprove.Scopes
+		}
+	}
 	if s.opts.AuthMode != "" {
 		a.Mode = s.opts.AuthMode
 	}

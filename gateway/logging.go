@@ -44,8 +44,8 @@ func (s *System) setupLogging(snap *config.Snapshot) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("open log file %s: %w", s.logFile, err)
 	}
-	s.logLevel.Set(s.levelFor(lc.Level))
-	hopts := &slog.HandlerOptions{Level: s.logLevel}
+	s.setLevels(lc)
+	hopts := &slog.HandlerOptions{Level: s.consoleLevel}
 	var console slog.Handler
 	if lc.ConsoleStyle == "json" {
 		console = slog.NewJSONHandler(s.opts.Stderr, hopts)
@@ -70,6 +70,13 @@ func levelOf(name string) slog.Level {
 	default:
 		return slog.LevelInfo
 	}
+}
+
+// setLevels applies logging.level to the file and logging.consoleLevel
+// to the console.
+func (s *System) setLevels(lc config.Logging) {
+	s.logLevel.Set(s.levelFor(lc.Level))
+	s.consoleLevel.Set(s.levelFor(lc.ConsoleLevel))
 }
 
 func (s *System) levelFor(name string) slog.Level {

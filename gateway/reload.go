@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"reflect"
+	"slices"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -38,14 +40,16 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 	restart := config.Diff(old.snap.Config, snap.Config)
 	s.state.Store(next)
 	commit()
-	s.logLevel.Set(s.levelFor(snap.Config.Logging.Level))
+	s.setLevels(snap.Config.Logging)
 	for _, w := range snap.Warnings {
 		s.log.Warn("config: " + w.String())
 	}
 	if len(restart) > 0 {
 		s.log.Warn("config changed fields that apply after a restart (send SIGUSR1 or restart the gateway)", "fields", restart)
 	}
-	secretChanged := old.auth.Mode != next.auth.Mode || old.auth.Token != next.auth.Token || old.auth.Password != next.auth.Password
+	secretChanged := old.auth.Mode != next.auth.Mode || old.auth.Token != next.auth.Token || old.auth.Password != next.auth.Password ||
+		(next.auth.Mode == "trusted-proxy" && (!reflect.DeepEqual(old.auth.TrustedProxy, next.auth.TrustedProxy) ||
+			!slices.Equal(old.auth.TrustedProxies, next.auth.TrustedProxies)))
 	if secretChanged {
 		// Clients that proved the old secret must prove the new one.
 		n := s.srv.DisconnectSharedSecret("gateway credentials changed")

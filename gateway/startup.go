@@ -90,6 +90,16 @@ func (s *System) checkStartable(snap *config.Snapshot) error {
 	if ip, err := netip.ParseAddr(host); err == nil && !ip.IsLoopback() && g.Auth.Mode == "none" {
 		return fmt.Errorf("%s: gateway.auth.mode \"none\" is refused on a non-loopback bind (%s); use token auth", snap.Path, host)
 	}
+	if g.Auth.Mode == "trusted-proxy" && s.opts.AuthMode == "" {
+		// Without both, any client could name its own user: the header
+		// is only worth what the address it came from is.
+		switch {
+		case len(g.TrustedProxies) == 0:
+			return fmt.Errorf("%s: gateway.auth.mode \"trusted-proxy\" needs gateway.trustedProxies: the addresses of the proxies whose identity header is believed", snap.Path)
+		case strings.TrimSpace(g.Auth.TrustedProxy.UserHeader) == "":
+			return fmt.Errorf("%s: gateway.auth.mode \"trusted-proxy\" needs gateway.auth.trustedProxy.userHeader: the header the proxy puts the user in", snap.Path)
+		}
+	}
 	return nil
 }
 
@@ -103,6 +113,8 @@ func (s *System) checkSecrets(snap *config.Snapshot) error {
 	for _, is := range snap.UnresolvedSecrets {
 		switch {
 		case strings.HasPrefix(is.Path, "gateway.remote."):
+		case strings.HasPrefix(is.Path, "skills.entries."):
+			// A skill without its key is only that skill unavailable.
 		case is.Path == "gateway.auth.token" && s.opts.Token != "":
 		default:
 			msgs = append(msgs, is.String())

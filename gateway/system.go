@@ -86,15 +86,17 @@ const (
 
 // System is a running gateway.
 type System struct {
-	opts      Options
-	log       *slog.Logger
-	logLevel  *slog.LevelVar
-	logFile   string
-	version   string
-	started   time.Time
-	store     *store.Store
-	storePath string
-	srv       *rpc.Server
+	opts     Options
+	log      *slog.Logger
+	logLevel *slog.LevelVar // the log file's
+	// consoleLevel is stderr's (logging.consoleLevel).
+	consoleLevel *slog.LevelVar
+	logFile      string
+	version      string
+	started      time.Time
+	store        *store.Store
+	storePath    string
+	srv          *rpc.Server
 	// The parts, in the order serve builds them (wire_*.go); parts holds
 	// the same as the part contract sees them.
 	devices   *devices.Registry
@@ -149,7 +151,7 @@ func Run(ctx context.Context, opts Options) error {
 		defer lock.Release()
 		opts.StateLock = lock
 	}
-	s := &System{opts: opts, version: opts.Version, started: time.Now(), logLevel: new(slog.LevelVar), restartCh: make(chan struct{}, 1)}
+	s := &System{opts: opts, version: opts.Version, started: time.Now(), logLevel: new(slog.LevelVar), consoleLevel: new(slog.LevelVar), restartCh: make(chan struct{}, 1)}
 	snap, err := s.loadConfig()
 	if err != nil {
 		return err

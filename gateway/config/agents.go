@@ -123,3 +123,16 @@ func (c *Config) PrimaryModel(agentID string) string {
 	}
 	return c.Agents.Defaults.Model.Primary
 }
+
+// AgentSkills is the skill allowlist of an agent: its own skills, else
+// agents.defaults.skills. limited is false when neither is set (every
+// skill found); an empty list that is set means no skills.
+func (c *Config) AgentSkills(agentID string) (names []string, limited bool) {
+	if e, _ := c.Agent(agentID); e.Skills != nil {
+		return e.Skills, true
+	}
+	if d := c.Agents.Defaults.Skills; d != nil {
+		return d, true
+	}
+	return nil, false
+}

@@ -3,6 +3,7 @@ package config
 import (
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 )
@@ -156,3 +157,15 @@ func (p PluginEntry) IsEnabled() bool { return boolOr(p.Enabled, false) }
 
 // IsEnabled reports skills.entries.<name>.enabled (default true).
 func (s SkillEntry) IsEnabled() bool { return boolOr(s.Enabled, true) }
+
+// Permits reports whether plugins.enabled, allow and deny let the plugin
+// id run at all; its entry may still turn it off.
+func (p Plugins) Permits(id string) bool {
+	if p.Enabled != nil && !*p.Enabled {
+		return false
+	}
+	if slices.Contains(p.Deny, id) {
+		return false
+	}
+	return len(p.Allow) == 0 || slices.Contains(p.Allow, id)
+}

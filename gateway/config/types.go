@@ -41,6 +41,22 @@ type Config struct {
 	Plugins Plugins `json:"plugins"`
 	// Skills configures where skill packages (folders with a SKILL.md) are found. Default: the workspace's skills/ and <state dir>/skills.
 	Skills Skills `json:"skills"`
+	// AccessGroups are named sender lists that channel allowlists (allowFrom, groupAllowFrom, a group's allowFrom) name as "accessGroup:<name>"; a group grants nothing unless an allowlist names it, and a name with no group lets nobody in. Default {} (none).
+	AccessGroups map[string]AccessGroup `json:"accessGroups"`
+}
+
+// AccessGroup is accessGroups.<name>.
+type AccessGroup struct {
+	// "message.senders" (the members below); "discord.channelAudience" (who can view a Discord channel) is accepted but not in effect here: it lets nobody in. Default "" (required).
+	Type string `json:"type" enum:"message.senders,discord.channelAudience"`
+	// Sender ids by channel ("telegram", "discord", ...), and "*" for ids checked on every channel; each entry is matched as that channel's allowFrom entries are (stable ids, never display names; "*" is not expanded). Default {} (nobody).
+	Members map[string][]string `json:"members"`
+	// The Discord guild of a discord.channelAudience group (not in effect here). Default "".
+	GuildID string `json:"guildId"`
+	// The Discord channel of a discord.channelAudience group (not in effect here). Default "".
+	ChannelID string `json:"channelId"`
+	// Which members of that channel count (not in effect here). Default "".
+	Membership string `json:"membership"`
 }
 
 // Skills is the skills.* section.
@@ -49,18 +65,32 @@ type Skills struct {
 	Load SkillsLoad `json:"load"`
 	// Per-skill settings by skill name. Default {} (every skill found is on).
 	Entries map[string]SkillEntry `json:"entries"`
+	// Bounds on what skills put in the system prompt. Default: see each key.
+	Limits SkillsLimits `json:"limits"`
+}
+
+// SkillsLimits is skills.limits.
+type SkillsLimits struct {
+	// Most characters the skill directory takes in an agent's system prompt; skills past it are counted in one line (load_skill still takes them). Default 0 (6000).
+	MaxSkillsPromptChars int `json:"maxSkillsPromptChars" min:"0"`
 }
 
 // SkillsLoad is skills.load.
 type SkillsLoad struct {
 	// More folders of skill packages, after the workspace's skills/ and <state dir>/skills. Default [] (none).
 	ExtraDirs []string `json:"extraDirs"`
+	// Real folders that a symlinked skill folder in the workspace's skills/ or an extraDirs folder may resolve to; any other symlink out of its folder is refused ("symlink-escape"), and a file system root is never trusted. Default [] (none).
+	AllowSymlinkTargets []string `json:"allowSymlinkTargets"`
 }
 
 // SkillEntry is skills.entries.<name>.
 type SkillEntry struct {
 	// Whether the skill is offered to agents. Default true.
 	Enabled *bool `json:"enabled"`
+	// Environment variables given to this skill's scripts only (and meeting its requires.env); a variable the gateway's environment sets keeps its value. Default {} (none).
+	Env map[string]string `json:"env"`
+	// API key put in the variable the skill names as metadata.openclaw.primaryEnv, for its scripts only; a string or a SecretRef. Default "" (none).
+	APIKey SecretInput `json:"apiKey"`
 }
 
 // Plugins is the plugins.* section.
@@ -69,6 +99,12 @@ type Plugins struct {
 	Entries map[string]PluginEntry `json:"entries"`
 	// Where out-of-process plugins (folders with an openclaw.plugin.json) are found. Default: none.
 	Load PluginsLoad `json:"load"`
+	// Whether plugins run at all: false stops every plugin of plugins.load.paths and llm-task, whatever their entries say. Default true.
+	Enabled *bool `json:"enabled"`
+	// Plugin ids that may run; any other is off. Default [] (no allowlist).
+	Allow []string `json:"allow"`
+	// Plugin ids that never run; wins over allow and entries. Default [] (none).
+	Deny []string `json:"deny"`
 }
 
 // PluginsLoad is plugins.load.
@@ -386,6 +422,32 @@ type GatewayAuth struct {
 	Password SecretInput `json:"password"`
 	// Limits on failed auth attempts per client address: connects, bearer tokens on the HTTP API and (ours) channel webhook secrets. Default: 10 attempts a minute, then a 5-minute lockout.
 	RateLimit RateLimit `json:"rateLimit"`
+	// How mode "trusted-proxy" reads the user a reverse proxy authenticated. Default: unset (the mode refuses every connect until userHeader and gateway.trustedProxies are set).
+	TrustedProxy TrustedProxyAuth `json:"trustedProxy"`
+	// Operator scopes granted to a trusted-proxy user by identity, on top of what the connection has otherwise, for that connection only (never written into a paired device), e.g. {"admin@example.com": ["operator.admin"]}. Default {} (none).
+	IdentityScopes map[string][]string `json:"identityScopes"`
+}
+
+// TrustedProxyAuth is gateway.auth.trustedProxy.
+type TrustedProxyAuth struct {
+	// Header holding the authenticated user, e.g. "x-forwarded-user"; believed only on a socket opened from an address in gateway.trustedProxies. Default "" (required in trusted-proxy mode).
+	UserHeader string `json:"userHeader"`
+	// Headers the proxy must also send, non-empty, for a request to count as coming through it, e.g. ["x-forwarded-proto"]. Default [] (none).
+	RequiredHeaders []string `json:"requiredHeaders"`
+	// Users allowed in, as the user header spells them. Default [] (every user the proxy authenticated).
+	AllowUsers []string `json:"allowUsers"`
+	// Whether a proxy on this host (a loopback source, which must also be in gateway.trustedProxies) is believed; every local process can then claim any user. Default false.
+	AllowLoopback bool `json:"allowLoopback"`
+	// Approval of new browser devices (Control UI, WebChat) by the proxy's identity. Default: off.
+	DeviceAutoApprove TrustedProxyDeviceAutoApprove `json:"deviceAutoApprove"`
+}
+
+// TrustedProxyDeviceAutoApprove is gateway.auth.trustedProxy.deviceAutoApprove.
+type TrustedProxyDeviceAutoApprove struct {
+	// Whether a new Control UI or WebChat device of a trusted-proxy user is paired without asking; known devices asking for more still wait for approval. Default false.
+	Enabled bool `json:"enabled"`
+	// Most scopes such a device gets: what it asks for within these, or all of these when it asks for none; operator.admin only when listed. Default ["operator.read","operator.write","operator.approvals","operator.questions"].
+	Scopes []string `json:"scopes"`
 }
 
 // RateLimit is gateway.auth.rateLimit.
@@ -462,6 +524,8 @@ type Logging struct {
 	File string `json:"file"`
 	// Console output style: "pretty" (text for people) or "json" (one object a line). Default "pretty".
 	ConsoleStyle string `json:"consoleStyle" enum:"pretty,json"`
+	// Minimum level written to the console (stderr); the log file follows level. Default "info" (debug with --verbose).
+	ConsoleLevel string `json:"consoleLevel" enum:"trace,debug,info,warn,error,fatal,silent"`
 }
 
 // Models is the models.* section.
@@ -550,6 +614,8 @@ type AgentDefaults struct {
 	Subagents SubagentDefaults `json:"subagents"`
 	// Periodic turns in each agent's main session. Default: every 30 minutes, answers delivered nowhere.
 	Heartbeat Heartbeat `json:"heartbeat"`
+	// The skills (by name) agents see, unless an agent's own skills replaces the list; [] gives none. Default: unset (every skill found).
+	Skills []string `json:"skills"`
 }
 
 // AgentModel is one agents.defaults.models entry.
@@ -600,6 +666,8 @@ type AgentEntry struct {
 	GroupChat AgentGroupChat `json:"groupChat"`
 	// Heartbeat settings for this agent; keys left unset come from agents.defaults.heartbeat. Default: the defaults.
 	Heartbeat Heartbeat `json:"heartbeat"`
+	// The skills (by name) this agent sees, replacing agents.defaults.skills; [] gives none. Default: unset (agents.defaults.skills).
+	Skills []string `json:"skills"`
 }
 
 // AgentGroupChat is agents.entries.<id>.groupChat.

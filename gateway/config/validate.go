@@ -2,6 +2,7 @@ package config
 
 import (
 	"net/netip"
+	"slices"
 	"strings"
 )
 
@@ -40,6 +41,16 @@ func (d *decoder) validate(c *Config) {
 	if bp := g.ControlUI.BasePath; bp != "" && !validBasePath(bp) {
 		n, path := d.where("gateway.controlUi.basePath")
 		d.errorAtPath(n, path, "basePath %q must be a URL path like \"/openclaw\": starting with /, of letters, digits, '-', '_', '.' and '/', without \"..\"", bp)
+	}
+	if da := g.Auth.TrustedProxy.DeviceAutoApprove; g.Auth.Mode == "trusted-proxy" && da.Enabled && slices.Contains(da.Scopes, "operator.admin") {
+		n, path := d.where("gateway.auth.trustedProxy.deviceAutoApprove.scopes")
+		d.warnAtPath(n, path, "includes operator.admin: every user the proxy lets in can pair a new browser device with full admin; grant admin to named users with gateway.auth.identityScopes instead")
+	}
+	for name, ag := range c.AccessGroups {
+		if ag.Type == "discord.channelAudience" {
+			n, path := d.where("accessGroups." + name)
+			d.warnAtPath(n, path, `type "discord.channelAudience" is not in effect here: Discord channel membership is not looked up, so "accessGroup:%s" lets nobody in`, name)
+		}
 	}
 	d.resolveModelAliases(c)
 	d.validateAgents(c)

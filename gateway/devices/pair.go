@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
@@ -37,6 +38,19 @@ func (r *Registry) AuthorizeDevice(ctx context.Context, c rpc.DeviceConnect) (rp
 	case !containsAll(d.Scopes, want):
 		reason = "scope-upgrade"
 	}
+	if reason == "not-paired" && d == nil && c.ProxyUser != "" && c.ProxyAutoApprove != nil && proxyApprovable(c) {
+		// A new browser device of a proxy-authenticated user, under
+		// deviceAutoApprove: paired with what it asks for within the
+		// configured scopes (all of them when it asks for none), within
+		// the proxy's cap.
+		c.Scopes = proxyApprovedScopes(c)
+		want = c.Scopes
+		if err := r.approveDirect(ctx, c); err != nil {
+			return rpc.DeviceGrant{}, err
+		}
+		r.log.Info("paired trusted-proxy browser device automatically", "device", c.DeviceID, "user", c.ProxyUser, "scopes", want)
+		reason = ""
+	}
 	if reason != "" {
 		if !r.autoApprove(c) {
 			return rpc.DeviceGrant{}, r.requirePairing(ctx, c, reason, d != nil)
@@ -61,9 +75,34 @@ func (r *Registry) AuthorizeDevice(ctx context.Context, c rpc.DeviceConnect) (rp
 	return grant, nil
 }
 
+// proxyApprovable: only an operator Control UI or WebChat device.
+func proxyApprovable(c rpc.DeviceConnect) bool {
+	if c.Role != protocol.RoleOperator {
+		return false
+	}
+	switch strings.ToLower(c.Client.ID) {
+	case "openclaw-control-ui", "webchat-ui", "webchat":
+		return true
+	}
+	return false
+}
+
+func proxyApprovedScopes(c rpc.DeviceConnect) []string {
+	allowed := protocol.NormalizeScopes(c.ProxyAutoApprove)
+	out := allowed
+	if len(c.Scopes) > 0 {
+		out = slices.DeleteFunc(slices.Clone(c.Scopes), func(s string) bool { return !slices.Contains(allowed, s) })
+	}
+	if c.ProxyHasCap {
+		out = slices.DeleteFunc(slices.Clone(out), func(s string) bool { return !slices.Contains(c.ProxyScopeCap, s) })
+	}
+	return out
+}
+
 func (r *Registry) autoApprove(c rpc.DeviceConnect) bool {
 	p := r.policy()
-	if !c.SharedSecret {
+	if !c.SharedSecret || c.ProxyUser != "" {
+		// A proxy user's devices pair only through deviceAutoApprove.
 		return false
 	}
 	if c.Local && p.AutoApproveLocal {

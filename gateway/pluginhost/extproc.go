@@ -34,7 +34,7 @@ func discoverPlugins(snap *config.Snapshot) foundPlugins {
 	found := foundPlugins{errs: errs}
 	for _, m := range manifests {
 		entry := snap.Config.Plugins.Entries[m.ID]
-		p := extproc.Plugin{Manifest: m, Enabled: entry.Enabled == nil || *entry.Enabled}
+		p := extproc.Plugin{Manifest: m, Enabled: (entry.Enabled == nil || *entry.Enabled) && snap.Config.Plugins.Permits(m.ID)}
 		if raw, ok := config.Lookup(snap.Tree, "plugins", "entries", m.ID, "config"); ok {
 			p.Config, _ = json.Marshal(raw)
 		}

@@ -335,6 +335,29 @@ func TestSkillDirectory(t *testing.T) {
 	}
 }
 
+// skills.limits.maxSkillsPromptChars caps the directory: skills past it
+// are counted in one line.
+func TestSkillDirectoryLimit(t *testing.T) {
+	for _, tc := range []struct {
+		limit    string
+		listed   int
+		withNote bool
+	}{{"", 5, false}, {"skills: {limits: {maxSkillsPromptChars: 260}},", 1, true}} {
+		h, _, ag := newHost(t, `{`+tc.limit+`}`)
+		ws := filepath.Join(ag.dir, "main", WorkspaceSkills)
+		for _, n := range []string{"a1", "a2", "a3", "a4", "a5"} {
+			writeSkill(t, ws, n, "A skill with a description of some length")
+		}
+		reg := &fakeRegistry{tools: map[string]tools.Tool{}}
+		h.UseTools(reg, &fakeRunner{}, &fakePolicy{deny: map[string]bool{}})
+		reg.Register(h.SkillTools(func(who tools.Who) (string, error) { return ag.Workspace(who.AgentID) })...)
+		dir := h.SkillDirectory(context.Background(), "main")
+		if got := strings.Count(dir, ": A skill"); got != tc.listed || strings.Contains(dir, "more skills not listed") != tc.withNote || (tc.withNote && len(dir) > 260) {
+			t.Fatalf("limit %q: %d listed (%d chars):\n%s", tc.limit, got, len(dir), dir)
+		}
+	}
+}
+
 // TestSkillScriptRunsAsExec: a skill script is an exec call of the
 // quoted command line, on the caller's behalf and context, so exec's
 // policy, guard and approvals decide.

@@ -12,8 +12,8 @@ import (
 // chains, when plugins.entries.llm-task.enabled says so (it is optional
 // in OpenClaw too).
 func (h *Host) LLMTaskTool() (tools.Tool, bool) {
-	entry := h.opts.Config().Config.Plugins.Entries["llm-task"]
-	if !entry.IsEnabled() {
+	plugins := h.opts.Config().Config.Plugins
+	if !plugins.Entries["llm-task"].IsEnabled() || !plugins.Permits("llm-task") {
 		return nil, false
 	}
 	return llmtask.Tool(llmCompleter{h.opts.Agents}, llmtask.Config{AllowModelOverride: func() bool {

@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/plugins/skills"
 	"github.com/openclaw-go/openclaw/tools"
@@ -30,17 +33,59 @@ const WorkspaceSkills = "skills"
 func (h *Host) skillCatalog(agentID string) skills.Catalog {
 	cfg := h.opts.Config().Config
 	var srcs []skills.Source
+	allow := expandHomes(cfg.Skills.Load.AllowSymlinkTargets)
 	if ws, err := h.opts.Agents.Workspace(agentID); err == nil {
-		srcs = append(srcs, skills.Source{Dir: filepath.Join(ws, WorkspaceSkills), Origin: skills.OriginWorkspace})
+		srcs = append(srcs, skills.Source{Dir: filepath.Join(ws, WorkspaceSkills), Origin: skills.OriginWorkspace,
+			Contained: true, AllowTargets: allow})
 	}
 	srcs = append(srcs, skills.Source{Dir: filepath.Join(h.opts.StateDir, "skills"), Origin: skills.OriginManaged})
 	for _, d := range cfg.Skills.Load.ExtraDirs {
-		srcs = append(srcs, skills.Source{Dir: d, Origin: skills.OriginExtra})
+		srcs = append(srcs, skills.Source{Dir: d, Origin: skills.OriginExtra, Contained: true, AllowTargets: allow})
 	}
-	return skills.Discover(srcs, os.Getenv, exec.LookPath, runtime.GOOS).WithDisabled(func(name string) bool {
+	c := skills.Discover(srcs, os.Getenv, exec.LookPath, runtime.GOOS)
+	c = c.WithEnv(func(name string) map[string]string { return skillEnv(cfg, c, name) }, os.Getenv, exec.LookPath, runtime.GOOS)
+	c = c.WithDisabled(func(name string) bool {
 		e, ok := cfg.Skills.Entries[name]
 		return ok && !e.IsEnabled()
 	})
+	if names, limited := cfg.AgentSkills(agentID); limited {
+		// agents.defaults.skills or the agent's own skills: the rest are
+		// not this agent's, in its directory or through its tools.
+		c = c.WithUnavailable(func(name string) bool { return !slices.Contains(names, name) }, "not in this agent's skills")
+	}
+	return c
+}
+
+// skillEnv is what skills.entries.<name> gives the skill's scripts: its
+// env, and its apiKey in the skill's primaryEnv variable.
+func skillEnv(cfg *config.Config, c skills.Catalog, name string) map[string]string {
+	se, ok := cfg.Skills.Entries[name]
+	if !ok {
+		return nil
+	}
+	out := maps.Clone(se.Env)
+	if key := se.APIKey.Value; key != "" {
+		if e, ok := c.Get(name); ok && e.PrimaryEnv != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[e.PrimaryEnv] = key
+		}
+	}
+	return out
+}
+
+// expandHomes expands a leading "~/" (config paths are written so).
+func expandHomes(in []string) []string {
+	home, _ := os.UserHomeDir()
+	out := make([]string, 0, len(in))
+	for _, p := range in {
+		if home != "" && (p == "~" || strings.HasPrefix(p, "~/")) {
+			p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // SkillDirectory is the agent's skill directory for its system prompt.
@@ -57,7 +102,7 @@ func (h *Host) SkillDirectory(ctx context.Context, agentID string) string {
 			return ""
 		}
 	}
-	return skills.Directory(h.skillCatalog(agentID), 0)
+	return skills.Directory(h.skillCatalog(agentID), h.opts.Config().Config.Skills.Limits.MaxSkillsPromptChars)
 }
 
 // SkillTools builds load_skill, skill_file, skill_script and

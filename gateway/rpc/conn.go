@@ -36,6 +36,9 @@ type Conn struct {
 	deviceID    string
 	deviceToken string
 	authMethod  string
+	// proxy is what a trusted proxy said at the upgrade (trusted-proxy
+	// mode only).
+	proxy *proxyIdentity
 
 	// writeMu is held by whoever writes data frames: the writer goroutine
 	// for a batch, or a sender taking the direct path.
@@ -90,7 +93,13 @@ func (c *Conn) ConnectedAt() time.Time { return c.connected }
 func (c *Conn) Context() context.Context { return c.ctx }
 
 // Local reports a direct loopback connection with no browser origin.
-func (c *Conn) Local() bool { return c.ip.IsLoopback() && !c.forwarded && c.origin == "" }
+//
+// A connection a trusted proxy vouched for is never local: its client
+// is wherever the proxy's users are, even when the proxy on this host
+// sends no forwarding header.
+func (c *Conn) Local() bool {
+	return c.ip.IsLoopback() && !c.forwarded && c.origin == "" && c.authMethod != "trusted-proxy"
+}
 
 // Has reports whether the connection holds a scope (with implications).
 func (c *Conn) Has(s protocol.Scope) bool {

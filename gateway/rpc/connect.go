@@ -121,6 +121,29 @@ func (s *Server) connect(c *Conn, req *protocol.Request, nonce string) (*protoco
 			return nil, failAuth(protocol.Errorf(protocol.CodeInvalidRequest, "unauthorized: gateway %s missing", kind).
 				WithDetails(authDetails("AUTH_"+strings.ToUpper(kind)+"_MISSING", kind+"_missing", false, "update_auth_credentials")), "unauthorized: "+kind+" missing")
 		}
+	case "trusted-proxy":
+		id := c.proxy
+		switch {
+		case id != nil && id.user != "":
+			shared = true
+			c.authMethod = "trusted-proxy"
+		case c.Local() && auth.Password != "" && cfg.Password != "":
+			// Internal clients on this host that do not go through the
+			// proxy use the password; never a forwarded request.
+			if subtle.ConstantTimeCompare([]byte(auth.Password), []byte(cfg.Password)) != 1 {
+				return nil, failAuth(protocol.Errorf(protocol.CodeInvalidRequest, "unauthorized: gateway password mismatch").
+					WithDetails(authDetails("AUTH_PASSWORD_MISMATCH", "password_mismatch", false, "update_auth_credentials")), "unauthorized: password mismatch")
+			}
+			shared = true
+			c.authMethod = "password"
+		default:
+			reason := "trusted_proxy_no_request"
+			if id != nil {
+				reason = id.reason
+			}
+			return nil, failAuth(protocol.Errorf(protocol.CodeInvalidRequest, "unauthorized: trusted proxy auth failed (%s)", reason).
+				WithDetails(authDetails(protocol.DetailAuthUnauthorized, reason, false, "review_auth_configuration")), "unauthorized: "+reason)
+		}
 	default:
 		return nil, failAuth(protocol.Errorf(protocol.CodeInvalidRequest, "unauthorized: auth mode %q is not supported by this gateway", cfg.Mode).
 			WithDetails(authDetails(protocol.DetailAuthUnauthorized, "unsupported_mode", false, "review_auth_configuration")), "unauthorized")
@@ -136,6 +159,15 @@ func (s *Server) connect(c *Conn, req *protocol.Request, nonce string) (*protoco
 		dc := DeviceConnect{
 			DeviceID: p.Device.ID, PublicKey: p.Device.PublicKey, Role: role, Scopes: protocol.NormalizeScopes(p.Scopes),
 			Client: p.Client, RemoteIP: c.ip, Local: c.Local(), SharedSecret: shared,
+		}
+		if c.authMethod == "trusted-proxy" {
+			// The client is behind the proxy: neither local nor in a
+			// CIDR that pairs without asking, whatever the proxy's
+			// own address is.
+			dc.Local = false
+			dc.ProxyUser = c.proxy.user
+			dc.ProxyAutoApprove = cfg.TrustedProxy.AutoApprove
+			dc.ProxyScopeCap, dc.ProxyHasCap = c.proxy.scopeCap, c.proxy.hasCap
 		}
 		if role == protocol.RoleNode {
 			dc.Scopes = []string{}
@@ -172,7 +204,7 @@ func (s *Server) connect(c *Conn, req *protocol.Request, nonce string) (*protoco
 		case p.Client.Mode == "probe":
 			// A device-less probe learns only that it can connect.
 			grant.Scopes = []string{}
-		case shared && c.Local():
+		case shared && c.Local() && c.authMethod != "trusted-proxy":
 			// The local CLI with the shared secret keeps what it asked for.
 			grant.Scopes = protocol.NormalizeScopes(p.Scopes)
 		default:
@@ -180,6 +212,9 @@ func (s *Server) connect(c *Conn, req *protocol.Request, nonce string) (*protoco
 			// trusted.
 			grant.Scopes = []string{}
 		}
+	}
+	if c.authMethod == "trusted-proxy" && role == protocol.RoleOperator {
+		grant.Scopes = proxyScopes(grant.Scopes, c.proxy, cfg.TrustedProxy)
 	}
 	if grant.Scopes == nil || role == protocol.RoleNode {
 		grant.Scopes = []string{}

@@ -38,6 +38,16 @@ type DeviceConnect struct {
 	// DeviceTokenScopes is non-nil when the device authenticated with its
 	// own device token; the grant must stay within these scopes.
 	DeviceTokenScopes []string
+	// ProxyUser is the user a trusted proxy authenticated, or "".
+	ProxyUser string
+	// ProxyAutoApprove, when non-nil, lets a new browser device of
+	// ProxyUser pair without asking, with at most these scopes
+	// (gateway.auth.trustedProxy.deviceAutoApprove).
+	ProxyAutoApprove []string
+	// ProxyScopeCap narrows what that device is paired with, when
+	// ProxyHasCap (the proxy's x-openclaw-scopes header).
+	ProxyScopeCap []string
+	ProxyHasCap   bool
 }
 
 // DeviceGrant is what an approved device gets.

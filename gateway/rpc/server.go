@@ -27,6 +27,8 @@ type AuthConfig struct {
 	// TrustedProxies may forward a client address in X-Forwarded-For.
 	TrustedProxies []netip.Prefix
 	RateLimit      RateLimitConfig
+	// TrustedProxy is read in mode trusted-proxy.
+	TrustedProxy TrustedProxyAuth
 }
 
 // Options configure a Server. Zero values get the defaults noted.
@@ -76,6 +78,9 @@ type Options struct {
 	TickInterval time.Duration
 	// Now is the clock; tests replace it.
 	Now func() time.Time
+	// LocalAddrs lists this host's interface addresses, which a
+	// trusted proxy may not connect from. Default: the host's.
+	LocalAddrs func() ([]netip.Addr, error)
 }
 
 // AuthFailure describes a refused connect for the audit trail. It never
@@ -117,6 +122,9 @@ type Server struct {
 func NewServer(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.LocalAddrs == nil {
+		opts.LocalAddrs = interfaceAddrs
 	}
 	if opts.HandshakeTimeout == 0 {
 		opts.HandshakeTimeout = protocol.HandshakeTimeoutMs * time.Millisecond
@@ -290,11 +298,12 @@ func (s *Server) DeviceConnected(deviceID string) bool {
 }
 
 // DisconnectSharedSecret closes connections that authenticated with the
-// shared secret. Called when the token or password changes on reload.
+// shared secret or through the trusted proxy. Called when the token,
+// password or trusted-proxy settings change on reload.
 func (s *Server) DisconnectSharedSecret(reason string) int {
 	n := 0
 	for _, c := range s.Conns() {
-		if c.authMethod == "token" || c.authMethod == "password" {
+		if c.authMethod == "token" || c.authMethod == "password" || c.authMethod == "trusted-proxy" {
 			if c.deviceID == "" || c.deviceToken == "" {
 				c.closeAfterFlush(protocol.ClosePolicy, reason)
 				n++

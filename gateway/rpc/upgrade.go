@@ -45,6 +45,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return // Upgrade already wrote the HTTP error
 	}
 	c := newConn(s, ws, ip, origin, forwarded)
+	if auth.Mode == "trusted-proxy" {
+		// Read at the upgrade: the headers are gone once the socket is open.
+		id := authorizeTrustedProxy(r, auth.TrustedProxies, auth.TrustedProxy, s.opts.LocalAddrs)
+		c.proxy = &id
+	}
 	c.preauth = slot
 	s.preauth.attach(slot, ws)
 	go func() {

@@ -30,6 +30,12 @@ const maxScripts = 100
 type Source struct {
 	Dir    string
 	Origin string // OriginWorkspace, OriginManaged or OriginExtra
+	// Contained makes the folder a boundary: a skill folder whose real
+	// path leaves it (a symlink out) is refused unless it lands inside
+	// one of AllowTargets (skills.load.allowSymlinkTargets). The managed
+	// folder is not contained: symlinked skills there are the user's own.
+	Contained    bool
+	AllowTargets []string
 }
 
 // Status is whether a discovered skill can be used.
@@ -54,6 +60,9 @@ type Entry struct {
 	Status  Status
 	// Reason says why the skill is not available ("needs bin jq").
 	Reason string
+	// Env is what the config gives this skill's scripts (its entry's
+	// env and apiKey), as KEY=value; never shown, only passed on.
+	Env []string
 }
 
 // Catalog is the result of one discovery. It is immutable; the zero
@@ -90,6 +99,11 @@ func Discover(sources []Source, env func(string) string, lookPath func(string) (
 		if abs, err := filepath.Abs(src.Dir); err == nil { // scripts get an absolute path and working directory
 			src.Dir = abs
 		}
+		root, rootErr := filepath.EvalSymlinks(src.Dir)
+		if rootErr != nil {
+			root = src.Dir
+		}
+		targets := realTargets(src.AllowTargets)
 		dirents, err := os.ReadDir(src.Dir) // sorted by name, so discovery is deterministic
 		if err != nil {
 			continue
@@ -104,6 +118,22 @@ func Discover(sources []Source, env func(string) string, lookPath func(string) (
 				continue
 			}
 			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() { // follows a symlinked skill folder
+				continue
+			}
+			real, err := filepath.EvalSymlinks(dir)
+			if err != nil {
+				continue
+			}
+			if src.Contained && !within(real, root) && !slices.ContainsFunc(targets, func(t string) bool { return within(real, t) }) {
+				c.all = append(c.all, Entry{Skill: Skill{Name: de.Name()}, Origin: src.Origin, Dir: dir, Path: filepath.Join(dir, FileName),
+					Status: StatusInvalid, Reason: "symlink-escape: resolves to " + real + ", outside " + src.Dir + " and skills.load.allowSymlinkTargets"})
+				n++
+				continue
+			}
+			if md, err := filepath.EvalSymlinks(filepath.Join(dir, FileName)); err == nil && !within(md, real) {
+				c.all = append(c.all, Entry{Skill: Skill{Name: de.Name()}, Origin: src.Origin, Dir: dir, Path: filepath.Join(dir, FileName),
+					Status: StatusInvalid, Reason: "symlink-escape: " + FileName + " resolves outside its skill folder"})
+				n++
 				continue
 			}
 			e, ok := load(dir, src.Origin)
@@ -126,6 +156,31 @@ func Discover(sources []Source, env func(string) string, lookPath func(string) (
 		}
 	}
 	return c
+}
+
+// within reports whether path is dir or below it (both real paths).
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// realTargets resolves skills.load.allowSymlinkTargets. A target that
+// does not exist trusts nothing, and the broadest ones (a file system
+// root) are refused: trusting "/" would end the containment.
+func realTargets(in []string) []string {
+	var out []string
+	for _, t := range in {
+		abs, err := filepath.Abs(t)
+		if err != nil {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil || filepath.Dir(real) == real {
+			continue
+		}
+		out = append(out, real)
+	}
+	return out
 }
 
 // load reads one folder; ok is false when it holds no SKILL.md at all.
@@ -192,18 +247,65 @@ func gate(r Requires, env func(string) string, lookPath func(string) (string, er
 	return StatusAvailable, ""
 }
 
+// WithEnv returns a copy in which each skill gets the variables of
+// configEnv(name) (skills.entries.<name>.env and apiKey) for its scripts,
+// and is gated again with them: a requires.env the config provides is
+// met. As in OpenClaw, a variable the gateway's environment already sets
+// keeps its value. Only a skill that discovery found available or short
+// of something is gated again; shadowed and invalid ones stay so.
+func (c Catalog) WithEnv(configEnv func(name string) map[string]string, env func(string) string, lookPath func(string) (string, error), goos string) Catalog {
+	if configEnv == nil {
+		return c
+	}
+	out := Catalog{all: slices.Clone(c.all), byName: c.byName}
+	for _, i := range c.byName {
+		e := &out.all[i]
+		vars := configEnv(e.Name)
+		if len(vars) == 0 || (e.Status != StatusAvailable && e.Status != StatusUnavailable) {
+			continue
+		}
+		keys := make([]string, 0, len(vars))
+		for k, v := range vars {
+			if k != "" && v != "" && (env == nil || env(k) == "") {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		e.Env = nil
+		for _, k := range keys {
+			e.Env = append(e.Env, k+"="+vars[k])
+		}
+		merged := func(k string) string {
+			if env != nil {
+				if v := env(k); v != "" {
+					return v
+				}
+			}
+			return vars[k]
+		}
+		e.Status, e.Reason = gate(e.Requires, merged, lookPath, goos)
+	}
+	return out
+}
+
 // WithDisabled returns a copy in which the named skills (config
 // skills.entries.<name>.enabled = false) are unavailable. A disabled
 // skill keeps its name, so a weaker one of the same name stays shadowed:
 // disabling must not silently swap in a different skill.
 func (c Catalog) WithDisabled(disabled func(name string) bool) Catalog {
-	if disabled == nil {
+	return c.WithUnavailable(disabled, "disabled in config")
+}
+
+// WithUnavailable is WithDisabled with its own reason (an agent's skill
+// allowlist, say).
+func (c Catalog) WithUnavailable(off func(name string) bool, reason string) Catalog {
+	if off == nil {
 		return c
 	}
 	out := Catalog{all: slices.Clone(c.all), byName: c.byName}
 	for _, i := range c.byName {
-		if e := &out.all[i]; disabled(e.Name) {
-			e.Status, e.Reason = StatusUnavailable, "disabled in config"
+		if e := &out.all[i]; off(e.Name) {
+			e.Status, e.Reason = StatusUnavailable, reason
 		}
 	}
 	return out

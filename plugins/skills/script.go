@@ -72,7 +72,7 @@ func SkillScriptTool(catalog CatalogFunc, runner Runner) tools.Tool {
 			return tools.Result{}, err
 		}
 		argv = append(argv, a.Args...)
-		env := []string{"SKILL_NAME=" + e.Name, "SKILL_DIR=" + e.Dir}
+		env := append([]string{"SKILL_NAME=" + e.Name, "SKILL_DIR=" + e.Dir}, e.Env...)
 		stdout, stderr, code, err := runner.Run(ctx, c.Who, argv, e.Dir, env, ScriptTimeout)
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("run %s/scripts/%s: %w", e.Name, a.Script, err)

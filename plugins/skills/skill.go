@@ -45,6 +45,9 @@ type Skill struct {
 	Name        string
 	Description string
 	Requires    Requires
+	// PrimaryEnv is the variable skills.entries.<name>.apiKey fills
+	// (metadata.openclaw.primaryEnv), or "".
+	PrimaryEnv string
 	// Body is SKILL.md after the front matter.
 	Body string
 }
@@ -67,8 +70,9 @@ type frontMatter struct {
 	Requires    requiresYAML `yaml:"requires"`
 	Metadata    struct {
 		OpenClaw struct {
-			Requires requiresYAML `yaml:"requires"`
-			OS       stringList   `yaml:"os"`
+			Requires   requiresYAML `yaml:"requires"`
+			OS         stringList   `yaml:"os"`
+			PrimaryEnv string       `yaml:"primaryEnv"`
 		} `yaml:"openclaw"`
 	} `yaml:"metadata"`
 }
@@ -149,6 +153,7 @@ func Parse(data []byte, folder string) (Skill, error) {
 		Env:  merge(oc.Requires.Env, fm.Requires.Env),
 		OS:   merge(oc.Requires.OS, oc.OS, fm.Requires.OS),
 	}
+	s.PrimaryEnv = strings.TrimSpace(oc.PrimaryEnv)
 	return s, nil
 }
 
