@@ -2,9 +2,9 @@ package migrate
 
 import (
 	"context"
-	_ "embed"
 	"crypto/sha256"
 	"database/sql"
+	_ "embed"
 	"encoding/hex"
 	"os"
 	"path/filepath"

@@ -29,16 +29,16 @@ func (m actionMap) with(o map[string]Action) actionMap {
 
 // stateActions are the plan lines of the state fillState writes.
 var stateActions = map[string]Action{
-	"memory notes (MEMORY.md, memory/*.md)":  ActionImport,
-	"DM pairing: approved senders":           ActionImport,
-	"DM pairing: pending requests":           ActionImport,
-	"DM pairing (matrix)":                    ActionCannot,
-	"Telegram update offsets":                ActionImport,
-	"cron jobs (with their run history)":     ActionImport,
-	"cron jobs OpenClaw declared itself":     ActionSkip,
-	"cron job shell":                         ActionCannot,
-	"sessions and transcripts":               ActionImport,
-	"model auth profiles":                    ActionCannot,
+	"memory notes (MEMORY.md, memory/*.md)": ActionImport,
+	"DM pairing: approved senders":          ActionImport,
+	"DM pairing: pending requests":          ActionImport,
+	"DM pairing (matrix)":                   ActionCannot,
+	"Telegram update offsets":               ActionImport,
+	"cron jobs (with their run history)":    ActionImport,
+	"cron jobs OpenClaw declared itself":    ActionSkip,
+	"cron job shell":                        ActionCannot,
+	"sessions and transcripts":              ActionImport,
+	"model auth profiles":                   ActionCannot,
 }
 
 const (
