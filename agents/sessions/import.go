@@ -34,11 +34,13 @@ type ImportedSession struct {
 }
 
 // Known reports whether db has a session with that key, or a transcript
-// of that session id (current or retired).
+// of that session id (current, retired or without a session): then
+// Import leaves it alone.
 func Known(ctx context.Context, db *sql.DB, key, sessionID string) (bool, error) {
 	var one int
 	err := db.QueryRowContext(ctx, `SELECT 1 FROM sessions WHERE key = ? OR session_id = ?
-		UNION ALL SELECT 1 FROM retired_sessions WHERE session_id = ? LIMIT 1`, key, sessionID, sessionID).Scan(&one)
+		UNION ALL SELECT 1 FROM retired_sessions WHERE session_id = ?
+		UNION ALL SELECT 1 FROM transcript_messages WHERE session_id = ? LIMIT 1`, key, sessionID, sessionID, sessionID).Scan(&one)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return false, nil
