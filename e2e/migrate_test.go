@@ -141,6 +141,14 @@ func TestMigrateFromRealOpenClaw(t *testing.T) {
 			t.Fatalf("dry run lacks %q:\n%s", want, dry)
 		}
 	}
+	// What a user would lose without it: the real install's chat, its
+	// approved sender, its Telegram cursor and its cron job.
+	for _, line := range []string{`DM pairing: approved senders\s+1\s+import`, `Telegram update offsets\s+1\s+import`,
+		`cron jobs \(with their run history\)\s+1\s+import`, `sessions and transcripts\s+\d+\s+import`} {
+		if !regexp.MustCompile(line).MatchString(dry.Stdout) {
+			t.Fatalf("dry run lacks a line %q:\n%s", line, dry)
+		}
+	}
 	if _, err := os.Stat(filepath.Join(oursState, "openclaw.sqlite")); err == nil {
 		t.Fatal("the dry run created our database")
 	}
@@ -223,6 +231,11 @@ func TestMigrateFromRealOpenClaw(t *testing.T) {
 		return m.ChatID == "1001" && strings.Contains(m.Text, "echo: still me")
 	})
 	for _, m := range tg.Sent()[sentBefore:] {
+		// The DM the real gateway handled is not handled again (its
+		// update offset came over), though its sender is now approved.
+		if strings.Contains(m.Text, "hi, may I?") {
+			t.Fatalf("our gateway answered a DM the real gateway had handled: %+v", m)
+		}
 		if migratePairingCode.FindString(m.Text) != "" && strings.Contains(strings.ToLower(m.Text), "pair") {
 			t.Fatalf("our gateway asked the approved sender to pair again: %+v", m)
 		}
