@@ -13,24 +13,49 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openclaw-go/openclaw/agents/providers/fakemodel"
+	"github.com/openclaw-go/openclaw/channels/telegram/telegramtest"
 )
 
+// migrateRealConfig is the real gateway's config for the migration test:
+// realNodeGatewayConfig plus a model (the fake) and a Telegram bot on the
+// fake Bot API, whose DMs need pairing.
+const migrateRealConfig = `{
+  gateway: { mode: "local", tailscale: { mode: "off" }, nodes: { pairing: { autoApproveLocal: false } } },
+  update: { checkOnStart: false },
+  telemetry: { enabled: false },
+  discovery: { mdns: { mode: "off" } },
+  models: { providers: { fake: { baseUrl: %q, apiKey: "x", api: "openai-completions", models: [{ id: "echo-1", name: "echo" }] } } },
+  agents: { defaults: { heartbeat: { every: "0m" }, model: { primary: "fake/echo-1" } } },
+  channels: { telegram: { botToken: %q, apiRoot: %q, dmPolicy: "pairing" } },
+  logging: { file: %%q },
+}
+`
+
 // TestMigrateFromRealOpenClaw builds a real install with the real gateway
-// (a real node host paired as a device and its commands approved), stops
+// (a real node host paired as a device and its commands approved, a chat
+// turn, a cron job, a Telegram DM sender approved through pairing), stops
 // it, runs our `openclaw migrate --from <its state> --yes` into a fresh
 // state, and starts our gateway on it: the real node host, with the SAME
 // identity and state, connects without a new pairing request and its
-// approved commands are invocable; the real CLI calls health. A second
-// migrate has nothing to do, and the source is never written.
+// approved commands are invocable; the conversation is listed with its
+// history and a new turn continues it; the cron job is there; the approved
+// sender's DM is answered, not met with a pairing code. A second migrate
+// has nothing to do, and the source is never written.
 func TestMigrateFromRealOpenClaw(t *testing.T) {
 	cli := needRealCLI(t)
 	bin := needOurBin(t)
 	needOurGateway(t)
 	t.Parallel()
 	const nodeName = "migrated-node"
+	model := fakemodel.New(t)
+	const tgToken = "7000001:TEST-token-migrate"
+	tg := telegramtest.New(t, tgToken)
+	ann := telegramtest.User{ID: 1001, Username: "ann", FirstName: "Ann"}
 
 	// 1. The real install: gateway, and a node host with its own state.
-	real := startRealGateway(t, realNodeGatewayConfig)
+	real := startRealGateway(t, fmt.Sprintf(migrateRealConfig, model.URL()+"/v1", tgToken, tg.URL()))
 	nodeDir := t.TempDir()
 	nodeEnv, _, _ := isolatedEnv(t, nodeDir)
 	nodeEnv = append(nodeEnv, "OPENCLAW_GATEWAY_TOKEN="+real.Token)
@@ -87,6 +112,17 @@ func TestMigrateFromRealOpenClaw(t *testing.T) {
 	}
 	c.run(t, append([]string{"nodes", "approve", nodeRequest, "--json"}, real.remote(real.Token)...)...).mustSucceed(t)
 	node.stop()
+
+	// A chat turn, a cron job, and a stranger's DM approved by pairing.
+	turn := c.run(t, "agent", "--agent", "main", "--message", "hello-before-the-move", "--json")
+	turn.mustSucceed(t)
+	c.run(t, "cron", "add", "--name", "daily-news", "--cron", "0 9 * * *", "--message", "summarize the news", "--no-deliver").mustSucceed(t)
+	tg.AddPrivateText(ann, "hi, may I?")
+	pair := waitSentWhere(t, tg, "with a pairing code from the real gateway", func(m telegramtest.Message) bool {
+		return migratePairingCode.FindString(m.Text) != "" && m.ChatID == "1001"
+	})
+	runCmd(t, real.Env, real.Dir, cli, "pairing", "approve", "telegram", migratePairingCode.FindString(pair.Text)).mustSucceed(t)
+	sentBefore := len(tg.Sent())
 	real.proc.stop()
 
 	source := filepath.Join(real.StateDir, "state")
@@ -100,9 +136,17 @@ func TestMigrateFromRealOpenClaw(t *testing.T) {
 	}
 	dry := runCmd(t, oursEnv, oursDir, bin, "migrate", "--from", real.StateDir, "--dry-run")
 	dry.mustSucceed(t)
-	for _, want := range []string{"paired devices", "node pairings", "import", "Dry run"} {
+	for _, want := range []string{"paired devices", "node pairings", "import", "Dry run", "DM pairing: approved senders", "cron jobs (with their run history)", "sessions and transcripts"} {
 		if !strings.Contains(dry.Stdout, want) {
 			t.Fatalf("dry run lacks %q:\n%s", want, dry)
+		}
+	}
+	// What a user would lose without it: the real install's chat, its
+	// approved sender, its Telegram cursor and its cron job.
+	for _, line := range []string{`DM pairing: approved senders\s+1\s+import`, `Telegram update offsets\s+1\s+import`,
+		`cron jobs \(with their run history\)\s+1\s+import`, `sessions and transcripts\s+\d+\s+import`} {
+		if !regexp.MustCompile(line).MatchString(dry.Stdout) {
+			t.Fatalf("dry run lacks a line %q:\n%s", line, dry)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(oursState, "openclaw.sqlite")); err == nil {
@@ -160,6 +204,42 @@ func TestMigrateFromRealOpenClaw(t *testing.T) {
 	if h := call(ours, "health"); h["ok"] != true {
 		t.Fatalf("health on our migrated gateway: %v", h)
 	}
+
+	// The conversation: listed, its history there, and a new turn goes on.
+	callP := func(method, params string) string {
+		t.Helper()
+		r := c.run(t, append([]string{"gateway", "call", method, "--json", "--params", params}, ours.remote(ours.Token)...)...)
+		r.mustSucceed(t)
+		return r.Stdout
+	}
+	if list := callP("sessions.list", "{}"); !strings.Contains(list, "agent:main:main") {
+		t.Fatalf("sessions.list after the move lacks the main session:\n%s", list)
+	}
+	if h := callP("chat.history", `{"sessionKey":"agent:main:main"}`); !strings.Contains(h, "hello-before-the-move") {
+		t.Fatalf("chat.history after the move lacks the old turn:\n%s", h)
+	}
+	realClient(t, ours).run(t, "agent", "--agent", "main", "--message", "after-the-move", "--json").mustSucceed(t)
+	if h := callP("chat.history", `{"sessionKey":"agent:main:main"}`); !strings.Contains(h, "hello-before-the-move") || !strings.Contains(h, "after-the-move") {
+		t.Fatalf("the new turn did not continue the old session:\n%s", h)
+	}
+	if jobs := callP("cron.list", `{"includeDisabled":true}`); !strings.Contains(jobs, "daily-news") || strings.Contains(jobs, "heartbeat-main") {
+		t.Fatalf("cron.list after the move (the user's job, not OpenClaw's own):\n%s", jobs)
+	}
+	// The approved sender is answered, not asked to pair again.
+	tg.AddPrivateText(ann, "still me")
+	waitSentWhere(t, tg, "answering the approved sender on our gateway", func(m telegramtest.Message) bool {
+		return m.ChatID == "1001" && strings.Contains(m.Text, "echo: still me")
+	})
+	for _, m := range tg.Sent()[sentBefore:] {
+		// The DM the real gateway handled is not handled again (its
+		// update offset came over), though its sender is now approved.
+		if strings.Contains(m.Text, "hi, may I?") {
+			t.Fatalf("our gateway answered a DM the real gateway had handled: %+v", m)
+		}
+		if migratePairingCode.FindString(m.Text) != "" && strings.Contains(strings.ToLower(m.Text), "pair") {
+			t.Fatalf("our gateway asked the approved sender to pair again: %+v", m)
+		}
+	}
 	node.stop()
 	ours.proc.stop()
 
@@ -173,6 +253,8 @@ func TestMigrateFromRealOpenClaw(t *testing.T) {
 		t.Fatalf("migrate changed the source's files:\nbefore %v\nafter  %v", before, after)
 	}
 }
+
+var migratePairingCode = regexp.MustCompile(`\b[A-HJ-NP-Z2-9]{8}\b`)
 
 var nodeApproveHint = regexp.MustCompile("run `openclaw nodes approve ([0-9a-zA-Z-]+)`")
 

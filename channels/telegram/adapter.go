@@ -77,6 +77,9 @@ type Options struct {
 	BackoffMin, BackoffMax time.Duration
 	// Log receives the adapter's logs; default discard.
 	Log *slog.Logger
+	// Offsets keeps the long-poll cursor across restarts; the zero value
+	// keeps none (the first poll then takes whatever Telegram still holds).
+	Offsets Offsets
 }
 
 // Adapter is one Telegram bot. It implements channels.Adapter and every

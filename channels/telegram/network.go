@@ -37,7 +37,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 			AccountID: id, Token: token, APIRoot: acct.APIRoot, Proxy: acct.Proxy,
 			WebhookURL: acct.WebhookURL, WebhookSecret: acct.WebhookSecret.Value, WebhookPath: path,
 			TextLimit: acct.TextChunkLimit, ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb,
-			Log: h.AccountLog("telegram", id),
+			Log: h.AccountLog("telegram", id), Offsets: Offsets{DB: h.DB},
 		}
 		if h.Throttle != nil {
 			opts.Throttle = h.Throttle(path)

@@ -95,6 +95,14 @@ func (a *Adapter) poll(ctx context.Context) {
 	sink := a.life.Sink()
 	me := *a.self.Load()
 	var offset int64
+	// The cursor kept from the last run (or carried over by openclaw
+	// migrate): the first getUpdates confirms everything up to it.
+	if last, ok, err := a.opts.Offsets.Last(ctx, a.opts.AccountID, me.ID); err != nil {
+		a.log.Warn("telegram update offset not read; polling from what Telegram still holds", "err", err)
+	} else if ok {
+		offset = last + 1
+	}
+	saved := offset
 	failures := 0
 	for ctx.Err() == nil {
 		params := tgbotapi.Params{
@@ -135,6 +143,13 @@ func (a *Adapter) poll(ctx context.Context) {
 			}
 			if next > offset {
 				offset = next
+			}
+		}
+		if offset > saved {
+			if err := a.opts.Offsets.Save(ctx, a.opts.AccountID, me.ID, offset-1); err != nil {
+				a.log.Warn("telegram update offset not saved", "err", err)
+			} else {
+				saved = offset
 			}
 		}
 	}

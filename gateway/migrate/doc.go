@@ -38,11 +38,33 @@
 //   - Agent workspaces: DIR/workspace for the default agent and
 //     DIR/workspace-<agentId> for the others, unless the config names a
 //     workspace (then the path is in the config, which we read as is).
-//   - Per-agent state (sessions, transcripts, model auth profiles):
-//     DIR/agents/<agentId>/agent/openclaw-agent.sqlite. Not imported yet.
+//   - Per-agent state: DIR/agents/<agentId>/agent/openclaw-agent.sqlite.
+//     Sessions are rows of session_nodes (session_key, current_session_id,
+//     entry_json with label, overrides and the last delivery target), their
+//     transcripts rows of transcript_events (JSON events, zstd-compressed
+//     when large; session_transcript_active_events orders the active
+//     branch). Imported: each key with its current transcript (user,
+//     assistant, tool-result messages and compaction summaries), and the
+//     chat a channel session talks in. Its model auth profiles are not.
+//   - Memory: the Markdown notes of each workspace (MEMORY.md, memory/*.md);
+//     the memory_index_* tables of the agent database are an index of them,
+//     which our memory_search rebuilds. Notes come with a copied workspace;
+//     into one of ours that is kept, only the notes it lacks are copied.
+//   - DM pairing: channel_pairing_allow_entries (channel_key, account_id,
+//     entry: an approved sender) and channel_pairing_requests (request_id is
+//     the sender, code, ISO times, meta_json; a request lives an hour).
+//     Imported for Telegram, Discord, Slack and WhatsApp.
+//   - Telegram's long-poll cursor: plugin_state_entries, namespace
+//     telegram.update-offsets, key the account, value {lastUpdateId, botId}.
+//     Imported as our cursor of that bot, so nothing handled is handled
+//     again.
 //   - Channel credentials: DIR/credentials/**, e.g. WhatsApp's Baileys
 //     session in credentials/whatsapp/<accountId>/creds.json. That session
 //     is bound to the Baileys library's key store, so it needs a new link.
-//   - Cron jobs: rows of cron_jobs in state/openclaw.sqlite. Not imported
-//     yet.
+//   - Cron jobs: rows of cron_jobs (job_json in the wire shape both
+//     gateways share, state_json); their runs are task_runs rows of runtime
+//     'cron' (detail_json is the run-log entry) and cron_run_receipts. Jobs
+//     whose declaration_key names one of OpenClaw's own features
+//     (heartbeat:, memory-core:, skill-collection-review:, claw:) are the
+//     install's, not the user's, and stay behind; see cron.go.
 package migrate

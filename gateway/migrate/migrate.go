@@ -13,7 +13,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/openclaw-go/openclaw/agents/sessions"
+	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/channels/telegram"
+	"github.com/openclaw-go/openclaw/gateway/cron"
 	"github.com/openclaw-go/openclaw/gateway/devices"
 	"github.com/openclaw-go/openclaw/gateway/store"
 	"github.com/openclaw-go/openclaw/nodes"
@@ -125,7 +130,41 @@ func MakePlan(ctx context.Context, p Paths) (*Plan, error) {
 	}
 	plan.Items = append(plan.Items, item)
 	plan.Items = append(plan.Items, planWorkspaces(p)...)
-	plan.Items = append(plan.Items, planLater(ctx, p, src)...)
+	plan.Items = append(plan.Items, planMemory(p)...)
+	now := time.Now()
+	pairing, err := readPairing(ctx, src, now)
+	if err != nil {
+		return nil, err
+	}
+	if items, err = planPairing(ctx, ours, pairing); err != nil {
+		return nil, err
+	}
+	plan.Items = append(plan.Items, items...)
+	offs, noBot, err := readTelegramOffsets(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	if items, err = planTelegramOffsets(ctx, ours, offs, noBot); err != nil {
+		return nil, err
+	}
+	plan.Items = append(plan.Items, items...)
+	jobs, err := readCron(ctx, src, now)
+	if err != nil {
+		return nil, err
+	}
+	if items, err = planCron(ctx, ours, jobs, now); err != nil {
+		return nil, err
+	}
+	plan.Items = append(plan.Items, items...)
+	sess, err := readSessions(ctx, p.From)
+	if err != nil {
+		return nil, err
+	}
+	if items, err = planSessions(ctx, p, ours, sess); err != nil {
+		return nil, err
+	}
+	plan.Items = append(plan.Items, items...)
+	plan.Items = append(plan.Items, planLater(p)...)
 	return plan, nil
 }
 
@@ -138,7 +177,8 @@ func Apply(ctx context.Context, plan *Plan) error {
 			continue
 		}
 		if db == nil {
-			st, err := store.Open(ctx, filepath.Join(plan.Paths.StateDir, store.FileName), devices.Migrations(), nodes.Migrations())
+			st, err := store.Open(ctx, filepath.Join(plan.Paths.StateDir, store.FileName), devices.Migrations(), nodes.Migrations(),
+				channels.Migrations(), telegram.Migrations, sessions.Migrations(), cron.Migrations())
 			if err != nil {
 				return fmt.Errorf("migrate: open our state: %w", err)
 			}
@@ -676,8 +716,8 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 	return os.WriteFile(dst, data, perm)
 }
 
-// planLater lists what this cut does not import yet, with what to do.
-func planLater(ctx context.Context, p Paths, src *sql.DB) []Item {
+// planLater lists what cannot be carried over, with what to do.
+func planLater(p Paths) []Item {
 	var out []Item
 	if accounts, _ := os.ReadDir(filepath.Join(p.From, whatsappCreds)); len(accounts) > 0 {
 		n := 0
@@ -691,36 +731,16 @@ func planLater(ctx context.Context, p Paths, src *sql.DB) []Item {
 				Note: "the Baileys session cannot be carried over; link again with `openclaw channels login --channel whatsapp`"})
 		}
 	}
-	if src != nil {
-		if n := countUserCronJobs(ctx, src); n > 0 {
-			out = append(out, Item{Name: "cron jobs", Count: n, Action: ActionCannot,
-				Note: "not imported yet; list them with the old CLI (`openclaw cron list`) and add them again with `openclaw cron add`"})
-		}
-	}
 	agents, _ := os.ReadDir(filepath.Join(p.From, agentsDir))
 	n := 0
 	for _, a := range agents {
-		if fileExists(filepath.Join(p.From, agentsDir, a.Name(), "agent", "openclaw-agent.sqlite")) {
+		if fileExists(filepath.Join(p.From, agentsDir, a.Name(), agentDBPath)) {
 			n++
 		}
 	}
 	if n > 0 {
-		out = append(out, Item{Name: "agent sessions, transcripts and auth profiles", Count: n, Action: ActionCannot,
-			Note: "not imported yet; conversations start fresh, and model credentials come from the config or the environment"})
+		out = append(out, Item{Name: "model auth profiles", Count: n, Action: ActionCannot,
+			Note: "kept per agent in OpenClaw's agent database; give model credentials in the config or the environment"})
 	}
 	return out
-}
-
-// countUserCronJobs counts the source's cron jobs a user made. Jobs with
-// a declaration_key (heartbeat:main, memory-core:..., skill reviews) are
-// declared by the install itself and are not the user's to carry over.
-func countUserCronJobs(ctx context.Context, db *sql.DB) int {
-	if ok, err := tableExists(ctx, db, "cron_jobs"); err != nil || !ok {
-		return 0
-	}
-	var n int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM cron_jobs WHERE declaration_key IS NULL OR declaration_key=''`).Scan(&n); err != nil {
-		return 0
-	}
-	return n
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	_ "embed"
 	"encoding/hex"
 	"os"
 	"path/filepath"
@@ -12,22 +13,13 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/store"
 )
 
-// sourceSchema is the part of OpenClaw 2026.9's state/openclaw.sqlite the
-// importer reads, as that version creates it.
-const sourceSchema = `
-CREATE TABLE device_pairing_paired (
-  device_id TEXT NOT NULL PRIMARY KEY, public_key TEXT NOT NULL, display_name TEXT, operator_label TEXT,
-  platform TEXT, device_family TEXT, client_id TEXT, client_mode TEXT, browser_origin TEXT, role TEXT,
-  roles_json TEXT, scopes_json TEXT, approved_scopes_json TEXT, remote_ip TEXT, tokens_json TEXT,
-  approved_via TEXT, node_surface_json TEXT, pending_node_surface_json TEXT, created_at_ms INTEGER NOT NULL,
-  approved_at_ms INTEGER NOT NULL, last_seen_at_ms INTEGER, last_seen_reason TEXT) STRICT;
-CREATE TABLE exec_approvals_config (
-  config_key TEXT NOT NULL PRIMARY KEY, raw_json TEXT NOT NULL, socket_path TEXT, has_socket_token INTEGER NOT NULL,
-  default_security TEXT, default_ask TEXT, default_ask_fallback TEXT, auto_allow_skills INTEGER,
-  agent_count INTEGER NOT NULL, allowlist_count INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL) STRICT;
-CREATE TABLE cron_jobs (store_key TEXT NOT NULL, job_id TEXT NOT NULL, declaration_key TEXT, name TEXT,
-  PRIMARY KEY (store_key, job_id)) STRICT;
-`
+// The schemas OpenClaw 2026.9.6 creates, read from a real install.
+//
+//go:embed testdata/openclaw-state.sql
+var sourceSchema string
+
+//go:embed testdata/openclaw-agent.sql
+var agentSchema string
 
 const (
 	cliDevice  = "cli-device-id"
@@ -71,7 +63,7 @@ func buildSource(t *testing.T) string {
 		`{"node":{"token":"`+nodeToken+`","role":"node","scopes":[],"createdAtMs":3000}}`,
 		`{"displayName":"box","version":"2026.9.6","caps":["system"],"commands":["system.run","system.which"],"createdAtMs":3100,"approvedAtMs":3200}`)
 	mustExec(t, db, `INSERT INTO exec_approvals_config VALUES ('current', ?, NULL, 0, 'allowlist', 'on-miss', NULL, NULL, 1, 1, 1)`, approvals)
-	mustExec(t, db, `INSERT INTO cron_jobs VALUES ('s', 'j1', NULL, 'mine'), ('s', 'j2', 'heartbeat:main', 'heartbeat-main')`)
+	fillState(t, db, dir)
 	return dir
 }
 
@@ -113,16 +105,16 @@ func TestPlanAndApply(t *testing.T) {
 	tests := []struct {
 		name  string
 		setup func(t *testing.T, p Paths) // our state before the run
-		want  map[string]Action
+		want  actionMap
 	}{
 		{
 			name:  "fresh state imports everything it can",
 			setup: func(*testing.T, Paths) {},
-			want: map[string]Action{
+			want: actionMap{
 				"config file": ActionImport, "paired devices (with their tokens)": ActionImport,
 				"node pairings (approved commands)": ActionImport, "exec approvals": ActionImport,
-				"agent workspaces (copied)": ActionImport, "WhatsApp links": ActionCannot, "cron jobs": ActionCannot,
-			},
+				"agent workspaces (copied)": ActionImport, "WhatsApp links": ActionCannot,
+			}.with(stateActions),
 		},
 		{
 			name: "our config and approvals are kept",
@@ -131,11 +123,11 @@ func TestPlanAndApply(t *testing.T) {
 				write(t, filepath.Join(p.StateDir, "exec-approvals.json"), `{"version":1}`)
 				write(t, filepath.Join(p.StateDir, "workspace", "mine.md"), "mine")
 			},
-			want: map[string]Action{
+			want: actionMap{
 				"config file": ActionSkip, "paired devices (with their tokens)": ActionImport,
 				"node pairings (approved commands)": ActionImport, "exec approvals": ActionSkip,
-				"agent workspaces (copied)": ActionImport, "WhatsApp links": ActionCannot, "cron jobs": ActionCannot,
-			},
+				"agent workspaces (copied)": ActionImport, "WhatsApp links": ActionCannot,
+			}.with(stateActions),
 		},
 	}
 	for _, tt := range tests {
@@ -160,6 +152,7 @@ func TestPlanAndApply(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkImported(t, p, keptConfig)
+			checkState(t, p, keptConfig != nil)
 
 			// Idempotent: a second plan has nothing to do.
 			again, err := MakePlan(ctx, p)
