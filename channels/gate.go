@@ -23,7 +23,9 @@ type AccountPolicy struct {
 	TextLimit       int
 	ChunkMode       string
 	ReplyToMode     string // off | first (default) | all | batched
-	ResponsePrefix  string
+	// ResponsePrefix is the account's or channel's responsePrefix; unset
+	// inherits messages.responsePrefix, "" turns it off.
+	ResponsePrefix config.OptionalString
 	// AllowBots lets other bots' messages through (adapters never hand
 	// over the bot's own).
 	AllowBots bool

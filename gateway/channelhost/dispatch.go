@@ -22,7 +22,8 @@ func (d agentDispatcher) Dispatch(ctx context.Context, req channels.Dispatch) (c
 		ExtraSystemPrompt: req.ExtraSystemPrompt, Owner: d.owner(req.Origin.Channel, req.SenderID),
 		// A sender who passed the chat's gate may use the gateway's
 		// commands; answering approvals is the owner's alone.
-		Commands: &agents.CommandSender{ID: req.Origin.Channel + ":" + req.SenderID, CanApprove: d.owner(req.Origin.Channel, req.SenderID)},
+		Commands: &agents.CommandSender{ID: req.Origin.Channel + ":" + req.SenderID, CanApprove: d.owner(req.Origin.Channel, req.SenderID),
+			Refused: req.CommandsRefused},
 	})
 	if err != nil {
 		return channels.Reply{}, err
@@ -35,7 +36,7 @@ func (d agentDispatcher) Dispatch(ctx context.Context, req channels.Dispatch) (c
 	res := run.Result()
 	switch res.Status {
 	case "ok":
-		return channels.Reply{Text: res.Text}, nil
+		return channels.Reply{Text: res.Text, Provider: res.Provider, Model: res.Model}, nil
 	case "aborted":
 		if ctx.Err() != nil {
 			return channels.Reply{}, ctx.Err()
@@ -48,6 +49,9 @@ func (d agentDispatcher) Dispatch(ctx context.Context, req channels.Dispatch) (c
 	}
 	return channels.Reply{}, errors.New(msg)
 }
+
+// Abort stops the session's running turn (messages.queue.mode interrupt).
+func (d agentDispatcher) Abort(sessionKey string) bool { return d.svc.Abort(sessionKey, "") }
 
 // approvalResolver settles Tool Guard approvals from chat buttons. Only
 // the owner's press counts: the request is posted in the chat whose turn

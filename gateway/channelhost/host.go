@@ -31,6 +31,8 @@ type Bus interface {
 type Agents interface {
 	Start(ctx context.Context, req agents.StartRequest) (run *agents.Run, dup bool, err error)
 	Workspace(agentID string) (string, error)
+	// Abort stops a session's running turn ("" run id: whichever runs).
+	Abort(sessionKey, runID string) bool
 }
 
 // ApprovalResolver settles a Tool Guard approval (the tools' approvals).
@@ -122,7 +124,7 @@ func New(opts Options) *Host {
 			return cfg.DefaultAgentID()
 		},
 		AgentMentionPatterns: func(cfg *config.Config, agentID string) []string {
-			return cfg.Agents.Entries[agentID].GroupChat.MentionPatterns
+			return cfg.MentionPatterns(agentID)
 		},
 	})
 	return h
