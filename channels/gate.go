@@ -154,10 +154,14 @@ func (g Gate) Check(in Inbound, paired bool, mentioned func(GroupPolicy) bool) G
 		return GateResult{Verdict: Allow, Reason: "group event", Group: group}
 	}
 	if group.RequireMention && in.Kind == EventMessage && !(mentioned != nil && mentioned(group)) {
-		return GateResult{Verdict: Drop, Reason: "not mentioned", Group: group}
+		return GateResult{Verdict: Drop, Reason: reasonNotMentioned, Group: group}
 	}
 	return GateResult{Verdict: Allow, Reason: "group allowed", Group: group}
 }
+
+// reasonNotMentioned is the gate's reason for a group message that
+// needed a mention: such messages are kept as group history.
+const reasonNotMentioned = "not mentioned"
 
 // idListed reports whether the sender's id is in list. Entries may carry
 // the channel as a prefix, its name or an alias ("telegram:123",

@@ -123,6 +123,7 @@ type Manager struct {
 	logins   map[accountKey]*loginSession
 
 	routes   sync.Map // session key -> Route last stored, to skip rewriting it
+	history  groupHistory
 	matchers sync.Map // joined mention patterns -> compiled matcher
 
 	inKick, outKick chan struct{}
@@ -478,6 +479,7 @@ func (m *Manager) enqueue(r inboundRow) {
 		// Only messages the gate admits may wait, push others out of the
 		// queue or interrupt a turn: a stranger in a group must not.
 		if g, ok := m.gate(m.ctx, cfg, r.In); ok && g.verdict.Verdict == Drop {
+			m.keepHistory(cfg, r.In, g.verdict)
 			m.finishRow(r.ID, "dropped", g.verdict.Reason)
 			return
 		}
@@ -705,6 +707,7 @@ func (m *Manager) admit(ctx context.Context, cfg *config.Config, r inboundRow) (
 	a, verdict, agentID := g.a, g.verdict, g.agentID
 	switch verdict.Verdict {
 	case Drop:
+		m.keepHistory(cfg, in, verdict)
 		m.log.Debug("channels: inbound dropped", "channel", in.Channel, "accountId", in.AccountID, "reason", verdict.Reason)
 		finish("dropped", verdict.Reason, "", "")
 		return turn{}, false
@@ -765,6 +768,10 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 			fmt.Fprintf(&b, "\n\n%d. %s", i+1, j.text)
 		}
 		text = b.String()
+	}
+	if h := m.takeHistory(in); len(h) > 0 {
+		text = "Recent messages in this chat that were not addressed to you, for context only:\n" +
+			strings.Join(h, "\n") + "\n\nThe message to answer:\n" + text
 	}
 	if len(dropped) > 0 {
 		text = "(" + strconv.Itoa(len(dropped)) + " earlier messages were dropped unanswered because too many waited: " +

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -130,4 +132,65 @@ func (m *Manager) responsePrefix(cfg *config.Config, p AccountPolicy, agentID st
 		}
 		return val
 	})
+}
+
+// groupHistory keeps, per group chat, the last messages that did not
+// mention the agent (messages.groupChat.historyLimit), in memory as
+// OpenClaw does. Bounded: historyLimit lines of at most historyLineMax
+// bytes per chat, and at most historyChatsMax chats.
+type groupHistory struct {
+	mu    sync.Mutex
+	chats map[string][]string
+}
+
+const (
+	historyLineMax  = 500
+	historyChatsMax = 1000
+)
+
+func historyKey(in Inbound) string {
+	return laneKey(in.Channel, in.AccountID, in.Chat.ID, in.Chat.ThreadID)
+}
+
+// keepHistory records a group message the gate dropped only for want of
+// a mention (its sender passed the group's allowlist).
+func (m *Manager) keepHistory(cfg *config.Config, in Inbound, v GateResult) {
+	limit := cfg.Messages.GroupChat.HistoryLimit
+	if limit <= 0 || v.Reason != reasonNotMentioned || in.Kind != EventMessage || strings.TrimSpace(in.Text) == "" {
+		return
+	}
+	line := cmp.Or(in.Sender.Name, in.Sender.ID) + ": " + strings.Join(strings.Fields(in.Text), " ")
+	if len(line) > historyLineMax {
+		line = strings.ToValidUTF8(line[:historyLineMax], "") + "…"
+	}
+	h := &m.history
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.chats == nil {
+		h.chats = map[string][]string{}
+	}
+	k := historyKey(in)
+	lines, ok := h.chats[k]
+	if !ok && len(h.chats) >= historyChatsMax {
+		for old := range h.chats { // forget some chat to make room
+			delete(h.chats, old)
+			break
+		}
+	}
+	lines = append(lines, line)
+	if len(lines) > limit {
+		lines = slices.Delete(lines, 0, len(lines)-limit)
+	}
+	h.chats[k] = lines
+}
+
+// takeHistory returns and forgets a chat's kept messages.
+func (m *Manager) takeHistory(in Inbound) []string {
+	h := &m.history
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	k := historyKey(in)
+	lines := h.chats[k]
+	delete(h.chats, k)
+	return lines
 }

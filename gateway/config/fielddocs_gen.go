@@ -234,6 +234,7 @@ var fieldDocs = map[string]string{
 	"Messages.Queue":                       "What happens to messages that arrive while the chat's agent is still answering. Default: followup, cap 20, drop summarize.",
 	"Messages.ResponsePrefix":              "Text put in front of every reply when the channel and account set none; \"auto\" is \"[<agent name>]\", and {model}, {modelFull}, {provider} and {identity.name} are filled in ({thinkingLevel} is left as written: no thinking level reaches the model here). \"\" on a channel or account turns it off there. Default: none.",
 	"MessagesGroupChat":                    "MessagesGroupChat is messages.groupChat.",
+	"MessagesGroupChat.HistoryLimit":       "How many recent group messages that did not mention the agent are kept (in memory) and shown to it, as context, with the next message that does; 0 turns it off. Default 50.",
 	"MessagesGroupChat.MentionPatterns":    "Regular expressions that count as mentioning an agent in a group message (case-insensitive), for agents that set no groupChat.mentionPatterns of their own. Default [] (native mentions only).",
 	"MessagesQueue":                        "MessagesQueue is messages.queue.",
 	"MessagesQueue.ByChannel":              "Queue mode per channel name, in place of mode. Default {} (none).",

@@ -297,6 +297,8 @@ type MessagesQueue struct {
 type MessagesGroupChat struct {
 	// Regular expressions that count as mentioning an agent in a group message (case-insensitive), for agents that set no groupChat.mentionPatterns of their own. Default [] (native mentions only).
 	MentionPatterns []string `json:"mentionPatterns"`
+	// How many recent group messages that did not mention the agent are kept (in memory) and shown to it, as context, with the next message that does; 0 turns it off. Default 50.
+	HistoryLimit int `json:"historyLimit" min:"0"`
 }
 
 // Gateway is the gateway.* section.
