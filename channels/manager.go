@@ -52,6 +52,13 @@ type Dispatch struct {
 	CommandsRefused bool
 }
 
+// Steerer is implemented by a Dispatcher that can hand a message to a
+// session's running turn (messages.queue.mode steer); false when no turn
+// can take it.
+type Steerer interface {
+	Steer(sessionKey, text string) bool
+}
+
 // Aborter is implemented by a Dispatcher that can stop a session's
 // running turn (messages.queue.mode interrupt).
 type Aborter interface {
@@ -455,6 +462,10 @@ type lane struct {
 	// abort stops the turn the lane is running (interrupt mode); nil
 	// while none runs.
 	abort func()
+	// steer hands a message to the running turn of session steerKey
+	// (steer mode); nil while none runs.
+	steer    func(text string) bool
+	steerKey string
 	// dropped describes messages the cap pushed out under drop
 	// "summarize", for the next turn.
 	dropped []string
@@ -475,15 +486,20 @@ func (m *Manager) enqueue(r inboundRow) {
 	cfg := m.cfg.Load()
 	q := cfg.Messages.Queue
 	var admitted bool
+	var g gated
 	if r.In.Kind == EventMessage {
 		// Only messages the gate admits may wait, push others out of the
 		// queue or interrupt a turn: a stranger in a group must not.
-		if g, ok := m.gate(m.ctx, cfg, r.In); ok && g.verdict.Verdict == Drop {
+		var ok bool
+		if g, ok = m.gate(m.ctx, cfg, r.In); ok && g.verdict.Verdict == Drop {
 			m.keepHistory(cfg, r.In, g.verdict)
 			m.finishRow(r.ID, "dropped", g.verdict.Reason)
 			return
 		}
-		admitted = true
+		admitted = ok
+		if ok && g.verdict.Verdict == Allow && q.QueueMode(r.In.Channel) == "steer" && m.steerInto(cfg, key, g, r) {
+			return
+		}
 	}
 	m.mu.Lock()
 	l, running := m.lanes[key]
@@ -825,6 +841,12 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 		}
 		m.mu.Unlock()
 	}
+	if st, ok := m.opts.Dispatcher.(Steerer); ok && len(keys) == 1 {
+		m.mu.Lock()
+		l.steer = func(text string) bool { return st.Steer(keys[0], text) }
+		l.steerKey = keys[0]
+		m.mu.Unlock()
+	}
 	if len(agentIDs) > 1 && cfg.Broadcast.Strategy != "sequential" {
 		var wg sync.WaitGroup
 		for i := range agentIDs {
@@ -837,7 +859,7 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 		}
 	}
 	m.mu.Lock()
-	l.abort = nil
+	l.abort, l.steer, l.steerKey = nil, nil, ""
 	m.mu.Unlock()
 	stopTyping()
 	var outs []Outbound

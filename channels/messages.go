@@ -194,3 +194,31 @@ func (m *Manager) takeHistory(in Inbound) []string {
 	delete(h.chats, k)
 	return lines
 }
+
+// steerInto hands an admitted plain-text message to the turn its chat's
+// lane runs for the same session (messages.queue.mode steer): the running
+// turn reads it before its next model call and its answer covers it. A
+// command, an attachment, another session's message, or a turn that can
+// take no more waits in the queue instead (followup).
+func (m *Manager) steerInto(cfg *config.Config, laneKey string, g gated, r inboundRow) bool {
+	in := r.In
+	text := strings.TrimSpace(in.Text)
+	if text == "" || len(in.Media) > 0 || strings.HasPrefix(text, "/") || strings.HasPrefix(text, "!") {
+		return false
+	}
+	key := SessionKey(cfg, g.agentID, g.binding, in, g.a.network.TopicThreads)
+	m.mu.Lock()
+	l := m.lanes[laneKey]
+	var steer func(string) bool
+	if l != nil && l.steerKey == key {
+		steer = l.steer
+	}
+	m.mu.Unlock()
+	if steer == nil || !steer(text) {
+		return false
+	}
+	if err := m.db.finishInbound(context.WithoutCancel(m.ctx), r.ID, "answered", "steered into the running turn (messages.queue.mode steer)", g.agentID, key); err != nil {
+		m.log.Error("channels: record inbound outcome", "id", r.ID, "err", err)
+	}
+	return true
+}

@@ -53,6 +53,10 @@ func (d agentDispatcher) Dispatch(ctx context.Context, req channels.Dispatch) (c
 // Abort stops the session's running turn (messages.queue.mode interrupt).
 func (d agentDispatcher) Abort(sessionKey string) bool { return d.svc.Abort(sessionKey, "") }
 
+// Steer hands a message to the session's running turn
+// (messages.queue.mode steer).
+func (d agentDispatcher) Steer(sessionKey, text string) bool { return d.svc.Steer(sessionKey, text) }
+
 // approvalResolver settles Tool Guard approvals from chat buttons. Only
 // the owner's press counts: the request is posted in the chat whose turn
 // asked, so anyone else pressing Allow would be approving their own call.

@@ -33,6 +33,8 @@ type Agents interface {
 	Workspace(agentID string) (string, error)
 	// Abort stops a session's running turn ("" run id: whichever runs).
 	Abort(sessionKey, runID string) bool
+	// Steer hands text to a session's running turn; false when none takes it.
+	Steer(sessionKey, text string) bool
 }
 
 // ApprovalResolver settles a Tool Guard approval (the tools' approvals).

@@ -220,17 +220,15 @@ func (Broadcast) jsonSchema() map[string]any {
 // validateMessages warns where a messages key cannot do what OpenClaw's
 // does, and checks the broadcast agents exist.
 func (d *decoder) validateMessages(c *Config) {
-	steer := func(m string) bool {
-		return m == "steer" || m == "queue" || m == "steer-backlog" || m == "steer+backlog"
-	}
-	if steer(c.Messages.Queue.Mode) {
+	backlog := func(m string) bool { return m == "steer-backlog" || m == "steer+backlog" }
+	if backlog(c.Messages.Queue.Mode) {
 		n, p := d.where("messages.queue.mode")
-		d.warnAtPath(n, p, "messages.queue.mode %q is not in effect here: a message cannot join a turn already running, so it waits and runs after it (followup)", c.Messages.Queue.Mode)
+		d.warnAtPath(n, p, "messages.queue.mode %q is not in effect here: it acts as steer (a steered message is not run again after the turn)", c.Messages.Queue.Mode)
 	}
 	for ch, m := range c.Messages.Queue.ByChannel {
-		if steer(m) {
+		if backlog(m) {
 			n, p := d.where(JoinPath("messages.queue.byChannel", ch))
-			d.warnAtPath(n, p, "messages.queue.byChannel.%s %q is not in effect here: a message cannot join a turn already running, so it waits and runs after it (followup)", ch, m)
+			d.warnAtPath(n, p, "messages.queue.byChannel.%s %q is not in effect here: it acts as steer (a steered message is not run again after the turn)", ch, m)
 		}
 	}
 	for key, on := range map[string]bool{"bash": c.Commands.Bash, "config": c.Commands.Config, "debug": c.Commands.Debug, "mcp": c.Commands.MCP, "plugins": c.Commands.Plugins} {

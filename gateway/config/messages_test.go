@@ -13,7 +13,7 @@ func TestMessagesKeys(t *testing.T) {
   agents: { entries: { main: {}, alfred: { groupChat: { mentionPatterns: ["@alfred"] } }, baerbel: {} } },
   messages: {
     responsePrefix: "", ackReaction: "👀", ackReactionScope: "all",
-    queue: { mode: "collect", cap: 3, drop: "new", byChannel: { whatsapp: "steer", telegram: "interrupt" } },
+    queue: { mode: "collect", cap: 3, drop: "new", byChannel: { whatsapp: "steer-backlog", telegram: "interrupt", slack: "queue" } },
     groupChat: { mentionPatterns: ["\\bbot\\b"] },
   },
   commands: { native: false, bash: true, config: false, allowFrom: { "*": ["user1"], telegram: [123] } },
@@ -35,7 +35,7 @@ func TestMessagesKeys(t *testing.T) {
 		t.Error("an absent channel responsePrefix must stay unset")
 	}
 	q := c.Messages.Queue
-	if q.QueueMode("slack") != "collect" || q.QueueMode("telegram") != "interrupt" || q.QueueMode("whatsapp") != "steer" || q.QueueCap() != 3 {
+	if q.QueueMode("discord") != "collect" || q.QueueMode("slack") != "steer" || q.QueueMode("telegram") != "interrupt" || q.QueueMode("whatsapp") != "steer" || q.QueueCap() != 3 {
 		t.Errorf("queue %+v", q)
 	}
 	if (MessagesQueue{}).QueueCap() != 20 || (MessagesQueue{}).QueueMode("x") != "steer" || (Messages{}).AckScope() != "group-mentions" {
@@ -66,12 +66,12 @@ func TestMessagesKeys(t *testing.T) {
 		t.Errorf("inherited patterns %v", got)
 	}
 	joined := strings.Join(warns, "\n")
-	for _, w := range []string{`messages.queue.byChannel.whatsapp "steer" is not in effect here`, "maxRounds is not in effect here", `agent "ghost" is not in agents.entries`, "commands.bash true is not in effect here"} {
+	for _, w := range []string{`messages.queue.byChannel.whatsapp "steer-backlog" is not in effect here`, "maxRounds is not in effect here", `agent "ghost" is not in agents.entries`, "commands.bash true is not in effect here"} {
 		if !strings.Contains(joined, w) {
 			t.Errorf("warnings lack %q:\n%s", w, joined)
 		}
 	}
-	if strings.Contains(joined, "messages.queue.mode") || strings.Contains(joined, "commands.config") {
+	if strings.Contains(joined, "messages.queue.mode") || strings.Contains(joined, "commands.config") || strings.Contains(joined, "byChannel.slack") {
 		t.Errorf("collect is in effect, yet warned:\n%s", joined)
 	}
 }

@@ -275,7 +275,7 @@ type Messages struct {
 	AckReaction OptionalString `json:"ackReaction"`
 	// Which messages get the acknowledgement: group-mentions (group messages that mention the agent), group-all, direct, all, off or none. Default "group-mentions".
 	AckReactionScope string `json:"ackReactionScope" enum:"group-mentions,group-all,direct,all,off,none"`
-	// What happens to messages that arrive while the chat's agent is still answering. Default: followup, cap 20, drop summarize.
+	// What happens to messages that arrive while the chat's agent is still answering. Default: steer, cap 20, drop summarize.
 	Queue MessagesQueue `json:"queue"`
 	// Group chat settings every agent inherits. Default: each key at its own default.
 	GroupChat MessagesGroupChat `json:"groupChat"`
@@ -283,7 +283,7 @@ type Messages struct {
 
 // MessagesQueue is messages.queue.
 type MessagesQueue struct {
-	// followup runs each waiting message after the current answer; collect runs all the waiting ones together as one turn; interrupt stops the current answer and runs the newest message, dropping older waiting ones. OpenClaw's default "steer" (into the running turn) is not in effect here and acts as followup. Default "steer".
+	// steer hands a plain message to the agent's running turn, read before its next model call (commands, attachments and a turn past its last call wait as followup); followup runs each waiting message after the current answer; collect runs all the waiting ones together as one turn; interrupt stops the current answer and runs the newest message, dropping older waiting ones. "queue" is steer; steer-backlog acts as steer here. Default "steer".
 	Mode string `json:"mode" enum:"steer,followup,collect,interrupt,queue,steer-backlog,steer+backlog"`
 	// Most messages waiting in one chat; beyond it the drop policy applies. Default 20.
 	Cap int `json:"cap" min:"1"`
