@@ -30,6 +30,10 @@ type CommandSender struct {
 	// holding operator.approvals or operator.admin, or a chat sender in
 	// commands.ownerAllowFrom.
 	CanApprove bool
+	// Refused: commands.allowFrom does not list the sender. Their
+	// command-only message is ignored, as OpenClaw does: nothing is
+	// changed or answered, and the model never sees it.
+	Refused bool
 }
 
 // ApprovalAnswerer settles pending approvals for /approve (the tools
@@ -105,8 +109,13 @@ func (s *Service) runCommand(ctx context.Context, agent resolvedAgent, key strin
 		return nil, false, fmt.Errorf("open session %s: %w", key, err)
 	}
 	run := &Run{ID: req.RunID, AgentID: agent.ID, SessionKey: key, SessionID: sess.SessionID, AcceptedAt: time.Now(), done: make(chan struct{})}
-	reply := s.commandReply(ctx, sess, req, cmd)
-	s.log.Info("gateway command answered", "command", cmd.name, "sessionKey", key, "runId", run.ID)
+	var reply string
+	if req.Commands.Refused {
+		s.log.Info("gateway command ignored: sender not in commands.allowFrom", "command", cmd.name, "sessionKey", key, "sender", req.Commands.ID)
+	} else {
+		reply = s.commandReply(ctx, sess, req, cmd)
+		s.log.Info("gateway command answered", "command", cmd.name, "sessionKey", key, "runId", run.ID)
+	}
 	s.register(run)
 	go func() {
 		now := time.Now()

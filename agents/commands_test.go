@@ -130,3 +130,39 @@ func TestSettingCommandsPersist(t *testing.T) {
 		t.Fatalf("status after commands:\n%s", res.Text)
 	}
 }
+
+// TestRefusedSenderCommandsIgnored: a sender commands.allowFrom leaves
+// out gets nothing for a command-only message: no answer, no change to
+// the session, and no model call (the model must not see it either).
+func TestRefusedSenderCommandsIgnored(t *testing.T) {
+	for _, msg := range []string{"/model fake/other", "/status", "/think high", "/approve abcd1234 allow-once"} {
+		t.Run(msg, func(t *testing.T) {
+			f := newFixture(t, "", nil)
+			ap := &fakeApprovals{pending: "abcd1234-0000", resolved: map[string]string{}}
+			f.svc.UseApprovals(ap)
+			res := f.run(t, StartRequest{Message: msg, Commands: &CommandSender{ID: "telegram:666", CanApprove: true, Refused: true}})
+			if res.Text != "" || len(f.model.Requests()) != 0 {
+				t.Fatalf("%q from a refused sender: answer %q, %d model calls", msg, res.Text, len(f.model.Requests()))
+			}
+			sess, err := f.store.Get(context.Background(), "agent:main:main")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sess.Model != "" || sess.Thinking != "" || len(ap.resolved) != 0 || sess.MessageCount != 0 {
+				t.Fatalf("refused command changed things: model %q thinking %q approvals %v messages %d", sess.Model, sess.Thinking, ap.resolved, sess.MessageCount)
+			}
+		})
+	}
+}
+
+// TestNoChatShellOrConfigCommands: with commands.bash, config, debug,
+// mcp and plugins off (the only setting in effect here), their commands
+// are not the gateway's: a chat stranger's "! rm" or "/config set" is
+// never run by the gateway, only read by the model as text.
+func TestNoChatShellOrConfigCommands(t *testing.T) {
+	for _, msg := range []string{"! rm -rf /", "!ls", "/bash ls", "/config set gateway.auth.mode=none", "/config show", "/debug set x=1", "/mcp add evil", "/plugins install evil", "/restart"} {
+		if cmd, ok := parseSlashCommand(msg); ok {
+			t.Errorf("%q parsed as the gateway's command %q", msg, cmd.name)
+		}
+	}
+}

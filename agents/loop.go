@@ -72,6 +72,17 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 	history := sessions.TurnContext(full, run.ID)
 	history = s.maybeCompact(ctx, ev, chain, run.SessionID, chain.Steps[0].Ref(), full, history)
 	msgs := toProviderMessages(history)
+	run.steer.setOpen(true)
+	defer run.steer.setOpen(false)
+	steered := func(texts []string) error {
+		for _, text := range texts {
+			if err := s.opts.Store.Append(save, run.SessionID, sessions.Message{Role: "user", Text: text, RunID: run.ID, Ts: time.Now()}); err != nil {
+				return fmt.Errorf("save steered message: %w", err)
+			}
+			msgs = append(msgs, providers.Message{Role: providers.RoleUser, Text: text})
+		}
+		return nil
+	}
 
 	for step := 0; step < s.opts.MaxSteps; step++ {
 		ev.newStep()
@@ -111,8 +122,16 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 		}
 		msgs = append(msgs, providers.Message{Role: providers.RoleAssistant, Text: resp.Text, ToolCalls: resp.ToolCalls})
 		if len(resp.ToolCalls) == 0 {
-			res.Status, res.Text = "ok", resp.Text
-			return res
+			// Messages steered in meanwhile get their answer in this run.
+			more := run.steer.take(true)
+			if len(more) == 0 {
+				res.Status, res.Text = "ok", resp.Text
+				return res
+			}
+			if err := steered(more); err != nil {
+				return failed(res, err)
+			}
+			continue
 		}
 		results := s.runTools(ctx, turn, ev, resp.ToolCalls)
 		for i, call := range resp.ToolCalls {
@@ -129,6 +148,9 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 		}
 		if ctx.Err() != nil {
 			return failedCtx(ctx, res, ctx.Err())
+		}
+		if err := steered(run.steer.take(false)); err != nil {
+			return failed(res, err)
 		}
 	}
 	return failed(res, fmt.Errorf("stopped after %d model calls without a final answer", s.opts.MaxSteps))

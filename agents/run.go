@@ -71,6 +71,62 @@ type Run struct {
 	done   chan struct{}
 	once   sync.Once
 	result RunResult
+	steer  steerInbox
+}
+
+// steerInbox holds messages steered into a run while it works
+// (messages.queue.mode steer): the loop reads them before its next model
+// call. It is open only while the loop can still read it, so a message
+// is either taken by the run or refused, never lost between the two.
+type steerInbox struct {
+	mu   sync.Mutex
+	open bool
+	msgs []string
+}
+
+func (b *steerInbox) setOpen(open bool) {
+	b.mu.Lock()
+	b.open = open
+	b.mu.Unlock()
+}
+
+// push adds a message; false when the run no longer reads its inbox.
+func (b *steerInbox) push(text string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.open || len(b.msgs) >= maxSteered {
+		return false
+	}
+	b.msgs = append(b.msgs, text)
+	return true
+}
+
+// take returns the waiting messages; with last, an empty inbox closes.
+func (b *steerInbox) take(last bool) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	msgs := b.msgs
+	b.msgs = nil
+	if last && len(msgs) == 0 {
+		b.open = false
+	}
+	return msgs
+}
+
+// maxSteered bounds the messages waiting in one run's inbox.
+const maxSteered = 64
+
+// Steer hands text to the session's running turn, which reads it before
+// its next model call, as OpenClaw's steer queue mode does. False when no
+// turn runs or it is past reading more (the caller runs text as a turn
+// of its own).
+func (s *Service) Steer(sessionKey, text string) bool {
+	id, ok := s.queue.Running(sessionKey)
+	if !ok {
+		return false
+	}
+	run, ok := s.Lookup(id)
+	return ok && run.steer.push(text)
 }
 
 // RunResult is how a run ended.

@@ -23,7 +23,9 @@ type AccountPolicy struct {
 	TextLimit       int
 	ChunkMode       string
 	ReplyToMode     string // off | first (default) | all | batched
-	ResponsePrefix  string
+	// ResponsePrefix is the account's or channel's responsePrefix; unset
+	// inherits messages.responsePrefix, "" turns it off.
+	ResponsePrefix config.OptionalString
 	// AllowBots lets other bots' messages through (adapters never hand
 	// over the bot's own).
 	AllowBots bool
@@ -158,10 +160,14 @@ func (g Gate) Check(in Inbound, paired bool, mentioned func(GroupPolicy) bool) G
 		return GateResult{Verdict: Allow, Reason: "group event", Group: group}
 	}
 	if group.RequireMention && in.Kind == EventMessage && !(mentioned != nil && mentioned(group)) {
-		return GateResult{Verdict: Drop, Reason: "not mentioned", Group: group}
+		return GateResult{Verdict: Drop, Reason: reasonNotMentioned, Group: group}
 	}
 	return GateResult{Verdict: Allow, Reason: "group allowed", Group: group}
 }
+
+// reasonNotMentioned is the gate's reason for a group message that
+// needed a mention: such messages are kept as group history.
+const reasonNotMentioned = "not mentioned"
 
 // idListed reports whether the sender's id is in list. Entries may carry
 // the channel as a prefix, its name or an alias ("telegram:123",

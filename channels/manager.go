@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,11 +47,29 @@ type Dispatch struct {
 	ExtraSystemPrompt string
 	Origin            Route
 	SenderID          string
+	// CommandsRefused: commands.allowFrom does not list the sender, so a
+	// command-only message from them is ignored, not answered.
+	CommandsRefused bool
 }
 
-// Reply is an agent's answer; empty Text sends nothing.
+// Steerer is implemented by a Dispatcher that can hand a message to a
+// session's running turn (messages.queue.mode steer); false when no turn
+// can take it.
+type Steerer interface {
+	Steer(sessionKey, text string) bool
+}
+
+// Aborter is implemented by a Dispatcher that can stop a session's
+// running turn (messages.queue.mode interrupt).
+type Aborter interface {
+	Abort(sessionKey string) bool
+}
+
+// Reply is an agent's answer; empty Text sends nothing. Provider and
+// Model name the model that gave it, for responsePrefix's variables.
 type Reply struct {
-	Text string
+	Text            string
+	Provider, Model string
 }
 
 // Approver resolves a Tool Guard approval from a button press.
@@ -111,6 +130,7 @@ type Manager struct {
 	logins   map[accountKey]*loginSession
 
 	routes   sync.Map // session key -> Route last stored, to skip rewriting it
+	history  groupHistory
 	matchers sync.Map // joined mention patterns -> compiled matcher
 
 	inKick, outKick chan struct{}
@@ -305,10 +325,15 @@ func (m *Manager) startAccount(a *account) {
 	}
 	m.log.Info("channel account started", "channel", a.network.Name, "accountId", a.id)
 	if menu, ok := ad.(CommandMenu); ok {
+		// commands.native false clears a menu published before.
+		cmds := NativeCommands
+		if !m.cfg.Load().Commands.Native.Publish(true) {
+			cmds = []Command{}
+		}
 		go func() {
 			cctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
-			if err := menu.SetCommands(cctx, NativeCommands); err != nil && ctx.Err() == nil {
+			if err := menu.SetCommands(cctx, cmds); err != nil && ctx.Err() == nil {
 				m.log.Warn("channels: could not publish the command menu", "channel", a.network.Name, "accountId", a.id, "err", err)
 			}
 		}()
@@ -430,8 +455,20 @@ func (m *Manager) inboundLoop() {
 }
 
 // A lane processes one chat's events in order; chats run concurrently.
+// Messages that arrive while the chat's agent is answering wait in it,
+// as messages.queue says (mode, cap, drop).
 type lane struct {
 	queue []inboundRow
+	// abort stops the turn the lane is running (interrupt mode); nil
+	// while none runs.
+	abort func()
+	// steer hands a message to the running turn of session steerKey
+	// (steer mode); nil while none runs.
+	steer    func(text string) bool
+	steerKey string
+	// dropped describes messages the cap pushed out under drop
+	// "summarize", for the next turn.
+	dropped []string
 }
 
 func laneKey(channel, accountID, chatID, threadID string) string {
@@ -446,14 +483,73 @@ func (m *Manager) enqueue(r inboundRow) {
 		// would never be seen.
 		key += "\x00callback\x00" + r.In.EventID
 	}
+	cfg := m.cfg.Load()
+	q := cfg.Messages.Queue
+	var admitted bool
+	var g gated
+	if r.In.Kind == EventMessage {
+		// Only messages the gate admits may wait, push others out of the
+		// queue or interrupt a turn: a stranger in a group must not.
+		var ok bool
+		if g, ok = m.gate(m.ctx, cfg, r.In); ok && g.verdict.Verdict == Drop {
+			m.keepHistory(cfg, r.In, g.verdict)
+			m.finishRow(r.ID, "dropped", g.verdict.Reason)
+			return
+		}
+		admitted = ok
+		if ok && g.verdict.Verdict == Allow && q.QueueMode(r.In.Channel) == "steer" && m.steerInto(cfg, key, g, r) {
+			return
+		}
+	}
 	m.mu.Lock()
 	l, running := m.lanes[key]
 	if !running {
 		l = &lane{}
 		m.lanes[key] = l
 	}
-	l.queue = append(l.queue, r)
+	var drop []inboundRow
+	var interrupt func()
+	if admitted && running {
+		mode := q.QueueMode(r.In.Channel)
+		if mode == "interrupt" {
+			// The newest message replaces whatever waits and stops the
+			// turn running now.
+			for _, w := range l.queue {
+				if w.In.Kind == EventMessage {
+					drop = append(drop, w)
+				}
+			}
+			l.queue = slices.DeleteFunc(l.queue, func(w inboundRow) bool { return w.In.Kind == EventMessage })
+			interrupt = l.abort
+		} else if waiting := countMessages(l.queue); waiting >= q.QueueCap() {
+			switch cmp.Or(q.Drop, "summarize") {
+			case "new":
+				drop = append(drop, r)
+				r = inboundRow{}
+			default:
+				i := slices.IndexFunc(l.queue, func(w inboundRow) bool { return w.In.Kind == EventMessage })
+				drop = append(drop, l.queue[i])
+				if q.Drop != "old" && len(l.dropped) < q.QueueCap() {
+					l.dropped = append(l.dropped, summaryLine(l.queue[i].In))
+				}
+				l.queue = slices.Delete(l.queue, i, i+1)
+			}
+		}
+	}
+	if r.ID != 0 {
+		l.queue = append(l.queue, r)
+	}
 	m.mu.Unlock()
+	for _, d := range drop {
+		reason := "the chat's queue was full (messages.queue.cap)"
+		if interrupt != nil || q.QueueMode(d.In.Channel) == "interrupt" {
+			reason = "superseded by a newer message (messages.queue.mode interrupt)"
+		}
+		m.finishRow(d.ID, "dropped", reason)
+	}
+	if interrupt != nil {
+		interrupt()
+	}
 	if running {
 		return
 	}
@@ -467,52 +563,88 @@ func (m *Manager) enqueue(r inboundRow) {
 				m.mu.Unlock()
 				return
 			}
-			r := l.queue[0]
+			batch := []inboundRow{l.queue[0]}
 			l.queue = l.queue[1:]
+			if batch[0].In.Kind == EventMessage && m.cfg.Load().Messages.Queue.QueueMode(batch[0].In.Channel) == "collect" {
+				// Everything that waited runs as one turn.
+				for len(l.queue) > 0 && l.queue[0].In.Kind == EventMessage {
+					batch = append(batch, l.queue[0])
+					l.queue = l.queue[1:]
+				}
+			}
+			dropped := l.dropped
+			l.dropped = nil
 			m.mu.Unlock()
-			m.process(r)
+			m.process(l, batch, dropped)
 		}
 	}()
 }
 
-// process takes one event through the gate, routing and the agent.
-// Whatever happens, the event ends in a final state, except when the
-// gateway is stopping: then it stays pending and runs again at start.
-func (m *Manager) process(r inboundRow) {
-	ctx := m.ctx
-	in := r.In
-	cfg := m.cfg.Load()
-	finish := func(status, reason, agentID, key string) {
-		if err := m.db.finishInbound(context.WithoutCancel(ctx), r.ID, status, reason, agentID, key); err != nil {
-			m.log.Error("channels: record inbound outcome", "id", r.ID, "err", err)
+func countMessages(rows []inboundRow) int {
+	n := 0
+	for _, r := range rows {
+		if r.In.Kind == EventMessage {
+			n++
 		}
 	}
+	return n
+}
+
+// summaryLine names a message the queue dropped, for the next turn.
+func summaryLine(in Inbound) string {
+	text := strings.Join(strings.Fields(in.Text), " ")
+	if r := []rune(text); len(r) > 140 {
+		text = string(r[:140]) + "…"
+	}
+	who := cmp.Or(in.Sender.Name, in.Sender.ID)
+	return who + ": " + text
+}
+
+func (m *Manager) finishRow(id int64, status, reason string) {
+	if err := m.db.finishInbound(context.WithoutCancel(m.ctx), id, status, reason, "", ""); err != nil {
+		m.log.Error("channels: record inbound outcome", "id", id, "err", err)
+	}
+}
+
+// gated is an event's account, route and gate verdict.
+type gated struct {
+	a         *account
+	policy    AccountPolicy
+	binding   config.Binding
+	agentID   string
+	paired    bool
+	verdict   GateResult
+	mentioned func(GroupPolicy) bool
+}
+
+// gate runs routing and the sender gate for in; ok is false when its
+// account is no longer configured.
+func (m *Manager) gate(ctx context.Context, cfg *config.Config, in Inbound) (gated, bool) {
 	a, ok := m.account(in.Channel, in.AccountID)
 	if !ok {
-		finish("dropped", "account no longer configured", "", "")
-		return
+		return gated{}, false
 	}
-	policy := a.specNow().Policy
+	g := gated{a: a, policy: a.specNow().Policy}
 	routeIn := RouteInput{
 		Channel: in.Channel, AccountID: in.AccountID, DefaultAccountID: m.defaultAccount(in.Channel),
 		ChatKind: in.Chat.Kind, ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID,
 		GuildID: in.GuildID, TeamID: in.TeamID, Roles: in.Roles,
 	}
-	binding, _ := ResolveAgent(cfg.Bindings, routeIn)
-	agentID := binding.AgentID
-	if _, configured := cfg.Agent(agentID); (agentID == "" || !configured) && m.opts.DefaultAgent != nil {
+	g.binding, _ = ResolveAgent(cfg.Bindings, routeIn)
+	g.agentID = g.binding.AgentID
+	if _, configured := cfg.Agent(g.agentID); (g.agentID == "" || !configured) && m.opts.DefaultAgent != nil {
 		// A binding to "main" when no agent of that id is configured
 		// (OpenClaw accepts it) goes to the default agent.
-		agentID = m.opts.DefaultAgent(cfg)
+		g.agentID = m.opts.DefaultAgent(cfg)
 	}
-	paired := false
 	if in.Chat.Kind == Direct {
 		var err error
-		if paired, err = m.db.pairedSender(ctx, in.Channel, in.AccountID, in.Sender.ID); err != nil {
+		if g.paired, err = m.db.pairedSender(ctx, in.Channel, in.AccountID, in.Sender.ID); err != nil {
 			m.log.Error("channels: pairing lookup", "err", err)
 		}
 	}
-	mentioned := func(g GroupPolicy) bool {
+	policy := g.policy
+	g.mentioned = func(gp GroupPolicy) bool {
 		if in.Mentioned {
 			return true
 		}
@@ -521,33 +653,90 @@ func (m *Manager) process(r inboundRow) {
 			return false
 		}
 		if pats == nil && m.opts.AgentMentionPatterns != nil {
-			aid := agentID
-			if g.AgentID != "" {
-				aid = g.AgentID
+			aid := g.agentID
+			if gp.AgentID != "" {
+				aid = gp.AgentID
 			}
 			pats = m.opts.AgentMentionPatterns(cfg, aid)
 		}
 		return m.mentionMatcher(pats)(in.Text)
 	}
-	verdict := Gate{Policy: policy, Aliases: a.network.Aliases, AccessGroups: cfg.AccessGroups}.Check(in, paired, mentioned)
-	if verdict.Group.AgentID != "" {
-		agentID = verdict.Group.AgentID
+	g.verdict = Gate{Policy: policy, Aliases: a.network.Aliases, AccessGroups: cfg.AccessGroups}.Check(in, g.paired, g.mentioned)
+	if g.verdict.Group.AgentID != "" {
+		g.agentID = g.verdict.Group.AgentID
 	}
+	return g, true
+}
+
+// turn is one admitted message ready for its agent.
+type turn struct {
+	r    inboundRow
+	g    gated
+	text string
+	key  string
+}
+
+// process takes a batch of events (one, or what collect mode gathered)
+// through the gate, routing and the agent. Whatever happens, each event
+// ends in a final state, except when the gateway is stopping: then it
+// stays pending and runs again at start.
+func (m *Manager) process(l *lane, batch []inboundRow, dropped []string) {
+	ctx := m.ctx
+	cfg := m.cfg.Load()
+	var turns []turn
+	for _, r := range batch {
+		if t, ok := m.admit(ctx, cfg, r); ok {
+			turns = append(turns, t)
+		}
+	}
+	if len(turns) == 0 {
+		return
+	}
+	// Collected messages join the last one's turn when they share its
+	// session; the others run on their own first.
+	last := turns[len(turns)-1]
+	var joined []turn
+	for _, t := range turns[:len(turns)-1] {
+		if t.key == last.key {
+			joined = append(joined, t)
+			continue
+		}
+		m.runTurn(ctx, cfg, l, t, nil, nil)
+	}
+	m.runTurn(ctx, cfg, l, last, joined, dropped)
+}
+
+// admit gates one event and handles what does not start a turn (drops,
+// pairing, buttons).
+func (m *Manager) admit(ctx context.Context, cfg *config.Config, r inboundRow) (turn, bool) {
+	in := r.In
+	finish := func(status, reason, agentID, key string) {
+		if err := m.db.finishInbound(context.WithoutCancel(ctx), r.ID, status, reason, agentID, key); err != nil {
+			m.log.Error("channels: record inbound outcome", "id", r.ID, "err", err)
+		}
+	}
+	g, ok := m.gate(ctx, cfg, in)
+	if !ok {
+		finish("dropped", "account no longer configured", "", "")
+		return turn{}, false
+	}
+	a, verdict, agentID := g.a, g.verdict, g.agentID
 	switch verdict.Verdict {
 	case Drop:
+		m.keepHistory(cfg, in, verdict)
 		m.log.Debug("channels: inbound dropped", "channel", in.Channel, "accountId", in.AccountID, "reason", verdict.Reason)
 		finish("dropped", verdict.Reason, "", "")
-		return
+		return turn{}, false
 	case Pair:
 		out, err := m.db.requestPairing(ctx, in, time.Now())
 		if err != nil {
 			m.log.Error("channels: pairing request", "err", err)
 			finish("failed", err.Error(), "", "")
-			return
+			return turn{}, false
 		}
 		if out.Request == nil {
 			finish("dropped", out.Reason, "", "")
-			return
+			return turn{}, false
 		}
 		m.log.Info("channels: pairing requested", "channel", in.Channel, "accountId", in.AccountID, "requestId", out.Request.RequestID)
 		m.pairingEvent(*out.Request, "")
@@ -557,17 +746,17 @@ func (m *Manager) process(r inboundRow) {
 			IdempotencyKey: "in-" + strconv.FormatInt(r.ID, 10) + "-pair",
 		}
 		m.answer(ctx, r, "", "", []Outbound{msg})
-		return
+		return turn{}, false
 	}
 	switch in.Kind {
 	case EventCallback:
 		m.handleCallback(ctx, a, in)
 		finish("answered", "button", "", "")
-		return
+		return turn{}, false
 	case EventMessage:
 	default:
 		finish("dropped", string(in.Kind)+" events do not start a turn", "", "")
-		return
+		return turn{}, false
 	}
 	text := strings.TrimSpace(in.Text)
 	if len(in.Media) > 0 {
@@ -575,32 +764,140 @@ func (m *Manager) process(r inboundRow) {
 	}
 	if text == "" {
 		finish("dropped", "empty message", "", "")
-		return
+		return turn{}, false
 	}
-	key := SessionKey(cfg, agentID, binding, in, a.network.TopicThreads)
+	key := SessionKey(cfg, agentID, g.binding, in, a.network.TopicThreads)
+	return turn{r: r, g: g, text: text, key: key}, true
+}
+
+// runTurn runs an admitted message (with the messages collected into it)
+// on its agent, or on each agent of a broadcast chat, and queues the
+// replies.
+func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t turn, joined []turn, dropped []string) {
+	in, a, policy := t.r.In, t.g.a, t.g.policy
 	origin := Route{Channel: in.Channel, AccountID: in.AccountID, ChatID: in.Chat.ID, ChatKind: in.Chat.Kind, ThreadID: in.Chat.ThreadID}
-	if prev, ok := m.routes.Load(key); !ok || prev.(Route) != origin {
-		if err := m.db.setRoute(ctx, key, origin); err != nil {
-			m.log.Error("channels: save session route", "err", err)
-		} else {
-			m.routes.Store(key, origin)
+	text := t.text
+	if len(joined) > 0 {
+		var b strings.Builder
+		b.WriteString("Messages sent while you were answering, oldest first:")
+		for i, j := range append(joined, t) {
+			fmt.Fprintf(&b, "\n\n%d. %s", i+1, j.text)
 		}
+		text = b.String()
+	}
+	if h := m.takeHistory(in); len(h) > 0 {
+		text = "Recent messages in this chat that were not addressed to you, for context only:\n" +
+			strings.Join(h, "\n") + "\n\nThe message to answer:\n" + text
+	}
+	if len(dropped) > 0 {
+		text = "(" + strconv.Itoa(len(dropped)) + " earlier messages were dropped unanswered because too many waited: " +
+			strings.Join(dropped, " | ") + ")\n\n" + text
+	}
+	agentIDs := []string{t.g.agentID}
+	var known []string
+	for _, id := range cfg.Broadcast.Agents(in.Channel, in.Chat.ID) {
+		if _, ok := cfg.Agent(id); ok { // config load warned about the others
+			known = append(known, id)
+		}
+	}
+	if len(known) > 0 {
+		agentIDs = known
+	}
+	// Each agent of a broadcast chat keeps its own session.
+	keys := make([]string, len(agentIDs))
+	for i, aid := range agentIDs {
+		keys[i] = t.key
+		if len(agentIDs) > 1 || aid != t.g.agentID {
+			keys[i] = SessionKey(cfg, aid, t.g.binding, in, a.network.TopicThreads)
+		}
+	}
+	m.acknowledge(ctx, cfg, t)
+	type result struct {
+		agentID, key string
+		reply        Reply
+		err          error
+	}
+	results := make([]result, len(agentIDs))
+	runOne := func(i int) {
+		aid, key, runID := agentIDs[i], keys[i], RunIDOf(t.r.ID)
+		if key != t.key {
+			runID += ":" + aid
+		}
+		m.saveRoute(ctx, key, origin)
+		reply, err := m.opts.Dispatcher.Dispatch(ctx, Dispatch{
+			AgentID: aid, SessionKey: key, RunID: runID,
+			Text: text, ExtraSystemPrompt: t.g.verdict.Group.SystemPrompt, Origin: origin, SenderID: in.Sender.ID,
+			CommandsRefused: m.commandsRefused(cfg, a, in),
+		})
+		results[i] = result{agentID: aid, key: key, reply: reply, err: err}
 	}
 	stopTyping := m.typing(ctx, a, Target{ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID})
-	reply, err := m.opts.Dispatcher.Dispatch(ctx, Dispatch{
-		AgentID: agentID, SessionKey: key, RunID: RunIDOf(r.ID),
-		Text: text, ExtraSystemPrompt: verdict.Group.SystemPrompt, Origin: origin, SenderID: in.Sender.ID,
-	})
-	stopTyping()
-	if err != nil {
-		if ctx.Err() != nil {
-			return // stopping: the event stays pending
+	if ab, ok := m.opts.Dispatcher.(Aborter); ok {
+		m.mu.Lock()
+		l.abort = func() {
+			for _, k := range keys {
+				ab.Abort(k)
+			}
 		}
-		m.log.Warn("channels: agent run failed", "channel", in.Channel, "sessionKey", key, "err", err)
-		reply = Reply{Text: "⚠️ " + firstLine(err.Error())}
+		m.mu.Unlock()
 	}
-	outs := m.replyMessages(policy, in, r.ID, reply.Text)
-	m.answer(ctx, r, agentID, key, outs)
+	if st, ok := m.opts.Dispatcher.(Steerer); ok && len(keys) == 1 {
+		m.mu.Lock()
+		l.steer = func(text string) bool { return st.Steer(keys[0], text) }
+		l.steerKey = keys[0]
+		m.mu.Unlock()
+	}
+	if len(agentIDs) > 1 && cfg.Broadcast.Strategy != "sequential" {
+		var wg sync.WaitGroup
+		for i := range agentIDs {
+			wg.Go(func() { runOne(i) })
+		}
+		wg.Wait()
+	} else {
+		for i := range agentIDs {
+			runOne(i)
+		}
+	}
+	m.mu.Lock()
+	l.abort, l.steer, l.steerKey = nil, nil, ""
+	m.mu.Unlock()
+	stopTyping()
+	var outs []Outbound
+	for i, res := range results {
+		if res.err != nil {
+			if ctx.Err() != nil {
+				return // stopping: the event stays pending
+			}
+			m.log.Warn("channels: agent run failed", "channel", in.Channel, "sessionKey", res.key, "err", res.err)
+			res.reply = Reply{Text: "⚠️ " + firstLine(res.err.Error())}
+		}
+		prefix := m.responsePrefix(cfg, policy, res.agentID, res.reply)
+		o := m.replyMessages(policy, in, t.r.ID, prefix, res.reply.Text)
+		if len(agentIDs) > 1 {
+			for j := range o {
+				o[j].IdempotencyKey += "-" + strconv.Itoa(i)
+			}
+		}
+		outs = append(outs, o...)
+	}
+	for _, j := range joined {
+		if err := m.db.finishInbound(context.WithoutCancel(ctx), j.r.ID, "answered", "collected into a later turn (messages.queue.mode collect)", t.g.agentID, t.key); err != nil {
+			m.log.Error("channels: record inbound outcome", "id", j.r.ID, "err", err)
+		}
+	}
+	m.answer(ctx, t.r, t.g.agentID, t.key, outs)
+}
+
+// saveRoute remembers the chat a session last talked in.
+func (m *Manager) saveRoute(ctx context.Context, key string, origin Route) {
+	if prev, ok := m.routes.Load(key); ok && prev.(Route) == origin {
+		return
+	}
+	if err := m.db.setRoute(ctx, key, origin); err != nil {
+		m.log.Error("channels: save session route", "err", err)
+		return
+	}
+	m.routes.Store(key, origin)
 }
 
 func (m *Manager) answer(ctx context.Context, r inboundRow, agentID, key string, outs []Outbound) {
@@ -617,13 +914,13 @@ func (m *Manager) answer(ctx context.Context, r inboundRow, agentID, key string,
 
 // replyMessages cuts a reply into the network's message size and sets
 // reply-to as replyToMode says.
-func (m *Manager) replyMessages(p AccountPolicy, in Inbound, rowID int64, text string) []Outbound {
+func (m *Manager) replyMessages(p AccountPolicy, in Inbound, rowID int64, prefix, text string) []Outbound {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return nil
 	}
-	if p.ResponsePrefix != "" {
-		text = p.ResponsePrefix + " " + text
+	if prefix != "" {
+		text = prefix + " " + text
 	}
 	limit := p.TextLimit
 	if limit <= 0 {

@@ -27,6 +27,8 @@ type memAdapter struct {
 	sentCh   chan Outbound
 	typing   int
 	answered []string
+	reacts   []string // "<chat>/<message>:<emoji>"
+	menus    [][]Command
 }
 
 func newMem() *memAdapter { return &memAdapter{sentCh: make(chan Outbound, 1000)} }
@@ -54,6 +56,18 @@ func (a *memAdapter) Send(ctx context.Context, msg Outbound) (Sent, error) {
 func (a *memAdapter) Typing(ctx context.Context, to Target) error {
 	a.mu.Lock()
 	a.typing++
+	a.mu.Unlock()
+	return nil
+}
+func (a *memAdapter) React(ctx context.Context, to Target, messageID, emoji string) error {
+	a.mu.Lock()
+	a.reacts = append(a.reacts, to.ChatID+"/"+messageID+":"+emoji)
+	a.mu.Unlock()
+	return nil
+}
+func (a *memAdapter) SetCommands(ctx context.Context, cmds []Command) error {
+	a.mu.Lock()
+	a.menus = append(a.menus, cmds)
 	a.mu.Unlock()
 	return nil
 }
@@ -133,15 +147,21 @@ type harness struct {
 
 func newHarness(t *testing.T, path string, policy AccountPolicy, agent Dispatcher, approver Approver) *harness {
 	t.Helper()
+	return newHarnessCfg(t, path, &config.Config{}, Network{Name: "telegram", Label: "Telegram"}, policy, agent, approver)
+}
+
+// newHarnessCfg runs one account of net (its Accounts replaced) under cfg.
+func newHarnessCfg(t *testing.T, path string, cfg *config.Config, net Network, policy AccountPolicy, agent Dispatcher, approver Approver) *harness {
+	t.Helper()
 	st, err := store.Open(context.Background(), path, Migrations())
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{ad: newMem(), st: st, cfg: &config.Config{}}
-	net := Network{Name: "telegram", Label: "Telegram", Accounts: func(*config.Config) []AccountSpec {
+	h := &harness{ad: newMem(), st: st, cfg: cfg}
+	net.Accounts = func(*config.Config) []AccountSpec {
 		return []AccountSpec{{AccountID: "default", Default: true, Enabled: true, Policy: policy, Fingerprint: "x",
 			New: func() (Adapter, error) { return h.ad, nil }}}
-	}}
+	}
 	h.m = New(h.cfg, Options{Store: st, Dispatcher: agent, Approver: approver, Networks: []Network{net},
 		DefaultAgent: func(*config.Config) string { return "main" }, TypingInterval: time.Hour})
 	h.m.Start(context.Background())

@@ -37,6 +37,10 @@ type Network struct {
 	// than use a token from the config: web.login.start and wait without a
 	// channel are for the first such network.
 	DeviceLogin bool
+	// AckWhenConfigured says the network acknowledges messages with a
+	// reaction only when messages.ackReaction is set, never with the
+	// agent's emoji by default (WhatsApp, as OpenClaw does).
+	AckWhenConfigured bool
 	// Accounts lists the configured accounts; nil when the channel's block
 	// is absent.
 	Accounts func(cfg *config.Config) []AccountSpec

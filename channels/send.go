@@ -243,6 +243,8 @@ func InboundOfRun(runID string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
+	rest, _, _ = strings.Cut(rest, ":") // a broadcast chat's run names its agent after the row
+
 	id, err := strconv.ParseInt(rest, 10, 64)
 	return id, err == nil && id > 0
 }

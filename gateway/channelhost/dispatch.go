@@ -33,7 +33,8 @@ func (d agentDispatcher) run(ctx context.Context, req channels.Dispatch) (channe
 		ExtraSystemPrompt: req.ExtraSystemPrompt, Owner: d.owner(req.Origin.Channel, req.SenderID),
 		// A sender who passed the chat's gate may use the gateway's
 		// commands; answering approvals is the owner's alone.
-		Commands: &agents.CommandSender{ID: req.Origin.Channel + ":" + req.SenderID, CanApprove: d.owner(req.Origin.Channel, req.SenderID)},
+		Commands: &agents.CommandSender{ID: req.Origin.Channel + ":" + req.SenderID, CanApprove: d.owner(req.Origin.Channel, req.SenderID),
+			Refused: req.CommandsRefused},
 	})
 	if err != nil {
 		return channels.Reply{}, err
@@ -46,7 +47,7 @@ func (d agentDispatcher) run(ctx context.Context, req channels.Dispatch) (channe
 	res := run.Result()
 	switch res.Status {
 	case "ok":
-		return channels.Reply{Text: res.Text}, nil
+		return channels.Reply{Text: res.Text, Provider: res.Provider, Model: res.Model}, nil
 	case "aborted":
 		if ctx.Err() != nil {
 			return channels.Reply{}, ctx.Err()
@@ -59,6 +60,13 @@ func (d agentDispatcher) run(ctx context.Context, req channels.Dispatch) (channe
 	}
 	return channels.Reply{}, errors.New(msg)
 }
+
+// Abort stops the session's running turn (messages.queue.mode interrupt).
+func (d agentDispatcher) Abort(sessionKey string) bool { return d.svc.Abort(sessionKey, "") }
+
+// Steer hands a message to the session's running turn
+// (messages.queue.mode steer).
+func (d agentDispatcher) Steer(sessionKey, text string) bool { return d.svc.Steer(sessionKey, text) }
 
 // approvalResolver settles Tool Guard approvals from chat buttons. Only
 // the owner's press counts: the request is posted in the chat whose turn

@@ -34,6 +34,10 @@ type Agents interface {
 	// SendPolicy is session.sendPolicy's answer (allow or deny) for
 	// delivering into a session's chat.
 	SendPolicy(ctx context.Context, key, channel, chatType string) string
+	// Abort stops a session's running turn ("" run id: whichever runs).
+	Abort(sessionKey, runID string) bool
+	// Steer hands text to a session's running turn; false when none takes it.
+	Steer(sessionKey, text string) bool
 }
 
 // ApprovalResolver settles a Tool Guard approval (the tools' approvals).
@@ -125,7 +129,7 @@ func New(opts Options) *Host {
 			return cfg.DefaultAgentID()
 		},
 		AgentMentionPatterns: func(cfg *config.Config, agentID string) []string {
-			return cfg.Agents.Entries[agentID].GroupChat.MentionPatterns
+			return cfg.MentionPatterns(agentID)
 		},
 	})
 	return h

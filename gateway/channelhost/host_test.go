@@ -45,6 +45,8 @@ func (noAgents) Start(context.Context, agents.StartRequest) (*agents.Run, bool, 
 	return nil, false, errors.New("no agents here")
 }
 func (noAgents) Workspace(string) (string, error) { return "", errors.New("no workspaces here") }
+func (noAgents) Steer(string, string) bool        { return false }
+func (noAgents) Abort(string, string) bool        { return false }
 
 // portNetwork has one account named after gateway.port, so a reload that
 // changes the port changes the account.

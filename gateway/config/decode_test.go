@@ -92,7 +92,8 @@ func TestDecodeAllImplementedKeys(t *testing.T) {
 			Retention: GatewayRetention{ChannelMessages: RetentionOf(48 * time.Hour), ChannelMaxRows: 500,
 				ToolAudit: Retention{Off: true}, ToolAuditMaxRows: 300},
 		},
-		Logging: Logging{Level: "debug", File: "/var/log/oc.log", ConsoleStyle: "json"},
+		Logging:  Logging{Level: "debug", File: "/var/log/oc.log", ConsoleStyle: "json"},
+		Messages: Messages{GroupChat: MessagesGroupChat{HistoryLimit: 50}}, // not in this file: the default
 		Models: Models{Providers: map[string]ModelProvider{"local": {
 			API: "openai-completions", BaseURL: "http://127.0.0.1:11434/v1", APIKey: SecretInput{Value: "k"},
 			Headers: map[string]string{"X-A": "1"}, TimeoutSeconds: 30, MaxTokens: 1000,

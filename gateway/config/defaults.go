@@ -45,7 +45,8 @@ func Defaults() *Config {
 				ToolAudit: RetentionOf(30 * 24 * time.Hour), ToolAuditMaxRows: 100_000,
 			},
 		},
-		Logging: Logging{Level: "info", ConsoleStyle: "pretty"},
+		Logging:  Logging{Level: "info", ConsoleStyle: "pretty"},
+		Messages: Messages{GroupChat: MessagesGroupChat{HistoryLimit: 50}},
 		Agents: Agents{Defaults: AgentDefaults{
 			TimeoutSeconds: 48 * 60 * 60,
 			Subagents: SubagentDefaults{

@@ -25,6 +25,10 @@ type Config struct {
 	Tools Tools `json:"tools"`
 	// Commands configures what agents may do to the gateway itself. Default: each key at its own default.
 	Commands Commands `json:"commands"`
+	// Messages configures how channel messages are acknowledged, queued and prefixed. Default: each key at its own default.
+	Messages Messages `json:"messages"`
+	// Broadcast runs several agents on one chat's messages: keys are chat (peer) ids, values the agent ids, plus "strategy". Default {} (one agent per chat).
+	Broadcast Broadcast `json:"broadcast"`
 	// Channels configures the chat networks agents talk on; a channel starts when its block is present. Default: none.
 	Channels Channels `json:"channels"`
 	// Bindings route inbound chats to agents by channel, account and peer; the most specific match wins. Default [] (the default agent answers).
@@ -371,6 +375,54 @@ type Commands struct {
 	Restart bool `json:"restart"`
 	// Chat senders who are the owner, as "<channel>:<sender id>" (e.g. "telegram:123456"): only their turns may use owner-only tools (gateway, automations, nodes) and dangerous tools without approval, and only they may answer approval buttons in a chat. Default none: no chat sender is the owner.
 	OwnerAllowFrom []string `json:"ownerAllowFrom"`
+	// Who may use chat commands (/status, /model, /approve...), by channel name or "*" for every channel that has no entry of its own; sender ids as in allowFrom. When set it is the only authority: anyone else's command-only message is ignored. Default: unset (anyone who passes the chat's gate).
+	AllowFrom map[string]IDList `json:"allowFrom"`
+	// Whether "! <cmd>" and /bash run host shell commands from chat; only false is in effect here: the gateway has no chat shell command, so true warns. Default false.
+	Bash bool `json:"bash"`
+	// Whether /config reads and writes the config from chat; only false is in effect here (there is no /config command: config changes go through config.set and config.patch with operator.admin). Default false.
+	Config bool `json:"config"`
+	// Whether /debug sets runtime config overrides from chat; only false is in effect here (no /debug command). Default false.
+	Debug bool `json:"debug"`
+	// Whether /mcp edits mcp.servers from chat; only false is in effect here (no /mcp command). Default false.
+	MCP bool `json:"mcp"`
+	// Whether /plugins installs and toggles plugins from chat; only false is in effect here (no /plugins command). Default false.
+	Plugins bool `json:"plugins"`
+	// Whether the native command menu is published: "auto" on Telegram and Discord, off on Slack (its commands live in the Slack app); false clears the menu at start. Default "auto".
+	Native NativeSetting `json:"native"`
+}
+
+// Messages is the messages.* section.
+type Messages struct {
+	// Text put in front of every reply when the channel and account set none; "auto" is "[<agent name>]", and {model}, {modelFull}, {provider} and {identity.name} are filled in ({thinkingLevel} is left as written: no thinking level reaches the model here). "" on a channel or account turns it off there. Default: none.
+	ResponsePrefix OptionalString `json:"responsePrefix"`
+	// Emoji reacted to a message the agent takes up; "" turns acknowledgements off. WhatsApp acknowledges only when this is set. Default: the agent's identity.emoji, else "👀".
+	AckReaction OptionalString `json:"ackReaction"`
+	// Which messages get the acknowledgement: group-mentions (group messages that mention the agent), group-all, direct, all, off or none. Default "group-mentions".
+	AckReactionScope string `json:"ackReactionScope" enum:"group-mentions,group-all,direct,all,off,none"`
+	// What happens to messages that arrive while the chat's agent is still answering. Default: steer, cap 20, drop summarize.
+	Queue MessagesQueue `json:"queue"`
+	// Group chat settings every agent inherits. Default: each key at its own default.
+	GroupChat MessagesGroupChat `json:"groupChat"`
+}
+
+// MessagesQueue is messages.queue.
+type MessagesQueue struct {
+	// steer hands a plain message to the agent's running turn, read before its next model call (commands, attachments and a turn past its last call wait as followup); followup runs each waiting message after the current answer; collect runs all the waiting ones together as one turn; interrupt stops the current answer and runs the newest message, dropping older waiting ones. "queue" is steer; steer-backlog acts as steer here. Default "steer".
+	Mode string `json:"mode" enum:"steer,followup,collect,interrupt,queue,steer-backlog,steer+backlog"`
+	// Most messages waiting in one chat; beyond it the drop policy applies. Default 20.
+	Cap int `json:"cap" min:"1"`
+	// What goes when the cap is reached: old (the oldest waiting message, unanswered), new (the newest), summarize (the oldest, with a line naming each dropped message added to the next turn). Default "summarize".
+	Drop string `json:"drop" enum:"old,new,summarize"`
+	// Queue mode per channel name, in place of mode. Default {} (none).
+	ByChannel map[string]string `json:"byChannel" enum:"steer,followup,collect,interrupt,queue,steer-backlog,steer+backlog"`
+}
+
+// MessagesGroupChat is messages.groupChat.
+type MessagesGroupChat struct {
+	// Regular expressions that count as mentioning an agent in a group message (case-insensitive), for agents that set no groupChat.mentionPatterns of their own. Default [] (native mentions only).
+	MentionPatterns []string `json:"mentionPatterns"`
+	// How many recent group messages that did not mention the agent are kept (in memory) and shown to it, as context, with the next message that does; 0 turns it off. Default 50.
+	HistoryLimit int `json:"historyLimit" min:"0"`
 }
 
 // Gateway is the gateway.* section.
@@ -1128,8 +1180,8 @@ type ChannelCommon struct {
 	ReplyToMode string `json:"replyToMode" enum:"off,first,all,batched"`
 	// Largest attachment sent or received, in megabytes. Default: the network's (Telegram 100, Discord 8, Slack 20, WhatsApp 50).
 	MediaMaxMb int `json:"mediaMaxMb" min:"1"`
-	// Text put in front of every reply. Default "".
-	ResponsePrefix string `json:"responsePrefix"`
+	// Text put in front of every reply, with messages.responsePrefix's "auto" and variables; "" turns it off here. Default: messages.responsePrefix.
+	ResponsePrefix OptionalString `json:"responsePrefix"`
 }
 
 // TelegramAccount is the settings of one Telegram bot: channels.telegram

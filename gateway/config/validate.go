@@ -10,6 +10,7 @@ import (
 // Problems are reported at the key the user would change, or the closest
 // key the file has.
 func (d *decoder) validate(c *Config) {
+	d.validateMessages(c)
 	g := &c.Gateway
 	if g.Auth.Mode == "none" && !g.isLoopbackBind() {
 		n, path := d.where("gateway.auth.mode", "gateway.bind", "gateway.auth", "gateway")
