@@ -35,6 +35,9 @@ type AccountPolicy struct {
 	// count (the channel's mentionPatterns object); native mentions
 	// always count.
 	MentionScope *config.MentionPatternScope
+	// ActionsOff maps the message actions the channel's actions block
+	// turns off to the key that does (ActionsOff).
+	ActionsOff map[string]string
 }
 
 // GroupPolicy is the setting of one group (or "*").

@@ -62,6 +62,9 @@ type Options struct {
 	// MediaMaxMb caps outbound attachments; default 10 (Discord's upload
 	// limit without server boosts).
 	MediaMaxMb int
+	// SuppressEmbeds sends replies with Discord's SUPPRESS_EMBEDS flag,
+	// so links show no preview (channels.discord.suppressEmbeds).
+	SuppressEmbeds bool
 	// CallTimeout bounds every REST call; default 60s.
 	CallTimeout time.Duration
 	// BackoffMin and BackoffMax bound the exponential reconnect backoff

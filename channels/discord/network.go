@@ -35,12 +35,13 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 			GatewayURL: h.Getenv("OPENCLAW_DISCORD_GATEWAY_URL"),
 			TextLimit:  acct.TextChunkLimit, MaxLinesPerMessage: acct.MaxLinesPerMessage, ChunkMode: acct.Streaming.ChunkMode,
 			AllowBots: acct.AllowBots.Admits(), MediaMaxMb: acct.MediaMaxMb,
-			Log: h.AccountLog("discord", id),
+			SuppressEmbeds: channels.BoolOr(acct.SuppressEmbeds, true),
+			Log:            h.AccountLog("discord", id),
 		}
 		specs = append(specs, channels.AccountSpec{
 			AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
 			Policy:      policy(cfg, acct),
-			Fingerprint: channels.Fingerprint(token, opts.APIBase, opts.GatewayURL, opts.TextLimit, opts.MaxLinesPerMessage, opts.ChunkMode, opts.AllowBots, opts.MediaMaxMb),
+			Fingerprint: channels.Fingerprint(token, opts.APIBase, opts.GatewayURL, opts.TextLimit, opts.MaxLinesPerMessage, opts.ChunkMode, opts.AllowBots, opts.MediaMaxMb, opts.SuppressEmbeds),
 			New: func() (channels.Adapter, error) {
 				if token == "" {
 					return nil, fmt.Errorf("channels.discord account %q has no bot token: set token or DISCORD_BOT_TOKEN", id)
@@ -57,6 +58,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 func policy(cfg *config.Config, a config.DiscordAccount) channels.AccountPolicy {
 	p := channels.CommonPolicy(cfg, a.ChannelCommon, 2000)
 	p.AllowBots, p.BotsNeedMention = a.AllowBots.Admits(), a.AllowBots.NeedsMention()
+	p.ActionsOff = actionsOff(a.Actions)
 	if !channels.BoolOr(a.DM.Enabled, true) {
 		p.DMPolicy = "disabled"
 	}
@@ -84,4 +86,20 @@ func channelPolicy(guild channels.GroupPolicy, c config.DiscordGuildChannel) cha
 	}
 	gp.SystemPrompt = c.SystemPrompt
 	return gp
+}
+
+// actionsOff maps channels.discord.actions; the groups whose actions do
+// not exist here (stickers, roles, moderation, events, ...) have no key.
+func actionsOff(a config.DiscordActions) map[string]string {
+	const k = "channels.discord.actions."
+	return channels.ActionsOff(
+		channels.ActionSwitch{Key: k + "reactions", On: a.Reactions, Default: true, Actions: []string{"react", "reactions"}},
+		channels.ActionSwitch{Key: k + "polls", On: a.Polls, Default: true, Actions: []string{"poll"}},
+		channels.ActionSwitch{Key: k + "messages", On: a.Messages, Default: true, Actions: []string{"send", "edit", "delete", "read"}},
+		channels.ActionSwitch{Key: k + "threads", On: a.Threads, Default: true, Actions: []string{"thread-create", "thread-list", "thread-reply"}},
+		channels.ActionSwitch{Key: k + "pins", On: a.Pins, Default: true, Actions: []string{"pin", "unpin", "list-pins"}},
+		channels.ActionSwitch{Key: k + "search", On: a.Search, Default: true, Actions: []string{"search"}},
+		channels.ActionSwitch{Key: k + "memberInfo", On: a.MemberInfo, Default: true, Actions: []string{"member-info"}},
+		channels.ActionSwitch{Key: k + "channelInfo", On: a.ChannelInfo, Default: true, Actions: []string{"channel-info", "channel-list"}},
+	)
 }

@@ -44,6 +44,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 			AccountID: id, BotToken: bot, AppToken: app, SigningSecret: acct.SigningSecret.Value, Mode: acct.Mode,
 			APIURL: h.Getenv("OPENCLAW_SLACK_API_URL"), WebhookPath: path, TextLimit: acct.TextChunkLimit,
 			ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb, SlashCommand: slash,
+			UnfurlLinks: acct.UnfurlLinks, NoMediaUnfurl: !channels.BoolOr(acct.UnfurlMedia, true),
 			Log: h.AccountLog("slack", id),
 		}
 		if h.Throttle != nil {
@@ -56,7 +57,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 			AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
 			Policy: policy(cfg, acct),
 			Fingerprint: channels.Fingerprint(bot, app, opts.SigningSecret, opts.Mode, opts.APIURL, opts.WebhookPath, opts.TextLimit,
-				opts.ChunkMode, opts.MediaMaxMb, opts.SlashCommand),
+				opts.ChunkMode, opts.MediaMaxMb, opts.SlashCommand, opts.UnfurlLinks, opts.NoMediaUnfurl),
 			New: func() (channels.Adapter, error) {
 				if bot == "" {
 					return nil, fmt.Errorf("channels.slack account %q has no botToken (or SLACK_BOT_TOKEN)", id)
@@ -79,6 +80,7 @@ func policy(cfg *config.Config, a config.SlackAccount) channels.AccountPolicy {
 		p.ReplyToMode = "off"
 	}
 	p.AllowBots, p.BotsNeedMention = a.AllowBots.Admits(), a.AllowBots.NeedsMention()
+	p.ActionsOff = actionsOff(a.Actions)
 	if !channels.BoolOr(a.DM.Enabled, true) {
 		p.DMPolicy = "disabled"
 	}
@@ -95,4 +97,18 @@ func policy(cfg *config.Config, a config.SlackAccount) channels.AccountPolicy {
 		}
 	}
 	return p
+}
+
+// actionsOff maps channels.slack.actions (emojiList and permissions have
+// no message action here).
+func actionsOff(a config.SlackActions) map[string]string {
+	const k = "channels.slack.actions."
+	return channels.ActionsOff(
+		channels.ActionSwitch{Key: k + "reactions", On: a.Reactions, Default: true, Actions: []string{"react", "reactions"}},
+		channels.ActionSwitch{Key: k + "messages", On: a.Messages, Default: true, Actions: []string{"send", "edit", "delete", "read", "thread-reply"}},
+		channels.ActionSwitch{Key: k + "pins", On: a.Pins, Default: true, Actions: []string{"pin", "unpin", "list-pins"}},
+		channels.ActionSwitch{Key: k + "memberInfo", On: a.MemberInfo, Default: true, Actions: []string{"member-info"}},
+		channels.ActionSwitch{Key: k + "channelInfo", On: a.ChannelInfo, Default: true, Actions: []string{"channel-info", "channel-list"}},
+		channels.ActionSwitch{Key: k + "search", On: a.Search, Default: true, Actions: []string{"search"}},
+	)
 }

@@ -933,6 +933,36 @@ type TelegramAccount struct {
 	WebhookSecret SecretInput `json:"webhookSecret"`
 	// Path on the gateway's port where webhook calls arrive. Default "/telegram/webhook/<account>".
 	WebhookPath string `json:"webhookPath"`
+	// Which message actions the agent (and the message RPC) may take on this bot. Default: each at its own default.
+	Actions TelegramActions `json:"actions"`
+	// Extra entries of the bot's command menu, after the built-in ones (/new, /reset); the text of such a command goes to the agent as typed. Default [] (none).
+	CustomCommands []TelegramCustomCommand `json:"customCommands"`
+	// Whether links in replies show a preview. Default true.
+	LinkPreview *bool `json:"linkPreview"`
+}
+
+// TelegramActions is channels.telegram.actions.
+type TelegramActions struct {
+	// send, thread-reply and poll. Default true.
+	SendMessage *bool `json:"sendMessage"`
+	// delete. Default true.
+	DeleteMessage *bool `json:"deleteMessage"`
+	// edit. Default true.
+	EditMessage *bool `json:"editMessage"`
+	// react and reactions. Default true.
+	Reactions *bool `json:"reactions"`
+	// poll (sendMessage false turns polls off too). Default true.
+	Poll *bool `json:"poll"`
+	// thread-create (a forum topic). Default true.
+	CreateForumTopic *bool `json:"createForumTopic"`
+}
+
+// TelegramCustomCommand is one channels.telegram.customCommands entry.
+type TelegramCustomCommand struct {
+	// The command without its slash: 1-32 of a-z, 0-9 and _ (upper case is lowered). Default "" (required).
+	Command string `json:"command"`
+	// What the menu says about it. Default "" (required).
+	Description string `json:"description"`
 }
 
 // TelegramGroup is channels.telegram.groups.<chatId>.
@@ -1041,6 +1071,30 @@ type DiscordAccount struct {
 	DM ChannelDM `json:"dm"`
 	// Servers the bot answers in, by guild id or "*". Default {} (none under groupPolicy "allowlist").
 	Guilds map[string]DiscordGuild `json:"guilds"`
+	// Which message actions the agent (and the message RPC) may take on this bot. Default: each at its own default.
+	Actions DiscordActions `json:"actions"`
+	// Whether links in replies are sent without Discord's embedded previews. Default true.
+	SuppressEmbeds *bool `json:"suppressEmbeds"`
+}
+
+// DiscordActions is channels.discord.actions.
+type DiscordActions struct {
+	// react and reactions. Default true.
+	Reactions *bool `json:"reactions"`
+	// poll. Default true.
+	Polls *bool `json:"polls"`
+	// send, edit, delete and read. Default true.
+	Messages *bool `json:"messages"`
+	// thread-create, thread-list and thread-reply. Default true.
+	Threads *bool `json:"threads"`
+	// pin, unpin and list-pins. Default true.
+	Pins *bool `json:"pins"`
+	// search. Default true.
+	Search *bool `json:"search"`
+	// member-info. Default true.
+	MemberInfo *bool `json:"memberInfo"`
+	// channel-info and channel-list. Default true.
+	ChannelInfo *bool `json:"channelInfo"`
 }
 
 // ChannelDM is channels.<discord|slack>.dm.
@@ -1107,6 +1161,28 @@ type SlackAccount struct {
 	DM ChannelDM `json:"dm"`
 	// The slash command people type to talk to the agent. Default: /openclaw.
 	SlashCommand SlackSlashCommand `json:"slashCommand"`
+	// Which message actions the agent (and the message RPC) may take in this workspace. Default: each at its own default.
+	Actions SlackActions `json:"actions"`
+	// Whether Slack expands links in replies into previews (chat.postMessage unfurl_links). Default false.
+	UnfurlLinks bool `json:"unfurlLinks"`
+	// Whether Slack expands media links in replies (unfurl_media). Default true.
+	UnfurlMedia *bool `json:"unfurlMedia"`
+}
+
+// SlackActions is channels.slack.actions.
+type SlackActions struct {
+	// react and reactions. Default true.
+	Reactions *bool `json:"reactions"`
+	// send, edit, delete, read and thread-reply. Default true.
+	Messages *bool `json:"messages"`
+	// pin, unpin and list-pins. Default true.
+	Pins *bool `json:"pins"`
+	// member-info. Default true.
+	MemberInfo *bool `json:"memberInfo"`
+	// channel-info and channel-list. Default true.
+	ChannelInfo *bool `json:"channelInfo"`
+	// search. Default true.
+	Search *bool `json:"search"`
 }
 
 // SlackChannelEntry is channels.slack.channels.<channelId>.
@@ -1136,6 +1212,8 @@ type WhatsappChannel struct {
 	Accounts map[string]WhatsappAccount `json:"accounts"`
 	// Account used when a send names none. Default "default".
 	DefaultAccount string `json:"defaultAccount"`
+	// Which message actions the agent (and the message RPC) may take, on every linked device. Default: each at its own default.
+	Actions WhatsappActions `json:"actions"`
 
 	present bool
 }
@@ -1149,6 +1227,16 @@ type WhatsappAccount struct {
 	Groups map[string]WhatsappGroup `json:"groups"`
 	// Whether messages the agent handled are marked read. Default true.
 	SendReadReceipts *bool `json:"sendReadReceipts"`
+}
+
+// WhatsappActions is channels.whatsapp.actions.
+type WhatsappActions struct {
+	// send. Default true.
+	SendMessage *bool `json:"sendMessage"`
+	// react. Default true.
+	Reactions *bool `json:"reactions"`
+	// poll. Default true.
+	Polls *bool `json:"polls"`
 }
 
 // WhatsappGroup is channels.whatsapp.groups.<jid>.
