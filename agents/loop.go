@@ -32,7 +32,7 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 	// happened.
 	save := context.WithoutCancel(ctx)
 	turn := &Turn{RunID: run.ID, AgentID: agent.ID, SessionKey: run.SessionKey, SessionID: run.SessionID, SpawnedBy: req.SpawnedBy, Depth: req.Depth,
-		ToolsAllow: req.ToolsAllow, Owner: req.Owner}
+		ToolsAllow: req.ToolsAllow, ToolsDeny: req.ToolsDeny, Owner: req.Owner}
 
 	chain, err := s.chain(models)
 	if err == nil && len(chain.Steps) == 0 {

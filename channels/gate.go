@@ -38,6 +38,9 @@ type AccountPolicy struct {
 	// ActionsOff maps the message actions the channel's actions block
 	// turns off to the key that does (ActionsOff).
 	ActionsOff map[string]string
+	// Direct holds the settings of direct chats by the sender's id, or
+	// "*" (a system prompt, tool limits).
+	Direct map[string]GroupPolicy
 }
 
 // GroupPolicy is the setting of one group (or "*").
@@ -48,6 +51,9 @@ type GroupPolicy struct {
 	SystemPrompt   string
 	AgentID        string
 	Topics         map[string]GroupPolicy
+	// ToolsAllow narrows the agent's tools in this chat and ToolsDeny
+	// removes some (the chat's tools block); deny wins.
+	ToolsAllow, ToolsDeny []string
 }
 
 // Verdict is the gate's answer for one event.
@@ -201,4 +207,13 @@ func MentionMatcher(patterns []string) func(string) bool {
 		}
 		return false
 	}
+}
+
+// direct is the settings of a direct chat with sender: its own entry, or
+// the "*" one.
+func (p AccountPolicy) direct(sender string) GroupPolicy {
+	if d, ok := p.Direct[sender]; ok {
+		return d
+	}
+	return p.Direct["*"]
 }

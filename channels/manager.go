@@ -46,6 +46,12 @@ type Dispatch struct {
 	ExtraSystemPrompt string
 	Origin            Route
 	SenderID          string
+	// ToolsAllow and ToolsDeny are the chat's tool limits (its group's or
+	// direct chat's tools block); the run may use no tool outside them.
+	ToolsAllow, ToolsDeny []string
+	// Model is channels.modelByChannel's model for this chat ("" for
+	// none); it applies while the session has no model of its own.
+	Model string
 }
 
 // Reply is an agent's answer; empty Text sends nothing.
@@ -530,6 +536,9 @@ func (m *Manager) process(r inboundRow) {
 		return m.mentionMatcher(pats)(in.Text)
 	}
 	verdict := Gate{Policy: policy, Aliases: a.network.Aliases}.Check(in, paired, mentioned)
+	if in.Chat.Kind == Direct && verdict.Verdict == Allow {
+		verdict.Group = policy.direct(in.Sender.ID)
+	}
 	if verdict.Group.AgentID != "" {
 		agentID = verdict.Group.AgentID
 	}
@@ -590,6 +599,8 @@ func (m *Manager) process(r inboundRow) {
 	reply, err := m.opts.Dispatcher.Dispatch(ctx, Dispatch{
 		AgentID: agentID, SessionKey: key, RunID: RunIDOf(r.ID),
 		Text: text, ExtraSystemPrompt: verdict.Group.SystemPrompt, Origin: origin, SenderID: in.Sender.ID,
+		ToolsAllow: verdict.Group.ToolsAllow, ToolsDeny: verdict.Group.ToolsDeny,
+		Model: cfg.ResolveModel(ChannelModel(cfg, in, a.network.TopicThreads)),
 	})
 	stopTyping()
 	if err != nil {

@@ -63,7 +63,8 @@ func policy(cfg *config.Config, a config.DiscordAccount) channels.AccountPolicy 
 		p.DMPolicy = "disabled"
 	}
 	for gid, g := range a.Guilds {
-		guild := channels.GroupPolicy{Enabled: true, RequireMention: channels.BoolOr(g.RequireMention, true), AllowFrom: g.Users}
+		guild := channels.GroupPolicy{Enabled: true, RequireMention: channels.BoolOr(g.RequireMention, true), AllowFrom: g.Users,
+			ToolsAllow: g.Tools.Allow, ToolsDeny: g.Tools.Deny}
 		if all, ok := g.Channels["*"]; ok {
 			guild = channelPolicy(guild, all)
 		}
@@ -85,6 +86,9 @@ func channelPolicy(guild channels.GroupPolicy, c config.DiscordGuildChannel) cha
 		gp.AllowFrom = c.Users
 	}
 	gp.SystemPrompt = c.SystemPrompt
+	if len(c.Tools.Allow)+len(c.Tools.Deny) > 0 {
+		gp.ToolsAllow, gp.ToolsDeny = c.Tools.Allow, c.Tools.Deny
+	}
 	return gp
 }
 

@@ -88,7 +88,7 @@ func policy(cfg *config.Config, a config.SlackAccount) channels.AccountPolicy {
 	for cid, c := range a.Channels {
 		p.Groups[cid] = channels.GroupPolicy{
 			Enabled: channels.BoolOr(c.Enabled, true), RequireMention: channels.BoolOr(c.RequireMention, mention),
-			AllowFrom: c.Users, SystemPrompt: c.SystemPrompt,
+			AllowFrom: c.Users, SystemPrompt: c.SystemPrompt, ToolsAllow: c.Tools.Allow, ToolsDeny: c.Tools.Deny,
 		}
 	}
 	if p.GroupPolicy == "open" {

@@ -70,14 +70,20 @@ func policy(cfg *config.Config, a config.TelegramAccount) channels.AccountPolicy
 		gp := channels.GroupPolicy{
 			Enabled: channels.BoolOr(g.Enabled, true), RequireMention: channels.BoolOr(g.RequireMention, true),
 			AllowFrom: g.AllowFrom, SystemPrompt: g.SystemPrompt, Topics: map[string]channels.GroupPolicy{},
+			ToolsAllow: g.Tools.Allow, ToolsDeny: g.Tools.Deny,
 		}
 		for tid, t := range g.Topics {
 			gp.Topics[tid] = channels.GroupPolicy{
 				Enabled: channels.BoolOr(t.Enabled, true), RequireMention: channels.BoolOr(t.RequireMention, gp.RequireMention),
 				AllowFrom: t.AllowFrom, SystemPrompt: strings.TrimSpace(gp.SystemPrompt + "\n" + t.SystemPrompt), AgentID: t.AgentID,
+				ToolsAllow: gp.ToolsAllow, ToolsDeny: gp.ToolsDeny, // a topic has no tools of its own
 			}
 		}
 		p.Groups[id] = gp
+	}
+	p.Direct = map[string]channels.GroupPolicy{}
+	for id, d := range a.Direct {
+		p.Direct[id] = channels.GroupPolicy{Enabled: true, SystemPrompt: d.SystemPrompt, ToolsAllow: d.Tools.Allow, ToolsDeny: d.Tools.Deny}
 	}
 	return p
 }

@@ -104,3 +104,18 @@ func TestCustomCommandsAndLinkPreview(t *testing.T) {
 		t.Errorf("default send turned link previews off")
 	}
 }
+
+// A group's tools block reaches its topics; direct entries keep their own.
+func TestChatToolsMapping(t *testing.T) {
+	cfg := parseConfig(t, `{channels: {telegram: {botToken: "1:x",
+		groups: {"-100": {tools: {deny: ["exec"]}, topics: {"7": {systemPrompt: "t"}}}},
+		direct: {"42": {systemPrompt: "hello", tools: {allow: ["read"], deny: ["write"]}}},
+	}}}`)
+	p := spec(t, cfg).Policy
+	if g := p.Groups["-100"]; !slices.Equal(g.ToolsDeny, []string{"exec"}) || !slices.Equal(g.Topics["7"].ToolsDeny, []string{"exec"}) {
+		t.Errorf("group %+v", g)
+	}
+	if d := p.Direct["42"]; d.SystemPrompt != "hello" || !slices.Equal(d.ToolsAllow, []string{"read"}) || !slices.Equal(d.ToolsDeny, []string{"write"}) {
+		t.Errorf("direct %+v", d)
+	}
+}

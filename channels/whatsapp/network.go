@@ -49,7 +49,12 @@ func policy(cfg *config.Config, a config.WhatsappAccount, actions config.Whatsap
 		channels.ActionSwitch{Key: k + "polls", On: actions.Polls, Default: true, Actions: []string{"poll"}},
 	)
 	for jid, g := range a.Groups {
-		p.Groups[jid] = channels.GroupPolicy{Enabled: true, RequireMention: channels.BoolOr(g.RequireMention, true), SystemPrompt: g.SystemPrompt}
+		p.Groups[jid] = channels.GroupPolicy{Enabled: true, RequireMention: channels.BoolOr(g.RequireMention, true), SystemPrompt: g.SystemPrompt,
+			ToolsAllow: g.Tools.Allow, ToolsDeny: g.Tools.Deny}
+	}
+	p.Direct = map[string]channels.GroupPolicy{}
+	for num, d := range a.Direct {
+		p.Direct[num] = channels.GroupPolicy{Enabled: true, SystemPrompt: d.SystemPrompt}
 	}
 	return p
 }

@@ -864,6 +864,17 @@ type Channels struct {
 	Slack SlackChannel `json:"slack"`
 	// WhatsApp through a linked device (WhatsApp Web multi-device). Default: not configured.
 	Whatsapp WhatsappChannel `json:"whatsapp"`
+	// Models by channel, then by chat: a group, channel or topic id ("<chatId>:topic:<id>" on Telegram), a direct chat's peer (the sender id; Slack "user:<id>"), or "*"; a "provider/model" or an alias. It applies only while the session has no model of its own (/model). Default {} (the agent's model).
+	ModelByChannel map[string]map[string]string `json:"modelByChannel"`
+}
+
+// ChannelToolPolicy is the tools block of one chat (a group, a server or
+// its channel, a direct chat).
+type ChannelToolPolicy struct {
+	// Only these tools (names, globs or group:<name>), of those the tool policy allows, in this chat. Default [] (all the policy allows).
+	Allow []string `json:"allow"`
+	// Tools the agent may not use in this chat; deny wins. Default [] (none).
+	Deny []string `json:"deny"`
 }
 
 // ChannelDefaults is channels.defaults.
@@ -939,6 +950,16 @@ type TelegramAccount struct {
 	CustomCommands []TelegramCustomCommand `json:"customCommands"`
 	// Whether links in replies show a preview. Default true.
 	LinkPreview *bool `json:"linkPreview"`
+	// Per-direct-chat settings by the sender's user id, or "*" for every direct chat. Default {} (none).
+	Direct map[string]ChannelDirect `json:"direct"`
+}
+
+// ChannelDirect is channels.<telegram|whatsapp>.direct.<peer>.
+type ChannelDirect struct {
+	// Extra system prompt for this direct chat. Default "".
+	SystemPrompt string `json:"systemPrompt"`
+	// Tool limits in this chat, on top of the tool policy. Default: none.
+	Tools ChannelToolPolicy `json:"tools"`
 }
 
 // TelegramActions is channels.telegram.actions.
@@ -977,6 +998,8 @@ type TelegramGroup struct {
 	SystemPrompt string `json:"systemPrompt"`
 	// Per-topic settings of a forum group by topic id. Default {} (none).
 	Topics map[string]TelegramTopic `json:"topics"`
+	// Tool limits in this chat, on top of the tool policy. Default: none.
+	Tools ChannelToolPolicy `json:"tools"`
 }
 
 // TelegramTopic is channels.telegram.groups.<chatId>.topics.<topicId>.
@@ -1111,6 +1134,8 @@ type DiscordGuild struct {
 	Users IDList `json:"users"`
 	// Channels by id, or "*", with their own settings. Default {} (every channel of the server).
 	Channels map[string]DiscordGuildChannel `json:"channels"`
+	// Tool limits in this server (a channel's own tools replace them), on top of the tool policy. Default: none.
+	Tools ChannelToolPolicy `json:"tools"`
 }
 
 // DiscordGuildChannel is channels.discord.guilds.<guildId>.channels.<channelId>.
@@ -1123,6 +1148,8 @@ type DiscordGuildChannel struct {
 	Users IDList `json:"users"`
 	// Extra system prompt for this channel. Default "".
 	SystemPrompt string `json:"systemPrompt"`
+	// Tool limits in this chat, on top of the tool policy. Default: the server's.
+	Tools ChannelToolPolicy `json:"tools"`
 }
 
 // SlackChannel is channels.slack.
@@ -1195,6 +1222,8 @@ type SlackChannelEntry struct {
 	Users IDList `json:"users"`
 	// Extra system prompt for this channel. Default "".
 	SystemPrompt string `json:"systemPrompt"`
+	// Tool limits in this chat, on top of the tool policy. Default: none.
+	Tools ChannelToolPolicy `json:"tools"`
 }
 
 // SlackSlashCommand is channels.slack.slashCommand.
@@ -1227,6 +1256,14 @@ type WhatsappAccount struct {
 	Groups map[string]WhatsappGroup `json:"groups"`
 	// Whether messages the agent handled are marked read. Default true.
 	SendReadReceipts *bool `json:"sendReadReceipts"`
+	// Per-direct-chat settings by the sender's number (E.164), or "*" for every direct chat. Default {} (none).
+	Direct map[string]WhatsappDirect `json:"direct"`
+}
+
+// WhatsappDirect is channels.whatsapp.direct.<number>.
+type WhatsappDirect struct {
+	// Extra system prompt for this direct chat. Default "".
+	SystemPrompt string `json:"systemPrompt"`
 }
 
 // WhatsappActions is channels.whatsapp.actions.
@@ -1245,4 +1282,6 @@ type WhatsappGroup struct {
 	RequireMention *bool `json:"requireMention"`
 	// Extra system prompt for this group. Default "".
 	SystemPrompt string `json:"systemPrompt"`
+	// Tool limits in this chat, on top of the tool policy. Default: none.
+	Tools ChannelToolPolicy `json:"tools"`
 }

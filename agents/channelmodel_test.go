@@ -1,0 +1,28 @@
+package agents
+
+import (
+	"context"
+	"testing"
+
+	"github.com/openclaw-go/openclaw/agents/sessions"
+)
+
+// A chat's modelByChannel model answers its turns, but a model the
+// session chose (/model, sessions.patch) goes first.
+func TestChannelModelYieldsToTheSessionsModel(t *testing.T) {
+	f := newFixture(t, `{models:{providers:{fake:{baseUrl:"%s/v1", models:[{id:"echo-1"},{id:"chat"},{id:"picked"}]}}},
+		agents:{defaults:{model:"fake/echo-1"}}}`, nil)
+	const key = "agent:main:telegram:group:-100"
+	f.run(t, StartRequest{SessionKey: key, Message: "hi", ChannelModel: "fake/chat"})
+	if reqs := f.model.Requests(); len(reqs) != 1 || reqs[0].Model != "chat" {
+		t.Fatalf("the chat's model should answer; requests %+v", reqs)
+	}
+	picked := "fake/picked"
+	if _, err := f.store.Patch(context.Background(), key, sessions.Patch{Model: &picked}); err != nil {
+		t.Fatal(err)
+	}
+	f.run(t, StartRequest{SessionKey: key, Message: "again", ChannelModel: "fake/chat"})
+	if reqs := f.model.Requests(); len(reqs) != 2 || reqs[1].Model != "picked" {
+		t.Fatalf("the session's own model should answer; requests %+v", reqs)
+	}
+}
