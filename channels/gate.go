@@ -41,6 +41,9 @@ type AccountPolicy struct {
 	// Direct holds the settings of direct chats by the sender's id, or
 	// "*" (a system prompt, tool limits).
 	Direct map[string]GroupPolicy
+	// BotLoop limits how long another admitted bot and ours may answer
+	// each other in one chat (botLoopProtection).
+	BotLoop BotLoop
 }
 
 // GroupPolicy is the setting of one group (or "*").

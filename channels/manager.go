@@ -101,6 +101,8 @@ type Options struct {
 	BootstrapOwner func(ctx context.Context, channel, senderID string) (status string, err error)
 	// OwnerConfigured reports whether commands.ownerAllowFrom names anyone.
 	OwnerConfigured func() bool
+	// Now is the clock of the bot loop guard; default time.Now.
+	Now func() time.Time
 }
 
 // Manager runs the configured channel accounts, the inbound pipeline and
@@ -118,6 +120,7 @@ type Manager struct {
 
 	routes   sync.Map // session key -> Route last stored, to skip rewriting it
 	matchers sync.Map // joined mention patterns -> compiled matcher
+	botLoop  botLoopGuard
 
 	inKick, outKick chan struct{}
 	ctx             context.Context
@@ -536,6 +539,11 @@ func (m *Manager) process(r inboundRow) {
 		return m.mentionMatcher(pats)(in.Text)
 	}
 	verdict := Gate{Policy: policy, Aliases: a.network.Aliases}.Check(in, paired, mentioned)
+	if verdict.Verdict == Allow && in.Kind == EventMessage && in.Sender.IsBot &&
+		!m.botLoop.admit(laneKey(in.Channel, in.AccountID, in.Chat.ID, in.Sender.ID), policy.BotLoop, m.now()) {
+		// Two bots that admit each other would answer each other forever.
+		verdict = GateResult{Verdict: Drop, Reason: "bot loop protection: this bot sent too many messages here; ignored for its cooldown"}
+	}
 	if in.Chat.Kind == Direct && verdict.Verdict == Allow {
 		verdict.Group = policy.direct(in.Sender.ID)
 	}
@@ -952,4 +960,11 @@ func (m *Manager) pairingEvent(r PairingRequest, resolved string) {
 	if m.opts.OnPairing != nil {
 		m.opts.OnPairing(r, resolved)
 	}
+}
+
+func (m *Manager) now() time.Time {
+	if m.opts.Now != nil {
+		return m.opts.Now()
+	}
+	return time.Now()
 }

@@ -40,7 +40,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 		}
 		specs = append(specs, channels.AccountSpec{
 			AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
-			Policy:      policy(cfg, acct),
+			Policy:      withBotLoop(policy(cfg, acct), dc.Accounts[id].BotLoopProtection, dc.BotLoopProtection, cfg.Channels.Defaults.BotLoopProtection),
 			Fingerprint: channels.Fingerprint(token, opts.APIBase, opts.GatewayURL, opts.TextLimit, opts.MaxLinesPerMessage, opts.ChunkMode, opts.AllowBots, opts.MediaMaxMb, opts.SuppressEmbeds),
 			New: func() (channels.Adapter, error) {
 				if token == "" {
@@ -106,4 +106,11 @@ func actionsOff(a config.DiscordActions) map[string]string {
 		channels.ActionSwitch{Key: k + "memberInfo", On: a.MemberInfo, Default: true, Actions: []string{"member-info"}},
 		channels.ActionSwitch{Key: k + "channelInfo", On: a.ChannelInfo, Default: true, Actions: []string{"channel-info", "channel-list"}},
 	)
+}
+
+// withBotLoop sets p's bot loop protection from the account's own block,
+// the channel's and channels.defaults', key by key.
+func withBotLoop(p channels.AccountPolicy, layers ...config.BotLoopProtection) channels.AccountPolicy {
+	p.BotLoop = channels.BotLoopFor(layers...)
+	return p
 }

@@ -77,3 +77,29 @@ func TestSuppressEmbeds(t *testing.T) {
 		})
 	}
 }
+
+// botLoopProtection layers the account's block over the channel's over
+// channels.defaults', key by key.
+func TestBotLoopProtectionLayers(t *testing.T) {
+	snap, err := config.Parse("openclaw.json", []byte(`{channels: {
+		defaults: {botLoopProtection: {maxEventsPerWindow: 20, windowSeconds: 30}},
+		discord: {token: "x", botLoopProtection: {maxEventsPerWindow: 8},
+			accounts: {secondary: {token: "y", botLoopProtection: {maxEventsPerWindow: 5, cooldownSeconds: 90}}}}}}`),
+		config.LoadOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]channels.BotLoop{}
+	for _, s := range Network(channels.Host{Getenv: func(string) string { return "" }}).Accounts(snap.Config) {
+		got[s.AccountID] = s.Policy.BotLoop
+	}
+	want := map[string]channels.BotLoop{
+		"default":   {Max: 8, Window: 30 * time.Second, Cooldown: time.Minute},
+		"secondary": {Max: 5, Window: 30 * time.Second, Cooldown: 90 * time.Second},
+	}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s: %+v, want %+v", id, got[id], w)
+		}
+	}
+}

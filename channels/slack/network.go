@@ -55,7 +55,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 		}
 		specs = append(specs, channels.AccountSpec{
 			AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
-			Policy: policy(cfg, acct),
+			Policy: withBotLoop(policy(cfg, acct), sc.Accounts[id].BotLoopProtection, sc.BotLoopProtection, cfg.Channels.Defaults.BotLoopProtection),
 			Fingerprint: channels.Fingerprint(bot, app, opts.SigningSecret, opts.Mode, opts.APIURL, opts.WebhookPath, opts.TextLimit,
 				opts.ChunkMode, opts.MediaMaxMb, opts.SlashCommand, opts.UnfurlLinks, opts.NoMediaUnfurl),
 			New: func() (channels.Adapter, error) {
@@ -111,4 +111,11 @@ func actionsOff(a config.SlackActions) map[string]string {
 		channels.ActionSwitch{Key: k + "channelInfo", On: a.ChannelInfo, Default: true, Actions: []string{"channel-info", "channel-list"}},
 		channels.ActionSwitch{Key: k + "search", On: a.Search, Default: true, Actions: []string{"search"}},
 	)
+}
+
+// withBotLoop sets p's bot loop protection from the account's own block,
+// the channel's and channels.defaults', key by key.
+func withBotLoop(p channels.AccountPolicy, layers ...config.BotLoopProtection) channels.AccountPolicy {
+	p.BotLoop = channels.BotLoopFor(layers...)
+	return p
 }

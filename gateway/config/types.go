@@ -881,6 +881,21 @@ type ChannelToolPolicy struct {
 type ChannelDefaults struct {
 	// Group policy of channels that set none: allowlist, open or disabled. Default "allowlist".
 	GroupPolicy string `json:"groupPolicy" enum:"allowlist,open,disabled"`
+	// How long another bot and ours may answer each other in one chat before their messages are dropped for a while (channels whose allowBots admits bots: Discord, Slack). Default: each key at its own default.
+	BotLoopProtection BotLoopProtection `json:"botLoopProtection"`
+}
+
+// BotLoopProtection is a botLoopProtection block: channels.defaults, a
+// channel or one of its accounts; each key unset falls back to the next.
+type BotLoopProtection struct {
+	// Whether the guard runs. Default true.
+	Enabled *bool `json:"enabled"`
+	// Messages one bot may send us in one chat within windowSeconds before it is cut off. Default 20.
+	MaxEventsPerWindow int `json:"maxEventsPerWindow" min:"1"`
+	// The sliding window, in seconds. Default 60.
+	WindowSeconds int `json:"windowSeconds" min:"1"`
+	// How long a bot that went over is ignored in that chat, in seconds. Default 60.
+	CooldownSeconds int `json:"cooldownSeconds" min:"1"`
 }
 
 // TelegramChannel is channels.telegram: the default account's settings,
@@ -1098,6 +1113,8 @@ type DiscordAccount struct {
 	Actions DiscordActions `json:"actions"`
 	// Whether links in replies are sent without Discord's embedded previews. Default true.
 	SuppressEmbeds *bool `json:"suppressEmbeds"`
+	// Limits on how long another bot and this one may answer each other. Default: channels.defaults.botLoopProtection, key by key.
+	BotLoopProtection BotLoopProtection `json:"botLoopProtection"`
 }
 
 // DiscordActions is channels.discord.actions.
@@ -1194,6 +1211,8 @@ type SlackAccount struct {
 	UnfurlLinks bool `json:"unfurlLinks"`
 	// Whether Slack expands media links in replies (unfurl_media). Default true.
 	UnfurlMedia *bool `json:"unfurlMedia"`
+	// Limits on how long another bot and this one may answer each other. Default: channels.defaults.botLoopProtection, key by key.
+	BotLoopProtection BotLoopProtection `json:"botLoopProtection"`
 }
 
 // SlackActions is channels.slack.actions.
