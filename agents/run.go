@@ -39,6 +39,9 @@ type StartRequest struct {
 	// ToolsDeny removes tools from the run (a chat's tools.deny); deny
 	// wins. Sub-agents the run spawns inherit both.
 	ToolsDeny []string
+	// OnText hears the text of the step being written as it grows, ""
+	// when it starts over (a chat's streaming preview). It must not block.
+	OnText func(text string)
 	// ChannelModel is the model channels.modelByChannel gives the chat;
 	// it goes first only while the session has no model of its own.
 	ChannelModel string

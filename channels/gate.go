@@ -22,6 +22,9 @@ type AccountPolicy struct {
 	MentionPatterns []string
 	TextLimit       int
 	ChunkMode       string
+	// StreamMode is streaming.mode: "partial" shows the reply in one
+	// message edited as it is written; anything else sends it whole.
+	StreamMode string
 	ReplyToMode     string // off | first (default) | all | batched
 	ResponsePrefix  string
 	// AllowBots lets other bots' messages through (adapters never hand

@@ -52,6 +52,9 @@ type Dispatch struct {
 	// Model is channels.modelByChannel's model for this chat ("" for
 	// none); it applies while the session has no model of its own.
 	Model string
+	// OnText, when set, hears the answer as it is written (the chat's
+	// streaming preview); it must not block.
+	OnText func(text string)
 }
 
 // Reply is an agent's answer; empty Text sends nothing.
@@ -103,6 +106,9 @@ type Options struct {
 	OwnerConfigured func() bool
 	// Now is the clock of the bot loop guard; default time.Now.
 	Now func() time.Time
+	// PreviewInterval is the least time between edits of a streaming
+	// preview; default 1 s, negative for none.
+	PreviewInterval time.Duration
 }
 
 // Manager runs the configured channel accounts, the inbound pipeline and
@@ -604,11 +610,17 @@ func (m *Manager) process(r inboundRow) {
 		}
 	}
 	stopTyping := m.typing(ctx, a, Target{ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID})
+	pv := m.newPreview(ctx, a, policy, in)
+	var onText func(string)
+	if pv != nil {
+		onText = pv.update
+	}
 	reply, err := m.opts.Dispatcher.Dispatch(ctx, Dispatch{
 		AgentID: agentID, SessionKey: key, RunID: RunIDOf(r.ID),
 		Text: text, ExtraSystemPrompt: verdict.Group.SystemPrompt, Origin: origin, SenderID: in.Sender.ID,
 		ToolsAllow: verdict.Group.ToolsAllow, ToolsDeny: verdict.Group.ToolsDeny,
-		Model: cfg.ResolveModel(ChannelModel(cfg, in, a.network.TopicThreads)),
+		Model:  cfg.ResolveModel(ChannelModel(cfg, in, a.network.TopicThreads)),
+		OnText: onText,
 	})
 	stopTyping()
 	if err != nil {
@@ -619,6 +631,9 @@ func (m *Manager) process(r inboundRow) {
 		reply = Reply{Text: "⚠️ " + firstLine(err.Error())}
 	}
 	outs := m.replyMessages(policy, in, r.ID, reply.Text)
+	if pv != nil {
+		outs = pv.finish(context.WithoutCancel(ctx), outs)
+	}
 	m.answer(ctx, r, agentID, key, outs)
 }
 

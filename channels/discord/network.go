@@ -56,7 +56,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 // policy maps guilds{<id>{channels{<id>}}} onto group entries: a server's
 // entry covers its channels, a channel's own entry wins.
 func policy(cfg *config.Config, a config.DiscordAccount) channels.AccountPolicy {
-	p := channels.CommonPolicy(cfg, a.ChannelCommon, 2000)
+	p := channels.CommonPolicy(cfg, a.ChannelCommon, a.Streaming, 2000)
 	p.AllowBots, p.BotsNeedMention = a.AllowBots.Admits(), a.AllowBots.NeedsMention()
 	p.ActionsOff = actionsOff(a.Actions)
 	if !channels.BoolOr(a.DM.Enabled, true) {

@@ -73,7 +73,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 }
 
 func policy(cfg *config.Config, a config.SlackAccount) channels.AccountPolicy {
-	p := channels.CommonPolicy(cfg, a.ChannelCommon, 4000)
+	p := channels.CommonPolicy(cfg, a.ChannelCommon, a.Streaming, 4000)
 	if p.ReplyToMode == "" {
 		// A Slack reply-to is a thread: "first" would thread the first
 		// chunk and leave the rest in the channel.

@@ -63,7 +63,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 // policy maps an account's groups and their forum topics: a topic
 // inherits its group's mention rule and adds to its system prompt.
 func policy(cfg *config.Config, a config.TelegramAccount) channels.AccountPolicy {
-	p := channels.CommonPolicy(cfg, a.ChannelCommon, 4000)
+	p := channels.CommonPolicy(cfg, a.ChannelCommon, a.Streaming, 4000)
 	p.GroupAllowFrom = a.GroupAllowFrom
 	p.ActionsOff = actionsOff(a.Actions)
 	for id, g := range a.Groups {

@@ -40,7 +40,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 }
 
 func policy(cfg *config.Config, a config.WhatsappAccount, actions config.WhatsappActions) channels.AccountPolicy {
-	p := channels.CommonPolicy(cfg, a.ChannelCommon, 4000)
+	p := channels.CommonPolicy(cfg, a.ChannelCommon, config.PreviewStreaming{ChunkMode: a.Streaming.ChunkMode}, 4000)
 	p.GroupAllowFrom = a.GroupAllowFrom
 	const k = "channels.whatsapp.actions."
 	p.ActionsOff = channels.ActionsOff(

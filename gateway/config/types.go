@@ -925,8 +925,6 @@ type ChannelCommon struct {
 	MentionPatterns ChannelMentionPatterns `json:"mentionPatterns"`
 	// Longest message sent in one piece; longer replies are split. Default: the network's (Discord 2000, the others 4000).
 	TextChunkLimit int `json:"textChunkLimit" min:"1"`
-	// How replies are shaped while they are written. Default: each key at its own default.
-	Streaming ChannelStreaming `json:"streaming"`
 	// Which reply messages quote the message they answer: off, first, all or batched. Default "first".
 	ReplyToMode string `json:"replyToMode" enum:"off,first,all,batched"`
 	// Largest attachment sent or received, in megabytes. Default: the network's (Telegram 100, Discord 8, Slack 20, WhatsApp 50).
@@ -941,6 +939,8 @@ type TelegramAccount struct {
 	ChannelCommon
 	// Display name of the account. Default "".
 	Name string `json:"name"`
+	// How replies are shaped while they are written. Default: each key at its own default.
+	Streaming PreviewStreaming `json:"streaming"`
 	// Bot token from @BotFather; a string or a SecretRef. Default "" (tokenFile, then TELEGRAM_BOT_TOKEN for the default account).
 	BotToken SecretInput `json:"botToken"`
 	// File holding the bot token. Default "".
@@ -1037,6 +1037,14 @@ type ChannelStreaming struct {
 	ChunkMode string `json:"chunkMode" enum:"length,newline"`
 }
 
+// PreviewStreaming is channels.<telegram|discord|slack>.streaming.
+type PreviewStreaming struct {
+	// Where long replies split: at the length limit ("length") or at every paragraph ("newline"). Default "length".
+	ChunkMode string `json:"chunkMode" enum:"length,newline"`
+	// "partial" shows the reply while it is written, in one message edited in place (Telegram, Discord, Slack); "off" sends it when done; "block" and "progress" (OpenClaw's block replies and tool-progress message) are not in effect here and send it when done. Default "off" (OpenClaw's Telegram default "partial" is not applied: set it).
+	Mode string `json:"mode" enum:"off,partial,block,progress"`
+}
+
 // Binding is one bindings entry: chats matching match go to agentId.
 type Binding struct {
 	// "route" (the default) sends matching chats to the agent; "acp" (OpenClaw's ACP conversation binding) is accepted but not in effect here. Default "route".
@@ -1099,6 +1107,8 @@ type DiscordAccount struct {
 	ChannelCommon
 	// Display name of the account. Default "".
 	Name string `json:"name"`
+	// How replies are shaped while they are written. Default: each key at its own default.
+	Streaming PreviewStreaming `json:"streaming"`
 	// Bot token; a string or a SecretRef. Default "" (DISCORD_BOT_TOKEN for the default account).
 	Token SecretInput `json:"token"`
 	// Whether messages from other bots are answered: true, false, or "mentions" (only group messages that mention this bot; direct messages follow dmPolicy). Default false.
@@ -1185,6 +1195,8 @@ type SlackAccount struct {
 	ChannelCommon
 	// Display name of the account. Default "".
 	Name string `json:"name"`
+	// How replies are shaped while they are written. Default: each key at its own default.
+	Streaming PreviewStreaming `json:"streaming"`
 	// Bot token (xoxb-…); a string or a SecretRef. Default "" (SLACK_BOT_TOKEN for the default account).
 	BotToken SecretInput `json:"botToken"`
 	// App-level token (xapp-…) for Socket Mode. Default "" (SLACK_APP_TOKEN for the default account).
@@ -1269,6 +1281,8 @@ type WhatsappChannel struct {
 // WhatsappAccount is one linked WhatsApp device's settings.
 type WhatsappAccount struct {
 	ChannelCommon
+	// How replies are shaped. Default: each key at its own default.
+	Streaming ChannelStreaming `json:"streaming"`
 	// Senders allowed to talk to the bot in groups, in E.164. Default [] (allowFrom).
 	GroupAllowFrom IDList `json:"groupAllowFrom"`
 	// Groups by JID, or "*", with their own settings. Default {} (none under groupPolicy "allowlist").

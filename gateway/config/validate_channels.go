@@ -19,8 +19,10 @@ func (d *decoder) validateChannels(c *Config) {
 	}
 	if ch.Discord.Configured() {
 		d.checkCommon("channels.discord", ch.Discord.ChannelCommon)
+		d.checkStreaming("channels.discord", ch.Discord.Streaming)
 		for id, a := range ch.Discord.Accounts {
 			d.checkCommon("channels.discord.accounts."+id, a.ChannelCommon)
+			d.checkStreaming("channels.discord.accounts."+id, a.Streaming)
 		}
 	}
 	if ch.Slack.Configured() {
@@ -85,6 +87,7 @@ func (d *decoder) checkCommon(p string, c ChannelCommon) {
 }
 
 func (d *decoder) checkTelegram(p string, a TelegramAccount) {
+	d.checkStreaming(p, a.Streaming)
 	d.checkCommon(p, a.ChannelCommon)
 	for i, id := range a.AllowFrom {
 		bare := id
@@ -103,8 +106,18 @@ func (d *decoder) checkTelegram(p string, a TelegramAccount) {
 	}
 }
 
+// checkStreaming warns about the stream modes that are accepted but do
+// nothing here.
+func (d *decoder) checkStreaming(p string, s PreviewStreaming) {
+	if s.Mode == "block" || s.Mode == "progress" {
+		n, path := d.where(p+".streaming.mode", p)
+		d.warnAtPath(n, path, `streaming.mode %q is not in effect here: block replies and tool-progress messages are not implemented, so replies are sent when done; "partial" previews the reply in one edited message`, s.Mode)
+	}
+}
+
 func (d *decoder) checkSlack(p string, a SlackAccount) {
 	d.checkCommon(p, a.ChannelCommon)
+	d.checkStreaming(p, a.Streaming)
 	if a.Mode == "relay" {
 		n, path := d.where(p+".mode", p)
 		d.warnAtPath(n, path, `mode "relay" is not in effect here: the relay transport (a router forwarding Slack events) is not implemented, so this account receives no events; use "socket" or "http"`)
