@@ -24,9 +24,9 @@ type AccountPolicy struct {
 	ChunkMode       string
 	// StreamMode is streaming.mode: "partial" shows the reply in one
 	// message edited as it is written; anything else sends it whole.
-	StreamMode string
-	ReplyToMode     string // off | first (default) | all | batched
-	ResponsePrefix  string
+	StreamMode     string
+	ReplyToMode    string // off | first (default) | all | batched
+	ResponsePrefix string
 	// AllowBots lets other bots' messages through (adapters never hand
 	// over the bot's own).
 	AllowBots bool
@@ -47,6 +47,9 @@ type AccountPolicy struct {
 	// BotLoop limits how long another admitted bot and ours may answer
 	// each other in one chat (botLoopProtection).
 	BotLoop BotLoop
+	// ErrorPolicy is what the chat sees of a failed turn: "always" (the
+	// default), "once" per distinct error and cooldown, or "silent".
+	ErrorPolicy string
 }
 
 // GroupPolicy is the setting of one group (or "*").
@@ -60,6 +63,8 @@ type GroupPolicy struct {
 	// ToolsAllow narrows the agent's tools in this chat and ToolsDeny
 	// removes some (the chat's tools block); deny wins.
 	ToolsAllow, ToolsDeny []string
+	// ErrorPolicy overrides the account's for this chat ("" for none).
+	ErrorPolicy string
 }
 
 // Verdict is the gate's answer for one event.

@@ -127,6 +127,9 @@ type Manager struct {
 	routes   sync.Map // session key -> Route last stored, to skip rewriting it
 	matchers sync.Map // joined mention patterns -> compiled matcher
 	botLoop  botLoopGuard
+	// errorsSeen remembers the errors a chat under errorPolicy "once"
+	// was told of.
+	errorsSeen onceGuard
 
 	inKick, outKick chan struct{}
 	ctx             context.Context
@@ -628,7 +631,19 @@ func (m *Manager) process(r inboundRow) {
 			return // stopping: the event stays pending
 		}
 		m.log.Warn("channels: agent run failed", "channel", in.Channel, "sessionKey", key, "err", err)
-		reply = Reply{Text: "⚠️ " + firstLine(err.Error())}
+		msg := firstLine(err.Error())
+		switch cmp.Or(verdict.Group.ErrorPolicy, policy.ErrorPolicy, "always") {
+		case "silent":
+			reply = Reply{}
+		case "once":
+			if m.errorsSeen.first(laneKey(in.Channel, in.AccountID, in.Chat.ID, in.Chat.ThreadID)+"\x00"+msg, m.now()) {
+				reply = Reply{Text: "⚠️ " + msg}
+			} else {
+				reply = Reply{}
+			}
+		default:
+			reply = Reply{Text: "⚠️ " + msg}
+		}
 	}
 	outs := m.replyMessages(policy, in, r.ID, reply.Text)
 	if pv != nil {
@@ -982,4 +997,36 @@ func (m *Manager) now() time.Time {
 		return m.opts.Now()
 	}
 	return time.Now()
+}
+
+// errorCooldown is how long errorPolicy "once" keeps an error from being
+// told again in the same chat (OpenClaw's 4 hours).
+const errorCooldown = 4 * time.Hour
+
+// onceGuard remembers keys for errorCooldown after they were first seen.
+type onceGuard struct {
+	mu   sync.Mutex
+	seen map[string]time.Time // key -> when it may be told again
+}
+
+// first reports whether key was not seen within the cooldown, and
+// remembers it if so.
+func (g *onceGuard) first(key string, now time.Time) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.seen == nil {
+		g.seen = map[string]time.Time{}
+	}
+	if until, ok := g.seen[key]; ok && now.Before(until) {
+		return false
+	}
+	if len(g.seen) >= maxBotPairs {
+		for k, until := range g.seen {
+			if !now.Before(until) {
+				delete(g.seen, k)
+			}
+		}
+	}
+	g.seen[key] = now.Add(errorCooldown)
+	return true
 }

@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -66,17 +67,19 @@ func policy(cfg *config.Config, a config.TelegramAccount) channels.AccountPolicy
 	p := channels.CommonPolicy(cfg, a.ChannelCommon, a.Streaming, 4000)
 	p.GroupAllowFrom = a.GroupAllowFrom
 	p.ActionsOff = actionsOff(a.Actions)
+	p.ErrorPolicy = a.ErrorPolicy
 	for id, g := range a.Groups {
 		gp := channels.GroupPolicy{
 			Enabled: channels.BoolOr(g.Enabled, true), RequireMention: channels.BoolOr(g.RequireMention, true),
 			AllowFrom: g.AllowFrom, SystemPrompt: g.SystemPrompt, Topics: map[string]channels.GroupPolicy{},
-			ToolsAllow: g.Tools.Allow, ToolsDeny: g.Tools.Deny,
+			ToolsAllow: g.Tools.Allow, ToolsDeny: g.Tools.Deny, ErrorPolicy: g.ErrorPolicy,
 		}
 		for tid, t := range g.Topics {
 			gp.Topics[tid] = channels.GroupPolicy{
 				Enabled: channels.BoolOr(t.Enabled, true), RequireMention: channels.BoolOr(t.RequireMention, gp.RequireMention),
 				AllowFrom: t.AllowFrom, SystemPrompt: strings.TrimSpace(gp.SystemPrompt + "\n" + t.SystemPrompt), AgentID: t.AgentID,
 				ToolsAllow: gp.ToolsAllow, ToolsDeny: gp.ToolsDeny, // a topic has no tools of its own
+				ErrorPolicy: cmp.Or(t.ErrorPolicy, gp.ErrorPolicy),
 			}
 		}
 		p.Groups[id] = gp

@@ -965,6 +965,8 @@ type TelegramAccount struct {
 	CustomCommands []TelegramCustomCommand `json:"customCommands"`
 	// Whether links in replies show a preview. Default true.
 	LinkPreview *bool `json:"linkPreview"`
+	// What the chat sees when a turn fails: "always" the error, "once" each distinct error once per 4 hours, "silent" nothing. Default "always".
+	ErrorPolicy string `json:"errorPolicy" enum:"always,once,silent"`
 	// Per-direct-chat settings by the sender's user id, or "*" for every direct chat. Default {} (none).
 	Direct map[string]ChannelDirect `json:"direct"`
 }
@@ -1013,6 +1015,8 @@ type TelegramGroup struct {
 	SystemPrompt string `json:"systemPrompt"`
 	// Per-topic settings of a forum group by topic id. Default {} (none).
 	Topics map[string]TelegramTopic `json:"topics"`
+	// What the chat sees when a turn fails: "always" the error, "once" each distinct error once per 4 hours, "silent" nothing. Default "" (the account's).
+	ErrorPolicy string `json:"errorPolicy" enum:"always,once,silent"`
 	// Tool limits in this chat, on top of the tool policy. Default: none.
 	Tools ChannelToolPolicy `json:"tools"`
 }
@@ -1029,6 +1033,8 @@ type TelegramTopic struct {
 	SystemPrompt string `json:"systemPrompt"`
 	// Agent that answers in this topic. Default "" (bindings decide).
 	AgentID string `json:"agentId"`
+	// What the chat sees when a turn fails: "always" the error, "once" each distinct error once per 4 hours, "silent" nothing. Default "" (the group's).
+	ErrorPolicy string `json:"errorPolicy" enum:"always,once,silent"`
 }
 
 // ChannelStreaming is channels.<ch>.streaming.
