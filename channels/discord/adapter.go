@@ -65,6 +65,9 @@ type Options struct {
 	// SuppressEmbeds sends replies with Discord's SUPPRESS_EMBEDS flag,
 	// so links show no preview (channels.discord.suppressEmbeds).
 	SuppressEmbeds bool
+	// Presence is sent with IDENTIFY (status, activity); nil for
+	// Discord's default (online, no activity).
+	Presence map[string]any
 	// CallTimeout bounds every REST call; default 60s.
 	CallTimeout time.Duration
 	// BackoffMin and BackoffMax bound the exponential reconnect backoff

@@ -274,13 +274,17 @@ func (c *gwConn) serve(ctx context.Context, resume bool) (ready bool, err error)
 		err = c.write(map[string]any{"op": opResume, "d": map[string]any{
 			"token": a.opts.Token, "session_id": c.sess.id, "seq": c.sess.seq}})
 	} else {
-		err = c.write(map[string]any{"op": opIdentify, "d": map[string]any{
+		identify := map[string]any{
 			"token":   a.opts.Token,
 			"intents": intents,
 			"properties": map[string]string{
 				"os": "linux", "browser": "openclaw-go", "device": "openclaw-go",
 			},
-		}})
+		}
+		if a.opts.Presence != nil {
+			identify["presence"] = a.opts.Presence
+		}
+		err = c.write(map[string]any{"op": opIdentify, "d": identify})
 	}
 	if err != nil {
 		return false, fmt.Errorf("send %s: %w", map[bool]string{true: "RESUME", false: "IDENTIFY"}[resume], err)

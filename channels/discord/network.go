@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/openclaw-go/openclaw/channels"
@@ -35,13 +36,13 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 			GatewayURL: h.Getenv("OPENCLAW_DISCORD_GATEWAY_URL"),
 			TextLimit:  acct.TextChunkLimit, MaxLinesPerMessage: acct.MaxLinesPerMessage, ChunkMode: acct.Streaming.ChunkMode,
 			AllowBots: acct.AllowBots.Admits(), MediaMaxMb: acct.MediaMaxMb,
-			SuppressEmbeds: channels.BoolOr(acct.SuppressEmbeds, true),
-			Log:            h.AccountLog("discord", id),
+			SuppressEmbeds: channels.BoolOr(acct.SuppressEmbeds, true), Presence: presence(acct),
+			Log: h.AccountLog("discord", id),
 		}
 		specs = append(specs, channels.AccountSpec{
 			AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
 			Policy:      withBotLoop(policy(cfg, acct), dc.Accounts[id].BotLoopProtection, dc.BotLoopProtection, cfg.Channels.Defaults.BotLoopProtection),
-			Fingerprint: channels.Fingerprint(token, opts.APIBase, opts.GatewayURL, opts.TextLimit, opts.MaxLinesPerMessage, opts.ChunkMode, opts.AllowBots, opts.MediaMaxMb, opts.SuppressEmbeds),
+			Fingerprint: channels.Fingerprint(token, opts.APIBase, opts.GatewayURL, opts.TextLimit, opts.MaxLinesPerMessage, opts.ChunkMode, opts.AllowBots, opts.MediaMaxMb, opts.SuppressEmbeds, opts.Presence),
 			New: func() (channels.Adapter, error) {
 				if token == "" {
 					return nil, fmt.Errorf("channels.discord account %q has no bot token: set token or DISCORD_BOT_TOKEN", id)
@@ -112,5 +113,30 @@ func actionsOff(a config.DiscordActions) map[string]string {
 // the channel's and channels.defaults', key by key.
 func withBotLoop(p channels.AccountPolicy, layers ...config.BotLoopProtection) channels.AccountPolicy {
 	p.BotLoop = channels.BotLoopFor(layers...)
+	return p
+}
+
+// presence is IDENTIFY's presence from status and activity, nil when
+// neither is set. An activity without a type is a custom status, whose
+// text Discord shows as the state.
+func presence(a config.DiscordAccount) map[string]any {
+	if a.Status == "" && a.Activity == "" {
+		return nil
+	}
+	p := map[string]any{"since": nil, "afk": false, "status": cmp.Or(a.Status, "online"), "activities": []any{}}
+	if a.Activity != "" {
+		kind := 4
+		if a.ActivityType.Set {
+			kind = a.ActivityType.N
+		}
+		act := map[string]any{"type": kind, "name": a.Activity}
+		switch kind {
+		case 4:
+			act["name"], act["state"] = "Custom Status", a.Activity
+		case 1:
+			act["url"] = a.ActivityURL
+		}
+		p["activities"] = []any{act}
+	}
 	return p
 }

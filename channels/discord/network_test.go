@@ -103,3 +103,45 @@ func TestBotLoopProtectionLayers(t *testing.T) {
 		}
 	}
 }
+
+// status and activity reach Discord in IDENTIFY's presence.
+func TestPresenceInIdentify(t *testing.T) {
+	tests := []struct {
+		name, cfg, want string
+	}{
+		{"none", `{token: "` + testToken + `"}`, ``},
+		{"status only", `{token: "` + testToken + `", status: "idle"}`, `{"activities":[],"afk":false,"since":null,"status":"idle"}`},
+		{"custom status", `{token: "` + testToken + `", activity: "Focus time"}`,
+			`{"activities":[{"name":"Custom Status","state":"Focus time","type":4}],"afk":false,"since":null,"status":"online"}`},
+		{"streaming", `{token: "` + testToken + `", status: "dnd", activity: "Live coding", activityType: 1, activityUrl: "https://twitch.tv/openclaw"}`,
+			`{"activities":[{"name":"Live coding","type":1,"url":"https://twitch.tv/openclaw"}],"afk":false,"since":null,"status":"dnd"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := spec(t, `{channels: {discord: `+tt.cfg+`}}`)
+			ad, err := s.New()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fake := discordtest.New(t, testToken)
+			a := newAdapter(t, fake, func(o *Options) { o.Presence = ad.(*Adapter).opts.Presence })
+			start(t, a, &recSink{})
+			fake.WaitLive(1, 0, 5*time.Second)
+			if got := string(fake.IdentifyPresence()); got != tt.want {
+				t.Errorf("presence %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPresenceConfigErrors(t *testing.T) {
+	for _, src := range []string{
+		`{channels: {discord: {token: "x", activity: "a", activityType: 6}}}`,
+		`{channels: {discord: {token: "x", activity: "a", activityUrl: "https://twitch.tv/x"}}}`,
+		`{channels: {discord: {token: "x", activity: "a", activityType: 1}}}`,
+	} {
+		if _, err := config.Parse("openclaw.json", []byte(src), config.LoadOptions{Getenv: func(string) string { return "" }}); err == nil {
+			t.Errorf("%s loaded", src)
+		}
+	}
+}

@@ -1129,6 +1129,14 @@ type DiscordAccount struct {
 	Actions DiscordActions `json:"actions"`
 	// Whether links in replies are sent without Discord's embedded previews. Default true.
 	SuppressEmbeds *bool `json:"suppressEmbeds"`
+	// The bot's presence status: online, idle, dnd or invisible. Default "" (Discord's: online).
+	Status string `json:"status" enum:"online,idle,dnd,invisible"`
+	// Text of the bot's activity. Default "" (none).
+	Activity string `json:"activity"`
+	// Kind of activity: 0 playing, 1 streaming (needs activityUrl), 2 listening, 3 watching, 4 custom status, 5 competing. Default 4 (custom status) when activity is set.
+	ActivityType Limit `json:"activityType"`
+	// Stream URL of a streaming activity (activityType 1). Default "".
+	ActivityURL string `json:"activityUrl"`
 	// Limits on how long another bot and this one may answer each other. Default: channels.defaults.botLoopProtection, key by key.
 	BotLoopProtection BotLoopProtection `json:"botLoopProtection"`
 }

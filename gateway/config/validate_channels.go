@@ -20,9 +20,11 @@ func (d *decoder) validateChannels(c *Config) {
 	if ch.Discord.Configured() {
 		d.checkCommon("channels.discord", ch.Discord.ChannelCommon)
 		d.checkStreaming("channels.discord", ch.Discord.Streaming)
+		d.checkPresence("channels.discord", ch.Discord.DiscordAccount)
 		for id, a := range ch.Discord.Accounts {
 			d.checkCommon("channels.discord.accounts."+id, a.ChannelCommon)
 			d.checkStreaming("channels.discord.accounts."+id, a.Streaming)
+			d.checkPresence("channels.discord.accounts."+id, a)
 		}
 	}
 	if ch.Slack.Configured() {
@@ -103,6 +105,24 @@ func (d *decoder) checkTelegram(p string, a TelegramAccount) {
 	if a.WebhookURL != "" && !a.WebhookSecret.IsSet() && a.WebhookSecret.Ref == nil {
 		n, path := d.where(p+".webhookSecret", p+".webhookUrl", p)
 		d.errorAtPath(n, path, "webhook mode needs webhookSecret, so the gateway can tell Telegram's calls from anyone else's")
+	}
+}
+
+// checkPresence refuses a Discord activity the Gateway would refuse: a
+// type outside 0-5, a stream URL on anything but a streaming activity.
+func (d *decoder) checkPresence(p string, a DiscordAccount) {
+	t := a.ActivityType
+	if t.Set && t.N > 5 {
+		n, path := d.where(p+".activityType", p)
+		d.errorAtPath(n, path, "activityType is 0 to 5 (playing, streaming, listening, watching, custom, competing), got %d", t.N)
+	}
+	if a.ActivityURL != "" && (!t.Set || t.N != 1) {
+		n, path := d.where(p+".activityUrl", p)
+		d.errorAtPath(n, path, "activityUrl is for a streaming activity: set activityType 1")
+	}
+	if t.Set && t.N == 1 && a.ActivityURL == "" && a.Activity != "" {
+		n, path := d.where(p+".activityType", p)
+		d.errorAtPath(n, path, "a streaming activity (activityType 1) needs activityUrl")
 	}
 }
 
