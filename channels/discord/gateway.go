@@ -127,6 +127,9 @@ func (a *Adapter) connectOnce(ctx context.Context, sess *session) (ready bool, e
 		}
 	}
 	dialer := websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 30 * time.Second}
+	if u := a.proxyURL(); u != nil {
+		dialer.Proxy = http.ProxyURL(u)
+	}
 	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	conn, resp, err := dialer.DialContext(dctx, withQuery(url), nil)
 	cancel()

@@ -37,12 +37,13 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 			TextLimit:  acct.TextChunkLimit, MaxLinesPerMessage: acct.MaxLinesPerMessage, ChunkMode: acct.Streaming.ChunkMode,
 			AllowBots: acct.AllowBots.Admits(), MediaMaxMb: acct.MediaMaxMb,
 			SuppressEmbeds: channels.BoolOr(acct.SuppressEmbeds, true), Presence: presence(acct),
-			Log: h.AccountLog("discord", id),
+			Proxy: acct.Proxy,
+			Log:   h.AccountLog("discord", id),
 		}
 		specs = append(specs, channels.AccountSpec{
 			AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
 			Policy:      withBotLoop(policy(cfg, acct), dc.Accounts[id].BotLoopProtection, dc.BotLoopProtection, cfg.Channels.Defaults.BotLoopProtection),
-			Fingerprint: channels.Fingerprint(token, opts.APIBase, opts.GatewayURL, opts.TextLimit, opts.MaxLinesPerMessage, opts.ChunkMode, opts.AllowBots, opts.MediaMaxMb, opts.SuppressEmbeds, opts.Presence),
+			Fingerprint: channels.Fingerprint(token, opts.APIBase, opts.GatewayURL, opts.TextLimit, opts.MaxLinesPerMessage, opts.ChunkMode, opts.AllowBots, opts.MediaMaxMb, opts.SuppressEmbeds, opts.Presence, opts.Proxy),
 			New: func() (channels.Adapter, error) {
 				if token == "" {
 					return nil, fmt.Errorf("channels.discord account %q has no bot token: set token or DISCORD_BOT_TOKEN", id)

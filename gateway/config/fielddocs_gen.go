@@ -157,6 +157,7 @@ var fieldDocs = map[string]string{
 	"DiscordAccount.Guilds":                             "Servers the bot answers in, by guild id or \"*\". Default {} (none under groupPolicy \"allowlist\").",
 	"DiscordAccount.MaxLinesPerMessage":                 "Most lines in one message; longer replies are split. Default 17.",
 	"DiscordAccount.Name":                               "Display name of the account. Default \"\".",
+	"DiscordAccount.Proxy":                              "HTTP(S) proxy for REST calls and the Gateway connection; its credentials never appear in logs. Default \"\" (HTTPS_PROXY from the environment).",
 	"DiscordAccount.Status":                             "The bot's presence status: online, idle, dnd or invisible. Default \"\" (Discord's: online).",
 	"DiscordAccount.Streaming":                          "How replies are shaped while they are written. Default: each key at its own default.",
 	"DiscordAccount.SuppressEmbeds":                     "Whether links in replies are sent without Discord's embedded previews. Default true.",

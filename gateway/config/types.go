@@ -1137,6 +1137,8 @@ type DiscordAccount struct {
 	ActivityType Limit `json:"activityType"`
 	// Stream URL of a streaming activity (activityType 1). Default "".
 	ActivityURL string `json:"activityUrl"`
+	// HTTP(S) proxy for REST calls and the Gateway connection; its credentials never appear in logs. Default "" (HTTPS_PROXY from the environment).
+	Proxy string `json:"proxy"`
 	// Limits on how long another bot and this one may answer each other. Default: channels.defaults.botLoopProtection, key by key.
 	BotLoopProtection BotLoopProtection `json:"botLoopProtection"`
 }
