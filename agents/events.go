@@ -26,6 +26,9 @@ type runEvents struct {
 	agentID    string
 	spawnedBy  string
 	heartbeat  bool // a heartbeat turn: clients may hide it
+	// onText hears the current step's text as it grows (a chat's
+	// preview); it must not block.
+	onText func(text string)
 
 	mu       sync.Mutex
 	agentSeq int
@@ -88,6 +91,9 @@ func (e *runEvents) delta(piece string) {
 	e.mu.Unlock()
 	e.agent("assistant", map[string]any{"text": text, "delta": piece})
 	e.chat("delta", map[string]any{"deltaText": piece, "message": assistantMessage(text)})
+	if e.onText != nil {
+		e.onText(text)
+	}
 }
 
 // restart voids the text streamed so far (a fallback model starts over).
@@ -96,6 +102,9 @@ func (e *runEvents) restart() {
 	e.text = ""
 	e.mu.Unlock()
 	e.chat("delta", map[string]any{"deltaText": "", "replace": true, "message": assistantMessage("")})
+	if e.onText != nil {
+		e.onText("")
+	}
 }
 
 // newStep starts a fresh assistant message after tool calls.

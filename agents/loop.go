@@ -21,7 +21,8 @@ const maxObservationChars = tools.DefaultMaxResultChars
 // execute runs the turn loop of one run: model, then tool calls, then
 // the model again with their results, until a final answer.
 func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, models []string, req StartRequest) (res RunResult) {
-	ev := &runEvents{emit: s.opts.Emit, runID: run.ID, sessionKey: run.SessionKey, sessionID: run.SessionID, agentID: agent.ID, spawnedBy: req.SpawnedBy, heartbeat: req.Heartbeat}
+	ev := &runEvents{emit: s.opts.Emit, runID: run.ID, sessionKey: run.SessionKey, sessionID: run.SessionID, agentID: agent.ID, spawnedBy: req.SpawnedBy, heartbeat: req.Heartbeat,
+		onText: req.OnText}
 	res.StartedAt = time.Now()
 	ev.lifecycle("start", nil)
 	defer func() {
@@ -32,7 +33,7 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 	// happened.
 	save := context.WithoutCancel(ctx)
 	turn := &Turn{RunID: run.ID, AgentID: agent.ID, SessionKey: run.SessionKey, SessionID: run.SessionID, SpawnedBy: req.SpawnedBy, Depth: req.Depth,
-		ToolsAllow: req.ToolsAllow, Owner: req.Owner}
+		ToolsAllow: req.ToolsAllow, ToolsDeny: req.ToolsDeny, Owner: req.Owner}
 
 	chain, err := s.chain(models)
 	if err == nil && len(chain.Steps) == 0 {

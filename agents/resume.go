@@ -19,6 +19,7 @@ type resumeRequest struct {
 	Label             string   `json:"label,omitempty"`
 	Models            []string `json:"models,omitempty"`
 	ToolsAllow        []string `json:"toolsAllow,omitempty"`
+	ToolsDeny         []string `json:"toolsDeny,omitempty"`
 	// Owner is the authority the run was accepted with: a turn resumed
 	// after a restart goes on as the one cut off would have.
 	Owner bool `json:"owner,omitempty"`
@@ -27,7 +28,7 @@ type resumeRequest struct {
 func resumeOf(req StartRequest) json.RawMessage {
 	b, _ := json.Marshal(resumeRequest{
 		TimeoutMs: req.Timeout.Milliseconds(), ExtraSystemPrompt: req.ExtraSystemPrompt, SpawnedBy: req.SpawnedBy,
-		Depth: req.Depth, Label: req.Label, Models: req.Models, ToolsAllow: req.ToolsAllow, Owner: req.Owner,
+		Depth: req.Depth, Label: req.Label, Models: req.Models, ToolsAllow: req.ToolsAllow, ToolsDeny: req.ToolsDeny, Owner: req.Owner,
 	})
 	return b
 }
@@ -82,7 +83,7 @@ func (s *Service) Resume(ctx context.Context) (int, error) {
 		req := StartRequest{
 			AgentID: agent.ID, SessionKey: a.SessionKey, RunID: a.RunID, Timeout: time.Duration(rr.TimeoutMs) * time.Millisecond,
 			ExtraSystemPrompt: rr.ExtraSystemPrompt, SpawnedBy: rr.SpawnedBy, Depth: rr.Depth, Label: rr.Label,
-			Models: rr.Models, ToolsAllow: rr.ToolsAllow, Owner: rr.Owner, Resumable: true,
+			Models: rr.Models, ToolsAllow: rr.ToolsAllow, ToolsDeny: rr.ToolsDeny, Owner: rr.Owner, Resumable: true,
 		}
 		// The session's own model override, if it still has one; the run
 		// stays in the transcript it was accepted into even if the key was

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,8 +32,18 @@ type StartRequest struct {
 	Label     string
 	// Models overrides the agent's model chain (sub-agents, jobs).
 	Models []string
-	// ToolsAllow narrows the run's tools (a scheduled job's toolsAllow).
+	// ToolsAllow narrows the run's tools (a scheduled job's toolsAllow, a
+	// chat's tools.allow).
 	ToolsAllow []string
+	// ToolsDeny removes tools from the run (a chat's tools.deny); deny
+	// wins. Sub-agents the run spawns inherit both.
+	ToolsDeny []string
+	// OnText hears the text of the step being written as it grows, ""
+	// when it starts over (a chat's streaming preview). It must not block.
+	OnText func(text string)
+	// ChannelModel is the model channels.modelByChannel gives the chat;
+	// it goes first only while the session has no model of its own.
+	ChannelModel string
 	// Heartbeat marks a heartbeat turn: its events say so.
 	Heartbeat bool
 	// Owner: the run acts for the gateway's owner (an operator holding
@@ -296,9 +307,10 @@ func (s *Service) launch(run *Run, agent resolvedAgent, sess *sessions.Session, 
 	models := req.Models
 	if len(models) == 0 {
 		models = agent.Models
-		if sess.Model != "" {
-			// A session's own model goes first; the agent's stay as fallbacks.
-			models = append([]string{sess.Model}, slices.DeleteFunc(slices.Clone(models), func(m string) bool { return m == sess.Model })...)
+		// A session's own model goes first (else the chat's), the agent's
+		// stay as fallbacks.
+		if first := cmp.Or(sess.Model, req.ChannelModel); first != "" {
+			models = append([]string{first}, slices.DeleteFunc(slices.Clone(models), func(m string) bool { return m == first })...)
 		}
 	}
 	job := func(ctx context.Context) {

@@ -51,6 +51,8 @@ type Turn struct {
 	// ToolsAllow narrows the tools of a scheduled run (a job's
 	// toolsAllow); empty means the policy's tools.
 	ToolsAllow []string
+	// ToolsDeny removes tools from the run (a chat's tools.deny).
+	ToolsDeny []string
 	// Owner: the turn acts for the gateway's owner (see tools.Who.Owner).
 	Owner bool
 }

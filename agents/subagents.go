@@ -117,6 +117,8 @@ func (t *sessionTools) spawn(ctx context.Context, turn *Turn, raw json.RawMessag
 	run, _, err := s.Start(context.WithoutCancel(ctx), StartRequest{
 		AgentID: target, SessionKey: key, Message: a.Task, SpawnedBy: turn.SessionKey, Depth: depth,
 		Label: a.Label, Models: models, Timeout: timeout, Owner: turn.Owner,
+		// A chat's tool limits follow its work into the sub-agent.
+		ToolsAllow: turn.ToolsAllow, ToolsDeny: turn.ToolsDeny,
 	})
 	if err != nil {
 		s.releaseChild(turn.AgentID)
@@ -153,7 +155,8 @@ func (s *Service) announce(ctx context.Context, run *Run, parent *Turn, label st
 		body = fmt.Sprintf("(the sub-agent ended with %s: %s)", r.Status, r.Error)
 	}
 	msg := fmt.Sprintf("[Sub-agent %s finished, run %s, isUser=false]\n%s", name, run.ID, body)
-	if _, _, err := s.Start(ctx, StartRequest{AgentID: parent.AgentID, SessionKey: parent.SessionKey, Message: msg, SpawnedBy: parent.SpawnedBy, Depth: parent.Depth, Owner: parent.Owner}); err != nil {
+	if _, _, err := s.Start(ctx, StartRequest{AgentID: parent.AgentID, SessionKey: parent.SessionKey, Message: msg, SpawnedBy: parent.SpawnedBy, Depth: parent.Depth, Owner: parent.Owner,
+		ToolsAllow: parent.ToolsAllow, ToolsDeny: parent.ToolsDeny}); err != nil {
 		s.log.Error("announce sub-agent result", "child", run.SessionKey, "parent", parent.SessionKey, "err", err)
 	}
 }
@@ -257,6 +260,7 @@ func (t *sessionTools) delegate(ctx context.Context, turn *Turn, raw json.RawMes
 	run, _, err := t.svc.Start(context.WithoutCancel(ctx), StartRequest{
 		AgentID: target, SessionKey: key, Message: a.Task,
 		SpawnedBy: turn.SessionKey, Depth: turn.Depth + 1, Label: label, Owner: turn.Owner,
+		ToolsAllow: turn.ToolsAllow, ToolsDeny: turn.ToolsDeny,
 	})
 	if err != nil {
 		return nil, err

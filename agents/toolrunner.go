@@ -32,7 +32,7 @@ func whoOf(t *Turn) tools.Who {
 	provider, model, _ := strings.Cut(t.Model, "/")
 	return tools.Who{
 		AgentID: t.AgentID, SessionKey: t.SessionKey, SessionID: t.SessionID, RunID: t.RunID,
-		SpawnedBy: t.SpawnedBy, Depth: t.Depth, Provider: provider, Model: model, ToolsAllow: t.ToolsAllow, Owner: t.Owner,
+		SpawnedBy: t.SpawnedBy, Depth: t.Depth, Provider: provider, Model: model, ToolsAllow: t.ToolsAllow, ToolsDeny: t.ToolsDeny, Owner: t.Owner,
 	}
 }
 
@@ -113,7 +113,7 @@ func (t *sessionTool) Spec() tools.Spec { return t.spec }
 
 func (t *sessionTool) Call(ctx context.Context, c tools.Call) (tools.Result, error) {
 	turn := &Turn{RunID: c.Who.RunID, AgentID: c.Who.AgentID, SessionKey: c.Who.SessionKey, SessionID: c.Who.SessionID,
-		SpawnedBy: c.Who.SpawnedBy, Depth: c.Who.Depth, ToolsAllow: c.Who.ToolsAllow, Owner: c.Who.Owner}
+		SpawnedBy: c.Who.SpawnedBy, Depth: c.Who.Depth, ToolsAllow: c.Who.ToolsAllow, ToolsDeny: c.Who.ToolsDeny, Owner: c.Who.Owner}
 	r := t.st.Run(ctx, turn, providers.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Args})
 	return tools.Result{Text: r.Text, IsError: r.IsError}, nil
 }

@@ -22,7 +22,10 @@ type AccountPolicy struct {
 	MentionPatterns []string
 	TextLimit       int
 	ChunkMode       string
-	ReplyToMode     string // off | first (default) | all | batched
+	// StreamMode is streaming.mode: "partial" shows the reply in one
+	// message edited as it is written; anything else sends it whole.
+	StreamMode  string
+	ReplyToMode string // off | first (default) | all | batched
 	// ResponsePrefix is the account's or channel's responsePrefix; unset
 	// inherits messages.responsePrefix, "" turns it off.
 	ResponsePrefix config.OptionalString
@@ -37,6 +40,18 @@ type AccountPolicy struct {
 	// count (the channel's mentionPatterns object); native mentions
 	// always count.
 	MentionScope *config.MentionPatternScope
+	// ActionsOff maps the message actions the channel's actions block
+	// turns off to the key that does (ActionsOff).
+	ActionsOff map[string]string
+	// Direct holds the settings of direct chats by the sender's id, or
+	// "*" (a system prompt, tool limits).
+	Direct map[string]GroupPolicy
+	// BotLoop limits how long another admitted bot and ours may answer
+	// each other in one chat (botLoopProtection).
+	BotLoop BotLoop
+	// ErrorPolicy is what the chat sees of a failed turn: "always" (the
+	// default), "once" per distinct error and cooldown, or "silent".
+	ErrorPolicy string
 }
 
 // GroupPolicy is the setting of one group (or "*").
@@ -47,6 +62,11 @@ type GroupPolicy struct {
 	SystemPrompt   string
 	AgentID        string
 	Topics         map[string]GroupPolicy
+	// ToolsAllow narrows the agent's tools in this chat and ToolsDeny
+	// removes some (the chat's tools block); deny wins.
+	ToolsAllow, ToolsDeny []string
+	// ErrorPolicy overrides the account's for this chat ("" for none).
+	ErrorPolicy string
 }
 
 // Verdict is the gate's answer for one event.
@@ -238,4 +258,13 @@ func MentionMatcher(patterns []string) func(string) bool {
 		}
 		return false
 	}
+}
+
+// direct is the settings of a direct chat with sender: its own entry, or
+// the "*" one.
+func (p AccountPolicy) direct(sender string) GroupPolicy {
+	if d, ok := p.Direct[sender]; ok {
+		return d
+	}
+	return p.Direct["*"]
 }

@@ -50,6 +50,15 @@ type Dispatch struct {
 	// CommandsRefused: commands.allowFrom does not list the sender, so a
 	// command-only message from them is ignored, not answered.
 	CommandsRefused bool
+	// ToolsAllow and ToolsDeny are the chat's tool limits (its group's or
+	// direct chat's tools block); the run may use no tool outside them.
+	ToolsAllow, ToolsDeny []string
+	// Model is channels.modelByChannel's model for this chat ("" for
+	// none); it applies while the session has no model of its own.
+	Model string
+	// OnText, when set, hears the answer as it is written (the chat's
+	// streaming preview); it must not block.
+	OnText func(text string)
 }
 
 // Steerer is implemented by a Dispatcher that can hand a message to a
@@ -114,6 +123,11 @@ type Options struct {
 	BootstrapOwner func(ctx context.Context, channel, senderID string) (status string, err error)
 	// OwnerConfigured reports whether commands.ownerAllowFrom names anyone.
 	OwnerConfigured func() bool
+	// Now is the clock of the bot loop guard; default time.Now.
+	Now func() time.Time
+	// PreviewInterval is the least time between edits of a streaming
+	// preview; default 1 s, negative for none.
+	PreviewInterval time.Duration
 }
 
 // Manager runs the configured channel accounts, the inbound pipeline and
@@ -132,6 +146,10 @@ type Manager struct {
 	routes   sync.Map // session key -> Route last stored, to skip rewriting it
 	history  groupHistory
 	matchers sync.Map // joined mention patterns -> compiled matcher
+	botLoop  botLoopGuard
+	// errorsSeen remembers the errors a chat under errorPolicy "once"
+	// was told of.
+	errorsSeen onceGuard
 
 	inKick, outKick chan struct{}
 	ctx             context.Context
@@ -662,6 +680,14 @@ func (m *Manager) gate(ctx context.Context, cfg *config.Config, in Inbound) (gat
 		return m.mentionMatcher(pats)(in.Text)
 	}
 	g.verdict = Gate{Policy: policy, Aliases: a.network.Aliases, AccessGroups: cfg.AccessGroups}.Check(in, g.paired, g.mentioned)
+	if g.verdict.Verdict == Allow && in.Kind == EventMessage && in.Sender.IsBot &&
+		!m.botLoop.admit(laneKey(in.Channel, in.AccountID, in.Chat.ID, in.Sender.ID), policy.BotLoop, m.now()) {
+		// Two bots that admit each other would answer each other forever.
+		g.verdict = GateResult{Verdict: Drop, Reason: "bot loop protection: this bot sent too many messages here; ignored for its cooldown"}
+	}
+	if in.Chat.Kind == Direct && g.verdict.Verdict == Allow {
+		g.verdict.Group = policy.direct(in.Sender.ID)
+	}
 	if g.verdict.Group.AgentID != "" {
 		g.agentID = g.verdict.Group.AgentID
 	}
@@ -812,6 +838,15 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 		}
 	}
 	m.acknowledge(ctx, cfg, t)
+	// The streaming preview shows one reply growing; a broadcast chat's
+	// several replies are sent whole.
+	var pv *preview
+	var onText func(string)
+	if len(agentIDs) == 1 {
+		if pv = m.newPreview(ctx, a, policy, in); pv != nil {
+			onText = pv.update
+		}
+	}
 	type result struct {
 		agentID, key string
 		reply        Reply
@@ -828,6 +863,9 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 			AgentID: aid, SessionKey: key, RunID: runID,
 			Text: text, ExtraSystemPrompt: t.g.verdict.Group.SystemPrompt, Origin: origin, SenderID: in.Sender.ID,
 			CommandsRefused: m.commandsRefused(cfg, a, in),
+			ToolsAllow:      t.g.verdict.Group.ToolsAllow, ToolsDeny: t.g.verdict.Group.ToolsDeny,
+			Model:  cfg.ResolveModel(ChannelModel(cfg, in, a.network.TopicThreads)),
+			OnText: onText,
 		})
 		results[i] = result{agentID: aid, key: key, reply: reply, err: err}
 	}
@@ -869,7 +907,7 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 				return // stopping: the event stays pending
 			}
 			m.log.Warn("channels: agent run failed", "channel", in.Channel, "sessionKey", res.key, "err", res.err)
-			res.reply = Reply{Text: "⚠️ " + firstLine(res.err.Error())}
+			res.reply = m.errorReply(policy, t.g.verdict.Group, in, res.err)
 		}
 		prefix := m.responsePrefix(cfg, policy, res.agentID, res.reply)
 		o := m.replyMessages(policy, in, t.r.ID, prefix, res.reply.Text)
@@ -879,6 +917,9 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 			}
 		}
 		outs = append(outs, o...)
+	}
+	if pv != nil {
+		outs = pv.finish(context.WithoutCancel(ctx), outs)
 	}
 	for _, j := range joined {
 		if err := m.db.finishInbound(context.WithoutCancel(ctx), j.r.ID, "answered", "collected into a later turn (messages.queue.mode collect)", t.g.agentID, t.key); err != nil {
@@ -1238,4 +1279,59 @@ func (m *Manager) pairingEvent(r PairingRequest, resolved string) {
 	if m.opts.OnPairing != nil {
 		m.opts.OnPairing(r, resolved)
 	}
+}
+
+func (m *Manager) now() time.Time {
+	if m.opts.Now != nil {
+		return m.opts.Now()
+	}
+	return time.Now()
+}
+
+// errorCooldown is how long errorPolicy "once" keeps an error from being
+// told again in the same chat (OpenClaw's 4 hours).
+const errorCooldown = 4 * time.Hour
+
+// onceGuard remembers keys for errorCooldown after they were first seen.
+type onceGuard struct {
+	mu   sync.Mutex
+	seen map[string]time.Time // key -> when it may be told again
+}
+
+// first reports whether key was not seen within the cooldown, and
+// remembers it if so.
+func (g *onceGuard) first(key string, now time.Time) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.seen == nil {
+		g.seen = map[string]time.Time{}
+	}
+	if until, ok := g.seen[key]; ok && now.Before(until) {
+		return false
+	}
+	if len(g.seen) >= maxBotPairs {
+		for k, until := range g.seen {
+			if !now.Before(until) {
+				delete(g.seen, k)
+			}
+		}
+	}
+	g.seen[key] = now.Add(errorCooldown)
+	return true
+}
+
+// errorReply is what the chat is told of a failed run, under the chat's
+// or account's errorPolicy: always (default), once per distinct error for
+// a while, or silent.
+func (m *Manager) errorReply(policy AccountPolicy, group GroupPolicy, in Inbound, err error) Reply {
+	msg := firstLine(err.Error())
+	switch cmp.Or(group.ErrorPolicy, policy.ErrorPolicy, "always") {
+	case "silent":
+		return Reply{}
+	case "once":
+		if !m.errorsSeen.first(laneKey(in.Channel, in.AccountID, in.Chat.ID, in.Chat.ThreadID)+"\x00"+msg, m.now()) {
+			return Reply{}
+		}
+	}
+	return Reply{Text: "⚠️ " + msg}
 }

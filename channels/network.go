@@ -102,10 +102,10 @@ func Fingerprint(parts ...any) string {
 // CommonPolicy is the part of a channel account's policy every network
 // shares; textLimit is the network's message size when the account sets
 // none.
-func CommonPolicy(cfg *config.Config, c config.ChannelCommon, textLimit int) AccountPolicy {
+func CommonPolicy(cfg *config.Config, c config.ChannelCommon, streaming config.PreviewStreaming, textLimit int) AccountPolicy {
 	p := AccountPolicy{
 		DMPolicy: c.DMPolicy, AllowFrom: c.AllowFrom, GroupPolicy: c.GroupPolicy,
-		MentionPatterns: c.MentionPatterns.Patterns, MentionScope: c.MentionPatterns.Scope, TextLimit: c.TextChunkLimit, ChunkMode: c.Streaming.ChunkMode,
+		MentionPatterns: c.MentionPatterns.Patterns, MentionScope: c.MentionPatterns.Scope, TextLimit: c.TextChunkLimit, ChunkMode: streaming.ChunkMode, StreamMode: streaming.Mode,
 		ReplyToMode: c.ReplyToMode, ResponsePrefix: c.ResponsePrefix, Groups: map[string]GroupPolicy{},
 	}
 	if p.GroupPolicy == "" {

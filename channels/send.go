@@ -288,6 +288,9 @@ func (m *Manager) Action(ctx context.Context, req ActionRequest) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := a.specNow().Policy.actionAllowed(req.Action); err != nil {
+		return nil, err
+	}
 	ad := a.adapterNow()
 	if ad == nil {
 		return nil, fmt.Errorf("%s account %q is not running: %s", a.network.Name, a.id, a.snapshot().Detail)

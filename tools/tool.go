@@ -83,8 +83,12 @@ type Who struct {
 	// parameter; heartbeats and jobs made in a chat are not the owner.
 	Owner bool
 	// ToolsAllow, when set, narrows the caller to these tools (names,
-	// globs or group:<name>): a scheduled job's toolsAllow.
+	// globs or group:<name>): a scheduled job's toolsAllow, a chat's
+	// tools.allow.
 	ToolsAllow []string
+	// ToolsDeny, when set, takes these tools from the caller (a chat's
+	// tools.deny); it wins over every allow.
+	ToolsDeny []string
 }
 
 // Call is one tool call.

@@ -62,6 +62,16 @@ type Options struct {
 	// MediaMaxMb caps outbound attachments; default 10 (Discord's upload
 	// limit without server boosts).
 	MediaMaxMb int
+	// SuppressEmbeds sends replies with Discord's SUPPRESS_EMBEDS flag,
+	// so links show no preview (channels.discord.suppressEmbeds).
+	SuppressEmbeds bool
+	// Proxy is an http(s) proxy for REST and the Gateway; "" follows the
+	// environment (HTTPS_PROXY). Its credentials never reach logs or
+	// errors.
+	Proxy string
+	// Presence is sent with IDENTIFY (status, activity); nil for
+	// Discord's default (online, no activity).
+	Presence map[string]any
 	// CallTimeout bounds every REST call; default 60s.
 	CallTimeout time.Duration
 	// BackoffMin and BackoffMax bound the exponential reconnect backoff
@@ -155,9 +165,13 @@ func New(opts Options) *Adapter {
 	a.base, _ = url.Parse(opts.APIBase)
 	SetAPIBase(opts.APIBase)
 
-	base := http.DefaultTransport
+	var base http.RoundTripper = http.DefaultTransport
 	if opts.HTTPClient != nil && opts.HTTPClient.Transport != nil {
 		base = opts.HTTPClient.Transport
+	} else if u := a.proxyURL(); u != nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.Proxy = http.ProxyURL(u)
+		base = tr
 	}
 	a.client = &http.Client{Transport: &recorder{next: base}}
 	if opts.HTTPClient != nil {
@@ -232,6 +246,9 @@ func (a *Adapter) validate() error {
 	if a.base == nil || (a.base.Scheme != "http" && a.base.Scheme != "https") || a.base.Host == "" {
 		return fmt.Errorf("discord: apiBase %q is not an http(s) URL", o.APIBase)
 	}
+	if o.Proxy != "" && a.proxyURL() == nil {
+		return fmt.Errorf("discord: proxy %q is not an http(s) URL", redactProxy(o.Proxy))
+	}
 	if o.GatewayURL != "" {
 		u, err := url.Parse(o.GatewayURL)
 		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
@@ -262,3 +279,27 @@ func (a *Adapter) TextLimit() int { return a.opts.TextLimit }
 
 // ChunkMode is "length" or "newline".
 func (a *Adapter) ChunkMode() string { return a.opts.ChunkMode }
+
+// proxyURL is Options.Proxy parsed, nil when unset or not an http(s) URL.
+func (a *Adapter) proxyURL() *url.URL {
+	if a.opts.Proxy == "" {
+		return nil
+	}
+	u, err := url.Parse(a.opts.Proxy)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil
+	}
+	return u
+}
+
+// redactProxy hides a proxy URL's credentials ("user:pass@").
+func redactProxy(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		u.User = url.User("xxxxx")
+		return u.String()
+	}
+	if i := strings.LastIndex(s, "@"); i >= 0 {
+		return "…" + s[i:]
+	}
+	return s
+}

@@ -127,6 +127,9 @@ func (a *Adapter) connectOnce(ctx context.Context, sess *session) (ready bool, e
 		}
 	}
 	dialer := websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 30 * time.Second}
+	if u := a.proxyURL(); u != nil {
+		dialer.Proxy = http.ProxyURL(u)
+	}
 	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	conn, resp, err := dialer.DialContext(dctx, withQuery(url), nil)
 	cancel()
@@ -274,13 +277,17 @@ func (c *gwConn) serve(ctx context.Context, resume bool) (ready bool, err error)
 		err = c.write(map[string]any{"op": opResume, "d": map[string]any{
 			"token": a.opts.Token, "session_id": c.sess.id, "seq": c.sess.seq}})
 	} else {
-		err = c.write(map[string]any{"op": opIdentify, "d": map[string]any{
+		identify := map[string]any{
 			"token":   a.opts.Token,
 			"intents": intents,
 			"properties": map[string]string{
 				"os": "linux", "browser": "openclaw-go", "device": "openclaw-go",
 			},
-		}})
+		}
+		if a.opts.Presence != nil {
+			identify["presence"] = a.opts.Presence
+		}
+		err = c.write(map[string]any{"op": opIdentify, "d": identify})
 	}
 	if err != nil {
 		return false, fmt.Errorf("send %s: %w", map[bool]string{true: "RESUME", false: "IDENTIFY"}[resume], err)

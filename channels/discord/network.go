@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/openclaw-go/openclaw/channels"
@@ -35,12 +36,14 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 			GatewayURL: h.Getenv("OPENCLAW_DISCORD_GATEWAY_URL"),
 			TextLimit:  acct.TextChunkLimit, MaxLinesPerMessage: acct.MaxLinesPerMessage, ChunkMode: acct.Streaming.ChunkMode,
 			AllowBots: acct.AllowBots.Admits(), MediaMaxMb: acct.MediaMaxMb,
-			Log: h.AccountLog("discord", id),
+			SuppressEmbeds: channels.BoolOr(acct.SuppressEmbeds, true), Presence: presence(acct),
+			Proxy: acct.Proxy,
+			Log:   h.AccountLog("discord", id),
 		}
 		specs = append(specs, channels.AccountSpec{
 			AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
-			Policy:      policy(cfg, acct),
-			Fingerprint: channels.Fingerprint(token, opts.APIBase, opts.GatewayURL, opts.TextLimit, opts.MaxLinesPerMessage, opts.ChunkMode, opts.AllowBots, opts.MediaMaxMb),
+			Policy:      withBotLoop(policy(cfg, acct), dc.Accounts[id].BotLoopProtection, dc.BotLoopProtection, cfg.Channels.Defaults.BotLoopProtection),
+			Fingerprint: channels.Fingerprint(token, opts.APIBase, opts.GatewayURL, opts.TextLimit, opts.MaxLinesPerMessage, opts.ChunkMode, opts.AllowBots, opts.MediaMaxMb, opts.SuppressEmbeds, opts.Presence, opts.Proxy),
 			New: func() (channels.Adapter, error) {
 				if token == "" {
 					return nil, fmt.Errorf("channels.discord account %q has no bot token: set token or DISCORD_BOT_TOKEN", id)
@@ -55,13 +58,15 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 // policy maps guilds{<id>{channels{<id>}}} onto group entries: a server's
 // entry covers its channels, a channel's own entry wins.
 func policy(cfg *config.Config, a config.DiscordAccount) channels.AccountPolicy {
-	p := channels.CommonPolicy(cfg, a.ChannelCommon, 2000)
+	p := channels.CommonPolicy(cfg, a.ChannelCommon, a.Streaming, 2000)
 	p.AllowBots, p.BotsNeedMention = a.AllowBots.Admits(), a.AllowBots.NeedsMention()
+	p.ActionsOff = actionsOff(a.Actions)
 	if !channels.BoolOr(a.DM.Enabled, true) {
 		p.DMPolicy = "disabled"
 	}
 	for gid, g := range a.Guilds {
-		guild := channels.GroupPolicy{Enabled: true, RequireMention: channels.BoolOr(g.RequireMention, true), AllowFrom: g.Users}
+		guild := channels.GroupPolicy{Enabled: true, RequireMention: channels.BoolOr(g.RequireMention, true), AllowFrom: g.Users,
+			ToolsAllow: g.Tools.Allow, ToolsDeny: g.Tools.Deny}
 		if all, ok := g.Channels["*"]; ok {
 			guild = channelPolicy(guild, all)
 		}
@@ -83,5 +88,56 @@ func channelPolicy(guild channels.GroupPolicy, c config.DiscordGuildChannel) cha
 		gp.AllowFrom = c.Users
 	}
 	gp.SystemPrompt = c.SystemPrompt
+	if len(c.Tools.Allow)+len(c.Tools.Deny) > 0 {
+		gp.ToolsAllow, gp.ToolsDeny = c.Tools.Allow, c.Tools.Deny
+	}
 	return gp
+}
+
+// actionsOff maps channels.discord.actions; the groups whose actions do
+// not exist here (stickers, roles, moderation, events, ...) have no key.
+func actionsOff(a config.DiscordActions) map[string]string {
+	const k = "channels.discord.actions."
+	return channels.ActionsOff(
+		channels.ActionSwitch{Key: k + "reactions", On: a.Reactions, Default: true, Actions: []string{"react", "reactions"}},
+		channels.ActionSwitch{Key: k + "polls", On: a.Polls, Default: true, Actions: []string{"poll"}},
+		channels.ActionSwitch{Key: k + "messages", On: a.Messages, Default: true, Actions: []string{"send", "edit", "delete", "read"}},
+		channels.ActionSwitch{Key: k + "threads", On: a.Threads, Default: true, Actions: []string{"thread-create", "thread-list", "thread-reply"}},
+		channels.ActionSwitch{Key: k + "pins", On: a.Pins, Default: true, Actions: []string{"pin", "unpin", "list-pins"}},
+		channels.ActionSwitch{Key: k + "search", On: a.Search, Default: true, Actions: []string{"search"}},
+		channels.ActionSwitch{Key: k + "memberInfo", On: a.MemberInfo, Default: true, Actions: []string{"member-info"}},
+		channels.ActionSwitch{Key: k + "channelInfo", On: a.ChannelInfo, Default: true, Actions: []string{"channel-info", "channel-list"}},
+	)
+}
+
+// withBotLoop sets p's bot loop protection from the account's own block,
+// the channel's and channels.defaults', key by key.
+func withBotLoop(p channels.AccountPolicy, layers ...config.BotLoopProtection) channels.AccountPolicy {
+	p.BotLoop = channels.BotLoopFor(layers...)
+	return p
+}
+
+// presence is IDENTIFY's presence from status and activity, nil when
+// neither is set. An activity without a type is a custom status, whose
+// text Discord shows as the state.
+func presence(a config.DiscordAccount) map[string]any {
+	if a.Status == "" && a.Activity == "" {
+		return nil
+	}
+	p := map[string]any{"since": nil, "afk": false, "status": cmp.Or(a.Status, "online"), "activities": []any{}}
+	if a.Activity != "" {
+		kind := 4
+		if a.ActivityType.Set {
+			kind = a.ActivityType.N
+		}
+		act := map[string]any{"type": kind, "name": a.Activity}
+		switch kind {
+		case 4:
+			act["name"], act["state"] = "Custom Status", a.Activity
+		case 1:
+			act["url"] = a.ActivityURL
+		}
+		p["activities"] = []any{act}
+	}
+	return p
 }

@@ -66,7 +66,10 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) (channels.Sen
 			data.Reference = &discordgo.MessageReference{MessageID: msg.ReplyToID, ChannelID: channelID, FailIfNotExists: ptr(false)}
 		}
 		if msg.Silent {
-			data.Flags = discordgo.MessageFlagsSuppressNotifications
+			data.Flags |= discordgo.MessageFlagsSuppressNotifications
+		}
+		if a.opts.SuppressEmbeds {
+			data.Flags |= discordgo.MessageFlagsSuppressEmbeds
 		}
 		last := i == len(parts)-1
 		var closeFiles func()

@@ -74,6 +74,9 @@ type Options struct {
 	// MediaMaxMb caps outbound attachments and FetchMedia's default;
 	// default 20.
 	MediaMaxMb int
+	// UnfurlLinks lets Slack expand links in replies (unfurl_links, off
+	// unless set); NoMediaUnfurl stops it expanding media (unfurl_media).
+	UnfurlLinks, NoMediaUnfurl bool
 	// SlashCommand is the slash command handed to the agent as a message;
 	// default /openclaw. Other commands are acknowledged and dropped.
 	SlashCommand string

@@ -44,6 +44,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 			AccountID: id, BotToken: bot, AppToken: app, SigningSecret: acct.SigningSecret.Value, Mode: acct.Mode,
 			APIURL: h.Getenv("OPENCLAW_SLACK_API_URL"), WebhookPath: path, TextLimit: acct.TextChunkLimit,
 			ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb, SlashCommand: slash,
+			UnfurlLinks: acct.UnfurlLinks, NoMediaUnfurl: !channels.BoolOr(acct.UnfurlMedia, true),
 			Log: h.AccountLog("slack", id),
 		}
 		if h.Throttle != nil {
@@ -54,9 +55,9 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 		}
 		specs = append(specs, channels.AccountSpec{
 			AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
-			Policy: policy(cfg, acct),
+			Policy: withBotLoop(policy(cfg, acct), sc.Accounts[id].BotLoopProtection, sc.BotLoopProtection, cfg.Channels.Defaults.BotLoopProtection),
 			Fingerprint: channels.Fingerprint(bot, app, opts.SigningSecret, opts.Mode, opts.APIURL, opts.WebhookPath, opts.TextLimit,
-				opts.ChunkMode, opts.MediaMaxMb, opts.SlashCommand),
+				opts.ChunkMode, opts.MediaMaxMb, opts.SlashCommand, opts.UnfurlLinks, opts.NoMediaUnfurl),
 			New: func() (channels.Adapter, error) {
 				if bot == "" {
 					return nil, fmt.Errorf("channels.slack account %q has no botToken (or SLACK_BOT_TOKEN)", id)
@@ -72,13 +73,14 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 }
 
 func policy(cfg *config.Config, a config.SlackAccount) channels.AccountPolicy {
-	p := channels.CommonPolicy(cfg, a.ChannelCommon, 4000)
+	p := channels.CommonPolicy(cfg, a.ChannelCommon, a.Streaming, 4000)
 	if p.ReplyToMode == "" {
 		// A Slack reply-to is a thread: "first" would thread the first
 		// chunk and leave the rest in the channel.
 		p.ReplyToMode = "off"
 	}
 	p.AllowBots, p.BotsNeedMention = a.AllowBots.Admits(), a.AllowBots.NeedsMention()
+	p.ActionsOff = actionsOff(a.Actions)
 	if !channels.BoolOr(a.DM.Enabled, true) {
 		p.DMPolicy = "disabled"
 	}
@@ -86,7 +88,7 @@ func policy(cfg *config.Config, a config.SlackAccount) channels.AccountPolicy {
 	for cid, c := range a.Channels {
 		p.Groups[cid] = channels.GroupPolicy{
 			Enabled: channels.BoolOr(c.Enabled, true), RequireMention: channels.BoolOr(c.RequireMention, mention),
-			AllowFrom: c.Users, SystemPrompt: c.SystemPrompt,
+			AllowFrom: c.Users, SystemPrompt: c.SystemPrompt, ToolsAllow: c.Tools.Allow, ToolsDeny: c.Tools.Deny,
 		}
 	}
 	if p.GroupPolicy == "open" {
@@ -94,5 +96,26 @@ func policy(cfg *config.Config, a config.SlackAccount) channels.AccountPolicy {
 			p.Groups["*"] = channels.GroupPolicy{Enabled: true, RequireMention: mention}
 		}
 	}
+	return p
+}
+
+// actionsOff maps channels.slack.actions (emojiList and permissions have
+// no message action here).
+func actionsOff(a config.SlackActions) map[string]string {
+	const k = "channels.slack.actions."
+	return channels.ActionsOff(
+		channels.ActionSwitch{Key: k + "reactions", On: a.Reactions, Default: true, Actions: []string{"react", "reactions"}},
+		channels.ActionSwitch{Key: k + "messages", On: a.Messages, Default: true, Actions: []string{"send", "edit", "delete", "read", "thread-reply"}},
+		channels.ActionSwitch{Key: k + "pins", On: a.Pins, Default: true, Actions: []string{"pin", "unpin", "list-pins"}},
+		channels.ActionSwitch{Key: k + "memberInfo", On: a.MemberInfo, Default: true, Actions: []string{"member-info"}},
+		channels.ActionSwitch{Key: k + "channelInfo", On: a.ChannelInfo, Default: true, Actions: []string{"channel-info", "channel-list"}},
+		channels.ActionSwitch{Key: k + "search", On: a.Search, Default: true, Actions: []string{"search"}},
+	)
+}
+
+// withBotLoop sets p's bot loop protection from the account's own block,
+// the channel's and channels.defaults', key by key.
+func withBotLoop(p channels.AccountPolicy, layers ...config.BotLoopProtection) channels.AccountPolicy {
+	p.BotLoop = channels.BotLoopFor(layers...)
 	return p
 }

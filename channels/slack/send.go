@@ -61,6 +61,7 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) (channels.Sen
 		if thread != "" {
 			opts = append(opts, slackapi.MsgOptionTS(thread))
 		}
+		opts = append(opts, a.unfurl()...)
 		cctx, cancel := a.callCtx(ctx)
 		_, ts, err := a.api.PostMessageContext(cctx, msg.To.ChatID, opts...)
 		err = a.classify(cctx, "chat.postMessage", err)
@@ -182,4 +183,18 @@ func truncateRunes(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// unfurl is chat.postMessage's unfurl_links (always sent: false unless
+// the account sets unfurlLinks) and unfurl_media (sent only to turn it
+// off; Slack's default is on).
+func (a *Adapter) unfurl() []slackapi.MsgOption {
+	opts := []slackapi.MsgOption{slackapi.MsgOptionDisableLinkUnfurl()}
+	if a.opts.UnfurlLinks {
+		opts[0] = slackapi.MsgOptionEnableLinkUnfurl()
+	}
+	if a.opts.NoMediaUnfurl {
+		opts = append(opts, slackapi.MsgOptionDisableMediaUnfurl())
+	}
+	return opts
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 // plain-text fallback). An edit that changes nothing is not an error.
 func (a *Adapter) Edit(ctx context.Context, to channels.Target, messageID, text string) error {
 	p := tgbotapi.Params{"chat_id": to.ChatID, "message_id": messageID}
+	a.linkPreview(p)
 	_, err := a.callFormatted(ctx, "editMessageText", p, "text", text, nil)
 	if isNotModified(err) {
 		return nil
@@ -103,20 +105,48 @@ func (a *Adapter) AnswerCallback(ctx context.Context, callbackID, text string) e
 	return a.callInto(ctx, "answerCallbackQuery", p, nil)
 }
 
-// SetCommands publishes the command menu. Names are lower-cased and lose
-// a leading slash, as Telegram wants them.
+// SetCommands publishes the command menu: cmds, then the account's own
+// (Options.Commands). Names are lower-cased and lose a leading slash, as
+// Telegram wants them; a custom entry Telegram would refuse (a bad name,
+// no description) or that repeats an earlier name is left out with a
+// warning, so one typo does not lose the whole menu.
 func (a *Adapter) SetCommands(ctx context.Context, cmds []channels.Command) error {
 	type command struct {
 		Command     string `json:"command"`
 		Description string `json:"description"`
 	}
-	list := make([]command, 0, len(cmds))
+	list := make([]command, 0, len(cmds)+len(a.opts.Commands))
+	seen := map[string]bool{}
 	for _, c := range cmds {
 		name := strings.ToLower(strings.TrimPrefix(c.Name, "/"))
 		desc := c.Description
 		if desc == "" {
 			desc = name
 		}
+		seen[name] = true
+		list = append(list, command{Command: name, Description: desc})
+	}
+	for _, c := range a.opts.Commands {
+		name := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(c.Name), "/"))
+		desc := strings.TrimSpace(c.Description)
+		switch {
+		case !commandName.MatchString(name):
+			a.log.Warn("telegram: custom command left out of the menu: a name is 1-32 of a-z, 0-9 and _", "command", c.Name)
+			continue
+		case desc == "":
+			a.log.Warn("telegram: custom command left out of the menu: it has no description", "command", name)
+			continue
+		case seen[name]:
+			a.log.Warn("telegram: custom command left out of the menu: the name is taken", "command", name)
+			continue
+		case len(list) == maxMenuCommands:
+			a.log.Warn("telegram: custom command left out of the menu: Telegram takes 100 commands", "command", name)
+			continue
+		}
+		if r := []rune(desc); len(r) > 256 {
+			desc = string(r[:256])
+		}
+		seen[name] = true
 		list = append(list, command{Command: name, Description: desc})
 	}
 	b, err := json.Marshal(list)
@@ -139,3 +169,9 @@ func (a *Adapter) MemberInfo(ctx context.Context, chatID, userID string) (map[st
 	err := a.callInto(ctx, "getChatMember", tgbotapi.Params{"chat_id": chatID, "user_id": userID}, &out)
 	return out, err
 }
+
+// commandName is what Telegram accepts as a bot command name.
+var commandName = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
+
+// maxMenuCommands is the most setMyCommands takes.
+const maxMenuCommands = 100

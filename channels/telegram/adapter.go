@@ -68,6 +68,12 @@ type Options struct {
 	// MediaMaxMb caps outbound attachments; default 50 (the Bot API's
 	// upload limit).
 	MediaMaxMb int
+	// NoLinkPreview sends and edits text without link previews
+	// (channels.telegram.linkPreview false).
+	NoLinkPreview bool
+	// Commands are menu entries published after the built-in ones
+	// (channels.telegram.customCommands).
+	Commands []channels.Command
 	// PollTimeout is the long-poll timeout of getUpdates; default 30s.
 	PollTimeout time.Duration
 	// CallTimeout bounds every other API call; default 60s.

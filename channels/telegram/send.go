@@ -83,6 +83,7 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) (channels.Sen
 		if markup != "" {
 			p["reply_markup"] = markup
 		}
+		a.linkPreview(p)
 		res, err := a.callFormatted(ctx, "sendMessage", p, "text", msg.Text, nil)
 		if err != nil {
 			return channels.Sent{MessageID: firstID}, err
@@ -95,6 +96,14 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) (channels.Sen
 		textID = firstID
 	}
 	return channels.Sent{MessageID: textID}, nil
+}
+
+// linkPreview turns link previews off in a text message's params when
+// the account says so (a caption has none).
+func (a *Adapter) linkPreview(p tgbotapi.Params) {
+	if a.opts.NoLinkPreview {
+		p["link_preview_options"] = `{"is_disabled":true}`
+	}
 }
 
 // targetParams are chat_id and message_thread_id. The General topic of a

@@ -31,7 +31,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 		}
 		specs = append(specs, channels.AccountSpec{
 			AccountID: id, Default: id == wc.DefaultAccountID(), Enabled: acct.IsEnabled(),
-			Policy:      policy(cfg, acct),
+			Policy:      policy(cfg, acct, wc.Actions),
 			Fingerprint: channels.Fingerprint(opts.TextLimit, opts.ChunkMode, opts.MediaMaxMb, opts.SendReadReceipts),
 			New:         func() (channels.Adapter, error) { return New(opts), nil },
 		})
@@ -39,11 +39,22 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 	return specs
 }
 
-func policy(cfg *config.Config, a config.WhatsappAccount) channels.AccountPolicy {
-	p := channels.CommonPolicy(cfg, a.ChannelCommon, 4000)
+func policy(cfg *config.Config, a config.WhatsappAccount, actions config.WhatsappActions) channels.AccountPolicy {
+	p := channels.CommonPolicy(cfg, a.ChannelCommon, config.PreviewStreaming{ChunkMode: a.Streaming.ChunkMode}, 4000)
 	p.GroupAllowFrom = a.GroupAllowFrom
+	const k = "channels.whatsapp.actions."
+	p.ActionsOff = channels.ActionsOff(
+		channels.ActionSwitch{Key: k + "sendMessage", On: actions.SendMessage, Default: true, Actions: []string{"send"}},
+		channels.ActionSwitch{Key: k + "reactions", On: actions.Reactions, Default: true, Actions: []string{"react"}},
+		channels.ActionSwitch{Key: k + "polls", On: actions.Polls, Default: true, Actions: []string{"poll"}},
+	)
 	for jid, g := range a.Groups {
-		p.Groups[jid] = channels.GroupPolicy{Enabled: true, RequireMention: channels.BoolOr(g.RequireMention, true), SystemPrompt: g.SystemPrompt}
+		p.Groups[jid] = channels.GroupPolicy{Enabled: true, RequireMention: channels.BoolOr(g.RequireMention, true), SystemPrompt: g.SystemPrompt,
+			ToolsAllow: g.Tools.Allow, ToolsDeny: g.Tools.Deny}
+	}
+	p.Direct = map[string]channels.GroupPolicy{}
+	for num, d := range a.Direct {
+		p.Direct[num] = channels.GroupPolicy{Enabled: true, SystemPrompt: d.SystemPrompt}
 	}
 	return p
 }

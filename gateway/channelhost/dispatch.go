@@ -31,6 +31,8 @@ func (d agentDispatcher) run(ctx context.Context, req channels.Dispatch) (channe
 		Channel: req.Origin.Channel, ChatType: string(req.Origin.ChatKind),
 		AgentID: req.AgentID, SessionKey: req.SessionKey, Message: req.Text, RunID: req.RunID,
 		ExtraSystemPrompt: req.ExtraSystemPrompt, Owner: d.owner(req.Origin.Channel, req.SenderID),
+		ToolsAllow: req.ToolsAllow, ToolsDeny: req.ToolsDeny, ChannelModel: req.Model,
+		OnText: req.OnText,
 		// A sender who passed the chat's gate may use the gateway's
 		// commands; answering approvals is the owner's alone.
 		Commands: &agents.CommandSender{ID: req.Origin.Channel + ":" + req.SenderID, CanApprove: d.owner(req.Origin.Channel, req.SenderID),

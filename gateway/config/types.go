@@ -1139,12 +1139,38 @@ type Channels struct {
 	Slack SlackChannel `json:"slack"`
 	// WhatsApp through a linked device (WhatsApp Web multi-device). Default: not configured.
 	Whatsapp WhatsappChannel `json:"whatsapp"`
+	// Models by channel, then by chat: a group, channel or topic id ("<chatId>:topic:<id>" on Telegram), a direct chat's peer (the sender id; Slack "user:<id>"), or "*"; a "provider/model" or an alias. It applies only while the session has no model of its own (/model). Default {} (the agent's model).
+	ModelByChannel map[string]map[string]string `json:"modelByChannel"`
+}
+
+// ChannelToolPolicy is the tools block of one chat (a group, a server or
+// its channel, a direct chat).
+type ChannelToolPolicy struct {
+	// Only these tools (names, globs or group:<name>), of those the tool policy allows, in this chat. Default [] (all the policy allows).
+	Allow []string `json:"allow"`
+	// Tools the agent may not use in this chat; deny wins. Default [] (none).
+	Deny []string `json:"deny"`
 }
 
 // ChannelDefaults is channels.defaults.
 type ChannelDefaults struct {
 	// Group policy of channels that set none: allowlist, open or disabled. Default "allowlist".
 	GroupPolicy string `json:"groupPolicy" enum:"allowlist,open,disabled"`
+	// How long another bot and ours may answer each other in one chat before their messages are dropped for a while (channels whose allowBots admits bots: Discord, Slack). Default: each key at its own default.
+	BotLoopProtection BotLoopProtection `json:"botLoopProtection"`
+}
+
+// BotLoopProtection is a botLoopProtection block: channels.defaults, a
+// channel or one of its accounts; each key unset falls back to the next.
+type BotLoopProtection struct {
+	// Whether the guard runs. Default true.
+	Enabled *bool `json:"enabled"`
+	// Messages one bot may send us in one chat within windowSeconds before it is cut off. Default 20.
+	MaxEventsPerWindow int `json:"maxEventsPerWindow" min:"1"`
+	// The sliding window, in seconds. Default 60.
+	WindowSeconds int `json:"windowSeconds" min:"1"`
+	// How long a bot that went over is ignored in that chat, in seconds. Default 60.
+	CooldownSeconds int `json:"cooldownSeconds" min:"1"`
 }
 
 // TelegramChannel is channels.telegram: the default account's settings,
@@ -1174,8 +1200,6 @@ type ChannelCommon struct {
 	MentionPatterns ChannelMentionPatterns `json:"mentionPatterns"`
 	// Longest message sent in one piece; longer replies are split. Default: the network's (Discord 2000, the others 4000).
 	TextChunkLimit int `json:"textChunkLimit" min:"1"`
-	// How replies are shaped while they are written. Default: each key at its own default.
-	Streaming ChannelStreaming `json:"streaming"`
 	// Which reply messages quote the message they answer: off, first, all or batched. Default "first".
 	ReplyToMode string `json:"replyToMode" enum:"off,first,all,batched"`
 	// Largest attachment sent or received, in megabytes. Default: the network's (Telegram 100, Discord 8, Slack 20, WhatsApp 50).
@@ -1190,6 +1214,8 @@ type TelegramAccount struct {
 	ChannelCommon
 	// Display name of the account. Default "".
 	Name string `json:"name"`
+	// How replies are shaped while they are written. Default: each key at its own default.
+	Streaming PreviewStreaming `json:"streaming"`
 	// Bot token from @BotFather; a string or a SecretRef. Default "" (tokenFile, then TELEGRAM_BOT_TOKEN for the default account).
 	BotToken SecretInput `json:"botToken"`
 	// File holding the bot token. Default "".
@@ -1208,6 +1234,48 @@ type TelegramAccount struct {
 	WebhookSecret SecretInput `json:"webhookSecret"`
 	// Path on the gateway's port where webhook calls arrive. Default "/telegram/webhook/<account>".
 	WebhookPath string `json:"webhookPath"`
+	// Which message actions the agent (and the message RPC) may take on this bot. Default: each at its own default.
+	Actions TelegramActions `json:"actions"`
+	// Extra entries of the bot's command menu, after the built-in ones (/new, /reset); the text of such a command goes to the agent as typed. Default [] (none).
+	CustomCommands []TelegramCustomCommand `json:"customCommands"`
+	// Whether links in replies show a preview. Default true.
+	LinkPreview *bool `json:"linkPreview"`
+	// What the chat sees when a turn fails: "always" the error, "once" each distinct error once per 4 hours, "silent" nothing. Default "always".
+	ErrorPolicy string `json:"errorPolicy" enum:"always,once,silent"`
+	// Per-direct-chat settings by the sender's user id, or "*" for every direct chat. Default {} (none).
+	Direct map[string]ChannelDirect `json:"direct"`
+}
+
+// ChannelDirect is channels.<telegram|whatsapp>.direct.<peer>.
+type ChannelDirect struct {
+	// Extra system prompt for this direct chat. Default "".
+	SystemPrompt string `json:"systemPrompt"`
+	// Tool limits in this chat, on top of the tool policy. Default: none.
+	Tools ChannelToolPolicy `json:"tools"`
+}
+
+// TelegramActions is channels.telegram.actions.
+type TelegramActions struct {
+	// send, thread-reply and poll. Default true.
+	SendMessage *bool `json:"sendMessage"`
+	// delete. Default true.
+	DeleteMessage *bool `json:"deleteMessage"`
+	// edit. Default true.
+	EditMessage *bool `json:"editMessage"`
+	// react and reactions. Default true.
+	Reactions *bool `json:"reactions"`
+	// poll (sendMessage false turns polls off too). Default true.
+	Poll *bool `json:"poll"`
+	// thread-create (a forum topic). Default true.
+	CreateForumTopic *bool `json:"createForumTopic"`
+}
+
+// TelegramCustomCommand is one channels.telegram.customCommands entry.
+type TelegramCustomCommand struct {
+	// The command without its slash: 1-32 of a-z, 0-9 and _ (upper case is lowered). Default "" (required).
+	Command string `json:"command"`
+	// What the menu says about it. Default "" (required).
+	Description string `json:"description"`
 }
 
 // TelegramGroup is channels.telegram.groups.<chatId>.
@@ -1222,6 +1290,10 @@ type TelegramGroup struct {
 	SystemPrompt string `json:"systemPrompt"`
 	// Per-topic settings of a forum group by topic id. Default {} (none).
 	Topics map[string]TelegramTopic `json:"topics"`
+	// What the chat sees when a turn fails: "always" the error, "once" each distinct error once per 4 hours, "silent" nothing. Default "" (the account's).
+	ErrorPolicy string `json:"errorPolicy" enum:"always,once,silent"`
+	// Tool limits in this chat, on top of the tool policy. Default: none.
+	Tools ChannelToolPolicy `json:"tools"`
 }
 
 // TelegramTopic is channels.telegram.groups.<chatId>.topics.<topicId>.
@@ -1236,12 +1308,22 @@ type TelegramTopic struct {
 	SystemPrompt string `json:"systemPrompt"`
 	// Agent that answers in this topic. Default "" (bindings decide).
 	AgentID string `json:"agentId"`
+	// What the chat sees when a turn fails: "always" the error, "once" each distinct error once per 4 hours, "silent" nothing. Default "" (the group's).
+	ErrorPolicy string `json:"errorPolicy" enum:"always,once,silent"`
 }
 
 // ChannelStreaming is channels.<ch>.streaming.
 type ChannelStreaming struct {
 	// Where long replies split: at the length limit ("length") or at every paragraph ("newline"). Default "length".
 	ChunkMode string `json:"chunkMode" enum:"length,newline"`
+}
+
+// PreviewStreaming is channels.<telegram|discord|slack>.streaming.
+type PreviewStreaming struct {
+	// Where long replies split: at the length limit ("length") or at every paragraph ("newline"). Default "length".
+	ChunkMode string `json:"chunkMode" enum:"length,newline"`
+	// "partial" shows the reply while it is written, in one message edited in place (Telegram, Discord, Slack); "off" sends it when done; "block" and "progress" (OpenClaw's block replies and tool-progress message) are not in effect here and send it when done. Default "off" (OpenClaw's Telegram default "partial" is not applied: set it).
+	Mode string `json:"mode" enum:"off,partial,block,progress"`
 }
 
 // Binding is one bindings entry: chats matching match go to agentId.
@@ -1306,6 +1388,8 @@ type DiscordAccount struct {
 	ChannelCommon
 	// Display name of the account. Default "".
 	Name string `json:"name"`
+	// How replies are shaped while they are written. Default: each key at its own default.
+	Streaming PreviewStreaming `json:"streaming"`
 	// Bot token; a string or a SecretRef. Default "" (DISCORD_BOT_TOKEN for the default account).
 	Token SecretInput `json:"token"`
 	// Whether messages from other bots are answered: true, false, or "mentions" (only group messages that mention this bot; direct messages follow dmPolicy). Default false.
@@ -1316,6 +1400,42 @@ type DiscordAccount struct {
 	DM ChannelDM `json:"dm"`
 	// Servers the bot answers in, by guild id or "*". Default {} (none under groupPolicy "allowlist").
 	Guilds map[string]DiscordGuild `json:"guilds"`
+	// Which message actions the agent (and the message RPC) may take on this bot. Default: each at its own default.
+	Actions DiscordActions `json:"actions"`
+	// Whether links in replies are sent without Discord's embedded previews. Default true.
+	SuppressEmbeds *bool `json:"suppressEmbeds"`
+	// The bot's presence status: online, idle, dnd or invisible. Default "" (Discord's: online).
+	Status string `json:"status" enum:"online,idle,dnd,invisible"`
+	// Text of the bot's activity. Default "" (none).
+	Activity string `json:"activity"`
+	// Kind of activity: 0 playing, 1 streaming (needs activityUrl), 2 listening, 3 watching, 4 custom status, 5 competing. Default 4 (custom status) when activity is set.
+	ActivityType Limit `json:"activityType"`
+	// Stream URL of a streaming activity (activityType 1). Default "".
+	ActivityURL string `json:"activityUrl"`
+	// HTTP(S) proxy for REST calls and the Gateway connection; its credentials never appear in logs. Default "" (HTTPS_PROXY from the environment).
+	Proxy string `json:"proxy"`
+	// Limits on how long another bot and this one may answer each other. Default: channels.defaults.botLoopProtection, key by key.
+	BotLoopProtection BotLoopProtection `json:"botLoopProtection"`
+}
+
+// DiscordActions is channels.discord.actions.
+type DiscordActions struct {
+	// react and reactions. Default true.
+	Reactions *bool `json:"reactions"`
+	// poll. Default true.
+	Polls *bool `json:"polls"`
+	// send, edit, delete and read. Default true.
+	Messages *bool `json:"messages"`
+	// thread-create, thread-list and thread-reply. Default true.
+	Threads *bool `json:"threads"`
+	// pin, unpin and list-pins. Default true.
+	Pins *bool `json:"pins"`
+	// search. Default true.
+	Search *bool `json:"search"`
+	// member-info. Default true.
+	MemberInfo *bool `json:"memberInfo"`
+	// channel-info and channel-list. Default true.
+	ChannelInfo *bool `json:"channelInfo"`
 }
 
 // ChannelDM is channels.<discord|slack>.dm.
@@ -1332,6 +1452,8 @@ type DiscordGuild struct {
 	Users IDList `json:"users"`
 	// Channels by id, or "*", with their own settings. Default {} (every channel of the server).
 	Channels map[string]DiscordGuildChannel `json:"channels"`
+	// Tool limits in this server (a channel's own tools replace them), on top of the tool policy. Default: none.
+	Tools ChannelToolPolicy `json:"tools"`
 }
 
 // DiscordGuildChannel is channels.discord.guilds.<guildId>.channels.<channelId>.
@@ -1344,6 +1466,8 @@ type DiscordGuildChannel struct {
 	Users IDList `json:"users"`
 	// Extra system prompt for this channel. Default "".
 	SystemPrompt string `json:"systemPrompt"`
+	// Tool limits in this chat, on top of the tool policy. Default: the server's.
+	Tools ChannelToolPolicy `json:"tools"`
 }
 
 // SlackChannel is channels.slack.
@@ -1362,6 +1486,8 @@ type SlackAccount struct {
 	ChannelCommon
 	// Display name of the account. Default "".
 	Name string `json:"name"`
+	// How replies are shaped while they are written. Default: each key at its own default.
+	Streaming PreviewStreaming `json:"streaming"`
 	// Bot token (xoxb-…); a string or a SecretRef. Default "" (SLACK_BOT_TOKEN for the default account).
 	BotToken SecretInput `json:"botToken"`
 	// App-level token (xapp-…) for Socket Mode. Default "" (SLACK_APP_TOKEN for the default account).
@@ -1382,6 +1508,30 @@ type SlackAccount struct {
 	DM ChannelDM `json:"dm"`
 	// The slash command people type to talk to the agent. Default: /openclaw.
 	SlashCommand SlackSlashCommand `json:"slashCommand"`
+	// Which message actions the agent (and the message RPC) may take in this workspace. Default: each at its own default.
+	Actions SlackActions `json:"actions"`
+	// Whether Slack expands links in replies into previews (chat.postMessage unfurl_links). Default false.
+	UnfurlLinks bool `json:"unfurlLinks"`
+	// Whether Slack expands media links in replies (unfurl_media). Default true.
+	UnfurlMedia *bool `json:"unfurlMedia"`
+	// Limits on how long another bot and this one may answer each other. Default: channels.defaults.botLoopProtection, key by key.
+	BotLoopProtection BotLoopProtection `json:"botLoopProtection"`
+}
+
+// SlackActions is channels.slack.actions.
+type SlackActions struct {
+	// react and reactions. Default true.
+	Reactions *bool `json:"reactions"`
+	// send, edit, delete, read and thread-reply. Default true.
+	Messages *bool `json:"messages"`
+	// pin, unpin and list-pins. Default true.
+	Pins *bool `json:"pins"`
+	// member-info. Default true.
+	MemberInfo *bool `json:"memberInfo"`
+	// channel-info and channel-list. Default true.
+	ChannelInfo *bool `json:"channelInfo"`
+	// search. Default true.
+	Search *bool `json:"search"`
 }
 
 // SlackChannelEntry is channels.slack.channels.<channelId>.
@@ -1394,6 +1544,8 @@ type SlackChannelEntry struct {
 	Users IDList `json:"users"`
 	// Extra system prompt for this channel. Default "".
 	SystemPrompt string `json:"systemPrompt"`
+	// Tool limits in this chat, on top of the tool policy. Default: none.
+	Tools ChannelToolPolicy `json:"tools"`
 }
 
 // SlackSlashCommand is channels.slack.slashCommand.
@@ -1411,6 +1563,8 @@ type WhatsappChannel struct {
 	Accounts map[string]WhatsappAccount `json:"accounts"`
 	// Account used when a send names none. Default "default".
 	DefaultAccount string `json:"defaultAccount"`
+	// Which message actions the agent (and the message RPC) may take, on every linked device. Default: each at its own default.
+	Actions WhatsappActions `json:"actions"`
 
 	present bool
 }
@@ -1418,12 +1572,32 @@ type WhatsappChannel struct {
 // WhatsappAccount is one linked WhatsApp device's settings.
 type WhatsappAccount struct {
 	ChannelCommon
+	// How replies are shaped. Default: each key at its own default.
+	Streaming ChannelStreaming `json:"streaming"`
 	// Senders allowed to talk to the bot in groups, in E.164. Default [] (allowFrom).
 	GroupAllowFrom IDList `json:"groupAllowFrom"`
 	// Groups by JID, or "*", with their own settings. Default {} (none under groupPolicy "allowlist").
 	Groups map[string]WhatsappGroup `json:"groups"`
 	// Whether messages the agent handled are marked read. Default true.
 	SendReadReceipts *bool `json:"sendReadReceipts"`
+	// Per-direct-chat settings by the sender's number (E.164), or "*" for every direct chat. Default {} (none).
+	Direct map[string]WhatsappDirect `json:"direct"`
+}
+
+// WhatsappDirect is channels.whatsapp.direct.<number>.
+type WhatsappDirect struct {
+	// Extra system prompt for this direct chat. Default "".
+	SystemPrompt string `json:"systemPrompt"`
+}
+
+// WhatsappActions is channels.whatsapp.actions.
+type WhatsappActions struct {
+	// send. Default true.
+	SendMessage *bool `json:"sendMessage"`
+	// react. Default true.
+	Reactions *bool `json:"reactions"`
+	// poll. Default true.
+	Polls *bool `json:"polls"`
 }
 
 // WhatsappGroup is channels.whatsapp.groups.<jid>.
@@ -1432,4 +1606,6 @@ type WhatsappGroup struct {
 	RequireMention *bool `json:"requireMention"`
 	// Extra system prompt for this group. Default "".
 	SystemPrompt string `json:"systemPrompt"`
+	// Tool limits in this chat, on top of the tool policy. Default: none.
+	Tools ChannelToolPolicy `json:"tools"`
 }

@@ -19,8 +19,12 @@ func (d *decoder) validateChannels(c *Config) {
 	}
 	if ch.Discord.Configured() {
 		d.checkCommon("channels.discord", ch.Discord.ChannelCommon)
+		d.checkStreaming("channels.discord", ch.Discord.Streaming)
+		d.checkPresence("channels.discord", ch.Discord.DiscordAccount)
 		for id, a := range ch.Discord.Accounts {
 			d.checkCommon("channels.discord.accounts."+id, a.ChannelCommon)
+			d.checkStreaming("channels.discord.accounts."+id, a.Streaming)
+			d.checkPresence("channels.discord.accounts."+id, a)
 		}
 	}
 	if ch.Slack.Configured() {
@@ -85,6 +89,7 @@ func (d *decoder) checkCommon(p string, c ChannelCommon) {
 }
 
 func (d *decoder) checkTelegram(p string, a TelegramAccount) {
+	d.checkStreaming(p, a.Streaming)
 	d.checkCommon(p, a.ChannelCommon)
 	for i, id := range a.AllowFrom {
 		bare := id
@@ -103,8 +108,36 @@ func (d *decoder) checkTelegram(p string, a TelegramAccount) {
 	}
 }
 
+// checkPresence refuses a Discord activity the Gateway would refuse: a
+// type outside 0-5, a stream URL on anything but a streaming activity.
+func (d *decoder) checkPresence(p string, a DiscordAccount) {
+	t := a.ActivityType
+	if t.Set && t.N > 5 {
+		n, path := d.where(p+".activityType", p)
+		d.errorAtPath(n, path, "activityType is 0 to 5 (playing, streaming, listening, watching, custom, competing), got %d", t.N)
+	}
+	if a.ActivityURL != "" && (!t.Set || t.N != 1) {
+		n, path := d.where(p+".activityUrl", p)
+		d.errorAtPath(n, path, "activityUrl is for a streaming activity: set activityType 1")
+	}
+	if t.Set && t.N == 1 && a.ActivityURL == "" && a.Activity != "" {
+		n, path := d.where(p+".activityType", p)
+		d.errorAtPath(n, path, "a streaming activity (activityType 1) needs activityUrl")
+	}
+}
+
+// checkStreaming warns about the stream modes that are accepted but do
+// nothing here.
+func (d *decoder) checkStreaming(p string, s PreviewStreaming) {
+	if s.Mode == "block" || s.Mode == "progress" {
+		n, path := d.where(p+".streaming.mode", p)
+		d.warnAtPath(n, path, `streaming.mode %q is not in effect here: block replies and tool-progress messages are not implemented, so replies are sent when done; "partial" previews the reply in one edited message`, s.Mode)
+	}
+}
+
 func (d *decoder) checkSlack(p string, a SlackAccount) {
 	d.checkCommon(p, a.ChannelCommon)
+	d.checkStreaming(p, a.Streaming)
 	if a.Mode == "relay" {
 		n, path := d.where(p+".mode", p)
 		d.warnAtPath(n, path, `mode "relay" is not in effect here: the relay transport (a router forwarding Slack events) is not implemented, so this account receives no events; use "socket" or "http"`)

@@ -160,8 +160,11 @@ func (p *policyAdapter) Allowed(ctx context.Context, who tools.Who, s tools.Spec
 	if !td.Allowed {
 		return false, fmt.Sprintf("%s (%s)", td.Reason, td.Layer)
 	}
+	if len(who.ToolsDeny) > 0 && inToolsAllow(who.ToolsDeny, s) {
+		return false, "denied in this chat (its tools.deny)"
+	}
 	if len(who.ToolsAllow) > 0 && !inToolsAllow(who.ToolsAllow, s) {
-		return false, "not in this scheduled job's toolsAllow"
+		return false, "not in this run's tool allowlist (a scheduled job's toolsAllow or the chat's tools.allow)"
 	}
 	if s.Source == tools.SourceMCP {
 		if picks := p.mcpPicks(who.AgentID); len(picks) > 0 && !inToolsAllow(picks, s) {

@@ -22,6 +22,7 @@ type gateway struct {
 	resumes     int
 	connections int
 	intents     int
+	presence    json.RawMessage // of the last IDENTIFY
 }
 
 type event struct {
@@ -103,8 +104,9 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 			}
 		case 2:
 			var id struct {
-				Token   string `json:"token"`
-				Intents int    `json:"intents"`
+				Token    string          `json:"token"`
+				Intents  int             `json:"intents"`
+				Presence json.RawMessage `json:"presence"`
 			}
 			_ = json.Unmarshal(f.D, &id)
 			if !s.tokenOK(id.Token) {
@@ -114,6 +116,7 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 			g.mu.Lock()
 			g.identifies++
 			g.intents = id.Intents
+			g.presence = id.Presence
 			g.sessionID = fmt.Sprintf("session-%d", g.identifies)
 			g.log = nil
 			g.seq++
@@ -252,6 +255,15 @@ func (s *Server) CloseWith(code int) {
 // (Live: identified or resumed and not silenced), with the intents of the
 // last IDENTIFY.
 type GatewayStats struct{ Identifies, Resumes, Connections, Live, Intents int }
+
+// IdentifyPresence is the presence the last IDENTIFY carried (nil for
+// none).
+func (s *Server) IdentifyPresence() json.RawMessage {
+	g := &s.gw
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.presence
+}
 
 // Stats returns the gateway counters.
 func (s *Server) Stats() GatewayStats {
