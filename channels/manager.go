@@ -681,7 +681,7 @@ func (m *Manager) gate(ctx context.Context, cfg *config.Config, in Inbound) (gat
 	}
 	g.verdict = Gate{Policy: policy, Aliases: a.network.Aliases, AccessGroups: cfg.AccessGroups}.Check(in, g.paired, g.mentioned)
 	if g.verdict.Verdict == Allow && in.Kind == EventMessage && in.Sender.IsBot &&
-		!m.botLoop.admit(laneKey(in.Channel, in.AccountID, in.Chat.ID, in.Sender.ID), policy.BotLoop, m.now()) {
+		!m.botLoop.admit(laneKey(in.Channel, in.AccountID, in.Chat.ID, in.Sender.ID), in.EventID, policy.BotLoop, m.now()) {
 		// Two bots that admit each other would answer each other forever.
 		g.verdict = GateResult{Verdict: Drop, Reason: "bot loop protection: this bot sent too many messages here; ignored for its cooldown"}
 	}
