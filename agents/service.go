@@ -195,6 +195,9 @@ func missingKey(cfg *config.Config, name string) string {
 		if len(pc.APIKey.Unresolved) > 0 {
 			return "no API key: " + strings.Join(pc.APIKey.Unresolved, ", ") + " is not set"
 		}
+		if pc.APIKey.Problem != "" {
+			return "no API key: " + pc.APIKey.Problem
+		}
 		return ""
 	}
 	b, ok := builtinProviders[name]

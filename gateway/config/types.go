@@ -39,6 +39,62 @@ type Config struct {
 	Plugins Plugins `json:"plugins"`
 	// Skills configures where skill packages (folders with a SKILL.md) are found. Default: the workspace's skills/ and <state dir>/skills.
 	Skills Skills `json:"skills"`
+	// Secrets configures the providers SecretRefs {source, provider, id} are resolved through. Default: the built-in env provider only.
+	Secrets Secrets `json:"secrets"`
+	// Env holds environment variables for the gateway, used only where the process environment lacks them. Default: none.
+	Env EnvSection `json:"env"`
+}
+
+// Secrets is the secrets.* section.
+type Secrets struct {
+	// Secret providers by alias (lower case letters, digits, _ and -): a SecretRef names one by its provider. Default {} (env refs use the built-in env provider; file and exec refs need an entry).
+	Providers map[string]SecretProvider `json:"providers"`
+	// The alias each source's refs use without a provider entry of their own. Default: "default".
+	Defaults SecretDefaults `json:"defaults"`
+}
+
+// SecretDefaults is secrets.defaults.
+type SecretDefaults struct {
+	// Alias of the built-in env provider: env refs naming it read the environment unless secrets.providers has an env entry by that name. Default "default".
+	Env string `json:"env"`
+}
+
+// SecretProvider is secrets.providers.<alias>.
+type SecretProvider struct {
+	// Where the secrets live: "env" (environment variables), "file" (a private file on this machine) or "exec" (a resolver program run without a shell); "store" is accepted but not in effect here. Default "" (required).
+	Source string `json:"source" enum:"env,file,exec,store"`
+	// env: the only variable names refs may read; [] denies every name. Default: absent (any name).
+	Allowlist []string `json:"allowlist"`
+	// file: path of the secrets file ("~" is the home directory); it must be a regular file, not a symlink, with one link, owned by the gateway's user and readable by it alone. Default "" (required for file).
+	Path string `json:"path"`
+	// file: "json" reads an object and resolves each ref id as a JSON pointer ("/providers/openai/apiKey"); "singleValue" returns the whole file (one trailing newline dropped) for ref id "value". Default "json".
+	Mode string `json:"mode" enum:"json,singleValue"`
+	// file: most bytes read from the file. Default 1048576.
+	MaxBytes int `json:"maxBytes" min:"1"`
+	// file and exec: milliseconds the read or the program may take. Default 5000.
+	TimeoutMs int `json:"timeoutMs" min:"1"`
+	// exec: absolute path of the resolver program, run directly (never through a shell); it must not be a symlink, must be owned by the gateway's user and writable by it alone. Default "" (required for exec).
+	Command string `json:"command"`
+	// exec: arguments passed to the program as they are. Default [] (none).
+	Args []string `json:"args"`
+	// exec: names of the gateway's environment variables the program gets; it gets no others but env. Default [] (none).
+	PassEnv []string `json:"passEnv"`
+	// exec: environment variables set for the program. Default {} (none).
+	Env map[string]string `json:"env"`
+	// exec: folders the command must lie in. Default [] (anywhere).
+	TrustedDirs []string `json:"trustedDirs"`
+	// exec: milliseconds the program may go without writing before it is stopped. Default: timeoutMs.
+	NoOutputTimeoutMs int `json:"noOutputTimeoutMs" min:"1"`
+	// exec: most bytes of output read; more stops the program and fails. Default 1048576.
+	MaxOutputBytes int `json:"maxOutputBytes" min:"1"`
+	// exec: whether the program must answer with the JSON protocol; false accepts plain stdout as the value when one id is asked for. Default true.
+	JSONOnly *bool `json:"jsonOnly"`
+}
+
+// EnvSection is the env.* section.
+type EnvSection struct {
+	// Variables by name, used where the gateway's environment lacks them: in ${VAR}, env SecretRefs, the built-in providers' keys and the programs the gateway runs. Default {} (none).
+	Vars map[string]string `json:"vars"`
 }
 
 // Skills is the skills.* section.
@@ -386,7 +442,7 @@ type Models struct {
 
 // ModelProvider is models.providers.<name>.
 type ModelProvider struct {
-	// Wire protocol: "openai-completions" (OpenAI and compatible servers such as Ollama, vLLM, llama.cpp, LM Studio, OpenRouter) or "anthropic-messages"; OpenClaw's other adapters are accepted but refused when used. Default "openai-completions".
+	// Wire protocol: "openai-completions" (OpenAI and compatible servers such as vLLM, llama.cpp, LM Studio, OpenRouter), "anthropic-messages", or "ollama" (Ollama's native /api/chat at baseUrl without /v1, default http://127.0.0.1:11434); OpenClaw's other adapters are accepted but refused when used. Default "openai-completions".
 	API string `json:"api" enum:"openai-completions,openai-responses,openai-chatgpt-responses,anthropic-messages,google-generative-ai,google-vertex,github-copilot,bedrock-converse-stream,ollama,pi-messages,azure-openai-responses"`
 	// Base URL of the API, e.g. "http://127.0.0.1:11434/v1". Default: the vendor's public endpoint.
 	BaseURL string `json:"baseUrl"`
