@@ -123,9 +123,11 @@ func New(cfg ProviderConfig, hc *http.Client, log *slog.Logger) (Provider, error
 		return NewOpenAI(opts), nil
 	case APIAnthropicMessages:
 		return NewAnthropic(opts), nil
+	case APIOllama:
+		return NewOllama(opts), nil
 	}
-	return nil, fmt.Errorf("provider %q: unknown api %q: want %q, %q or %q",
-		cfg.Name, cfg.API, APIOpenAICompletions, APIOpenAIResponses, APIAnthropicMessages)
+	return nil, fmt.Errorf("provider %q: unknown api %q: want %q, %q, %q or %q",
+		cfg.Name, cfg.API, APIOpenAICompletions, APIOpenAIResponses, APIAnthropicMessages, APIOllama)
 }
 
 // ParseModelRef splits "provider/model" at the first "/": model ids may
