@@ -125,9 +125,11 @@ func New(cfg ProviderConfig, hc *http.Client, log *slog.Logger) (Provider, error
 		return NewAnthropic(opts), nil
 	case APIOllama:
 		return NewOllama(opts), nil
+	case APIGoogleGenerativeAI:
+		return NewGemini(opts), nil
 	}
-	return nil, fmt.Errorf("provider %q: unknown api %q: want %q, %q, %q or %q",
-		cfg.Name, cfg.API, APIOpenAICompletions, APIOpenAIResponses, APIAnthropicMessages, APIOllama)
+	return nil, fmt.Errorf("provider %q: unknown api %q: want %q, %q, %q, %q or %q",
+		cfg.Name, cfg.API, APIOpenAICompletions, APIOpenAIResponses, APIAnthropicMessages, APIOllama, APIGoogleGenerativeAI)
 }
 
 // ParseModelRef splits "provider/model" at the first "/": model ids may

@@ -51,7 +51,7 @@ func TestNewFromConfig(t *testing.T) {
 		{name: "completions", cfg: providers.ProviderConfig{Name: "vllm", API: "openai-completions", BaseURL: srv.URL() + "/v1"}, wantPath: "/v1/chat/completions"},
 		{name: "responses served as completions", cfg: providers.ProviderConfig{Name: "openai", API: "openai-responses", BaseURL: srv.URL() + "/v1"}, wantPath: "/v1/chat/completions"},
 		{name: "anthropic", cfg: providers.ProviderConfig{Name: "anthropic", API: "anthropic-messages", BaseURL: srv.URL()}, wantPath: "/v1/messages"},
-		{name: "unknown api", cfg: providers.ProviderConfig{Name: "gem", API: "google-generative-ai"}, wantErr: []string{`"gem"`, `"google-generative-ai"`}},
+		{name: "unknown api", cfg: providers.ProviderConfig{Name: "vx", API: "google-vertex"}, wantErr: []string{`"vx"`, `"google-vertex"`}},
 		{name: "no name", cfg: providers.ProviderConfig{API: "openai-completions"}, wantErr: []string{"name"}},
 		{name: "slash in name", cfg: providers.ProviderConfig{Name: "a/b"}, wantErr: []string{`"a/b"`}},
 	}

@@ -442,7 +442,7 @@ type Models struct {
 
 // ModelProvider is models.providers.<name>.
 type ModelProvider struct {
-	// Wire protocol: "openai-completions" (OpenAI and compatible servers such as vLLM, llama.cpp, LM Studio, OpenRouter), "anthropic-messages", or "ollama" (Ollama's native /api/chat at baseUrl without /v1, default http://127.0.0.1:11434); OpenClaw's other adapters are accepted but refused when used. Default "openai-completions".
+	// Wire protocol: "openai-completions" (OpenAI and compatible servers such as vLLM, llama.cpp, LM Studio, OpenRouter), "anthropic-messages", or "ollama" (Ollama's native /api/chat at baseUrl without /v1, default http://127.0.0.1:11434) or "google-generative-ai" (the Gemini API, default https://generativelanguage.googleapis.com/v1beta); OpenClaw's other adapters are accepted but refused when used. Default "openai-completions".
 	API string `json:"api" enum:"openai-completions,openai-responses,openai-chatgpt-responses,anthropic-messages,google-generative-ai,google-vertex,github-copilot,bedrock-converse-stream,ollama,pi-messages,azure-openai-responses"`
 	// Base URL of the API, e.g. "http://127.0.0.1:11434/v1". Default: the vendor's public endpoint.
 	BaseURL string `json:"baseUrl"`
