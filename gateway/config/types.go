@@ -91,6 +91,12 @@ type SecretProvider struct {
 	JSONOnly *bool `json:"jsonOnly"`
 }
 
+// ModelPolicy is agents.defaults.modelPolicy and agents.entries.<id>.modelPolicy.
+type ModelPolicy struct {
+	// Models that may be chosen: "provider/model" refs, aliases from agents.defaults.models, and "provider/*" prefixes; [] allows any model. Default: absent (no policy at this level).
+	Allow []string `json:"allow"`
+}
+
 // EnvSection is the env.* section.
 type EnvSection struct {
 	// Variables by name, used where the gateway's environment lacks them: in ${VAR}, env SecretRefs, the built-in providers' keys and the programs the gateway runs. Default {} (none).
@@ -506,6 +512,8 @@ type AgentDefaults struct {
 	Model ModelRef `json:"model"`
 	// The model catalog by "provider/model": each entry's alias may stand for the model wherever a model is named (model, fallbacks, /model, sessions.patch). A non-empty map is also the allowlist: models.list offers only these, and /model or sessions.patch refuse any other model. Default {} (any model, no aliases).
 	Models map[string]AgentModel `json:"models"`
+	// Which models a user or a model may pick (/model, sessions.patch, sessions_spawn) and models.list offers; when set it replaces the agents.defaults.models allowlist. Default: absent (the agents.defaults.models keys, if any).
+	ModelPolicy ModelPolicy `json:"modelPolicy"`
 	// Model the image tool analyses images with, as "provider/model" or {primary, fallbacks, timeoutMs}; it must accept image input. Default: none (the image tool then says to set it).
 	ImageModel MediaModelRef `json:"imageModel"`
 	// Workspace holding the agent's AGENTS.md, SOUL.md, IDENTITY.md, USER.md, BOOTSTRAP.md and MEMORY.md. Default "" (<state dir>/workspace).
@@ -550,6 +558,8 @@ type SubagentDefaults struct {
 type AgentEntry struct {
 	// Display name. Default "" (the id).
 	Name string `json:"name"`
+	// This agent's model allowlist; when set it replaces agents.defaults.modelPolicy for the agent, and [] lets it pick any model. Default: absent (the defaults' policy).
+	ModelPolicy ModelPolicy `json:"modelPolicy"`
 	// What the agent is for, shown to other agents. Default "".
 	Description string `json:"description"`
 	// Workspace directory. Default "" (agents.defaults.workspace; other agents get <state dir>/workspace-<id>).
