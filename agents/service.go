@@ -243,7 +243,7 @@ func (s *Service) provider(cfg *config.Config, name string) (providers.Provider,
 		models = append(models, providers.ModelInfo{ID: m.ID, Name: m.Name, ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens})
 	}
 	p, err := providers.New(providers.ProviderConfig{
-		Name: name, API: pc.API, BaseURL: pc.BaseURL, APIKey: pc.APIKey.Value, Headers: pc.Headers,
+		Name: name, API: pc.API, BaseURL: pc.BaseURL, APIKey: pc.APIKey.Value, Headers: pc.Headers, AuthHeader: pc.AuthHeader,
 		Timeout: timeout, Models: models,
 	}, s.opts.HTTP, s.log.With("provider", name))
 	if err != nil {

@@ -119,11 +119,14 @@ func (p *Gemini) Complete(ctx context.Context, req Request, hooks Hooks) (*Respo
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "text/event-stream")
-	if p.opts.APIKey != "" {
-		hreq.Header.Set("x-goog-api-key", p.opts.APIKey)
-	}
 	for k, v := range p.opts.Headers {
 		hreq.Header.Set(k, v)
+	}
+	switch {
+	case p.opts.APIKey != "" && p.opts.AuthHeader:
+		hreq.Header.Set("Authorization", "Bearer "+p.opts.APIKey)
+	case p.opts.APIKey != "":
+		hreq.Header.Set("x-goog-api-key", p.opts.APIKey)
 	}
 	rec := &failureRecorder{}
 	res, err := rec.middleware(hreq, p.opts.httpClient().Do)

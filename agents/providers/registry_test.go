@@ -85,3 +85,27 @@ func TestNewFromConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestAuthHeader: authHeader moves the key into "Authorization: Bearer",
+// in place of the API's own header and of a configured Authorization.
+func TestAuthHeader(t *testing.T) {
+	srv := fakemodel.New(t)
+	for _, authHeader := range []bool{false, true} {
+		p, err := providers.New(providers.ProviderConfig{Name: "proxy", API: providers.APIAnthropicMessages, BaseURL: srv.URL(),
+			APIKey: "sk-ant-proxy-key", AuthHeader: authHeader, Headers: map[string]string{"authorization": "Bearer stale", "X-Region": "us"}}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Complete(context.Background(), userRequest("claude", "hi"), providers.Hooks{}); err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.Requests()
+		h := reqs[len(reqs)-1].Header
+		if authHeader && (h.Get("Authorization") != "Bearer sk-ant-proxy-key" || h.Get("X-Api-Key") != "" || h.Get("X-Region") != "us") {
+			t.Errorf("authHeader: headers %v", h)
+		}
+		if !authHeader && h.Get("X-Api-Key") != "sk-ant-proxy-key" {
+			t.Errorf("default: headers %v", h)
+		}
+	}
+}

@@ -242,6 +242,7 @@ var fieldDocs = map[string]string{
 	"ModelProvider":                        "ModelProvider is models.providers.<name>.",
 	"ModelProvider.API":                    "Wire protocol: \"openai-completions\" (OpenAI and compatible servers such as vLLM, llama.cpp, LM Studio, OpenRouter), \"anthropic-messages\", or \"ollama\" (Ollama's native /api/chat at baseUrl without /v1, default http://127.0.0.1:11434) or \"google-generative-ai\" (the Gemini API, default https://generativelanguage.googleapis.com/v1beta); OpenClaw's other adapters are accepted but refused when used. Default \"openai-completions\".",
 	"ModelProvider.APIKey":                 "API key: a string, \"${ENV_VAR}\" or a SecretRef. Default \"\" (none, for local servers).",
+	"ModelProvider.AuthHeader":             "Send apiKey as \"Authorization: Bearer <key>\" instead of the API's own header (x-api-key, x-goog-api-key), replacing any Authorization in headers. Default false.",
 	"ModelProvider.BaseURL":                "Base URL of the API, e.g. \"http://127.0.0.1:11434/v1\". Default: the vendor's public endpoint.",
 	"ModelProvider.Headers":                "Extra HTTP headers sent with every request. Default {} (none).",
 	"ModelProvider.MaxTokens":              "Most tokens a reply may use, unless the model entry says otherwise. Default 0 (the provider's default).",

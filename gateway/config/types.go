@@ -456,6 +456,8 @@ type ModelProvider struct {
 	APIKey SecretInput `json:"apiKey"`
 	// Extra HTTP headers sent with every request. Default {} (none).
 	Headers map[string]string `json:"headers"`
+	// Send apiKey as "Authorization: Bearer <key>" instead of the API's own header (x-api-key, x-goog-api-key), replacing any Authorization in headers. Default false.
+	AuthHeader bool `json:"authHeader"`
 	// Seconds one model call may take. Default 120.
 	TimeoutSeconds int `json:"timeoutSeconds" min:"1"`
 	// Most tokens a reply may use, unless the model entry says otherwise. Default 0 (the provider's default).
