@@ -257,14 +257,24 @@ func sameProvider(a, b config.ModelProvider) bool {
 	return fmt.Sprint(a) == fmt.Sprint(b) && a.APIKey.Value == b.APIKey.Value
 }
 
-// contextWindow is the model's window in tokens (128000 when unknown).
+// contextWindow is the model's context budget in tokens: its window
+// (128000 when unknown), capped by contextTokens.
 func (s *Service) contextWindow(ref string) int {
 	name, model, err := providers.ParseModelRef(ref)
 	if err == nil {
 		for _, m := range s.config().Models.Providers[name].Models {
-			if m.ID == model && m.ContextWindow > 0 {
-				return m.ContextWindow
+			if m.ID != model {
+				continue
 			}
+			window := 128_000
+			if m.ContextWindow > 0 {
+				window = m.ContextWindow
+			}
+			// contextTokens caps the budget below the model's own window.
+			if m.ContextTokens > 0 && m.ContextTokens < window {
+				window = m.ContextTokens
+			}
+			return window
 		}
 	}
 	return 128_000

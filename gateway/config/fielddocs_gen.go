@@ -230,6 +230,7 @@ var fieldDocs = map[string]string{
 	"ModelCost.Input":                      "Dollars per million input tokens. Default 0.",
 	"ModelCost.Output":                     "Dollars per million output tokens. Default 0.",
 	"ModelDefinition":                      "ModelDefinition is one entry of models.providers.<name>.models.",
+	"ModelDefinition.ContextTokens":        "Most tokens of context used before older turns are compacted, when less than contextWindow; the model's window itself is unchanged. Default 0 (contextWindow).",
 	"ModelDefinition.ContextWindow":        "Context window in tokens, used to decide when to compact. Default 0 (128000).",
 	"ModelDefinition.Cost":                 "Price in US dollars per million tokens, used to put a cost on each run's usage. Default: none (no cost shown).",
 	"ModelDefinition.ID":                   "Model id as the provider knows it. Default \"\" (required).",

@@ -474,6 +474,8 @@ type ModelDefinition struct {
 	Name string `json:"name"`
 	// Context window in tokens, used to decide when to compact. Default 0 (128000).
 	ContextWindow int `json:"contextWindow" min:"1"`
+	// Most tokens of context used before older turns are compacted, when less than contextWindow; the model's window itself is unchanged. Default 0 (contextWindow).
+	ContextTokens int `json:"contextTokens" min:"1"`
 	// Most tokens a reply may use. Default 0 (the provider's setting).
 	MaxTokens int `json:"maxTokens" min:"1"`
 	// What the model accepts: "text", and "image" if it may be sent images. A list without "image" keeps images from the model: the image tool skips it. Default [] (undeclared: images are sent).
