@@ -171,9 +171,20 @@ func (s *Service) chain(refs []string) (*providers.Chain, error) {
 		if err != nil {
 			return nil, err
 		}
-		ch.Steps = append(ch.Steps, providers.Step{Provider: p, Model: model})
+		ch.Steps = append(ch.Steps, providers.Step{Provider: p, Model: model, NoTools: !supportsTools(cfg, name, model)})
 	}
 	return ch, nil
+}
+
+// supportsTools reports whether a model may be sent tools: all may, but
+// those whose entry sets compat.supportsTools to false.
+func supportsTools(cfg *config.Config, provider, model string) bool {
+	for _, m := range cfg.Models.Providers[provider].Models {
+		if m.ID == model && m.Compat.SupportsTools != nil {
+			return *m.Compat.SupportsTools
+		}
+	}
+	return true
 }
 
 // builtinProviders are used when a model names a provider that

@@ -484,6 +484,14 @@ type ModelDefinition struct {
 	Reasoning bool `json:"reasoning"`
 	// Price in US dollars per million tokens, used to put a cost on each run's usage. Default: none (no cost shown).
 	Cost ModelCost `json:"cost"`
+	// What the model's endpoint can take, where it differs from the API's usual. Default: each key at its own default.
+	Compat ModelCompat `json:"compat"`
+}
+
+// ModelCompat is models.providers.<name>.models[].compat.
+type ModelCompat struct {
+	// Whether the model can call tools; false sends it no tool definitions, so it only answers in text. Default true.
+	SupportsTools *bool `json:"supportsTools"`
 }
 
 // ModelCost is models.providers.<name>.models[].cost.
