@@ -173,9 +173,20 @@ func (s *Service) chain(refs []string) (*providers.Chain, error) {
 		if err != nil {
 			return nil, err
 		}
-		ch.Steps = append(ch.Steps, providers.Step{Provider: p, Model: model})
+		ch.Steps = append(ch.Steps, providers.Step{Provider: p, Model: model, NoTools: !supportsTools(cfg, name, model)})
 	}
 	return ch, nil
+}
+
+// supportsTools reports whether a model may be sent tools: all may, but
+// those whose entry sets compat.supportsTools to false.
+func supportsTools(cfg *config.Config, provider, model string) bool {
+	for _, m := range cfg.Models.Providers[provider].Models {
+		if m.ID == model && m.Compat.SupportsTools != nil {
+			return *m.Compat.SupportsTools
+		}
+	}
+	return true
 }
 
 // builtinProviders are used when a model names a provider that
@@ -196,6 +207,9 @@ func missingKey(cfg *config.Config, name string) string {
 	if pc, ok := cfg.Models.Providers[name]; ok {
 		if len(pc.APIKey.Unresolved) > 0 {
 			return "no API key: " + strings.Join(pc.APIKey.Unresolved, ", ") + " is not set"
+		}
+		if pc.APIKey.Problem != "" {
+			return "no API key: " + pc.APIKey.Problem
 		}
 		return ""
 	}
@@ -242,7 +256,7 @@ func (s *Service) provider(cfg *config.Config, name string) (providers.Provider,
 		models = append(models, providers.ModelInfo{ID: m.ID, Name: m.Name, ContextWindow: m.ContextWindow, MaxTokens: m.MaxTokens})
 	}
 	p, err := providers.New(providers.ProviderConfig{
-		Name: name, API: pc.API, BaseURL: pc.BaseURL, APIKey: pc.APIKey.Value, Headers: pc.Headers,
+		Name: name, API: pc.API, BaseURL: pc.BaseURL, APIKey: pc.APIKey.Value, Headers: pc.Headers, AuthHeader: pc.AuthHeader,
 		Timeout: timeout, Models: models,
 	}, s.opts.HTTP, s.log.With("provider", name))
 	if err != nil {
@@ -256,14 +270,24 @@ func sameProvider(a, b config.ModelProvider) bool {
 	return fmt.Sprint(a) == fmt.Sprint(b) && a.APIKey.Value == b.APIKey.Value
 }
 
-// contextWindow is the model's window in tokens (128000 when unknown).
+// contextWindow is the model's context budget in tokens: its window
+// (128000 when unknown), capped by contextTokens.
 func (s *Service) contextWindow(ref string) int {
 	name, model, err := providers.ParseModelRef(ref)
 	if err == nil {
 		for _, m := range s.config().Models.Providers[name].Models {
-			if m.ID == model && m.ContextWindow > 0 {
-				return m.ContextWindow
+			if m.ID != model {
+				continue
 			}
+			window := 128_000
+			if m.ContextWindow > 0 {
+				window = m.ContextWindow
+			}
+			// contextTokens caps the budget below the model's own window.
+			if m.ContextTokens > 0 && m.ContextTokens < window {
+				window = m.ContextTokens
+			}
+			return window
 		}
 	}
 	return 128_000

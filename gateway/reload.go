@@ -23,6 +23,7 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 	if snap.Hash == old.snap.Hash {
 		return nil // our own write, already applied
 	}
+	s.resolveSecrets(s.bg, snap)
 	if err := s.checkStartable(snap); err != nil {
 		s.log.Error("config reload refused; keeping the running config", "err", err)
 		return err
@@ -39,6 +40,7 @@ func (s *System) applyConfig(snap *config.Snapshot) error {
 	}
 	restart := config.Diff(old.snap.Config, snap.Config)
 	s.state.Store(next)
+	s.applyEnvVars(snap)
 	commit()
 	s.setLevels(snap.Config.Logging)
 	for _, w := range snap.Warnings {

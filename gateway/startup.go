@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -46,6 +47,8 @@ func (s *System) loadConfig() (*config.Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load config: %w", err)
 	}
+	s.applyEnvVars(snap)
+	s.resolveSecrets(context.Background(), snap)
 	if err := s.checkStartable(snap); err != nil {
 		return nil, err
 	}

@@ -111,8 +111,10 @@ type System struct {
 	parts     []part
 	addr      net.Addr
 	state     atomic.Pointer[live]
-	reloadMu  sync.Mutex    // one reload at a time
-	restartCh chan struct{} // config.apply asks for a restart here
+	reloadMu  sync.Mutex // one reload at a time
+	// envFromConfig are the variables env.vars set in the environment.
+	envFromConfig map[string]bool
+	restartCh     chan struct{} // config.apply asks for a restart here
 	// bg lives as long as the gateway serves: work started by a request
 	// that outlives it (a wake's heartbeat turn) runs under it.
 	bg   context.Context

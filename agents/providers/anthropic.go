@@ -48,7 +48,10 @@ func NewAnthropic(o Options) *Anthropic {
 		option.WithHTTPClient(o.httpClient()),
 		option.WithMaxRetries(0),
 	}
-	if o.APIKey != "" {
+	switch {
+	case o.APIKey != "" && o.AuthHeader:
+		reqOpts = append(reqOpts, option.WithHeader("Authorization", "Bearer "+o.APIKey))
+	case o.APIKey != "":
 		reqOpts = append(reqOpts, option.WithHeader("x-api-key", o.APIKey))
 	}
 	for k, v := range o.Headers {

@@ -29,6 +29,9 @@ const notConfiguredMessage = `no model configured: set agents.defaults.model ("p
 type Step struct {
 	Provider Provider
 	Model    string // the model id at the provider
+	// NoTools sends this model no tool definitions: it cannot call them
+	// (models.providers.*.models[].compat.supportsTools false).
+	NoTools bool
 }
 
 // Ref is the step's "provider/model".
@@ -173,6 +176,9 @@ func (c *Chain) Complete(ctx context.Context, req Request, hooks Hooks) (*Respon
 			}
 			r := req
 			r.Model = step.Model
+			if step.NoTools {
+				r.Tools = nil
+			}
 			start := time.Now()
 			resp, err := step.Provider.Complete(ctx, r, inner)
 			attempts = append(attempts, Attempt{Ref: ref, Err: err, Duration: time.Since(start)})

@@ -28,6 +28,7 @@ type stubProvider struct {
 	mu     sync.Mutex
 	script []outcome
 	models []string // the model of each call
+	tools  []int    // how many tools each call was offered
 }
 
 func (s *stubProvider) Name() string { return s.name }
@@ -35,6 +36,7 @@ func (s *stubProvider) Name() string { return s.name }
 func (s *stubProvider) Complete(ctx context.Context, req providers.Request, hooks providers.Hooks) (*providers.Response, error) {
 	s.mu.Lock()
 	s.models = append(s.models, req.Model)
+	s.tools = append(s.tools, len(req.Tools))
 	if len(s.script) == 0 {
 		s.mu.Unlock()
 		return &providers.Response{Text: "default"}, nil
@@ -356,5 +358,22 @@ func TestChainReportsEachFailureOnce(t *testing.T) {
 	pe := asError(t, err)
 	if pe.Kind != providers.KindNotConfigured || !strings.Contains(pe.Message, "OPENAI_API_KEY is not set") || len(attempts) != 0 {
 		t.Errorf("only skipped models: %s %q, %d attempts", pe.Kind, pe.Message, len(attempts))
+	}
+}
+
+// TestChainNoTools: a step marked NoTools (compat.supportsTools false) is
+// sent no tool definitions, while the other steps of the chain are.
+func TestChainNoTools(t *testing.T) {
+	a := &stubProvider{name: "a", script: []outcome{fail(providers.KindAuth, "bad key")}}
+	b := &stubProvider{name: "b", script: []outcome{{text: "plain answer"}}}
+	ch := &providers.Chain{Steps: []providers.Step{{Provider: a, Model: "tools"}, {Provider: b, Model: "textonly", NoTools: true}}}
+	req := userRequest("", "hi")
+	req.Tools = []providers.Tool{{Name: "read"}, {Name: "write"}}
+	resp, _, err := ch.Complete(context.Background(), req, providers.Hooks{})
+	if err != nil || resp.Text != "plain answer" {
+		t.Fatalf("resp %+v err %v", resp, err)
+	}
+	if !slices.Equal(a.tools, []int{2}) || !slices.Equal(b.tools, []int{0}) {
+		t.Errorf("tools offered: a %v b %v; want [2] and [0]", a.tools, b.tools)
 	}
 }

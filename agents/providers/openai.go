@@ -55,6 +55,13 @@ func NewOpenAI(o Options) *OpenAI {
 	if u, err := url.Parse(o.BaseURL); err == nil && strings.EqualFold(u.Hostname(), "api.openai.com") {
 		completionTokens = true
 	}
+	if isOpenRouter(o.BaseURL) {
+		for k, v := range openRouterAttribution {
+			if !hasHeader(o.Headers, k) {
+				reqOpts = append(reqOpts, option.WithHeader(k, v))
+			}
+		}
+	}
 	return &OpenAI{
 		opts:             o,
 		log:              o.logger(),
@@ -269,4 +276,29 @@ func openAIAssistant(m Message) openai.ChatCompletionMessageParamUnion {
 		})
 	}
 	return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}
+}
+
+// openRouterAttribution are OpenRouter's app-attribution headers, sent as
+// OpenClaw sends them, only to OpenRouter's own API: a proxy elsewhere
+// gets none. A header the config sets wins.
+var openRouterAttribution = map[string]string{
+	"HTTP-Referer":            "https://openclaw.ai",
+	"X-OpenRouter-Title":      "OpenClaw",
+	"X-OpenRouter-Categories": "cli-agent,cloud-agent,programming-app,creative-writing,writing-assistant,general-chat,personal-agent",
+}
+
+// isOpenRouter reports whether base is OpenRouter's API over https.
+func isOpenRouter(base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && u.Scheme == "https" && strings.EqualFold(u.Hostname(), "openrouter.ai") &&
+		strings.HasPrefix(strings.TrimSuffix(u.Path, "/")+"/", "/api/v1/")
+}
+
+func hasHeader(h map[string]string, name string) bool {
+	for k := range h {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
 }

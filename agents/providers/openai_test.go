@@ -2,8 +2,10 @@ package providers_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/openclaw-go/openclaw/agents/providers"
@@ -113,5 +115,42 @@ func TestOpenAIMaxTokensField(t *testing.T) {
 				t.Errorf("body %s: want %s 99", srv.Requests()[0].Body, tt.wantField)
 			}
 		})
+	}
+}
+
+// captureTransport answers every request with a one-chunk SSE stream and
+// keeps the request headers.
+type captureTransport struct{ got []http.Header }
+
+func (c *captureTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.got = append(c.got, r.Header.Clone())
+	body := "data: {\"id\":\"1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+		Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+}
+
+func TestOpenRouterAttributionHeaders(t *testing.T) {
+	tests := []struct {
+		base, title string
+		headers     map[string]string
+	}{
+		{base: "https://openrouter.ai/api/v1", title: "OpenClaw"},
+		{base: "https://openrouter.ai/api/v1", title: "Mine", headers: map[string]string{"x-openrouter-title": "Mine"}},
+		{base: "https://proxy.example/api/v1", title: ""}, // not OpenRouter: nothing added
+		{base: "http://openrouter.ai/api/v1", title: ""},  // not over https
+	}
+	for _, tc := range tests {
+		tr := &captureTransport{}
+		p := providers.NewOpenAI(providers.Options{Name: "openrouter", BaseURL: tc.base, APIKey: "sk-or-test", Headers: tc.headers, HTTPClient: &http.Client{Transport: tr}})
+		if _, err := p.Complete(t.Context(), userRequest("meta-llama/llama-3.1-8b", "hi"), providers.Hooks{}); err != nil {
+			t.Fatalf("%s: %v", tc.base, err)
+		}
+		h := tr.got[0]
+		if got := h.Get("X-OpenRouter-Title"); got != tc.title {
+			t.Errorf("%s: title %q, want %q", tc.base, got, tc.title)
+		}
+		if wantRef := tc.title != ""; (h.Get("HTTP-Referer") != "") != wantRef {
+			t.Errorf("%s: HTTP-Referer %q", tc.base, h.Get("HTTP-Referer"))
+		}
 	}
 }

@@ -40,6 +40,10 @@ type ProviderConfig struct {
 	APIKey string
 	// Headers are added to every request.
 	Headers map[string]string
+	// AuthHeader sends the API key as "Authorization: Bearer", in place of
+	// the vendor's header (x-api-key, x-goog-api-key) and of any
+	// Authorization in Headers, for proxies that want it there.
+	AuthHeader bool
 	// Timeout bounds one call, streaming included; 0 means none.
 	Timeout time.Duration
 	// Models are the models this provider serves, for catalogs and
@@ -61,6 +65,7 @@ type Options struct {
 	BaseURL    string // empty: the vendor's public endpoint
 	APIKey     string // empty: no credential is sent
 	Headers    map[string]string
+	AuthHeader bool          // the key as Authorization: Bearer (see ProviderConfig)
 	Timeout    time.Duration // per call, streaming included; 0 none
 	HTTPClient *http.Client  // nil: a client without a timeout
 	Log        *slog.Logger  // nil: discard
@@ -114,18 +119,32 @@ func New(cfg ProviderConfig, hc *http.Client, log *slog.Logger) (Provider, error
 		BaseURL:    cfg.BaseURL,
 		APIKey:     cfg.APIKey,
 		Headers:    cfg.Headers,
+		AuthHeader: cfg.AuthHeader && cfg.APIKey != "",
 		Timeout:    cfg.Timeout,
 		HTTPClient: hc,
 		Log:        log.With("component", "providers", "provider", cfg.Name),
+	}
+	if opts.AuthHeader {
+		// The key's Authorization wins over a configured one, as OpenClaw's.
+		opts.Headers = make(map[string]string, len(cfg.Headers))
+		for k, v := range cfg.Headers {
+			if !strings.EqualFold(k, "Authorization") {
+				opts.Headers[k] = v
+			}
+		}
 	}
 	switch cfg.API {
 	case "", APIOpenAICompletions, APIOpenAIResponses:
 		return NewOpenAI(opts), nil
 	case APIAnthropicMessages:
 		return NewAnthropic(opts), nil
+	case APIOllama:
+		return NewOllama(opts), nil
+	case APIGoogleGenerativeAI:
+		return NewGemini(opts), nil
 	}
-	return nil, fmt.Errorf("provider %q: unknown api %q: want %q, %q or %q",
-		cfg.Name, cfg.API, APIOpenAICompletions, APIOpenAIResponses, APIAnthropicMessages)
+	return nil, fmt.Errorf("provider %q: unknown api %q: want %q, %q, %q, %q or %q",
+		cfg.Name, cfg.API, APIOpenAICompletions, APIOpenAIResponses, APIAnthropicMessages, APIOllama, APIGoogleGenerativeAI)
 }
 
 // ParseModelRef splits "provider/model" at the first "/": model ids may

@@ -51,7 +51,7 @@ func TestNewFromConfig(t *testing.T) {
 		{name: "completions", cfg: providers.ProviderConfig{Name: "vllm", API: "openai-completions", BaseURL: srv.URL() + "/v1"}, wantPath: "/v1/chat/completions"},
 		{name: "responses served as completions", cfg: providers.ProviderConfig{Name: "openai", API: "openai-responses", BaseURL: srv.URL() + "/v1"}, wantPath: "/v1/chat/completions"},
 		{name: "anthropic", cfg: providers.ProviderConfig{Name: "anthropic", API: "anthropic-messages", BaseURL: srv.URL()}, wantPath: "/v1/messages"},
-		{name: "unknown api", cfg: providers.ProviderConfig{Name: "gem", API: "google-generative-ai"}, wantErr: []string{`"gem"`, `"google-generative-ai"`}},
+		{name: "unknown api", cfg: providers.ProviderConfig{Name: "vx", API: "google-vertex"}, wantErr: []string{`"vx"`, `"google-vertex"`}},
 		{name: "no name", cfg: providers.ProviderConfig{API: "openai-completions"}, wantErr: []string{"name"}},
 		{name: "slash in name", cfg: providers.ProviderConfig{Name: "a/b"}, wantErr: []string{`"a/b"`}},
 	}
@@ -83,5 +83,29 @@ func TestNewFromConfig(t *testing.T) {
 				t.Errorf("request went to %s, want %s", got, tt.wantPath)
 			}
 		})
+	}
+}
+
+// TestAuthHeader: authHeader moves the key into "Authorization: Bearer",
+// in place of the API's own header and of a configured Authorization.
+func TestAuthHeader(t *testing.T) {
+	srv := fakemodel.New(t)
+	for _, authHeader := range []bool{false, true} {
+		p, err := providers.New(providers.ProviderConfig{Name: "proxy", API: providers.APIAnthropicMessages, BaseURL: srv.URL(),
+			APIKey: "sk-ant-proxy-key", AuthHeader: authHeader, Headers: map[string]string{"authorization": "Bearer stale", "X-Region": "us"}}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Complete(context.Background(), userRequest("claude", "hi"), providers.Hooks{}); err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.Requests()
+		h := reqs[len(reqs)-1].Header
+		if authHeader && (h.Get("Authorization") != "Bearer sk-ant-proxy-key" || h.Get("X-Api-Key") != "" || h.Get("X-Region") != "us") {
+			t.Errorf("authHeader: headers %v", h)
+		}
+		if !authHeader && h.Get("X-Api-Key") != "sk-ant-proxy-key" {
+			t.Errorf("default: headers %v", h)
+		}
 	}
 }

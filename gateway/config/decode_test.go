@@ -224,7 +224,7 @@ func TestSecretRefFromEnv(t *testing.T) {
 	if strings.Contains(tok.String(), "s3cret") {
 		t.Errorf("String() leaks the secret: %s", tok)
 	}
-	if !containsAll(warns, `gateway.remote.token: secret source "file" is not implemented yet`) {
+	if !containsAll(warns, `gateway.remote.token: secret provider "vault" is not configured`) {
 		t.Errorf("warnings = %q", warns)
 	}
 	_, _, warns = parseTest(t, src, nil)

@@ -117,3 +117,32 @@ func isEnvName(name string) bool {
 	}
 	return true
 }
+
+// withConfigEnv lets env.vars stand in for variables the environment
+// lacks, as OpenClaw applies the config's env block only where a variable
+// is missing. The values are read as written: they are not themselves
+// substituted.
+func withConfigEnv(root *node, getenv func(string) string) func(string) string {
+	if root.kind != kindObject {
+		return getenv
+	}
+	var vars *node
+	if env := root.get("env"); env != nil && env.kind == kindObject {
+		vars = env.get("vars")
+	}
+	if vars == nil || vars.kind != kindObject || len(vars.members) == 0 {
+		return getenv
+	}
+	fallback := make(map[string]string, len(vars.members))
+	for _, m := range vars.members {
+		if m.val.kind == kindString {
+			fallback[m.key] = m.val.str
+		}
+	}
+	return func(name string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return fallback[name]
+	}
+}

@@ -127,6 +127,7 @@ func Parse(name string, src []byte, opts LoadOptions) (*Snapshot, error) {
 	in := &includer{roots: append([]string{filepath.Dir(name)}, cleanRoots(opts.IncludeRoots)...), issues: issues}
 	root = in.resolve(root, "", []string{name})
 	snap.Includes = in.files
+	getenv = withConfigEnv(root, getenv)
 	substituteEnv(root, getenv)
 	if tree, ok := root.toAny().(map[string]any); ok {
 		snap.Tree = tree
@@ -140,6 +141,7 @@ func Parse(name string, src []byte, opts LoadOptions) (*Snapshot, error) {
 		known, _ := loadKnownKeys()
 		d.decodeStruct(root, reflect.ValueOf(cfg).Elem(), known, nil)
 		d.validate(cfg)
+		d.checkSecretRefs(cfg)
 		snap.UnresolvedSecrets = d.unresolved
 	}
 	reportMissingEnv(root, "", issues)

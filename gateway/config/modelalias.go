@@ -27,9 +27,27 @@ func (c *Config) ResolveModel(ref string) string {
 	return ref
 }
 
-// ModelAllowlist is the sorted keys of agents.defaults.models, or nil
-// when the map is empty and any model may be chosen.
+// ModelAllowlist is the allowlist the defaults set: agents.defaults.
+// modelPolicy.allow when it is written (aliases resolved), else the sorted
+// keys of agents.defaults.models; nil or empty when any model may be
+// chosen.
 func (c *Config) ModelAllowlist() []string {
+	allow, _ := c.modelAllowlist("")
+	return allow
+}
+
+// modelAllowlist is the allowlist for agentID and the key it comes from:
+// the agent's modelPolicy.allow, else the defaults' modelPolicy.allow,
+// else agents.defaults.models, as OpenClaw reads them.
+func (c *Config) modelAllowlist(agentID string) ([]string, string) {
+	if agentID != "" {
+		if a, ok := c.Agent(agentID); ok && a.ModelPolicy.Allow != nil {
+			return c.resolveAllow(a.ModelPolicy.Allow), JoinPath(JoinPath(JoinPath("agents.entries", agentID), "modelPolicy"), "allow")
+		}
+	}
+	if allow := c.Agents.Defaults.ModelPolicy.Allow; allow != nil {
+		return c.resolveAllow(allow), "agents.defaults.modelPolicy.allow"
+	}
 	var out []string
 	for key := range c.Agents.Defaults.Models {
 		if strings.TrimSpace(key) != "" {
@@ -37,6 +55,17 @@ func (c *Config) ModelAllowlist() []string {
 		}
 	}
 	slices.Sort(out)
+	return out, modelAllowlistPath
+}
+
+// resolveAllow turns the aliases of a policy list into their refs.
+func (c *Config) resolveAllow(allow []string) []string {
+	out := make([]string, 0, len(allow))
+	for _, a := range allow {
+		if r := c.ResolveModel(a); r != "" {
+			out = append(out, r)
+		}
+	}
 	return out
 }
 
@@ -44,13 +73,13 @@ func (c *Config) ModelAllowlist() []string {
 // resolved) may be chosen for agentID's sessions: any model when the
 // allowlist is empty, else an exact entry or a "provider/*" prefix entry.
 func (c *Config) ModelAllowed(agentID, ref string) error {
-	allow := c.ModelAllowlist()
+	allow, path := c.modelAllowlist(agentID)
 	if len(allow) == 0 || modelInAllowlist(allow, ref) {
 		return nil
 	}
 	provider, _, _ := strings.Cut(ref, "/")
 	return fmt.Errorf("model override %q is not allowed for agent %q by %s (allowed: %s); add %q or %q to %s, or remove/empty it to allow any model",
-		ref, agentID, modelAllowlistPath, strings.Join(allow, ", "), ref, provider+"/*", modelAllowlistPath)
+		ref, agentID, path, strings.Join(allow, ", "), ref, provider+"/*", path)
 }
 
 // modelInAllowlist matches ref against exact entries and trailing "/*"

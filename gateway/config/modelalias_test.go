@@ -102,3 +102,48 @@ func TestAgentEntryModelAlias(t *testing.T) {
 		t.Fatalf("work's model %q, want openai/gpt-5", got)
 	}
 }
+
+// TestModelPolicyAllow: agents.defaults.modelPolicy.allow replaces the
+// agents.defaults.models allowlist (aliases and prefixes accepted), an
+// agent's own policy replaces the defaults', and [] allows any model.
+func TestModelPolicyAllow(t *testing.T) {
+	src := `{agents: {
+	  defaults: {models: {"openai/gpt-5": {alias: "gpt"}, "anthropic/claude": {}}, modelPolicy: {allow: ["gpt", "openrouter/*"]}},
+	  entries: {main: {}, free: {modelPolicy: {allow: []}}, narrow: {modelPolicy: {allow: ["anthropic/claude"]}}}}}`
+	snap, errs, warns := parseTest(t, src, nil)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	for _, w := range warns {
+		if strings.Contains(w, "modelPolicy") {
+			t.Errorf("warning: %s", w)
+		}
+	}
+	cfg := snap.Config
+	cases := []struct {
+		agent, ref string
+		ok         bool
+		names      string
+	}{
+		{"main", "openai/gpt-5", true, ""},                                       // by its alias
+		{"main", "openrouter/meta/llama", true, ""},                              // by prefix
+		{"main", "anthropic/claude", false, "agents.defaults.modelPolicy.allow"}, // in models, but the policy wins
+		{"free", "anything/at-all", true, ""},
+		{"narrow", "anthropic/claude", true, ""},
+		{"narrow", "openai/gpt-5", false, "agents.entries.narrow.modelPolicy.allow"},
+	}
+	for _, tc := range cases {
+		err := cfg.ModelAllowed(tc.agent, tc.ref)
+		if (err == nil) != tc.ok || (err != nil && !strings.Contains(err.Error(), tc.names)) {
+			t.Errorf("%s %s: %v; want ok=%v naming %s", tc.agent, tc.ref, err, tc.ok, tc.names)
+		}
+	}
+	if got := strings.Join(cfg.ModelAllowlist(), ","); got != "openai/gpt-5,openrouter/*" {
+		t.Errorf("ModelAllowlist = %s", got)
+	}
+	// An empty defaults policy opens what agents.defaults.models would close.
+	snap, _, _ = parseTest(t, `{agents: {defaults: {models: {"openai/gpt-5": {}}, modelPolicy: {allow: []}}}}`, nil)
+	if err := snap.Config.ModelAllowed("main", "x/y"); err != nil {
+		t.Errorf("allow [] must allow any model: %v", err)
+	}
+}

@@ -2,9 +2,11 @@ package config
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // SecretRef points at a secret kept outside the config file, in OpenClaw's
@@ -21,8 +23,11 @@ type SecretRef struct {
 }
 
 // SecretInput is a credential written either inline as a string or as a
-// SecretRef object. Load resolves env refs into Value; other sources leave
-// Value empty with a warning. Printing or logging it never shows the secret.
+// SecretRef object. Load resolves env refs into Value; file and exec refs
+// are resolved by the gateway when it starts or reloads (they read files
+// and run programs, which loading a config to check or show it must not),
+// and store refs are not resolved here. Printing or logging it never shows
+// the secret.
 type SecretInput struct {
 	// Value is the secret itself: the inline string, or what an env
 	// SecretRef resolved to. Empty when unset or unresolved.
@@ -33,20 +38,63 @@ type SecretInput struct {
 	// are not set ("${VAR}" in the string, or an env SecretRef's id);
 	// Value is then empty, never the text as written.
 	Unresolved []string
+	// Problem says why a SecretRef has no value (its provider is not
+	// configured, refused it, or failed); it never holds the secret.
+	Problem string
 }
 
 var (
 	secretSources    = []string{"env", "file", "exec", "store"}
 	secretProviderRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
 	secretEnvIDRE    = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,127}$`)
+	secretExecIDRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/#-]{0,255}$`)
 )
+
+// secretIDProblem checks a ref's id against its source's grammar, as
+// OpenClaw does; "" when it fits.
+func secretIDProblem(source, id string) string {
+	switch source {
+	case "env", "store":
+		if !secretEnvIDRE.MatchString(id) {
+			return fmt.Sprintf("id %q must be upper case letters, digits or _", id)
+		}
+	case "file":
+		if id != "value" && !validJSONPointer(id) {
+			return fmt.Sprintf("id %q must be an absolute JSON pointer (\"/providers/openai/apiKey\") or \"value\" for a singleValue provider", id)
+		}
+	case "exec":
+		if !secretExecIDRE.MatchString(id) {
+			return fmt.Sprintf("id %q must start with a letter or digit and hold only letters, digits and . _ : / # -, at most 256", id)
+		}
+		for seg := range strings.SplitSeq(id, "/") {
+			if seg == "." || seg == ".." {
+				return fmt.Sprintf("id %q must not have \".\" or \"..\" path segments", id)
+			}
+		}
+	}
+	return ""
+}
+
+// validJSONPointer accepts an RFC 6901 pointer: "/" segments where "~" is
+// only "~0" or "~1".
+func validJSONPointer(p string) bool {
+	if !strings.HasPrefix(p, "/") {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] == '~' && (i+1 == len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
+			return false
+		}
+	}
+	return true
+}
 
 // IsSet reports whether a secret value is available.
 func (s SecretInput) IsSet() bool { return s.Value != "" }
 
 // Equal reports whether two inputs hold the same value and reference.
 func (s SecretInput) Equal(o SecretInput) bool {
-	if s.Value != o.Value || (s.Ref == nil) != (o.Ref == nil) || !slices.Equal(s.Unresolved, o.Unresolved) {
+	if s.Value != o.Value || s.Problem != o.Problem || (s.Ref == nil) != (o.Ref == nil) || !slices.Equal(s.Unresolved, o.Unresolved) {
 		return false
 	}
 	return s.Ref == nil || *s.Ref == *o.Ref
@@ -125,14 +173,18 @@ func (s *SecretInput) decodeNode(d *decoder, n *node, path string) {
 	case !secretProviderRE.MatchString(ref.Provider):
 		d.issues.errorAt(n.get("provider"), false, JoinPath(path, "provider"), "provider %q must be lower case letters, digits, _ or -", ref.Provider)
 		return
-	case (ref.Source == "env" || ref.Source == "store") && !secretEnvIDRE.MatchString(ref.ID):
-		d.issues.errorAt(n.get("id"), false, JoinPath(path, "id"), "id %q must be upper case letters, digits or _", ref.ID)
+	}
+	if msg := secretIDProblem(ref.Source, ref.ID); msg != "" {
+		d.issues.errorAt(n.get("id"), false, JoinPath(path, "id"), "%s", msg)
 		return
 	}
 	*s = SecretInput{Ref: &ref}
-	if ref.Source != "env" {
-		d.issues.warnAt(n, false, path, "secret source %q is not implemented yet; the value is left empty", ref.Source)
+	switch ref.Source {
+	case "store":
+		d.issues.warnAt(n, false, path, "secret source \"store\" is not in effect here: the shared secret store is not implemented; the value is left empty")
 		return
+	case "file", "exec":
+		return // checked against secrets.providers by checkSecretRefs, resolved by the gateway
 	}
 	if s.Value = d.getenv(ref.ID); s.Value == "" {
 		s.Unresolved = []string{ref.ID}

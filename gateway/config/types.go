@@ -47,6 +47,10 @@ type Config struct {
 	Skills Skills `json:"skills"`
 	// AccessGroups are named sender lists that channel allowlists (allowFrom, groupAllowFrom, a group's allowFrom) name as "accessGroup:<name>"; a group grants nothing unless an allowlist names it, and a name with no group lets nobody in. Default {} (none).
 	AccessGroups map[string]AccessGroup `json:"accessGroups"`
+	// Secrets configures the providers SecretRefs {source, provider, id} are resolved through. Default: the built-in env provider only.
+	Secrets Secrets `json:"secrets"`
+	// Env holds environment variables for the gateway, used only where the process environment lacks them. Default: none.
+	Env EnvSection `json:"env"`
 }
 
 // AccessGroup is accessGroups.<name>.
@@ -61,6 +65,64 @@ type AccessGroup struct {
 	ChannelID string `json:"channelId"`
 	// Which members of that channel count (not in effect here). Default "".
 	Membership string `json:"membership"`
+}
+
+// Secrets is the secrets.* section.
+type Secrets struct {
+	// Secret providers by alias (lower case letters, digits, _ and -): a SecretRef names one by its provider. Default {} (env refs use the built-in env provider; file and exec refs need an entry).
+	Providers map[string]SecretProvider `json:"providers"`
+	// The alias each source's refs use without a provider entry of their own. Default: "default".
+	Defaults SecretDefaults `json:"defaults"`
+}
+
+// SecretDefaults is secrets.defaults.
+type SecretDefaults struct {
+	// Alias of the built-in env provider: env refs naming it read the environment unless secrets.providers has an env entry by that name. Default "default".
+	Env string `json:"env"`
+}
+
+// SecretProvider is secrets.providers.<alias>.
+type SecretProvider struct {
+	// Where the secrets live: "env" (environment variables), "file" (a private file on this machine) or "exec" (a resolver program run without a shell); "store" is accepted but not in effect here. Default "" (required).
+	Source string `json:"source" enum:"env,file,exec,store"`
+	// env: the only variable names refs may read; [] denies every name. Default: absent (any name).
+	Allowlist []string `json:"allowlist"`
+	// file: path of the secrets file ("~" is the home directory); it must be a regular file, not a symlink, with one link, owned by the gateway's user and readable by it alone. Default "" (required for file).
+	Path string `json:"path"`
+	// file: "json" reads an object and resolves each ref id as a JSON pointer ("/providers/openai/apiKey"); "singleValue" returns the whole file (one trailing newline dropped) for ref id "value". Default "json".
+	Mode string `json:"mode" enum:"json,singleValue"`
+	// file: most bytes read from the file. Default 1048576.
+	MaxBytes int `json:"maxBytes" min:"1"`
+	// file and exec: milliseconds the read or the program may take. Default 5000.
+	TimeoutMs int `json:"timeoutMs" min:"1"`
+	// exec: absolute path of the resolver program, run directly (never through a shell); it must not be a symlink, must be owned by the gateway's user and writable by it alone. Default "" (required for exec).
+	Command string `json:"command"`
+	// exec: arguments passed to the program as they are. Default [] (none).
+	Args []string `json:"args"`
+	// exec: names of the gateway's environment variables the program gets; it gets no others but env. Default [] (none).
+	PassEnv []string `json:"passEnv"`
+	// exec: environment variables set for the program. Default {} (none).
+	Env map[string]string `json:"env"`
+	// exec: folders the command must lie in. Default [] (anywhere).
+	TrustedDirs []string `json:"trustedDirs"`
+	// exec: milliseconds the program may go without writing before it is stopped. Default: timeoutMs.
+	NoOutputTimeoutMs int `json:"noOutputTimeoutMs" min:"1"`
+	// exec: most bytes of output read; more stops the program and fails. Default 1048576.
+	MaxOutputBytes int `json:"maxOutputBytes" min:"1"`
+	// exec: whether the program must answer with the JSON protocol; false accepts plain stdout as the value when one id is asked for. Default true.
+	JSONOnly *bool `json:"jsonOnly"`
+}
+
+// ModelPolicy is agents.defaults.modelPolicy and agents.entries.<id>.modelPolicy.
+type ModelPolicy struct {
+	// Models that may be chosen: "provider/model" refs, aliases from agents.defaults.models, and "provider/*" prefixes; [] allows any model. Default: absent (no policy at this level).
+	Allow []string `json:"allow"`
+}
+
+// EnvSection is the env.* section.
+type EnvSection struct {
+	// Variables by name, used where the gateway's environment lacks them: in ${VAR}, env SecretRefs, the built-in providers' keys and the programs the gateway runs. Default {} (none).
+	Vars map[string]string `json:"vars"`
 }
 
 // Skills is the skills.* section.
@@ -590,7 +652,7 @@ type Models struct {
 
 // ModelProvider is models.providers.<name>.
 type ModelProvider struct {
-	// Wire protocol: "openai-completions" (OpenAI and compatible servers such as Ollama, vLLM, llama.cpp, LM Studio, OpenRouter) or "anthropic-messages"; OpenClaw's other adapters are accepted but refused when used. Default "openai-completions".
+	// Wire protocol: "openai-completions" (OpenAI and compatible servers such as vLLM, llama.cpp, LM Studio, OpenRouter), "anthropic-messages", or "ollama" (Ollama's native /api/chat at baseUrl without /v1, default http://127.0.0.1:11434) or "google-generative-ai" (the Gemini API, default https://generativelanguage.googleapis.com/v1beta); OpenClaw's other adapters are accepted but refused when used. Default "openai-completions".
 	API string `json:"api" enum:"openai-completions,openai-responses,openai-chatgpt-responses,anthropic-messages,google-generative-ai,google-vertex,github-copilot,bedrock-converse-stream,ollama,pi-messages,azure-openai-responses"`
 	// Base URL of the API, e.g. "http://127.0.0.1:11434/v1". Default: the vendor's public endpoint.
 	BaseURL string `json:"baseUrl"`
@@ -598,6 +660,8 @@ type ModelProvider struct {
 	APIKey SecretInput `json:"apiKey"`
 	// Extra HTTP headers sent with every request. Default {} (none).
 	Headers map[string]string `json:"headers"`
+	// Send apiKey as "Authorization: Bearer <key>" instead of the API's own header (x-api-key, x-goog-api-key), replacing any Authorization in headers. Default false.
+	AuthHeader bool `json:"authHeader"`
 	// Seconds one model call may take. Default 120.
 	TimeoutSeconds int `json:"timeoutSeconds" min:"1"`
 	// Most tokens a reply may use, unless the model entry says otherwise. Default 0 (the provider's default).
@@ -614,6 +678,8 @@ type ModelDefinition struct {
 	Name string `json:"name"`
 	// Context window in tokens, used to decide when to compact. Default 0 (128000).
 	ContextWindow int `json:"contextWindow" min:"1"`
+	// Most tokens of context used before older turns are compacted, when less than contextWindow; the model's window itself is unchanged. Default 0 (contextWindow).
+	ContextTokens int `json:"contextTokens" min:"1"`
 	// Most tokens a reply may use. Default 0 (the provider's setting).
 	MaxTokens int `json:"maxTokens" min:"1"`
 	// What the model accepts: "text", and "image" if it may be sent images. A list without "image" keeps images from the model: the image tool skips it. Default [] (undeclared: images are sent).
@@ -622,6 +688,14 @@ type ModelDefinition struct {
 	Reasoning bool `json:"reasoning"`
 	// Price in US dollars per million tokens, used to put a cost on each run's usage. Default: none (no cost shown).
 	Cost ModelCost `json:"cost"`
+	// What the model's endpoint can take, where it differs from the API's usual. Default: each key at its own default.
+	Compat ModelCompat `json:"compat"`
+}
+
+// ModelCompat is models.providers.<name>.models[].compat.
+type ModelCompat struct {
+	// Whether the model can call tools; false sends it no tool definitions, so it only answers in text. Default true.
+	SupportsTools *bool `json:"supportsTools"`
 }
 
 // ModelCost is models.providers.<name>.models[].cost.
@@ -654,6 +728,8 @@ type AgentDefaults struct {
 	Model ModelRef `json:"model"`
 	// The model catalog by "provider/model": each entry's alias may stand for the model wherever a model is named (model, fallbacks, /model, sessions.patch). A non-empty map is also the allowlist: models.list offers only these, and /model or sessions.patch refuse any other model. Default {} (any model, no aliases).
 	Models map[string]AgentModel `json:"models"`
+	// Which models a user or a model may pick (/model, sessions.patch, sessions_spawn) and models.list offers; when set it replaces the agents.defaults.models allowlist. Default: absent (the agents.defaults.models keys, if any).
+	ModelPolicy ModelPolicy `json:"modelPolicy"`
 	// Model the image tool analyses images with, as "provider/model" or {primary, fallbacks, timeoutMs}; it must accept image input. Default: none (the image tool then says to set it).
 	ImageModel MediaModelRef `json:"imageModel"`
 	// Workspace holding the agent's AGENTS.md, SOUL.md, IDENTITY.md, USER.md, BOOTSTRAP.md and MEMORY.md. Default "" (<state dir>/workspace).
@@ -700,6 +776,8 @@ type SubagentDefaults struct {
 type AgentEntry struct {
 	// Display name. Default "" (the id).
 	Name string `json:"name"`
+	// This agent's model allowlist; when set it replaces agents.defaults.modelPolicy for the agent, and [] lets it pick any model. Default: absent (the defaults' policy).
+	ModelPolicy ModelPolicy `json:"modelPolicy"`
 	// What the agent is for, shown to other agents. Default "".
 	Description string `json:"description"`
 	// Workspace directory. Default "" (agents.defaults.workspace; other agents get <state dir>/workspace-<id>).
