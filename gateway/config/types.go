@@ -41,6 +41,54 @@ type Config struct {
 	Plugins Plugins `json:"plugins"`
 	// Skills configures where skill packages (folders with a SKILL.md) are found. Default: the workspace's skills/ and <state dir>/skills.
 	Skills Skills `json:"skills"`
+	// Approvals forwards approval prompts to chats besides the one that asked. Default: not forwarded (the asking chat still gets its owner-only prompt).
+	Approvals Approvals `json:"approvals"`
+}
+
+// Approvals is the approvals.* section.
+type Approvals struct {
+	// Forwarding of exec approval prompts (the exec tool's, on the gateway or a node). Default: off.
+	Exec ApprovalForwarding `json:"exec"`
+	// Forwarding of plugin approval prompts (every other tool call a person must allow: Tool Guard rules, the gateway tool, ...). Independent of exec. Default: off.
+	Plugin ApprovalForwarding `json:"plugin"`
+}
+
+// ApprovalForwarding is approvals.exec or approvals.plugin. A forwarded
+// prompt carries the same text and buttons as the asking chat's; only
+// the owner (commands.ownerAllowFrom) or a channel's execApprovals
+// approvers can answer it, wherever it is shown.
+type ApprovalForwarding struct {
+	// Whether prompts are forwarded at all. Default false.
+	Enabled bool `json:"enabled"`
+	// Where prompts go: "session" (the chat the request came from), "targets" (only the targets) or "both". Default "session".
+	Mode string `json:"mode" enum:"session,targets,both"`
+	// Forward only requests of these agent ids (taken from the session key when the request names none). Default [] (every agent).
+	AgentFilter []string `json:"agentFilter"`
+	// Forward only requests whose session key contains one of these strings or matches one as a regular expression. Default [] (every session).
+	SessionFilter []string `json:"sessionFilter"`
+	// Chats that also get every prompt in mode targets or both. Default [] (none).
+	Targets []ApprovalTarget `json:"targets"`
+}
+
+// ApprovalTarget is one approvals.<exec|plugin>.targets entry.
+type ApprovalTarget struct {
+	// Channel id, e.g. "telegram" or "slack". Default "" (required).
+	Channel string `json:"channel"`
+	// Chat or user id the prompt is sent to, as the channel's send takes it. Default "" (required).
+	To string `json:"to"`
+	// Account that sends it. Default "" (the channel's default account).
+	AccountID string `json:"accountId"`
+	// Thread or forum topic inside the chat. Default "" (none).
+	ThreadID string `json:"threadId"`
+}
+
+// ChannelExecApprovals is channels.<telegram|discord|slack>.execApprovals:
+// who on that network may answer approval prompts besides the owner.
+type ChannelExecApprovals struct {
+	// Whether this network's approvers may answer prompts: true, false or "auto" (on when approvers are listed). Default false for Discord and Slack, "auto" for Telegram.
+	Enabled ApprovalsEnabled `json:"enabled"`
+	// Sender ids of this network who may answer approval prompts (button or /approve), besides the owner in commands.ownerAllowFrom. Default [] (the owner alone).
+	Approvers IDList `json:"approvers"`
 }
 
 // Skills is the skills.* section.
@@ -964,6 +1012,8 @@ type ChannelDefaults struct {
 // which named accounts inherit key by key.
 type TelegramChannel struct {
 	TelegramAccount
+	// Who on this network may answer approval prompts. Default: the owner alone.
+	ExecApprovals ChannelExecApprovals `json:"execApprovals"`
 	// Named extra bots, each overriding the keys it sets. Default {} (one account, "default").
 	Accounts map[string]TelegramAccount `json:"accounts"`
 	// Account used when a send names none. Default "default".
@@ -1106,6 +1156,8 @@ type BindingSession struct {
 // DiscordChannel is channels.discord.
 type DiscordChannel struct {
 	DiscordAccount
+	// Who on this network may answer approval prompts. Default: the owner alone.
+	ExecApprovals ChannelExecApprovals `json:"execApprovals"`
 	// Named extra bots, each overriding the keys it sets. Default {} (one account, "default").
 	Accounts map[string]DiscordAccount `json:"accounts"`
 	// Account used when a send names none. Default "default".
@@ -1162,6 +1214,8 @@ type DiscordGuildChannel struct {
 // SlackChannel is channels.slack.
 type SlackChannel struct {
 	SlackAccount
+	// Who on this network may answer approval prompts. Default: the owner alone.
+	ExecApprovals ChannelExecApprovals `json:"execApprovals"`
 	// Named extra apps, each overriding the keys it sets. Default {} (one account, "default").
 	Accounts map[string]SlackAccount `json:"accounts"`
 	// Account used when a send names none. Default "default".

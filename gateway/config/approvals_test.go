@@ -1,0 +1,91 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestIsApprover: the owner answers anywhere; a network's execApprovals
+// approvers answer from that network only while its approvals are on,
+// with OpenClaw's defaults (Telegram "auto", Discord and Slack off).
+func TestIsApprover(t *testing.T) {
+	src := `{
+	  commands: { ownerAllowFrom: ["telegram:1"] },
+	  channels: {
+	    telegram: { execApprovals: { approvers: [42, "telegram:43"] } },
+	    discord: { execApprovals: { approvers: ["987"] } },
+	    slack: { execApprovals: { enabled: true, approvers: ["U1", "*"] } },
+	  },
+	}`
+	snap, err := Parse("openclaw.json", []byte(src), LoadOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := snap.Config
+	tests := []struct {
+		name            string
+		channel, sender string
+		want            bool
+	}{
+		{"the owner", "telegram", "1", true},
+		{"a Telegram approver, enabled unset is auto", "telegram", "42", true},
+		{"a prefixed approver", "telegram", "43", true},
+		{"a stranger", "telegram", "666", false},
+		{"a Discord approver, enabled unset is off", "discord", "987", false},
+		{"a Slack approver, enabled true", "slack", "U1", true},
+		{"a star approves nobody", "slack", "U2", false},
+		{"a Telegram approver's id on another network", "slack", "42", false},
+		{"no sender", "slack", "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := c.IsApprover(tc.channel, tc.sender); got != tc.want {
+				t.Errorf("IsApprover(%q, %q) = %v, want %v", tc.channel, tc.sender, got, tc.want)
+			}
+		})
+	}
+	off := `{commands: {ownerAllowFrom: []}, channels: { telegram: { execApprovals: { enabled: false, approvers: [42] } } } }`
+	snap, err = Parse("openclaw.json", []byte(off), LoadOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Config.IsApprover("telegram", "42") {
+		t.Error("enabled false still lets the approver answer")
+	}
+}
+
+func TestExecApprovalsEnabledShape(t *testing.T) {
+	_, err := Parse("openclaw.json", []byte(`{channels: {slack: {execApprovals: {enabled: "yes"}}}}`), LoadOptions{Getenv: func(string) string { return "" }})
+	if err == nil || !strings.Contains(err.Error(), "channels.slack.execApprovals.enabled") {
+		t.Fatalf("err = %v, want one naming channels.slack.execApprovals.enabled", err)
+	}
+}
+
+// TestForwardingFilters: agentFilter and sessionFilter as OpenClaw's
+// forwarder applies them.
+func TestForwardingFilters(t *testing.T) {
+	tests := []struct {
+		name                string
+		f                   ApprovalForwarding
+		agentID, sessionKey string
+		want                bool
+	}{
+		{"off", ApprovalForwarding{}, "main", "agent:main:x", false},
+		{"no filters", ApprovalForwarding{Enabled: true}, "", "", true},
+		{"agent named", ApprovalForwarding{Enabled: true, AgentFilter: []string{"main"}}, "main", "", true},
+		{"agent from the session key", ApprovalForwarding{Enabled: true, AgentFilter: []string{"main"}}, "", "agent:main:discord:dm:1", true},
+		{"another agent", ApprovalForwarding{Enabled: true, AgentFilter: []string{"main"}}, "ops", "agent:main:x", false},
+		{"no agent at all", ApprovalForwarding{Enabled: true, AgentFilter: []string{"main"}}, "", "", false},
+		{"session substring", ApprovalForwarding{Enabled: true, SessionFilter: []string{"discord"}}, "", "agent:main:discord:dm:1", true},
+		{"session regex", ApprovalForwarding{Enabled: true, SessionFilter: []string{`:dm:\d+$`}}, "", "agent:main:slack:dm:9", true},
+		{"session not matched", ApprovalForwarding{Enabled: true, SessionFilter: []string{"discord"}}, "", "agent:main:slack:dm:9", false},
+		{"no session", ApprovalForwarding{Enabled: true, SessionFilter: []string{"discord"}}, "main", "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.f.Forwards(tc.agentID, tc.sessionKey); got != tc.want {
+				t.Errorf("Forwards = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
