@@ -107,13 +107,13 @@ func (f *approvalFanout) deliver(p tools.Pending, fw config.ApprovalForwarding) 
 		return
 	}
 	for _, t := range fw.Targets {
-		k := targetKey(t.Channel, t.AccountID, t.To, t.ThreadID)
+		k := targetKey(t.Channel, t.AccountID, t.To, string(t.ThreadID))
 		if t.Channel == "" || t.To == "" || seen[k] {
 			continue
 		}
 		seen[k] = true
 		sent, err := f.send.Send(ctx, channels.SendRequest{
-			Channel: t.Channel, AccountID: t.AccountID, To: channels.Target{ChatID: t.To, ThreadID: t.ThreadID},
+			Channel: t.Channel, AccountID: t.AccountID, To: channels.Target{ChatID: t.To, ThreadID: string(t.ThreadID)},
 			Text: "Approval needed: " + summary, Buttons: channels.ApprovalButtons(p.ID),
 			IdempotencyKey: "approval-" + p.ID + "-" + k,
 		})

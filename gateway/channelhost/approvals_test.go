@@ -3,6 +3,7 @@ package channelhost
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/store"
@@ -163,6 +165,45 @@ func TestForwardedPromptRevealsNoMore(t *testing.T) {
 	for _, r := range s.sent {
 		if strings.Contains(r.Text, "sk-live-9f8e7d6c5b4a") {
 			t.Errorf("prompt to %s leaks the env secret: %q", r.Channel, r.Text)
+		}
+	}
+}
+
+// startRecorder keeps the run requests a dispatch makes.
+type startRecorder struct{ got []agents.StartRequest }
+
+func (s *startRecorder) Start(_ context.Context, req agents.StartRequest) (*agents.Run, bool, error) {
+	s.got = append(s.got, req)
+	return nil, false, errors.New("recorded")
+}
+func (*startRecorder) Workspace(string) (string, error) { return "", nil }
+
+// TestApproveCommandNeedsApprover: /approve typed in a chat counts for
+// the owner and the network's execApprovals approvers, not for a
+// stranger in the same chat; an approver gets no owner rights besides.
+func TestApproveCommandNeedsApprover(t *testing.T) {
+	cfg := &config.Config{}
+	cfg.Channels.Slack.ExecApprovals = config.ChannelExecApprovals{Enabled: config.ApprovalsOn, Approvers: config.IDList{"U1"}}
+	h := newHost(t, cfg, &fakeBus{})
+	rec := &startRecorder{}
+	d := agentDispatcher{svc: rec, owner: h.chatOwner, approver: h.chatApprover}
+	for _, tc := range []struct {
+		channel, sender string
+		canApprove      bool
+		owner           bool
+	}{
+		{"fake", "owner", true, true},
+		{"slack", "U1", true, false},
+		{"slack", "U666", false, false},
+		{"fake", "U1", false, false},
+	} {
+		rec.got = nil
+		_, _ = d.Dispatch(context.Background(), channels.Dispatch{Text: "/approve a1 allow-once", SenderID: tc.sender, Origin: channels.Route{Channel: tc.channel}})
+		if len(rec.got) != 1 {
+			t.Fatalf("%s:%s: %d runs", tc.channel, tc.sender, len(rec.got))
+		}
+		if got := rec.got[0]; got.Commands.CanApprove != tc.canApprove || got.Owner != tc.owner {
+			t.Errorf("%s:%s: canApprove %v owner %v, want %v %v", tc.channel, tc.sender, got.Commands.CanApprove, got.Owner, tc.canApprove, tc.owner)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -48,6 +49,47 @@ func (ApprovalsEnabled) jsonSchema() map[string]any {
 		map[string]any{"type": "boolean"},
 		map[string]any{"type": "string", "enum": []string{"auto"}},
 	}}
+}
+
+// ThreadRef is a thread or topic id written as a string or a whole
+// number (Telegram topic ids are numbers).
+type ThreadRef string
+
+func (t *ThreadRef) decodeNode(d *decoder, n *node, path string) {
+	switch {
+	case n.kind == kindString:
+		*t = ThreadRef(n.str)
+	case n.kind == kindNumber && n.num == float64(int64(n.num)):
+		*t = ThreadRef(strconv.FormatInt(int64(n.num), 10))
+	default:
+		d.typeError(n, path, "a thread id (string or whole number)")
+	}
+}
+
+func (ThreadRef) jsonSchema() map[string]any {
+	return map[string]any{"anyOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "integer"}}}
+}
+
+// validateApprovals refuses a forwarding target that names no channel or
+// no recipient, as OpenClaw does: it would forward nowhere.
+func (d *decoder) validateApprovals(a *Approvals) {
+	for _, f := range []struct {
+		fam string
+		fw  ApprovalForwarding
+	}{{"exec", a.Exec}, {"plugin", a.Plugin}} {
+		fam := f.fam
+		for i, t := range f.fw.Targets {
+			base := indexPath("approvals."+fam+".targets", i)
+			if strings.TrimSpace(t.Channel) == "" {
+				n, path := d.where(base+".channel", base)
+				d.errorAtPath(n, path, "a forwarding target needs a channel")
+			}
+			if strings.TrimSpace(t.To) == "" {
+				n, path := d.where(base+".to", base)
+				d.errorAtPath(n, path, "a forwarding target needs a recipient (to)")
+			}
+		}
+	}
 }
 
 // ExecApprovals is the execApprovals block of a chat network, zero for a
@@ -135,5 +177,7 @@ func (f ApprovalForwarding) Forwards(agentID, sessionKey string) bool {
 }
 
 // ToSession and ToTargets say which destinations the mode names.
-func (f ApprovalForwarding) ToSession() bool { return f.Mode == "" || f.Mode == "session" || f.Mode == "both" }
+func (f ApprovalForwarding) ToSession() bool {
+	return f.Mode == "" || f.Mode == "session" || f.Mode == "both"
+}
 func (f ApprovalForwarding) ToTargets() bool { return f.Mode == "targets" || f.Mode == "both" }

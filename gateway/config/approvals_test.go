@@ -89,3 +89,25 @@ func TestForwardingFilters(t *testing.T) {
 		})
 	}
 }
+
+// TestForwardingTargetsShape: a target needs a channel and a recipient;
+// its threadId may be a number.
+func TestForwardingTargetsShape(t *testing.T) {
+	env := LoadOptions{Getenv: func(string) string { return "" }}
+	snap, err := Parse("openclaw.json", []byte(`{approvals: {exec: {enabled: true, mode: "targets", targets: [{channel: "telegram", to: "-100", threadId: 77}]}}}`), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := snap.Config.Approvals.Exec.Targets[0].ThreadID; got != "77" {
+		t.Errorf("threadId %q, want 77", got)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{`{approvals: {exec: {targets: [{to: "1"}]}}}`, "approvals.exec.targets[0]"},
+		{`{approvals: {plugin: {targets: [{channel: "slack", to: ""}]}}}`, "approvals.plugin.targets[0].to"},
+		{`{approvals: {exec: {mode: "everywhere"}}}`, "approvals.exec.mode"},
+	} {
+		if _, err := Parse("openclaw.json", []byte(tc.src), env); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want one naming %s", tc.src, err, tc.want)
+		}
+	}
+}

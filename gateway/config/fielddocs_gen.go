@@ -51,7 +51,7 @@ var fieldDocs = map[string]string{
 	"ApprovalTarget":                     "ApprovalTarget is one approvals.<exec|plugin>.targets entry.",
 	"ApprovalTarget.AccountID":           "Account that sends it. Default \"\" (the channel's default account).",
 	"ApprovalTarget.Channel":             "Channel id, e.g. \"telegram\" or \"slack\". Default \"\" (required).",
-	"ApprovalTarget.ThreadID":            "Thread or forum topic inside the chat. Default \"\" (none).",
+	"ApprovalTarget.ThreadID":            "Thread or forum topic inside the chat, a string or a number. Default \"\" (none).",
 	"ApprovalTarget.To":                  "Chat or user id the prompt is sent to, as the channel's send takes it. Default \"\" (required).",
 	"Approvals":                          "Approvals is the approvals.* section.",
 	"Approvals.Exec":                     "Forwarding of exec approval prompts (the exec tool's, on the gateway or a node). Default: off.",

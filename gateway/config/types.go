@@ -78,8 +78,8 @@ type ApprovalTarget struct {
 	To string `json:"to"`
 	// Account that sends it. Default "" (the channel's default account).
 	AccountID string `json:"accountId"`
-	// Thread or forum topic inside the chat. Default "" (none).
-	ThreadID string `json:"threadId"`
+	// Thread or forum topic inside the chat, a string or a number. Default "" (none).
+	ThreadID ThreadRef `json:"threadId"`
 }
 
 // ChannelExecApprovals is channels.<telegram|discord|slack>.execApprovals:
