@@ -183,7 +183,7 @@ func (*startRecorder) Workspace(string) (string, error) { return "", nil }
 // stranger in the same chat; an approver gets no owner rights besides.
 func TestApproveCommandNeedsApprover(t *testing.T) {
 	cfg := &config.Config{}
-	cfg.Channels.Slack.ExecApprovals = config.ChannelExecApprovals{Enabled: config.ApprovalsOn, Approvers: config.IDList{"U1"}}
+	cfg.Channels.Slack.ExecApprovals = config.ChannelExecApprovals{Approvers: config.IDList{"U1"}}
 	h := newHost(t, cfg, &fakeBus{})
 	rec := &startRecorder{}
 	d := agentDispatcher{svc: rec, owner: h.chatOwner, approver: h.chatApprover}

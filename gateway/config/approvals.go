@@ -1,55 +1,10 @@
 package config
 
 import (
-	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
 )
-
-// ApprovalsEnabled is an execApprovals.enabled: true, false or "auto".
-// Unset leaves the network's default.
-type ApprovalsEnabled string
-
-const (
-	ApprovalsUnset ApprovalsEnabled = ""
-	ApprovalsOn    ApprovalsEnabled = "true"
-	ApprovalsOff   ApprovalsEnabled = "false"
-	ApprovalsAuto  ApprovalsEnabled = "auto"
-)
-
-func (e *ApprovalsEnabled) decodeNode(d *decoder, n *node, path string) {
-	switch {
-	case n.kind == kindBool && n.boolean:
-		*e = ApprovalsOn
-	case n.kind == kindBool:
-		*e = ApprovalsOff
-	case n.kind == kindString && n.str == "auto":
-		*e = ApprovalsAuto
-	default:
-		d.typeError(n, path, `true, false or "auto"`)
-	}
-}
-
-// MarshalJSON writes the value back in OpenClaw's shape.
-func (e ApprovalsEnabled) MarshalJSON() ([]byte, error) {
-	switch e {
-	case ApprovalsAuto:
-		return json.Marshal("auto")
-	case ApprovalsOn:
-		return json.Marshal(true)
-	case ApprovalsOff:
-		return json.Marshal(false)
-	}
-	return []byte("null"), nil
-}
-
-func (ApprovalsEnabled) jsonSchema() map[string]any {
-	return map[string]any{"anyOf": []any{
-		map[string]any{"type": "boolean"},
-		map[string]any{"type": "string", "enum": []string{"auto"}},
-	}}
-}
 
 // ThreadRef is a thread or topic id written as a string or a whole
 // number (Telegram topic ids are numbers).
@@ -94,43 +49,50 @@ func (d *decoder) validateApprovals(a *Approvals) {
 
 // ExecApprovals is the execApprovals block of a chat network, zero for a
 // network that has none.
-func (c *Config) ExecApprovals(channel string) (ChannelExecApprovals, ApprovalsEnabled) {
+func (c *Config) ExecApprovals(channel string) ChannelExecApprovals {
 	switch channel {
 	case "telegram":
-		// Telegram treats an unset enabled as "auto", Discord and Slack
-		// as off.
-		return c.Channels.Telegram.ExecApprovals, ApprovalsAuto
+		return c.Channels.Telegram.ExecApprovals
 	case "discord":
-		return c.Channels.Discord.ExecApprovals, ApprovalsOff
+		return c.Channels.Discord.ExecApprovals
 	case "slack":
-		return c.Channels.Slack.ExecApprovals, ApprovalsOff
+		return c.Channels.Slack.ExecApprovals
 	}
-	return ChannelExecApprovals{}, ApprovalsOff
+	return ChannelExecApprovals{}
 }
 
 // IsApprover reports whether a chat sender may answer approval prompts
-// from that network: the owner, or one of the network's execApprovals
-// approvers while its approvals are on (true, or "auto" with approvers).
+// from that network, as OpenClaw resolves it: the owner, one of the
+// network's execApprovals approvers (whether or not its native approval
+// client is on), or the recipient of a direct-message forwarding target
+// of approvals.exec on that network (the person the prompt was sent to).
 func (c *Config) IsApprover(channel, senderID string) bool {
-	if senderID == "" {
+	if senderID == "" || channel == "" {
 		return false
 	}
 	if c.Commands.IsOwner(channel, senderID) {
 		return true
 	}
-	ea, def := c.ExecApprovals(channel)
-	on := ea.Enabled
-	if on == ApprovalsUnset {
-		on = def
-	}
-	if on != ApprovalsOn && on != ApprovalsAuto {
-		return false
-	}
-	for _, id := range ea.Approvers {
+	for _, id := range c.ExecApprovals(channel).Approvers {
 		id = strings.TrimPrefix(id, channel+":")
 		// "*" is no approver list: it would let anyone who can reach a
 		// prompt approve it.
 		if id != "*" && id == senderID {
+			return true
+		}
+	}
+	fw := c.Approvals.Exec
+	if !fw.Enabled || !fw.ToTargets() {
+		return false
+	}
+	for _, t := range fw.Targets {
+		if !strings.EqualFold(t.Channel, channel) {
+			continue
+		}
+		to := strings.TrimPrefix(strings.TrimPrefix(t.To, channel+":"), "user:")
+		// Only a person's id names one recipient: a group's members
+		// all read a group target (Telegram groups are negative ids).
+		if to == senderID && !strings.HasPrefix(to, "-") {
 			return true
 		}
 	}

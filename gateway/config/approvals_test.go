@@ -6,14 +6,19 @@ import (
 )
 
 // TestIsApprover: the owner answers anywhere; a network's execApprovals
-// approvers answer from that network only while its approvals are on,
-// with OpenClaw's defaults (Telegram "auto", Discord and Slack off).
+// approvers and the person a direct forwarding target names answer from
+// that network only; nobody in a group target does.
 func TestIsApprover(t *testing.T) {
 	src := `{
 	  commands: { ownerAllowFrom: ["telegram:1"] },
+	  approvals: { exec: { enabled: true, mode: "both", targets: [
+	    { channel: "telegram", to: "-1001234" },
+	    { channel: "slack", to: "U9" },
+	    { channel: "discord", to: "user:555" },
+	  ] } },
 	  channels: {
 	    telegram: { execApprovals: { approvers: [42, "telegram:43"] } },
-	    discord: { execApprovals: { approvers: ["987"] } },
+	    discord: { execApprovals: { enabled: false, approvers: ["987"] } },
 	    slack: { execApprovals: { enabled: true, approvers: ["U1", "*"] } },
 	  },
 	}`
@@ -28,13 +33,16 @@ func TestIsApprover(t *testing.T) {
 		want            bool
 	}{
 		{"the owner", "telegram", "1", true},
-		{"a Telegram approver, enabled unset is auto", "telegram", "42", true},
+		{"a Telegram approver", "telegram", "42", true},
 		{"a prefixed approver", "telegram", "43", true},
 		{"a stranger", "telegram", "666", false},
-		{"a Discord approver, enabled unset is off", "discord", "987", false},
-		{"a Slack approver, enabled true", "slack", "U1", true},
+		{"a Discord approver while the native client is off", "discord", "987", true},
+		{"a Slack approver", "slack", "U1", true},
 		{"a star approves nobody", "slack", "U2", false},
 		{"a Telegram approver's id on another network", "slack", "42", false},
+		{"the recipient of a direct target", "slack", "U9", true},
+		{"the recipient of a Discord user target", "discord", "555", true},
+		{"a member of a group target", "telegram", "-1001234", false},
 		{"no sender", "slack", "", false},
 	}
 	for _, tc := range tests {
@@ -44,20 +52,11 @@ func TestIsApprover(t *testing.T) {
 			}
 		})
 	}
-	off := `{commands: {ownerAllowFrom: []}, channels: { telegram: { execApprovals: { enabled: false, approvers: [42] } } } }`
-	snap, err = Parse("openclaw.json", []byte(off), LoadOptions{Getenv: func(string) string { return "" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if snap.Config.IsApprover("telegram", "42") {
-		t.Error("enabled false still lets the approver answer")
-	}
-}
-
-func TestExecApprovalsEnabledShape(t *testing.T) {
-	_, err := Parse("openclaw.json", []byte(`{channels: {slack: {execApprovals: {enabled: "yes"}}}}`), LoadOptions{Getenv: func(string) string { return "" }})
-	if err == nil || !strings.Contains(err.Error(), "channels.slack.execApprovals.enabled") {
-		t.Fatalf("err = %v, want one naming channels.slack.execApprovals.enabled", err)
+	// A target recipient answers only while exec forwarding sends to
+	// targets.
+	c.Approvals.Exec.Mode = "session"
+	if c.IsApprover("slack", "U9") {
+		t.Error("a target recipient answers while forwarding sends to no targets")
 	}
 }
 

@@ -83,11 +83,13 @@ type ApprovalTarget struct {
 }
 
 // ChannelExecApprovals is channels.<telegram|discord|slack>.execApprovals:
-// who on that network may answer approval prompts besides the owner.
+// who on that network may answer approval prompts besides the owner. The
+// native approval client's keys (enabled, target, agentFilter,
+// sessionFilter, cleanupAfterResolve: approver DMs and origin-chat
+// routing) are not typed here: prompts go to the asking chat and the
+// approvals.* targets.
 type ChannelExecApprovals struct {
-	// Whether this network's approvers may answer prompts: true, false or "auto" (on when approvers are listed). Default false for Discord and Slack, "auto" for Telegram.
-	Enabled ApprovalsEnabled `json:"enabled"`
-	// Sender ids of this network who may answer approval prompts (button or /approve), besides the owner in commands.ownerAllowFrom. Default [] (the owner alone).
+	// Sender ids of this network who may answer approval prompts (button or /approve), besides the owner in commands.ownerAllowFrom; they may whether or not the network's native approval client (enabled) is on. Default [] (the owner alone).
 	Approvers IDList `json:"approvers"`
 }
 
