@@ -100,7 +100,10 @@ func (f *approvalFanout) deliver(p tools.Pending, fw config.ApprovalForwarding) 
 		}
 		if ok && err == nil {
 			f.posts.add(p.ID, sent)
+			// A target naming this chat, with or without its
+			// account, is not asked twice.
 			seen[targetKey(sent.Channel, sent.AccountID, sent.ChatID, "")] = true
+			seen[targetKey(sent.Channel, "", sent.ChatID, "")] = true
 		}
 	}
 	if !fw.ToTargets() || !fw.Forwards(p.AgentID, p.SessionKey) {

@@ -65,6 +65,7 @@ var twoTargets = []config.ApprovalTarget{
 	{Channel: "telegram", To: "-100", AccountID: "ops-bot", ThreadID: "77"},
 	{Channel: "slack", To: "U123"},                        // a duplicate is asked once
 	{Channel: "fake", To: "origin", AccountID: "default"}, // the asking chat is asked once
+	{Channel: "fake", To: "origin"},                       // also when the target names no account
 }
 
 // TestApprovalForwarding: approvals.exec and approvals.plugin send the
@@ -85,7 +86,7 @@ func TestApprovalForwarding(t *testing.T) {
 		{"mode targets", config.Approvals{Exec: config.ApprovalForwarding{Enabled: true, Mode: "targets", Targets: twoTargets}},
 			tools.Pending{Tool: "exec", SessionKey: "agent:main:x"}, []string{origin, "slack::U123:", "telegram:ops-bot:-100:77"}},
 		{"mode both, from no chat", config.Approvals{Exec: config.ApprovalForwarding{Enabled: true, Mode: "both", Targets: twoTargets}},
-			tools.Pending{Tool: "exec"}, []string{"slack::U123:", "telegram:ops-bot:-100:77", "fake:default:origin:"}},
+			tools.Pending{Tool: "exec"}, []string{"slack::U123:", "telegram:ops-bot:-100:77", "fake:default:origin:", "fake::origin:"}},
 		{"exec forwarding leaves plugin requests alone", config.Approvals{Exec: config.ApprovalForwarding{Enabled: true, Mode: "targets", Targets: twoTargets}},
 			tools.Pending{Tool: "gateway", SessionKey: "agent:main:x"}, []string{origin}},
 		{"plugin forwarding takes other tools", config.Approvals{Plugin: config.ApprovalForwarding{Enabled: true, Mode: "targets", Targets: twoTargets[:1]}},
