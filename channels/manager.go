@@ -83,7 +83,18 @@ type Reply struct {
 
 // Approver resolves a Tool Guard approval from a button press.
 type Approver interface {
-	ResolveApproval(ctx context.Context, id, decision, by string) error
+	ResolveApproval(ctx context.Context, p ApprovalPress) error
+}
+
+// ApprovalPress is one press of an approval button: the request and
+// decision its data names, who pressed it and on which message, so the
+// approver can check the button was one posted for that request.
+type ApprovalPress struct {
+	ID, Decision string
+	// By is "<channel>:<sender id>".
+	By                           string
+	Channel, AccountID, SenderID string
+	ChatID, MessageID            string
 }
 
 // Options configure a Manager.
@@ -1019,8 +1030,9 @@ func (m *Manager) handleCallback(ctx context.Context, a *account, in Inbound) {
 	answer := "Unknown button."
 	if rest, ok := strings.CutPrefix(in.CallbackData, "approve:"); ok && m.opts.Approver != nil {
 		id, decision, _ := strings.Cut(rest, ":")
-		by := in.Channel + ":" + in.Sender.ID
-		if err := m.opts.Approver.ResolveApproval(ctx, id, decision, by); err != nil {
+		press := ApprovalPress{ID: id, Decision: decision, By: in.Channel + ":" + in.Sender.ID,
+			Channel: in.Channel, AccountID: in.AccountID, SenderID: in.Sender.ID, ChatID: in.Chat.ID, MessageID: in.MessageID}
+		if err := m.opts.Approver.ResolveApproval(ctx, press); err != nil {
 			answer = "Could not record: " + firstLine(err.Error())
 		} else {
 			answer = "Recorded: " + decision

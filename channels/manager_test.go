@@ -134,8 +134,8 @@ func (e *echoAgent) Dispatch(ctx context.Context, d Dispatch) (Reply, error) {
 
 type approverFunc func(ctx context.Context, id, decision, by string) error
 
-func (f approverFunc) ResolveApproval(ctx context.Context, id, decision, by string) error {
-	return f(ctx, id, decision, by)
+func (f approverFunc) ResolveApproval(ctx context.Context, p ApprovalPress) error {
+	return f(ctx, p.ID, p.Decision, p.By)
 }
 
 type harness struct {

@@ -101,6 +101,9 @@ type SendResult struct {
 	ChatID    string `json:"chatId"`
 	MessageID string `json:"messageId,omitempty"`
 	Status    string `json:"status"` // sent | pending (still retrying)
+	// ButtonsMessageID is the message carrying the buttons, when a
+	// long text was split (the last piece has them); else MessageID.
+	ButtonsMessageID string `json:"-"`
 }
 
 // ErrUnknownChannel is returned for a channel that is not configured.
@@ -193,6 +196,10 @@ func (m *Manager) Send(ctx context.Context, req SendRequest) (SendResult, error)
 		switch status {
 		case "sent":
 			_, res.MessageID, _, _ = m.db.outboundByKey(ctx, req.IdempotencyKey)
+			res.ButtonsMessageID = res.MessageID
+			if last != req.IdempotencyKey {
+				_, res.ButtonsMessageID, _, _ = m.db.outboundByKey(ctx, last)
+			}
 			res.Status = "sent"
 			return res, nil
 		case "failed":
@@ -396,19 +403,20 @@ func (m *Manager) Action(ctx context.Context, req ActionRequest) (any, error) {
 // chat run runID of sessionKey answers (RunRoute): in a session several
 // chats share, the person whose message started the run decides, not
 // whoever wrote last. ok is false when the session has no chat (the
-// operator clients still see the request on the bus).
-func (m *Manager) AskApproval(ctx context.Context, sessionKey, runID, approvalID, summary string) (ok bool, err error) {
+// operator clients still see the request on the bus). The result names
+// the message posted, whose buttons the approver may then trust.
+func (m *Manager) AskApproval(ctx context.Context, sessionKey, runID, approvalID, summary string) (sent SendResult, ok bool, err error) {
 	r, ok, err := m.RunRoute(ctx, sessionKey, runID)
 	if err != nil || !ok {
-		return false, err
+		return SendResult{}, false, err
 	}
-	_, err = m.Send(ctx, SendRequest{
+	sent, err = m.Send(ctx, SendRequest{
 		Channel: r.Channel, AccountID: r.AccountID, To: Target{ChatID: r.ChatID, ThreadID: r.ThreadID},
 		Text:           "Approval needed: " + summary,
 		Buttons:        ApprovalButtons(approvalID),
 		IdempotencyKey: "approval-" + approvalID,
 	})
-	return true, err
+	return sent, true, err
 }
 
 // ApprovalButtons are the decisions a person can press.

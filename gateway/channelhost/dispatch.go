@@ -3,7 +3,6 @@ package channelhost
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/channels"
@@ -12,8 +11,9 @@ import (
 // agentDispatcher runs channel messages as agent turns, with the owner's
 // rights only for a sender in commands.ownerAllowFrom.
 type agentDispatcher struct {
-	svc   Agents
-	owner func(channel, senderID string) bool
+	svc      Agents
+	owner    func(channel, senderID string) bool
+	approver func(channel, senderID string) bool // may answer approvals (/approve)
 }
 
 func (d agentDispatcher) Dispatch(ctx context.Context, req channels.Dispatch) (channels.Reply, error) {
@@ -34,8 +34,9 @@ func (d agentDispatcher) run(ctx context.Context, req channels.Dispatch) (channe
 		ToolsAllow: req.ToolsAllow, ToolsDeny: req.ToolsDeny, ChannelModel: req.Model,
 		OnText: req.OnText,
 		// A sender who passed the chat's gate may use the gateway's
-		// commands; answering approvals is the owner's alone.
-		Commands: &agents.CommandSender{ID: req.Origin.Channel + ":" + req.SenderID, CanApprove: d.owner(req.Origin.Channel, req.SenderID),
+		// commands; answering approvals is the owner's and the
+		// network's execApprovals approvers' alone.
+		Commands: &agents.CommandSender{ID: req.Origin.Channel + ":" + req.SenderID, CanApprove: d.approver(req.Origin.Channel, req.SenderID),
 			Refused: req.CommandsRefused},
 	})
 	if err != nil {
@@ -69,26 +70,3 @@ func (d agentDispatcher) Abort(sessionKey string) bool { return d.svc.Abort(sess
 // Steer hands a message to the session's running turn
 // (messages.queue.mode steer).
 func (d agentDispatcher) Steer(sessionKey, text string) bool { return d.svc.Steer(sessionKey, text) }
-
-// approvalResolver settles Tool Guard approvals from chat buttons. Only
-// the owner's press counts: the request is posted in the chat whose turn
-// asked, so anyone else pressing Allow would be approving their own call.
-type approvalResolver struct {
-	approvals func() ApprovalResolver
-	owner     func(channel, senderID string) bool
-}
-
-func (r approvalResolver) ResolveApproval(ctx context.Context, id, decision, by string) error {
-	var a ApprovalResolver
-	if r.approvals != nil {
-		a = r.approvals()
-	}
-	if a == nil {
-		return errors.New("approvals are not available")
-	}
-	channel, sender, _ := strings.Cut(by, ":")
-	if !r.owner(channel, sender) {
-		return errors.New("only the owner can answer approvals here (commands.ownerAllowFrom)")
-	}
-	return a.Resolve(ctx, id, decision)
-}

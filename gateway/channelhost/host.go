@@ -82,11 +82,12 @@ type Host struct {
 	*channels.Manager
 	opts     Options
 	webhooks webhookRouter
+	posts    *approvalPosts // the messages carrying approval buttons
 }
 
 // New builds the channel manager; Start runs it.
 func New(opts Options) *Host {
-	h := &Host{opts: opts}
+	h := &Host{opts: opts, posts: newApprovalPosts()}
 	chLog := opts.Log.With("component", "channels")
 	host := channels.Host{
 		Log: chLog, Getenv: opts.Getenv, DB: opts.Store.DB,
@@ -99,8 +100,8 @@ func New(opts Options) *Host {
 	h.Manager = channels.New(opts.Config(), channels.Options{
 		Store:           opts.Store,
 		Log:             chLog,
-		Dispatcher:      agentDispatcher{svc: opts.Agents, owner: h.chatOwner},
-		Approver:        approvalResolver{approvals: opts.Approvals, owner: h.chatOwner},
+		Dispatcher:      agentDispatcher{svc: opts.Agents, owner: h.chatOwner, approver: h.chatApprover},
+		Approver:        approvalResolver{approvals: opts.Approvals, approver: h.chatApprover, posts: h.posts},
 		Networks:        networks,
 		Workspace:       opts.Agents.Workspace,
 		BootstrapOwner:  opts.BootstrapOwner,
@@ -139,6 +140,13 @@ func New(opts Options) *Host {
 // config.
 func (h *Host) chatOwner(channel, senderID string) bool {
 	return h.opts.IsOwner(h.opts.Config(), channel, senderID)
+}
+
+// chatApprover says whether a chat sender may answer approval prompts:
+// the owner, or one of the network's execApprovals approvers.
+func (h *Host) chatApprover(channel, senderID string) bool {
+	cfg := h.opts.Config()
+	return h.opts.IsOwner(cfg, channel, senderID) || cfg.IsApprover(channel, senderID)
 }
 
 // Name names the part.

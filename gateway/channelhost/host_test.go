@@ -113,32 +113,65 @@ func (r *recordingApprovals) Resolve(_ context.Context, id, decision string) err
 	return nil
 }
 
-// TestButtonPressNeedsOwnerAndApprovals: a chat button settles an
-// approval only when the approvals exist and the owner pressed it.
-func TestButtonPressNeedsOwnerAndApprovals(t *testing.T) {
+// TestButtonPressNeedsApproverAndItsMessage: a chat button settles an
+// approval only when the approvals exist, an approver pressed it, and it
+// is on a message posted for that very request.
+func TestButtonPressNeedsApproverAndItsMessage(t *testing.T) {
 	rec := &recordingApprovals{}
-	owner := func(channel, sender string) bool { return channel == "fake" && sender == "owner" }
+	approver := func(channel, sender string) bool { return channel == "fake" && (sender == "owner" || sender == "ops") }
+	posts := newApprovalPosts()
+	posts.begin("a1")
+	posts.add("a1", channels.SendResult{Channel: "fake", ChatID: "group", ButtonsMessageID: "m1"})
+	posts.begin("a2")
+	posts.add("a2", channels.SendResult{Channel: "fake", ChatID: "group", ButtonsMessageID: "m2"})
+	posts.finish("a1")
+	posts.finish("a2")
+	press := func(id, sender, messageID string) channels.ApprovalPress {
+		return channels.ApprovalPress{ID: id, Decision: tools.DecisionDeny, By: "fake:" + sender, Channel: "fake", SenderID: sender, ChatID: "group", MessageID: messageID}
+	}
 	tests := []struct {
 		name      string
 		approvals func() ApprovalResolver
-		by        string
+		press     channels.ApprovalPress
 		wantErr   string
 	}{
-		{"not built yet", func() ApprovalResolver { return nil }, "fake:owner", "approvals are not available"},
-		{"no approvals at all", nil, "fake:owner", "approvals are not available"},
-		{"a stranger", func() ApprovalResolver { return rec }, "fake:mallory", "only the owner can answer approvals here (commands.ownerAllowFrom)"},
-		{"the owner", func() ApprovalResolver { return rec }, "fake:owner", ""},
+		{"not built yet", func() ApprovalResolver { return nil }, press("a1", "owner", "m1"), "approvals are not available"},
+		{"no approvals at all", nil, press("a1", "owner", "m1"), "approvals are not available"},
+		{"a stranger in the chat", func() ApprovalResolver { return rec }, press("a1", "mallory", "m1"), "only an approver can answer approvals here (commands.ownerAllowFrom or execApprovals.approvers)"},
+		{"a forged press for another request", func() ApprovalResolver { return rec }, press("a2", "owner", "m1"), "this button is not one posted for that request"},
+		{"a press on no message", func() ApprovalResolver { return rec }, press("a1", "owner", ""), "this button is not one posted for that request"},
+		{"a press on a message of another network", func() ApprovalResolver { return rec },
+			channels.ApprovalPress{ID: "a1", Decision: tools.DecisionDeny, Channel: "other", SenderID: "owner", MessageID: "m1"}, "only an approver can answer approvals here (commands.ownerAllowFrom or execApprovals.approvers)"},
+		{"the owner", func() ApprovalResolver { return rec }, press("a1", "owner", "m1"), ""},
+		{"a configured approver", func() ApprovalResolver { return rec }, press("a2", "ops", "m2"), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := approvalResolver{approvals: tt.approvals, owner: owner}.ResolveApproval(context.Background(), "a1", tools.DecisionDeny, tt.by)
+			err := approvalResolver{approvals: tt.approvals, approver: approver, posts: posts}.ResolveApproval(context.Background(), tt.press)
 			if (err == nil) != (tt.wantErr == "") || (err != nil && err.Error() != tt.wantErr) {
 				t.Fatalf("err = %v, want %q", err, tt.wantErr)
 			}
 		})
 	}
-	if len(rec.got) != 1 || rec.got[0] != "a1=deny" {
-		t.Fatalf("resolved %v, want only the owner's a1=deny", rec.got)
+	if fmt.Sprint(rec.got) != "[a1=deny a2=deny]" {
+		t.Fatalf("resolved %v, want only the owner's a1 and the approver's a2", rec.got)
+	}
+}
+
+// TestPressWaitsForItsPost: a press that lands while the prompt's send
+// is still returning counts once the post is recorded.
+func TestPressWaitsForItsPost(t *testing.T) {
+	posts := newApprovalPosts()
+	posts.begin("a1")
+	got := make(chan bool)
+	go func() { got <- posts.postedOn(context.Background(), "a1", "fake", "m1") }()
+	posts.add("a1", channels.SendResult{Channel: "fake", ButtonsMessageID: "m1"})
+	if !<-got {
+		t.Fatal("the press on the posted message was refused")
+	}
+	posts.finish("a1")
+	if posts.postedOn(context.Background(), "a1", "fake", "m9") {
+		t.Fatal("a press on a message never posted counted")
 	}
 }
 

@@ -51,6 +51,8 @@ type Config struct {
 	Secrets Secrets `json:"secrets"`
 	// Env holds environment variables for the gateway, used only where the process environment lacks them. Default: none.
 	Env EnvSection `json:"env"`
+	// Approvals forwards approval prompts to chats besides the one that asked. Default: not forwarded (the asking chat still gets its owner-only prompt).
+	Approvals Approvals `json:"approvals"`
 }
 
 // AccessGroup is accessGroups.<name>.
@@ -123,6 +125,54 @@ type ModelPolicy struct {
 type EnvSection struct {
 	// Variables by name, used where the gateway's environment lacks them: in ${VAR}, env SecretRefs, the built-in providers' keys and the programs the gateway runs. Default {} (none).
 	Vars map[string]string `json:"vars"`
+}
+
+// Approvals is the approvals.* section.
+type Approvals struct {
+	// Forwarding of exec approval prompts (the exec tool's, on the gateway or a node). Default: off.
+	Exec ApprovalForwarding `json:"exec"`
+	// Forwarding of plugin approval prompts (every other tool call a person must allow: Tool Guard rules, the gateway tool, ...). Independent of exec. Default: off.
+	Plugin ApprovalForwarding `json:"plugin"`
+}
+
+// ApprovalForwarding is approvals.exec or approvals.plugin. A forwarded
+// prompt carries the same text and buttons as the asking chat's; only
+// the owner (commands.ownerAllowFrom) or a channel's execApprovals
+// approvers can answer it, wherever it is shown.
+type ApprovalForwarding struct {
+	// Whether prompts are forwarded at all. Default false.
+	Enabled bool `json:"enabled"`
+	// Where prompts go: "session" (the chat the request came from), "targets" (only the targets) or "both". Default "session".
+	Mode string `json:"mode" enum:"session,targets,both"`
+	// Forward only requests of these agent ids (taken from the session key when the request names none). Default [] (every agent).
+	AgentFilter []string `json:"agentFilter"`
+	// Forward only requests whose session key contains one of these strings or matches one as a regular expression. Default [] (every session).
+	SessionFilter []string `json:"sessionFilter"`
+	// Chats that also get every prompt in mode targets or both. Default [] (none).
+	Targets []ApprovalTarget `json:"targets"`
+}
+
+// ApprovalTarget is one approvals.<exec|plugin>.targets entry.
+type ApprovalTarget struct {
+	// Channel id, e.g. "telegram" or "slack". Default "" (required).
+	Channel string `json:"channel"`
+	// Chat or user id the prompt is sent to, as the channel's send takes it. Default "" (required).
+	To string `json:"to"`
+	// Account that sends it. Default "" (the channel's default account).
+	AccountID string `json:"accountId"`
+	// Thread or forum topic inside the chat, a string or a number. Default "" (none).
+	ThreadID ThreadRef `json:"threadId"`
+}
+
+// ChannelExecApprovals is channels.<telegram|discord|slack>.execApprovals:
+// who on that network may answer approval prompts besides the owner. The
+// native approval client's keys (enabled, target, agentFilter,
+// sessionFilter, cleanupAfterResolve: approver DMs and origin-chat
+// routing) are not typed here: prompts go to the asking chat and the
+// approvals.* targets.
+type ChannelExecApprovals struct {
+	// Sender ids of this network who may answer approval prompts (button or /approve), besides the owner in commands.ownerAllowFrom; they may whether or not the network's native approval client (enabled) is on. Default [] (the owner alone).
+	Approvers IDList `json:"approvers"`
 }
 
 // Skills is the skills.* section.
@@ -1255,6 +1305,8 @@ type BotLoopProtection struct {
 // which named accounts inherit key by key.
 type TelegramChannel struct {
 	TelegramAccount
+	// Who on this network may answer approval prompts. Default: the owner alone.
+	ExecApprovals ChannelExecApprovals `json:"execApprovals"`
 	// Named extra bots, each overriding the keys it sets. Default {} (one account, "default").
 	Accounts map[string]TelegramAccount `json:"accounts"`
 	// Account used when a send names none. Default "default".
@@ -1453,6 +1505,8 @@ type BindingSession struct {
 // DiscordChannel is channels.discord.
 type DiscordChannel struct {
 	DiscordAccount
+	// Who on this network may answer approval prompts. Default: the owner alone.
+	ExecApprovals ChannelExecApprovals `json:"execApprovals"`
 	// Named extra bots, each overriding the keys it sets. Default {} (one account, "default").
 	Accounts map[string]DiscordAccount `json:"accounts"`
 	// Account used when a send names none. Default "default".
@@ -1551,6 +1605,8 @@ type DiscordGuildChannel struct {
 // SlackChannel is channels.slack.
 type SlackChannel struct {
 	SlackAccount
+	// Who on this network may answer approval prompts. Default: the owner alone.
+	ExecApprovals ChannelExecApprovals `json:"execApprovals"`
 	// Named extra apps, each overriding the keys it sets. Default {} (one account, "default").
 	Accounts map[string]SlackAccount `json:"accounts"`
 	// Account used when a send names none. Default "default".

@@ -59,6 +59,7 @@ func (d *decoder) validate(c *Config) {
 	d.validateBrowser(c)
 	d.validateMCP(c)
 	d.validateHooks(&c.Hooks)
+	d.validateApprovals(&c.Approvals)
 	d.validateExec(&c.Tools.Exec)
 	if p := c.Tools.Web.Search.Provider; !SearchProviderImplemented(p) {
 		n, path := d.where("tools.web.search.provider")
