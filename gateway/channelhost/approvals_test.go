@@ -171,7 +171,10 @@ func TestForwardedPromptRevealsNoMore(t *testing.T) {
 }
 
 // startRecorder keeps the run requests a dispatch makes.
-type startRecorder struct{ got []agents.StartRequest }
+type startRecorder struct {
+	noAgents // the methods a dispatch needs besides Start
+	got      []agents.StartRequest
+}
 
 func (s *startRecorder) Start(_ context.Context, req agents.StartRequest) (*agents.Run, bool, error) {
 	s.got = append(s.got, req)
