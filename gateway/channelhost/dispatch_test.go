@@ -35,7 +35,8 @@ func TestDispatchUnderSendPolicy(t *testing.T) {
 		Origin: channels.Route{Channel: "discord", ChatID: "g1", ChatKind: channels.Group}}
 	for _, policy := range []string{"allow", "deny"} {
 		a := &policyAgents{policy: policy}
-		d := agentDispatcher{svc: a, owner: func(string, string) bool { return false }}
+		no := func(string, string) bool { return false }
+		d := agentDispatcher{svc: a, owner: no, approver: no}
 		reply, err := d.Dispatch(context.Background(), req)
 		if a.got.Channel != "discord" || a.got.ChatType != "group" {
 			t.Errorf("%s: the run was not told where it came from: %+v", policy, a.got)
