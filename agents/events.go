@@ -26,6 +26,7 @@ type runEvents struct {
 	agentID    string
 	spawnedBy  string
 	heartbeat  bool // a heartbeat turn: clients may hide it
+	onDelta    func(text string)
 
 	mu       sync.Mutex
 	agentSeq int
@@ -88,6 +89,9 @@ func (e *runEvents) delta(piece string) {
 	e.mu.Unlock()
 	e.agent("assistant", map[string]any{"text": text, "delta": piece})
 	e.chat("delta", map[string]any{"deltaText": piece, "message": assistantMessage(text)})
+	if e.onDelta != nil {
+		e.onDelta(text)
+	}
 }
 
 // restart voids the text streamed so far (a fallback model starts over).

@@ -23,6 +23,7 @@ func (d agentDispatcher) Dispatch(ctx context.Context, req channels.Dispatch) (c
 		// A sender who passed the chat's gate may use the gateway's
 		// commands; answering approvals is the owner's alone.
 		Commands: &agents.CommandSender{ID: req.Origin.Channel + ":" + req.SenderID, CanApprove: d.owner(req.Origin.Channel, req.SenderID)},
+		OnDelta:  onText(req.OnText),
 	})
 	if err != nil {
 		return channels.Reply{}, err
@@ -47,6 +48,19 @@ func (d agentDispatcher) Dispatch(ctx context.Context, req channels.Dispatch) (c
 		msg = "the agent run ended with status " + res.Status
 	}
 	return channels.Reply{}, errors.New(msg)
+}
+
+// onText tells the channel when the answer's text has begun (the typing
+// indicator's "message" mode); whitespace alone is not text yet.
+func onText(f func()) func(string) {
+	if f == nil {
+		return nil
+	}
+	return func(text string) {
+		if strings.TrimSpace(text) != "" {
+			f()
+		}
+	}
 }
 
 // approvalResolver settles Tool Guard approvals from chat buttons. Only
