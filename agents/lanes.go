@@ -59,13 +59,13 @@ func (r *runSlots) release(limit int) {
 }
 
 func (r *runSlots) releaseLocked(limit int) {
-	if len(r.waiters) > 0 && r.busy <= limit {
-		ch := r.waiters[0]
+	switch {
+	case r.busy > limit || len(r.waiters) == 0:
+		r.busy--
+	default:
+		close(r.waiters[0]) // the slot passes on: busy stays
 		r.waiters = r.waiters[1:]
-		close(ch) // the slot passes on: busy stays
-		return
 	}
-	r.busy--
 	// A raised limit lets more waiters in at once.
 	for len(r.waiters) > 0 && r.busy < limit {
 		r.busy++
