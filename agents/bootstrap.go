@@ -5,6 +5,7 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/openclaw-go/openclaw/tools/fs"
@@ -96,8 +97,9 @@ changed or memory/ exists.
 // seedWorkspace creates the workspace and the bootstrap files it lacks,
 // never touching a file that exists (a user's file always wins).
 // BOOTSTRAP.md is written only when the workspace was brand new: missing
-// or empty.
-func seedWorkspace(dir string) error {
+// or empty. Optional files named in skip (skipOptionalBootstrapFiles)
+// are not created; AGENTS.md and BOOTSTRAP.md always are.
+func seedWorkspace(dir string, skip []string) error {
 	if dir == "" {
 		return nil
 	}
@@ -116,6 +118,9 @@ func seedWorkspace(dir string) error {
 		files = append(files[:len(files):len(files)], struct{ name, text string }{bootstrapFile, bootstrapText})
 	}
 	for _, f := range files {
+		if f.name != "AGENTS.md" && f.name != bootstrapFile && slices.Contains(skip, f.name) {
+			continue
+		}
 		w, err := root.OpenFile(f.name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, iofs.ErrExist) {
 			continue
@@ -178,7 +183,7 @@ type fileIdentity struct {
 // Vibe give the theme.
 func readIdentityFile(dir string) fileIdentity {
 	var id fileIdentity
-	text, ok := readWorkspaceFile(dir, identityFile)
+	text, ok := readWorkspaceFile(dir, identityFile, 0)
 	if !ok {
 		return id
 	}
@@ -241,7 +246,7 @@ func (s *Service) SeedWorkspaces() {
 	}
 	for _, id := range cfg.AgentIDs() {
 		if a, ok := resolveAgent(cfg, s.opts.StateDir, id); ok {
-			if err := seedWorkspace(a.Workspace); err != nil {
+			if err := seedWorkspace(a.Workspace, cfg.Agents.Defaults.SkipOptionalBootstrapFiles); err != nil {
 				s.log.Warn("could not seed the agent workspace", "agent", id, "err", err)
 			}
 		}
@@ -251,8 +256,8 @@ func (s *Service) SeedWorkspaces() {
 // prepareWorkspace seeds dir (unless skipBootstrap) and ends a finished
 // first-run ritual, before a run reads the workspace into its prompt.
 func (s *Service) prepareWorkspace(dir string) {
-	if !s.config().Agents.Defaults.SkipBootstrap {
-		if err := seedWorkspace(dir); err != nil {
+	if d := s.config().Agents.Defaults; !d.SkipBootstrap {
+		if err := seedWorkspace(dir, d.SkipOptionalBootstrapFiles); err != nil {
 			s.log.Warn("could not seed the agent workspace", "workspace", dir, "err", err)
 		}
 	}

@@ -47,7 +47,7 @@ func TestSeedWorkspace(t *testing.T) {
 			for name, text := range tt.existing {
 				os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600)
 			}
-			if err := seedWorkspace(dir); err != nil {
+			if err := seedWorkspace(dir, nil); err != nil {
 				t.Fatal(err)
 			}
 			if got := listDir(t, dir); !slices.Equal(got, tt.want) {
@@ -59,7 +59,7 @@ func TestSeedWorkspace(t *testing.T) {
 				}
 			}
 			// Seeding again (the next start) changes nothing.
-			if err := seedWorkspace(dir); err != nil {
+			if err := seedWorkspace(dir, nil); err != nil {
 				t.Fatal(err)
 			}
 			if got := listDir(t, dir); !slices.Equal(got, tt.want) {
@@ -136,5 +136,20 @@ func TestReadIdentityFile(t *testing.T) {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestSeedSkipsOptionalFiles: skipOptionalBootstrapFiles keeps SOUL.md and
+// USER.md from being created; AGENTS.md and the first-run BOOTSTRAP.md
+// still are, whatever the list says.
+func TestSeedSkipsOptionalFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ws")
+	if err := seedWorkspace(dir, []string{"SOUL.md", "USER.md", "AGENTS.md"}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"AGENTS.md": true, "IDENTITY.md": true, bootstrapFile: true, "SOUL.md": false, "USER.md": false} {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
+			t.Errorf("%s exists = %v, want %v", name, err == nil, want)
+		}
 	}
 }

@@ -15,20 +15,21 @@ const compactPrompt = `Summarise the conversation below for your own later use. 
 
 // maybeCompact summarises the older part of a run's context (history,
 // the run's turn of full, the session's whole context) when it nears the
-// model's window, records the summary, and returns the context to use.
+// model's window, records the summary, and returns the context to use and
+// whether it was compacted.
 // On any failure it returns the context unchanged: a long prompt beats a
 // lost turn.
-func (s *Service) maybeCompact(ctx context.Context, ev *runEvents, chain *providers.Chain, sessionID, modelRef string, full, history []sessions.Message) []sessions.Message {
+func (s *Service) maybeCompact(ctx context.Context, ev *runEvents, chain *providers.Chain, sessionID, modelRef string, full, history []sessions.Message) (_ []sessions.Message, compacted bool) {
 	window := s.contextWindow(modelRef)
 	older, recent, need := sessions.SplitForCompaction(history, window, window/4)
 	if !need || len(older) == 0 {
-		return history
+		return history, false
 	}
 	// The summary must not cover a later turn's message this run does not
 	// see: that turn's own run would lose it.
 	through, older, keep := sessions.SummaryCut(full, older)
 	if through == 0 {
-		return history
+		return history, false
 	}
 	var b strings.Builder
 	for _, m := range older {
@@ -50,15 +51,15 @@ func (s *Service) maybeCompact(ctx context.Context, ev *runEvents, chain *provid
 	if err != nil || strings.TrimSpace(resp.Text) == "" {
 		s.log.Warn("compaction failed; sending the full context", "session", sessionID, "err", err)
 		ev.agent("compaction", map[string]any{"phase": "error"})
-		return history
+		return history, false
 	}
 	if err := s.opts.Store.AppendSummary(context.WithoutCancel(ctx), sessionID, resp.Text, through); err != nil {
 		s.log.Warn("save compaction summary", "session", sessionID, "err", err)
-		return history
+		return history, false
 	}
 	ev.agent("compaction", map[string]any{"phase": "end", "messages": len(older), "throughSeq": through})
 	out := append([]sessions.Message{{Role: "system", Text: resp.Text, Summary: true, SummaryThrough: through}}, keep...)
-	return append(out, recent...)
+	return append(out, recent...), true
 }
 
 func clip(s string, n int) string {

@@ -28,7 +28,8 @@ type runEvents struct {
 	heartbeat  bool // a heartbeat turn: clients may hide it
 	// onText hears the current step's text as it grows (a chat's
 	// preview); it must not block.
-	onText func(text string)
+	onText  func(text string)
+	onDelta func(text string)
 
 	mu       sync.Mutex
 	agentSeq int
@@ -93,6 +94,9 @@ func (e *runEvents) delta(piece string) {
 	e.chat("delta", map[string]any{"deltaText": piece, "message": assistantMessage(text)})
 	if e.onText != nil {
 		e.onText(text)
+	}
+	if e.onDelta != nil {
+		e.onDelta(text)
 	}
 }
 

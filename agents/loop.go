@@ -22,7 +22,7 @@ const maxObservationChars = tools.DefaultMaxResultChars
 // the model again with their results, until a final answer.
 func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, models []string, req StartRequest) (res RunResult) {
 	ev := &runEvents{emit: s.opts.Emit, runID: run.ID, sessionKey: run.SessionKey, sessionID: run.SessionID, agentID: agent.ID, spawnedBy: req.SpawnedBy, heartbeat: req.Heartbeat,
-		onText: req.OnText}
+		onText: req.OnText, onDelta: req.OnDelta}
 	res.StartedAt = time.Now()
 	ev.lifecycle("start", nil)
 	defer func() {
@@ -63,7 +63,6 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 			extra = strings.TrimSpace(extra + "\n\n" + dir)
 		}
 	}
-	system := buildSystemPrompt(agent, tools, extra)
 	full, err := s.opts.Store.Context(ctx, run.SessionID)
 	if err != nil {
 		return failedCtx(ctx, res, fmt.Errorf("load transcript: %w", err))
@@ -71,7 +70,12 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 	// The context ends at this run's own message: messages queued behind
 	// it are their own runs' to answer.
 	history := sessions.TurnContext(full, run.ID)
-	history = s.maybeCompact(ctx, ev, chain, run.SessionID, chain.Steps[0].Ref(), full, history)
+	history, compacted := s.maybeCompact(ctx, ev, chain, run.SessionID, chain.Steps[0].Ref(), full, history)
+	cfg := s.config()
+	system := buildSystemPrompt(agent, tools, extra, promptOptions{
+		SkipWorkspace: skipWorkspaceFiles(agent.ContextInjection, history, run.ID, req.Heartbeat || compacted),
+		Timezone:      cfg.Agents.Defaults.UserTimezone,
+	})
 	msgs := toProviderMessages(history)
 	run.steer.setOpen(true)
 	defer run.steer.setOpen(false)
@@ -185,6 +189,27 @@ func (s *Service) runTools(ctx context.Context, turn *Turn, ev *runEvents, calls
 	}
 	wg.Wait()
 	return out
+}
+
+// skipWorkspaceFiles applies contextInjection: "never" leaves the
+// workspace files out of every prompt; "continuation-skip" leaves them out
+// once the session has an answer from an earlier run, except for a
+// heartbeat or a run that just compacted the context (rebuild says so).
+func skipWorkspaceFiles(mode string, history []sessions.Message, runID string, rebuild bool) bool {
+	switch mode {
+	case "never":
+		return true
+	case "continuation-skip":
+		if rebuild {
+			return false
+		}
+		for _, m := range history {
+			if m.Role == "assistant" && len(m.ToolCalls) == 0 && m.RunID != runID && strings.TrimSpace(m.Text) != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func failed(res RunResult, err error) RunResult {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/openclaw-go/openclaw/agents/providers"
 	"github.com/openclaw-go/openclaw/tools/fs"
@@ -18,14 +20,21 @@ import (
 // are skipped.
 var workspaceFiles = []string{"AGENTS.md", "SOUL.md", identityFile, "USER.md", bootstrapFile, "MEMORY.md", "TOOLS.md"}
 
-// maxWorkspaceFileChars bounds one file's share of the prompt.
-const maxWorkspaceFileChars = 20_000
+// promptOptions are the run's settings for the system prompt beyond the
+// agent itself.
+type promptOptions struct {
+	// SkipWorkspace leaves the workspace files out (contextInjection).
+	SkipWorkspace bool
+	// Timezone is the IANA zone named in the prompt ("" = the host's).
+	Timezone string
+}
 
 // buildSystemPrompt assembles the system prompt: who the agent is, the
 // workspace files, the tools in prose (the schemas travel separately as
 // the request's tool list, so the model gets both), and any extra prompt
-// the caller added.
-func buildSystemPrompt(a resolvedAgent, tools []providers.Tool, extra string) string {
+// the caller added. Only the zone goes in, not the time: a prompt that
+// changed every minute would defeat the provider's prompt cache.
+func buildSystemPrompt(a resolvedAgent, tools []providers.Tool, extra string, o promptOptions) string {
 	var b strings.Builder
 	name, _ := a.displayName()
 	fmt.Fprintf(&b, "You are %s, an agent (id %q) running in an OpenClaw-compatible gateway.\n", name, a.ID)
@@ -38,12 +47,29 @@ func buildSystemPrompt(a resolvedAgent, tools []providers.Tool, extra string) st
 	if a.Workspace != "" {
 		fmt.Fprintf(&b, "Your workspace is %s.\n", a.Workspace)
 	}
-	for _, f := range workspaceFiles {
-		text, ok := readWorkspaceFile(a.Workspace, f)
-		if !ok {
-			continue
+	if zone := userTimezone(o.Timezone); zone != "" {
+		fmt.Fprintf(&b, "The user's time zone is %s.\n", zone)
+	}
+	if !o.SkipWorkspace {
+		// Each file is cut at bootstrapMaxChars, and all of them together
+		// at bootstrapTotalMaxChars: the last ones get what is left.
+		total, budget := a.BootstrapTotalMaxChars, a.BootstrapTotalMaxChars
+		for _, f := range workspaceFiles {
+			limit := a.BootstrapMaxChars
+			if total > 0 && (limit <= 0 || budget < limit) {
+				limit = max(budget, 1)
+			}
+			text, ok := readWorkspaceFile(a.Workspace, f, limit)
+			if !ok {
+				continue
+			}
+			if total > 0 && budget <= 0 {
+				fmt.Fprintf(&b, "\n## %s\n\n[%s left out: the workspace files reached %d characters]\n", f, f, total)
+				continue
+			}
+			budget -= len(text)
+			fmt.Fprintf(&b, "\n## %s\n\n%s\n", f, text)
 		}
-		fmt.Fprintf(&b, "\n## %s\n\n%s\n", f, text)
 	}
 	if len(tools) > 0 {
 		b.WriteString("\n## Tools\n\nYou can call these tools; call several at once when they do not depend on each other.\n")
@@ -57,11 +83,28 @@ func buildSystemPrompt(a resolvedAgent, tools []providers.Tool, extra string) st
 	return b.String()
 }
 
-// readWorkspaceFile reads one bootstrap file, truncated with a note when
-// it is too long. The workspace is the agent's own folder; files are read
-// through os.Root so a symlink cannot point the prompt elsewhere, nor a
-// hard link (see fs.CheckLinks).
-func readWorkspaceFile(dir, name string) (string, bool) {
+// userTimezone is the configured zone when it is one Go knows, else the
+// host's zone name ("" when the host's is only "Local").
+func userTimezone(configured string) string {
+	if configured != "" {
+		if _, err := time.LoadLocation(configured); err == nil {
+			return configured
+		}
+	}
+	if name := time.Now().Location().String(); name != "Local" {
+		return name
+	}
+	if tz := os.Getenv("TZ"); tz != "" {
+		return tz
+	}
+	return ""
+}
+
+// readWorkspaceFile reads one bootstrap file, cut at limit characters
+// with a note saying so (limit <= 0: no limit). The workspace is the
+// agent's own folder; files are read through os.Root so a symlink cannot
+// point the prompt elsewhere, nor a hard link (see fs.CheckLinks).
+func readWorkspaceFile(dir, name string, limit int) (string, bool) {
 	if dir == "" {
 		return "", false
 	}
@@ -83,8 +126,12 @@ func readWorkspaceFile(dir, name string) (string, bool) {
 	if text == "" {
 		return "", false
 	}
-	if len(text) > maxWorkspaceFileChars {
-		text = text[:maxWorkspaceFileChars] + fmt.Sprintf("\n[%s truncated at %d characters]", filepath.Base(name), maxWorkspaceFileChars)
+	if limit > 0 && len(text) > limit {
+		cut := limit
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut-- // never split a character
+		}
+		text = text[:cut] + fmt.Sprintf("\n[%s truncated at %d characters]", filepath.Base(name), limit)
 	}
 	return text, true
 }

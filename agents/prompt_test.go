@@ -18,7 +18,7 @@ func TestPromptHardLinkRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(ws, "SOUL.md"), []byte("kind and brief"), 0o600)
-	p := buildSystemPrompt(resolvedAgent{ID: "main", Workspace: ws}, nil, "")
+	p := buildSystemPrompt(resolvedAgent{ID: "main", Workspace: ws}, nil, "", promptOptions{})
 	if strings.Contains(p, "the secret") || !strings.Contains(p, "[AGENTS.md not read: refused: the file has more than one hard link") {
 		t.Errorf("prompt:\n%s", p)
 	}

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,11 @@ type resolvedAgent struct {
 	AllowAgents    []string
 	SubagentModels []string
 	IsDefault      bool
+	// Workspace files in the system prompt: the cut per file and for all
+	// (0: none), and when they go in (contextInjection).
+	BootstrapMaxChars      int
+	BootstrapTotalMaxChars int
+	ContextInjection       string
 }
 
 // resolveAgent applies agents.defaults to an entry. ok is false for an
@@ -64,6 +70,9 @@ func resolveAgent(cfg *config.Config, stateDir, id string) (resolvedAgent, bool)
 	if len(a.AllowAgents) == 0 {
 		a.AllowAgents = d.Subagents.AllowAgents
 	}
+	a.BootstrapMaxChars = cmp.Or(e.BootstrapMaxChars, d.BootstrapMaxChars)
+	a.BootstrapTotalMaxChars = cmp.Or(e.BootstrapTotalMaxChars, d.BootstrapTotalMaxChars)
+	a.ContextInjection = cmp.Or(e.ContextInjection, d.ContextInjection, "always")
 	a.SubagentModels = e.Subagents.Model.Chain()
 	if len(a.SubagentModels) == 0 {
 		a.SubagentModels = d.Subagents.Model.Chain()

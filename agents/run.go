@@ -46,6 +46,10 @@ type StartRequest struct {
 	ChannelModel string
 	// Heartbeat marks a heartbeat turn: its events say so.
 	Heartbeat bool
+	// Nested marks a run another run started and waits on (a message
+	// sent with sessions_send): it does not count against
+	// agents.defaults.maxConcurrent, whose slot its sender holds.
+	Nested bool
 	// Owner: the run acts for the gateway's owner (an operator holding
 	// operator.admin, or a sender in commands.ownerAllowFrom); only then
 	// may it use owner-only tools. Callers derive it from who asked, never
@@ -61,6 +65,9 @@ type StartRequest struct {
 	// lost. Channel turns have their own record (the inbound event) and
 	// scheduled ones theirs (the cron run row).
 	Resumable bool
+	// OnDelta, when set, hears the answer's text as it streams: the
+	// current step's text so far, at each piece. It must not block.
+	OnDelta func(text string)
 	// Commands, when set, lets a command-only message (/status, /model,
 	// /approve, ...) be answered by the gateway itself; see CommandSender.
 	Commands *CommandSender
@@ -314,6 +321,18 @@ func (s *Service) launch(run *Run, agent resolvedAgent, sess *sessions.Session, 
 		}
 	}
 	job := func(ctx context.Context) {
+		if counted := !resetOnly && req.SpawnedBy == "" && !req.Nested; counted {
+			// Waiting for a slot is not part of the run's time.
+			if err := s.slots.acquire(ctx, s.config().Agents.Defaults.MaxConcurrent); err != nil {
+				if req.Resumable && !s.closing.Load() {
+					s.endAccepted(run.ID)
+				}
+				now := time.Now()
+				s.finish(run, RunResult{Status: "aborted", Error: "aborted before it started", StartedAt: now, EndedAt: now})
+				return
+			}
+			defer func() { s.slots.release(s.config().Agents.Defaults.MaxConcurrent) }()
+		}
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		var res RunResult

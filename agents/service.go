@@ -91,6 +91,7 @@ type Service struct {
 	ended     []string        // ended run ids, oldest first, to cap runs
 	providers map[string]providerEntry
 	sub       subagentLimits
+	slots     runSlots // agents.defaults.maxConcurrent
 	events    systemEvents
 
 	approvals     ApprovalAnswerer // for /approve; nil: none

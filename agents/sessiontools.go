@@ -389,7 +389,7 @@ func (t *sessionTools) send(ctx context.Context, turn *Turn, raw json.RawMessage
 	run, _, err := t.svc.Start(context.WithoutCancel(ctx), StartRequest{
 		AgentID: target.AgentID, SessionKey: target.Key,
 		Message: fmt.Sprintf("[Inter-session message from %s, isUser=false]\n%s", turn.SessionKey, a.Message),
-		Owner:   turn.Owner,
+		Owner:   turn.Owner, Nested: true,
 	})
 	if err != nil {
 		return nil, err

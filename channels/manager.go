@@ -59,6 +59,10 @@ type Dispatch struct {
 	// OnText, when set, hears the answer as it is written (the chat's
 	// streaming preview); it must not block.
 	OnText func(text string)
+	// OnTextStart, when set, is called as the answer's text streams (at
+	// each piece, once there is text); the typing indicator of the
+	// "message" typing mode starts there. It must not block.
+	OnTextStart func()
 }
 
 // Steerer is implemented by a Dispatcher that can hand a message to a
@@ -111,14 +115,16 @@ type Options struct {
 	DefaultAgent func(cfg *config.Config) string
 	// AgentMentionPatterns returns an agent's groupChat.mentionPatterns.
 	AgentMentionPatterns func(cfg *config.Config, agentID string) []string
-	// TypingInterval repeats the typing indicator; default 6 s.
+	// TypingInterval repeats the typing indicator; default
+	// agents.defaults.typingIntervalSeconds.
 	TypingInterval time.Duration
 	// MaxAttempts bounds deliveries of one message; default 8.
 	MaxAttempts int
 	// Workspace is an agent's workspace directory, where inbound
 	// attachments are saved (under inbox/); nil keeps them unsaved.
 	Workspace func(agentID string) (string, error)
-	// MediaMaxMb caps one saved attachment; default 20.
+	// MediaMaxMb caps one saved attachment when agents.defaults.mediaMaxMb
+	// is unset; default 20.
 	MediaMaxMb int
 	// OnStatus hears every adapter state change (the gateway publishes
 	// them in its health event). It must not block.
@@ -226,14 +232,8 @@ func New(cfg *config.Config, opts Options) *Manager {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	if opts.TypingInterval == 0 {
-		opts.TypingInterval = 6 * time.Second
-	}
 	if opts.MaxAttempts == 0 {
 		opts.MaxAttempts = 8
-	}
-	if opts.MediaMaxMb == 0 {
-		opts.MediaMaxMb = 20
 	}
 	m := &Manager{
 		opts: opts, log: opts.Log, db: newDB(opts.Store.DB),
@@ -858,6 +858,16 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 			onText = pv.update
 		}
 	}
+	typing := &typingLatch{start: func() func() {
+		return m.typing(ctx, a, Target{ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID}, m.typingInterval(cfg))
+	}}
+	var onTextStart func()
+	switch typingMode(cfg, in) {
+	case "instant":
+		typing.begin()
+	case "message":
+		onTextStart = typing.begin
+	}
 	type result struct {
 		agentID, key string
 		reply        Reply
@@ -876,11 +886,10 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 			CommandsRefused: m.commandsRefused(cfg, a, in),
 			ToolsAllow:      t.g.verdict.Group.ToolsAllow, ToolsDeny: t.g.verdict.Group.ToolsDeny,
 			Model:  cfg.ResolveModel(ChannelModel(cfg, in, a.network.TopicThreads)),
-			OnText: onText,
+			OnText: onText, OnTextStart: onTextStart,
 		})
 		results[i] = result{agentID: aid, key: key, reply: reply, err: err}
 	}
-	stopTyping := m.typing(ctx, a, Target{ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID})
 	if ab, ok := m.opts.Dispatcher.(Aborter); ok {
 		m.mu.Lock()
 		l.abort = func() {
@@ -910,7 +919,7 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 	m.mu.Lock()
 	l.abort, l.steer, l.steerKey = nil, nil, ""
 	m.mu.Unlock()
-	stopTyping()
+	typing.end()
 	var outs []Outbound
 	for i, res := range results {
 		if res.err != nil {
@@ -998,8 +1007,76 @@ func (m *Manager) replyMessages(p AccountPolicy, in Inbound, rowID int64, prefix
 	return outs
 }
 
+// MediaMaxMb is the attachment cap of an account, in megabytes: its own
+// mediaMaxMb, else agents.defaults.mediaMaxMb, else 0 (the adapter's
+// default), as OpenClaw resolves a channel's media limit.
+func MediaMaxMb(cfg *config.Config, account int) int {
+	return cmp.Or(account, cfg.Agents.Defaults.MediaMaxMb)
+}
+
+// typingMode is when a turn shows "typing…" (agents.defaults.typingMode):
+// never, instant (as the turn starts) or message (at the answer's first
+// text). Unset, it is instant in direct chats and when the bot was
+// mentioned, and message in group chats otherwise, as in OpenClaw.
+// "thinking" starts at the first reasoning the model streams, and the
+// models here stream none, so it shows no indicator, as OpenClaw does
+// for a model without reasoning output.
+func typingMode(cfg *config.Config, in Inbound) string {
+	switch mode := cfg.Agents.Defaults.TypingMode; mode {
+	case "never", "instant", "message":
+		return mode
+	case "thinking":
+		return "never"
+	}
+	if in.Chat.Kind == Direct || in.Mentioned {
+		return "instant"
+	}
+	return "message"
+}
+
+// typingInterval is how often the indicator is repeated: the Manager's
+// own setting, else agents.defaults.typingIntervalSeconds, else 6 s.
+func (m *Manager) typingInterval(cfg *config.Config) time.Duration {
+	if m.opts.TypingInterval > 0 {
+		return m.opts.TypingInterval
+	}
+	if s := cfg.Agents.Defaults.TypingIntervalSeconds; s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	return 6 * time.Second
+}
+
+// typingLatch starts the typing indicator at most once per turn, from
+// whichever goroutine asks first, and stops it when the turn ends; a
+// begin after the end does nothing.
+type typingLatch struct {
+	start func() (stop func())
+
+	mu    sync.Mutex
+	stop  func()
+	ended bool
+}
+
+func (l *typingLatch) begin() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.ended && l.stop == nil {
+		l.stop = l.start()
+	}
+}
+
+func (l *typingLatch) end() {
+	l.mu.Lock()
+	l.ended = true
+	stop := l.stop
+	l.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
 // typing shows the typing indicator until the returned func is called.
-func (m *Manager) typing(ctx context.Context, a *account, to Target) func() {
+func (m *Manager) typing(ctx context.Context, a *account, to Target, interval time.Duration) func() {
 	t, ok := a.adapterNow().(Typer)
 	if !ok {
 		return func() {}
@@ -1008,7 +1085,7 @@ func (m *Manager) typing(ctx context.Context, a *account, to Target) func() {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(m.opts.TypingInterval)
+		tick := time.NewTicker(interval)
 		defer tick.Stop()
 		for {
 			tctx, c := context.WithTimeout(ctx, 10*time.Second)
@@ -1092,7 +1169,7 @@ func (m *Manager) saveMedia(ctx context.Context, a *account, agentID string, row
 			m.log.Warn("channels: no workspace for attachments", "agentId", agentID, "err", err)
 		}
 	}
-	limit := int64(m.opts.MediaMaxMb) << 20
+	limit := int64(cmp.Or(m.cfg.Load().Agents.Defaults.MediaMaxMb, m.opts.MediaMaxMb, 20)) << 20
 	parts := make([]string, len(media))
 	for i, md := range media {
 		label := md.Kind

@@ -621,3 +621,48 @@ func TestBindingToUnconfiguredMainGoesToTheDefaultAgent(t *testing.T) {
 		t.Fatalf("dispatched to agent %q, want the default agent codex", id)
 	}
 }
+
+// TestInboundMediaCapFromConfig performs the oversized-attachment attack
+// against agents.defaults.mediaMaxMb: a 2 MB file under a 1 MB cap is
+// refused and not written, and the same file under a 3 MB cap is saved.
+func TestInboundMediaCapFromConfig(t *testing.T) {
+	for _, c := range []struct {
+		capMb int
+		saved bool
+	}{{1, false}, {3, true}} {
+		t.Run(fmt.Sprint(c.capMb), func(t *testing.T) {
+			ws := t.TempDir()
+			st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), Migrations())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			ad := &mediaAdapter{memAdapter: newMem(), files: map[string]string{"big": strings.Repeat("x", 2<<20)}}
+			var got Dispatch
+			agent := &echoAgent{reply: func(d Dispatch) string { got = d; return "ok" }}
+			net := Network{Name: "telegram", Label: "Telegram", Accounts: func(*config.Config) []AccountSpec {
+				return []AccountSpec{{AccountID: "default", Default: true, Enabled: true, Fingerprint: "m",
+					Policy: AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}},
+					New:    func() (Adapter, error) { return ad, nil }}}
+			}}
+			cfg := &config.Config{}
+			cfg.Agents.Defaults.MediaMaxMb = c.capMb
+			m := New(cfg, Options{Store: st, Dispatcher: agent, Networks: []Network{net},
+				DefaultAgent: func(*config.Config) string { return "main" },
+				Workspace:    func(string) (string, error) { return ws, nil }})
+			m.Start(context.Background())
+			defer m.Close(context.Background())
+			in := dmFrom("1", "42", "take this")
+			in.Media = []Media{{Kind: "document", FileID: "big", Name: "big.bin"}}
+			ad.push(t, in)
+			ad.waitSent(t, 1)
+			files, _ := filepath.Glob(filepath.Join(ws, "inbox", "*", "*big.bin"))
+			if c.saved != (len(files) == 1) || c.saved != strings.Contains(got.Text, "saved at inbox/") {
+				t.Fatalf("cap %d MB: agent saw %q, files %v", c.capMb, got.Text, files)
+			}
+			if !c.saved && !strings.Contains(got.Text, "not saved: larger than 1 MB") {
+				t.Fatalf("refusal not said: %q", got.Text)
+			}
+		})
+	}
+}

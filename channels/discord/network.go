@@ -35,7 +35,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 			AccountID: id, Token: token, APIBase: h.Getenv("OPENCLAW_DISCORD_API_BASE"),
 			GatewayURL: h.Getenv("OPENCLAW_DISCORD_GATEWAY_URL"),
 			TextLimit:  acct.TextChunkLimit, MaxLinesPerMessage: acct.MaxLinesPerMessage, ChunkMode: acct.Streaming.ChunkMode,
-			AllowBots: acct.AllowBots.Admits(), MediaMaxMb: acct.MediaMaxMb,
+			AllowBots: acct.AllowBots.Admits(), MediaMaxMb: channels.MediaMaxMb(cfg, acct.MediaMaxMb),
 			SuppressEmbeds: channels.BoolOr(acct.SuppressEmbeds, true), Presence: presence(acct),
 			Proxy: acct.Proxy,
 			Log:   h.AccountLog("discord", id),

@@ -43,7 +43,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 		opts := Options{
 			AccountID: id, BotToken: bot, AppToken: app, SigningSecret: acct.SigningSecret.Value, Mode: acct.Mode,
 			APIURL: h.Getenv("OPENCLAW_SLACK_API_URL"), WebhookPath: path, TextLimit: acct.TextChunkLimit,
-			ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb, SlashCommand: slash,
+			ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: channels.MediaMaxMb(cfg, acct.MediaMaxMb), SlashCommand: slash,
 			UnfurlLinks: acct.UnfurlLinks, NoMediaUnfurl: !channels.BoolOr(acct.UnfurlMedia, true),
 			Log: h.AccountLog("slack", id),
 		}

@@ -37,7 +37,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 		opts := Options{
 			AccountID: id, Token: token, APIRoot: acct.APIRoot, Proxy: acct.Proxy,
 			WebhookURL: acct.WebhookURL, WebhookSecret: acct.WebhookSecret.Value, WebhookPath: path,
-			TextLimit: acct.TextChunkLimit, ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: acct.MediaMaxMb,
+			TextLimit: acct.TextChunkLimit, ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: channels.MediaMaxMb(cfg, acct.MediaMaxMb),
 			NoLinkPreview: !channels.BoolOr(acct.LinkPreview, true), Commands: customCommands(acct.CustomCommands),
 			Log: h.AccountLog("telegram", id), Offsets: Offsets{DB: h.DB},
 		}

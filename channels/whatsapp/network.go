@@ -26,7 +26,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 		acct, _ := wc.Account(id)
 		opts := Options{
 			AccountID: id, DB: h.DB, TextLimit: acct.TextChunkLimit, ChunkMode: acct.Streaming.ChunkMode,
-			MediaMaxMb: acct.MediaMaxMb, SendReadReceipts: channels.BoolOr(acct.SendReadReceipts, true),
+			MediaMaxMb: channels.MediaMaxMb(cfg, acct.MediaMaxMb), SendReadReceipts: channels.BoolOr(acct.SendReadReceipts, true),
 			Log: h.AccountLog("whatsapp", id),
 		}
 		specs = append(specs, channels.AccountSpec{

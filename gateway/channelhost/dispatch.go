@@ -3,6 +3,7 @@ package channelhost
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/channels"
@@ -38,6 +39,7 @@ func (d agentDispatcher) run(ctx context.Context, req channels.Dispatch) (channe
 		// network's execApprovals approvers' alone.
 		Commands: &agents.CommandSender{ID: req.Origin.Channel + ":" + req.SenderID, CanApprove: d.approver(req.Origin.Channel, req.SenderID),
 			Refused: req.CommandsRefused},
+		OnDelta: textStarted(req.OnTextStart),
 	})
 	if err != nil {
 		return channels.Reply{}, err
@@ -66,6 +68,19 @@ func (d agentDispatcher) run(ctx context.Context, req channels.Dispatch) (channe
 
 // Abort stops the session's running turn (messages.queue.mode interrupt).
 func (d agentDispatcher) Abort(sessionKey string) bool { return d.svc.Abort(sessionKey, "") }
+
+// textStarted tells the channel when the answer's text has begun (the typing
+// indicator's "message" mode); whitespace alone is not text yet.
+func textStarted(f func()) func(string) {
+	if f == nil {
+		return nil
+	}
+	return func(text string) {
+		if strings.TrimSpace(text) != "" {
+			f()
+		}
+	}
+}
 
 // Steer hands a message to the session's running turn
 // (messages.queue.mode steer).

@@ -794,6 +794,24 @@ type AgentDefaults struct {
 	Heartbeat Heartbeat `json:"heartbeat"`
 	// The skills (by name) agents see, unless an agent's own skills replaces the list; [] gives none. Default: unset (every skill found).
 	Skills []string `json:"skills"`
+	// Agent runs at once across all sessions (each session still runs one turn at a time); further runs wait their turn. Sub-agent runs and a turn's messages to other sessions have their own limits. Default 4.
+	MaxConcurrent int `json:"maxConcurrent" min:"1"`
+	// Largest attachment, in megabytes, that a chat message may bring in (saved to the workspace's inbox/; a larger one is refused) and, for channel accounts that set no mediaMaxMb, that is sent out. Default 0 (20 received; the network's limit sent).
+	MediaMaxMb int `json:"mediaMaxMb" min:"1"`
+	// IANA time zone named in the system prompt (e.g. "America/Chicago"). Default "" (the gateway host's zone).
+	UserTimezone string `json:"userTimezone"`
+	// Characters of one workspace file (AGENTS.md, SOUL.md, ...) put in the system prompt before it is cut. Default 20000.
+	BootstrapMaxChars int `json:"bootstrapMaxChars" min:"1"`
+	// Characters of all workspace files together put in the system prompt; files past it are cut or left out. Default 60000.
+	BootstrapTotalMaxChars int `json:"bootstrapTotalMaxChars" min:"1"`
+	// When the workspace files go into the system prompt: "always"; "continuation-skip" leaves them out once the session has a finished answer (heartbeats and turns that compacted still get them); "never". Default "always".
+	ContextInjection string `json:"contextInjection" enum:"always,continuation-skip,never"`
+	// Optional workspace files not to create in a new workspace: any of "SOUL.md", "USER.md", "HEARTBEAT.md", "IDENTITY.md". Default [] (create them all).
+	SkipOptionalBootstrapFiles []string `json:"skipOptionalBootstrapFiles"`
+	// When a chat shows "typing…" during a turn: "never"; "instant" (as the turn starts); "thinking" or "message" (at the answer's first text). Default "" (instant in direct chats and when mentioned, message in group chats otherwise).
+	TypingMode string `json:"typingMode" enum:"never,instant,thinking,message"`
+	// Seconds between repeats of the typing indicator while a turn runs. Default 6.
+	TypingIntervalSeconds int `json:"typingIntervalSeconds" min:"1"`
 }
 
 // AgentModel is one agents.defaults.models entry.
@@ -848,6 +866,12 @@ type AgentEntry struct {
 	Heartbeat Heartbeat `json:"heartbeat"`
 	// The skills (by name) this agent sees, replacing agents.defaults.skills; [] gives none. Default: unset (agents.defaults.skills).
 	Skills []string `json:"skills"`
+	// This agent's agents.defaults.bootstrapMaxChars. Default 0 (the defaults').
+	BootstrapMaxChars int `json:"bootstrapMaxChars" min:"1"`
+	// This agent's agents.defaults.bootstrapTotalMaxChars. Default 0 (the defaults').
+	BootstrapTotalMaxChars int `json:"bootstrapTotalMaxChars" min:"1"`
+	// This agent's agents.defaults.contextInjection. Default "" (the defaults').
+	ContextInjection string `json:"contextInjection" enum:"always,continuation-skip,never"`
 }
 
 // AgentGroupChat is agents.entries.<id>.groupChat.
