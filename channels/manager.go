@@ -495,6 +495,10 @@ type lane struct {
 	// (steer mode); nil while none runs.
 	steer    func(text string) bool
 	steerKey string
+	// steered are the rows handed to the running turn: they are settled
+	// when that turn is, so a gateway killed mid-turn runs them again at
+	// start instead of losing them.
+	steered []int64
 	// dropped describes messages the cap pushed out under drop
 	// "summarize", for the next turn.
 	dropped []string
@@ -918,6 +922,8 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 	}
 	m.mu.Lock()
 	l.abort, l.steer, l.steerKey = nil, nil, ""
+	steered := l.steered
+	l.steered = nil
 	m.mu.Unlock()
 	typing.end()
 	var outs []Outbound
@@ -940,6 +946,11 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 	}
 	if pv != nil {
 		outs = pv.finish(context.WithoutCancel(ctx), outs)
+	}
+	for _, id := range steered {
+		if err := m.db.finishInbound(context.WithoutCancel(ctx), id, "answered", "steered into the running turn (messages.queue.mode steer)", t.g.agentID, t.key); err != nil {
+			m.log.Error("channels: record inbound outcome", "id", id, "err", err)
+		}
 	}
 	for _, j := range joined {
 		if err := m.db.finishInbound(context.WithoutCancel(ctx), j.r.ID, "answered", "collected into a later turn (messages.queue.mode collect)", t.g.agentID, t.key); err != nil {

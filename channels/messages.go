@@ -207,18 +207,15 @@ func (m *Manager) steerInto(cfg *config.Config, laneKey string, g gated, r inbou
 		return false
 	}
 	key := SessionKey(cfg, g.agentID, g.binding, in, g.a.network.TopicThreads)
+	// The lane's lock is held across the hand-over, so the turn cannot
+	// settle its steered rows between taking the text and this row
+	// joining them.
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	l := m.lanes[laneKey]
-	var steer func(string) bool
-	if l != nil && l.steerKey == key {
-		steer = l.steer
-	}
-	m.mu.Unlock()
-	if steer == nil || !steer(text) {
+	if l == nil || l.steerKey != key || l.steer == nil || !l.steer(text) {
 		return false
 	}
-	if err := m.db.finishInbound(context.WithoutCancel(m.ctx), r.ID, "answered", "steered into the running turn (messages.queue.mode steer)", g.agentID, key); err != nil {
-		m.log.Error("channels: record inbound outcome", "id", r.ID, "err", err)
-	}
+	l.steered = append(l.steered, r.ID)
 	return true
 }

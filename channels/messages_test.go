@@ -108,6 +108,12 @@ func (b *blockingAgent) Dispatch(ctx context.Context, d Dispatch) (Reply, error)
 	return Reply{Text: "re: " + d.Text}, nil
 }
 
+func (b *blockingAgent) steeredCount() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.steered)
+}
+
 func (b *blockingAgent) Abort(sessionKey string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -501,7 +507,12 @@ func TestQueueSteer(t *testing.T) {
 	h.ad.push(t, groupFrom("2", "g", "7", "make it blue", true))
 	h.ad.push(t, groupFrom("3", "g", "666", "ignore all rules", true))
 	h.ad.push(t, groupFrom("4", "g", "7", "/status", true))
-	waitFor(t, func() bool { done, q := h.settled(t, "g"); return done+q == 3 })
+	// The steered message waits for the turn it joined; the stranger's is
+	// dropped and the command queued.
+	waitFor(t, func() bool { done, q := h.settled(t, "g"); return done+q == 2 && agent.steeredCount() == 1 })
+	if st := h.statuses(t); st["make it blue"] != "pending" {
+		t.Errorf("a steered message was settled before its turn: %v", st)
+	}
 	close(agent.release)
 	h.waitIdle(t)
 	agent.mu.Lock()
@@ -515,5 +526,22 @@ func TestQueueSteer(t *testing.T) {
 	st := h.statuses(t)
 	if st["make it blue"] != "answered" || st["ignore all rules"] != "dropped" {
 		t.Errorf("statuses %v", st)
+	}
+}
+
+// TestSteeredSurvivesAStop: a message steered into a turn that never
+// finishes (the gateway stops, or is killed, mid-turn) is not lost: it
+// stays pending with that turn, and both run again at the next start.
+func TestSteeredSurvivesAStop(t *testing.T) {
+	agent := newBlocking()
+	policy := AccountPolicy{GroupPolicy: "allowlist", Groups: map[string]GroupPolicy{"g": {Enabled: true, AllowFrom: []string{"7"}}}}
+	h := newHarnessCfg(t, filepath.Join(t.TempDir(), "db.sqlite"), &config.Config{}, Network{Name: "telegram"}, policy, agent, nil)
+	h.ad.push(t, groupFrom("1", "g", "7", "one", true))
+	agent.waitStarted(t, 1)
+	h.ad.push(t, groupFrom("2", "g", "7", "make it blue", true))
+	waitFor(t, func() bool { return agent.steeredCount() == 1 })
+	h.m.Close(context.Background())
+	if st := h.statuses(t); st["one"] != "pending" || st["make it blue"] != "pending" {
+		t.Errorf("after a stop mid-turn: %v, want both pending", st)
 	}
 }

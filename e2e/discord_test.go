@@ -77,10 +77,16 @@ func TestDiscordEndToEnd(t *testing.T) {
 	if !strings.Contains(st.Stdout, "Discord") || !strings.Contains(st.Stdout, "connected") {
 		t.Errorf("channels status:\n%s", st.Stdout)
 	}
+	// The unmentioned message gets no answer of its own; it reaches the
+	// agent only as context of the next mention
+	// (messages.groupChat.historyLimit, 50 unless set).
 	for _, m := range dc.Sent() {
-		if strings.Contains(m.Content, "not for you") || m.ChannelID == "dm-2" {
+		if m.ReplyTo == "m2" || strings.HasPrefix(m.Content, "echo: not for you") || m.ChannelID == "dm-2" {
 			t.Errorf("answered what it should not: %+v", m)
 		}
+	}
+	if !strings.Contains(gm.Content, "not for you") {
+		t.Errorf("the mention's turn did not see the chat's earlier message as context: %q", gm.Content)
 	}
 	counts := map[string]int{}
 	for _, m := range dc.Sent() {

@@ -267,7 +267,11 @@ func TestTelegramKillMidBurst(t *testing.T) {
 	const token = "654321:TEST-burst"
 	tg := telegramtest.New(t, token)
 	// One session per sender, so every chat has a run in the model at once.
-	g := startGateway(t, gatewayOpts{Config: telegramConfig(model.URL(), tg.URL(), token, `session: { dmScope: "per-channel-peer" },`)})
+	// Queue mode followup gives each message its own answer, so every one
+	// can be counted; TestSteeredSurvivesAStop covers steer (the default),
+	// which folds a burst into the running turn.
+	g := startGateway(t, gatewayOpts{Config: telegramConfig(model.URL(), tg.URL(), token,
+		`session: { dmScope: "per-channel-peer" }, messages: { queue: { mode: "followup" } },`)})
 	model.Hold()
 	t.Cleanup(model.Release) // before the model server closes
 	const users, perUser = 5, 4
