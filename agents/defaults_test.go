@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -194,5 +195,19 @@ func TestPromptTimezone(t *testing.T) {
 	// A zone Go does not know is not repeated into the prompt.
 	if p := buildSystemPrompt(resolvedAgent{ID: "main"}, nil, "", promptOptions{Timezone: "Mars/Olympus"}); strings.Contains(p, "Mars") {
 		t.Errorf("unknown zone in prompt:\n%s", p)
+	}
+}
+
+// TestRunLimitDefault: maxConcurrent unset caps runs as OpenClaw does,
+// at the larger of 8 and 4 per available CPU; a set value is used as is.
+func TestRunLimitDefault(t *testing.T) {
+	if got, want := runLimit(0), max(8, 4*runtime.NumCPU()); got != want {
+		t.Errorf("runLimit(0) = %d, want %d", got, want)
+	}
+	if got := runLimit(0); got < 8 {
+		t.Errorf("the default cap %d is under OpenClaw's floor of 8", got)
+	}
+	if got := runLimit(3); got != 3 {
+		t.Errorf("runLimit(3) = %d", got)
 	}
 }

@@ -2,9 +2,22 @@ package agents
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"sync"
 )
+
+// defaultRunLimit is maxConcurrent unset: OpenClaw's CPU-derived default,
+// the larger of 8 and four runs per available CPU.
+var defaultRunLimit = max(8, 4*runtime.NumCPU())
+
+// runLimit is the cap for a configured maxConcurrent (0: the default).
+func runLimit(limit int) int {
+	if limit <= 0 {
+		return defaultRunLimit
+	}
+	return limit
+}
 
 // runSlots caps the agent runs that run at once across sessions
 // (agents.defaults.maxConcurrent, OpenClaw's main lane); each session's
@@ -24,7 +37,7 @@ type runSlots struct {
 
 // acquire waits for a slot; it fails only when ctx ends first.
 func (r *runSlots) acquire(ctx context.Context, limit int) error {
-	limit = max(limit, 1)
+	limit = runLimit(limit)
 	r.mu.Lock()
 	if r.busy < limit && len(r.waiters) == 0 {
 		r.busy++
@@ -55,7 +68,7 @@ func (r *runSlots) acquire(ctx context.Context, limit int) error {
 func (r *runSlots) release(limit int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.releaseLocked(max(limit, 1))
+	r.releaseLocked(runLimit(limit))
 }
 
 func (r *runSlots) releaseLocked(limit int) {

@@ -54,7 +54,7 @@ func Defaults() *Config {
 				AnnounceTimeoutMs: 120_000, ArchiveAfterMinutes: 60,
 			},
 			Heartbeat:     Heartbeat{Every: "30m", Target: "none"},
-			MaxConcurrent: 4, ContextInjection: "always",
+			ContextInjection: "always",
 			BootstrapMaxChars: 20_000, BootstrapTotalMaxChars: 60_000, TypingIntervalSeconds: 6,
 		}},
 		Cron:    Cron{Enabled: yes(), SessionRetention: RetentionOf(24 * time.Hour), FailureAlert: CronFailureAlert{Enabled: yes(), After: 2, CooldownMs: 3_600_000, Mode: "announce"}},

@@ -794,7 +794,7 @@ type AgentDefaults struct {
 	Heartbeat Heartbeat `json:"heartbeat"`
 	// The skills (by name) agents see, unless an agent's own skills replaces the list; [] gives none. Default: unset (every skill found).
 	Skills []string `json:"skills"`
-	// Agent runs at once across all sessions (each session still runs one turn at a time); further runs wait their turn. Sub-agent runs and a turn's messages to other sessions have their own limits. Default 4.
+	// Agent runs at once across all sessions (each session still runs one turn at a time); further runs wait their turn. Sub-agent runs and a turn's messages to other sessions have their own limits. Default 0: the larger of 8 and 4 × the CPUs available, as in OpenClaw.
 	MaxConcurrent int `json:"maxConcurrent" min:"1"`
 	// Largest attachment, in megabytes, that a chat message may bring in (saved to the workspace's inbox/; a larger one is refused) and, for channel accounts that set no mediaMaxMb, that is sent out. Default 0 (20 received; the network's limit sent).
 	MediaMaxMb int `json:"mediaMaxMb" min:"1"`
