@@ -259,6 +259,14 @@ func (s *Server) WaitSent(n int, d time.Duration) []Message {
 	return s.Sent()
 }
 
+// WaitEdits waits until n edits were applied and returns the messages
+// as they are then (a recorded call may not have been applied yet).
+func (s *Server) WaitEdits(n int, d time.Duration) []Message {
+	s.t.Helper()
+	s.waitFor(d, fmt.Sprintf("%d applied edits", n), func() bool { return len(s.edits) >= n })
+	return s.Sent()
+}
+
 // WaitCalls waits until method was called at least n times and returns
 // its calls.
 func (s *Server) WaitCalls(method string, n int, d time.Duration) []Call {
