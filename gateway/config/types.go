@@ -1476,7 +1476,7 @@ type ChannelStreaming struct {
 type PreviewStreaming struct {
 	// Where long replies split: at the length limit ("length") or at every paragraph ("newline"). Default "length".
 	ChunkMode string `json:"chunkMode" enum:"length,newline"`
-	// "partial" shows the reply while it is written, in one message edited in place (Telegram, Discord, Slack); "off" sends it when done; "block" and "progress" (OpenClaw's block replies and tool-progress message) are not in effect here and send it when done. Default "off" (OpenClaw's Telegram default "partial" is not applied: set it).
+	// "partial" shows the reply while it is written, in one message edited in place (Telegram, Discord, Slack); "off" sends it when done; "block" and "progress" (OpenClaw's block replies and tool-progress message) are not in effect here and send it when done. Default "off"; OpenClaw's Telegram default is "progress" (a status message while it works, then the reply as a new message), which here ends the same as "off": the reply sent when done.
 	Mode string `json:"mode" enum:"off,partial,block,progress"`
 }
 

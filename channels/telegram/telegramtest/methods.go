@@ -157,7 +157,7 @@ func (s *Server) record(w http.ResponseWriter, m Message, extra map[string]any) 
 	s.nextMsg++
 	m.MessageID = s.nextMsg
 	s.sent = append(s.sent, m)
-	s.messages[msgKey{m.ChatID, m.MessageID}] = m.Text
+	s.messages[msgKey{m.ChatID, m.MessageID}] = len(s.sent) - 1
 	s.notifyLocked()
 	s.mu.Unlock()
 	res := map[string]any{
@@ -239,23 +239,39 @@ func (s *Server) sendPoll(w http.ResponseWriter, _ *http.Request, c Call) {
 	s.record(w, m, map[string]any{"poll": map[string]any{"id": "poll-1", "question": m.Text}})
 }
 
+// editMessageText changes a sent message's text in place. As in the real
+// API the new parse_mode and reply_markup replace the old ones (an edit
+// without reply_markup drops the keyboard), and an edit that changes
+// nothing is refused as "message is not modified".
 func (s *Server) editMessageText(w http.ResponseWriter, _ *http.Request, c Call) {
 	chat, id, text := c.Params.Get("chat_id"), paramInt(c.Params, "message_id"), c.Params.Get("text")
-	if s.rejectsHTML(c.Params.Get("parse_mode"), text) {
+	parseMode, markup := c.Params.Get("parse_mode"), c.Params.Get("reply_markup")
+	if strings.TrimSpace(text) == "" {
+		writeError(w, http.StatusBadRequest, "Bad Request: message text is empty", 0)
+		return
+	}
+	if s.rejectsHTML(parseMode, text) {
 		s.parseError(w, text)
 		return
 	}
 	s.mu.Lock()
-	old, ok := s.messages[msgKey{chat, id}]
-	if ok && old != text {
-		s.messages[msgKey{chat, id}] = text
+	i, found := s.messages[msgKey{chat, id}]
+	var m *Message
+	if found {
+		m = &s.sent[i]
+	}
+	modified := found && (m.Text != text || m.ReplyMarkup != markup)
+	if modified {
+		s.edits = append(s.edits, Edit{ChatID: chat, MessageID: id, Old: m.Text, Text: text, ParseMode: parseMode})
+		m.Text, m.ParseMode, m.ReplyMarkup = text, parseMode, markup
+		m.Edits++
 		s.notifyLocked()
 	}
 	s.mu.Unlock()
 	switch {
-	case !ok:
+	case !found:
 		writeError(w, http.StatusBadRequest, "Bad Request: message to edit not found", 0)
-	case old == text:
+	case !modified:
 		writeError(w, http.StatusBadRequest, "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message", 0)
 	default:
 		writeResult(w, map[string]any{"message_id": id, "chat": chatObject(chat), "date": time.Now().Unix(), "edit_date": time.Now().Unix(), "text": text})
@@ -265,8 +281,12 @@ func (s *Server) editMessageText(w http.ResponseWriter, _ *http.Request, c Call)
 func (s *Server) deleteMessage(w http.ResponseWriter, _ *http.Request, c Call) {
 	key := msgKey{c.Params.Get("chat_id"), paramInt(c.Params, "message_id")}
 	s.mu.Lock()
-	_, ok := s.messages[key]
-	delete(s.messages, key)
+	i, ok := s.messages[key]
+	if ok {
+		delete(s.messages, key)
+		s.sent[i].Deleted = true
+		s.notifyLocked()
+	}
 	s.mu.Unlock()
 	if !ok {
 		writeError(w, http.StatusBadRequest, "Bad Request: message to delete not found", 0)

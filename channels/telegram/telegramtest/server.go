@@ -47,8 +47,9 @@ type Server struct {
 	nextUpd  int64
 	nextMsg  int64
 	sent     []Message
+	edits    []Edit
 	calls    []Call
-	messages map[msgKey]string // text of messages the bot sent, for edits
+	messages map[msgKey]int // index in sent of each message still in its chat
 	faults   map[string][]Fault
 	marker   string
 	webhook  webhookState
@@ -85,7 +86,9 @@ type File struct {
 }
 
 // Message is one message the bot sent (sendMessage, sendPhoto,
-// sendDocument, sendPoll).
+// sendDocument, sendPoll), as the chat shows it now: editMessageText
+// changes its Text, ParseMode and ReplyMarkup in place (the original is
+// in Edits), and deleteMessage marks it Deleted, as the real chat would.
 type Message struct {
 	Method      string
 	ChatID      string
@@ -98,6 +101,18 @@ type Message struct {
 	Silent      bool
 	FileName    string
 	FileBytes   []byte
+	Edits       int  // accepted editMessageText calls
+	Deleted     bool // removed by deleteMessage
+}
+
+// Edit is one accepted editMessageText: the message's text before and
+// after.
+type Edit struct {
+	ChatID    string
+	MessageID int64
+	Old       string
+	Text      string
+	ParseMode string
 }
 
 // New starts a fake for token and closes it when the test ends.
@@ -110,7 +125,7 @@ func New(t testing.TB, token string) *Server {
 		release:  make(chan struct{}),
 		nextUpd:  100,
 		nextMsg:  5000,
-		messages: map[msgKey]string{},
+		messages: map[msgKey]int{},
 		faults:   map[string][]Fault{},
 		files:    map[string][]byte{},
 	}
@@ -158,11 +173,34 @@ func (s *Server) RejectHTMLContaining(marker string) {
 	s.marker = marker
 }
 
-// Sent returns a copy of every message the bot sent, in order.
+// Sent returns a copy of every message the bot sent, in the order sent,
+// each with its current text (edits applied); deleted ones are kept and
+// marked Deleted.
 func (s *Server) Sent() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Message(nil), s.sent...)
+}
+
+// Shown returns the messages still in their chats (Sent without the
+// deleted ones): what a person reading the chat sees.
+func (s *Server) Shown() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Message
+	for _, m := range s.sent {
+		if !m.Deleted {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Edits returns every accepted editMessageText, in order.
+func (s *Server) Edits() []Edit {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Edit(nil), s.edits...)
 }
 
 // Calls returns the calls of method ("" for all), in order.
@@ -218,6 +256,14 @@ func (s *Server) waitFor(d time.Duration, what string, cond func() bool) {
 func (s *Server) WaitSent(n int, d time.Duration) []Message {
 	s.t.Helper()
 	s.waitFor(d, fmt.Sprintf("%d sent messages", n), func() bool { return len(s.sent) >= n })
+	return s.Sent()
+}
+
+// WaitEdits waits until n edits were applied and returns the messages
+// as they are then (a recorded call may not have been applied yet).
+func (s *Server) WaitEdits(n int, d time.Duration) []Message {
+	s.t.Helper()
+	s.waitFor(d, fmt.Sprintf("%d applied edits", n), func() bool { return len(s.edits) >= n })
 	return s.Sent()
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -213,5 +214,82 @@ func TestEntitiesInUTF16(t *testing.T) {
 	cmd := entities("/start@" + BotUsername + " now")
 	if len(cmd) != 1 || cmd[0]["type"] != "bot_command" || cmd[0]["length"] != 7+len(BotUsername) {
 		t.Errorf("command entities %v", cmd)
+	}
+}
+
+// Edits change the message in place, as a chat shows it: Sent reports
+// each message's current text, Edits keeps the history, and an edit that
+// changes nothing, or of a message that is gone, fails as Telegram fails
+// it.
+func TestEditsChangeTheSentMessage(t *testing.T) {
+	s := New(t, token)
+	send := func(text, markup string) int64 {
+		t.Helper()
+		code, a := post(t, s, token, "sendMessage", url.Values{"chat_id": {"9"}, "text": {text}, "reply_markup": {markup}})
+		var m struct {
+			MessageID int64 `json:"message_id"`
+		}
+		if code != 200 || json.Unmarshal(a.Result, &m) != nil {
+			t.Fatalf("sendMessage: %d %s", code, a.raw)
+		}
+		return m.MessageID
+	}
+	draft, other := send("Hel", ""), send("keep", `{"inline_keyboard":[[{"text":"a","callback_data":"a"}]]}`)
+	edit := func(id int64, text, extra string) (int, string) {
+		form := url.Values{"chat_id": {"9"}, "message_id": {strconv.FormatInt(id, 10)}, "text": {text}}
+		if extra != "" {
+			form.Set("parse_mode", extra)
+		}
+		code, a := post(t, s, token, "editMessageText", form)
+		return code, a.Description
+	}
+	steps := []struct {
+		id       int64
+		text, pm string
+		code     int
+		desc     string
+	}{
+		{draft, "Hello", "", 200, ""},
+		{draft, "Hello, world", "HTML", 200, ""},
+		{draft, "Hello, world", "HTML", 400, "message is not modified"},
+		{draft, "  ", "", 400, "message text is empty"},
+		{other, "keep", "", 200, ""}, // drops the keyboard: a change
+		{9999, "x", "", 400, "message to edit not found"},
+	}
+	for _, st := range steps {
+		code, desc := edit(st.id, st.text, st.pm)
+		if code != st.code || !strings.Contains(desc, st.desc) {
+			t.Errorf("edit %d to %q: %d %q, want %d %q", st.id, st.text, code, desc, st.code, st.desc)
+		}
+	}
+	sent := s.Sent()
+	if len(sent) != 2 {
+		t.Fatalf("edits must not add messages: %+v", sent)
+	}
+	if m := sent[0]; m.Text != "Hello, world" || m.ParseMode != "HTML" || m.Edits != 2 {
+		t.Errorf("draft = %q %q %d edits, want its final text", m.Text, m.ParseMode, m.Edits)
+	}
+	if m := sent[1]; m.Text != "keep" || m.ReplyMarkup != "" || m.Edits != 1 {
+		t.Errorf("edit without reply_markup kept keyboard %q", m.ReplyMarkup)
+	}
+	var log []string
+	for _, e := range s.Edits() {
+		log = append(log, e.Old+"->"+e.Text)
+	}
+	if want := []string{"Hel->Hello", "Hello->Hello, world", "keep->keep"}; !slices.Equal(log, want) {
+		t.Errorf("edit log %q, want %q", log, want)
+	}
+
+	if code, a := post(t, s, token, "deleteMessage", url.Values{"chat_id": {"9"}, "message_id": {strconv.FormatInt(draft, 10)}}); code != 200 {
+		t.Fatalf("deleteMessage: %d %s", code, a.raw)
+	}
+	if code, desc := edit(draft, "again", ""); code != 400 || !strings.Contains(desc, "not found") {
+		t.Errorf("edit of a deleted message: %d %q", code, desc)
+	}
+	if sent := s.Sent(); !sent[0].Deleted || sent[1].Deleted {
+		t.Errorf("Deleted marks = %v %v", sent[0].Deleted, sent[1].Deleted)
+	}
+	if shown := s.Shown(); len(shown) != 1 || shown[0].MessageID != other {
+		t.Errorf("Shown = %+v, want only the kept message", shown)
 	}
 }
