@@ -52,6 +52,10 @@ type AccountPolicy struct {
 	// ErrorPolicy is what the chat sees of a failed turn: "always" (the
 	// default), "once" per distinct error and cooldown, or "silent".
 	ErrorPolicy string
+	// HistoryLimit is the channel's or account's historyLimit: how many
+	// unmentioned group messages are kept as context; unset means
+	// messages.groupChat.historyLimit.
+	HistoryLimit config.OptInt
 }
 
 // GroupPolicy is the setting of one group (or "*").

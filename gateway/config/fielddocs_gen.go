@@ -121,6 +121,7 @@ var fieldDocs = map[string]string{
 	"ChannelCommon.DMPolicy":                            "Who may direct-message the bot: pairing, allowlist, open or disabled. Default \"pairing\".",
 	"ChannelCommon.Enabled":                             "Whether the channel (or account) runs. Default true.",
 	"ChannelCommon.GroupPolicy":                         "Which groups the bot answers in: allowlist, open or disabled. Default channels.defaults.groupPolicy (\"allowlist\").",
+	"ChannelCommon.HistoryLimit":                        "How many recent group messages that did not mention the agent are kept (in memory, at most 1000 per chat) and shown to it, as context, with the next message that does, on this channel or account; 0 turns it off here. Default: messages.groupChat.historyLimit (50).",
 	"ChannelCommon.MediaMaxMb":                          "Largest attachment sent or received, in megabytes. Default: the network's (Telegram 100, Discord 8, Slack 20, WhatsApp 50).",
 	"ChannelCommon.MentionPatterns":                     "Either an array of regular expressions that count as mentioning the bot in groups, in place of the agent's groupChat.mentionPatterns (ours), or OpenClaw's object {mode, allowIn, denyIn} scoping the agent's patterns by chat id: mode \"allow\" applies them except in denyIn, \"deny\" only in allowIn; native mentions always count. Default: native mentions and the agent's patterns everywhere.",
 	"ChannelCommon.ReplyToMode":                         "Which reply messages quote the message they answer: off, first, all or batched. Default \"first\".",

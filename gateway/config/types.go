@@ -1360,6 +1360,8 @@ type ChannelCommon struct {
 	MediaMaxMb int `json:"mediaMaxMb" min:"1"`
 	// Text put in front of every reply, with messages.responsePrefix's "auto" and variables; "" turns it off here. Default: messages.responsePrefix.
 	ResponsePrefix OptionalString `json:"responsePrefix"`
+	// How many recent group messages that did not mention the agent are kept (in memory, at most 1000 per chat) and shown to it, as context, with the next message that does, on this channel or account; 0 turns it off here. Default: messages.groupChat.historyLimit (50).
+	HistoryLimit OptInt `json:"historyLimit"`
 }
 
 // TelegramAccount is the settings of one Telegram bot: channels.telegram
