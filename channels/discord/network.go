@@ -66,7 +66,7 @@ func policy(cfg *config.Config, a config.DiscordAccount) channels.AccountPolicy 
 	}
 	for gid, g := range a.Guilds {
 		guild := channels.GroupPolicy{Enabled: true, RequireMention: channels.BoolOr(g.RequireMention, true), AllowFrom: g.Users,
-			ToolsAllow: g.Tools.Allow, ToolsDeny: g.Tools.Deny}
+			ToolsAllow: g.Tools.Allow, ToolsDeny: g.Tools.Deny, IgnoreOtherMentions: channels.BoolOr(g.IgnoreOtherMentions, false)}
 		if all, ok := g.Channels["*"]; ok {
 			guild = channelPolicy(guild, all)
 		}
@@ -84,6 +84,7 @@ func channelPolicy(guild channels.GroupPolicy, c config.DiscordGuildChannel) cha
 	gp := guild
 	gp.Enabled = channels.BoolOr(c.Enabled, true)
 	gp.RequireMention = channels.BoolOr(c.RequireMention, guild.RequireMention)
+	gp.IgnoreOtherMentions = channels.BoolOr(c.IgnoreOtherMentions, guild.IgnoreOtherMentions)
 	if len(c.Users) > 0 {
 		gp.AllowFrom = c.Users
 	}

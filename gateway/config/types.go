@@ -1612,6 +1612,8 @@ type DiscordGuild struct {
 	Channels map[string]DiscordGuildChannel `json:"channels"`
 	// Tool limits in this server (a channel's own tools replace them), on top of the tool policy. Default: none.
 	Tools ChannelToolPolicy `json:"tools"`
+	// Whether a message addressed to someone else is ignored: one that mentions another user or role (not @everyone or @here) or replies to another bot, unless it also mentions this bot (or replies to it). Default false.
+	IgnoreOtherMentions *bool `json:"ignoreOtherMentions"`
 }
 
 // DiscordGuildChannel is channels.discord.guilds.<guildId>.channels.<channelId>.
@@ -1626,6 +1628,8 @@ type DiscordGuildChannel struct {
 	SystemPrompt string `json:"systemPrompt"`
 	// Tool limits in this chat, on top of the tool policy. Default: the server's.
 	Tools ChannelToolPolicy `json:"tools"`
+	// Whether a message addressed to someone else, and not to this bot, is ignored in this channel. Default: the server's.
+	IgnoreOtherMentions *bool `json:"ignoreOtherMentions"`
 }
 
 // SlackChannel is channels.slack.
