@@ -213,6 +213,7 @@ var fieldDocs = map[string]string{
 	"DiscordAccount.DM":                                 "Direct-message settings. Default: DMs follow dmPolicy.",
 	"DiscordAccount.Guilds":                             "Servers the bot answers in, by guild id or \"*\". Default {} (none under groupPolicy \"allowlist\").",
 	"DiscordAccount.MaxLinesPerMessage":                 "Most lines in one message; longer replies are split. Default 17.",
+	"DiscordAccount.MentionAliases":                     "Handles (without the \"@\") the agent may write as \"@Handle\" to mention, and ping, a known Discord user, by user id; an account's entries are added to the channel's. Unknown handles, @everyone, @here and text in code are left as written. Default {} (replies ping no one).",
 	"DiscordAccount.Name":                               "Display name of the account. Default \"\".",
 	"DiscordAccount.Proxy":                              "HTTP(S) proxy for REST calls and the Gateway connection; its credentials never appear in logs. Default \"\" (HTTPS_PROXY from the environment).",
 	"DiscordAccount.Status":                             "The bot's presence status: online, idle, dnd or invisible. Default \"\" (Discord's: online).",

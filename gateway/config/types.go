@@ -1574,6 +1574,8 @@ type DiscordAccount struct {
 	Proxy string `json:"proxy"`
 	// Limits on how long another bot and this one may answer each other. Default: channels.defaults.botLoopProtection, key by key.
 	BotLoopProtection BotLoopProtection `json:"botLoopProtection"`
+	// Handles (without the "@") the agent may write as "@Handle" to mention, and ping, a known Discord user, by user id; an account's entries are added to the channel's. Unknown handles, @everyone, @here and text in code are left as written. Default {} (replies ping no one).
+	MentionAliases map[string]string `json:"mentionAliases"`
 }
 
 // DiscordActions is channels.discord.actions.
