@@ -81,3 +81,35 @@ func TestUnfurl(t *testing.T) {
 		})
 	}
 }
+
+// TestImplicitMentionsConfig: implicitMentions.replyToBot defaults to on
+// and an account's value overrides the channel's.
+func TestImplicitMentionsConfig(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  string
+		want bool // NoReplyToBotMention
+	}{
+		{`{channels: {slack: {botToken: "xoxb-1", appToken: "xapp-1"}}}`, false},
+		{`{channels: {slack: {botToken: "xoxb-1", appToken: "xapp-1", implicitMentions: {replyToBot: false}}}}`, true},
+		{`{channels: {slack: {botToken: "xoxb-1", appToken: "xapp-1", implicitMentions: {replyToBot: true}}}}`, false},
+	} {
+		s := spec(t, tc.cfg)
+		ad, err := s.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ad.(*Adapter).opts.NoReplyToBotMention; got != tc.want {
+			t.Errorf("%s: NoReplyToBotMention %v, want %v", tc.cfg, got, tc.want)
+		}
+	}
+	snap, err := config.Parse("openclaw.json", []byte(`{channels: {slack: {implicitMentions: {replyToBot: false},
+		accounts: {on: {implicitMentions: {replyToBot: true}}, plain: {}}}}}`), config.LoadOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, _ := snap.Config.Channels.Slack.Account("on")
+	plain, _ := snap.Config.Channels.Slack.Account("plain")
+	if !channels.BoolOr(on.ImplicitMentions.ReplyToBot, true) || channels.BoolOr(plain.ImplicitMentions.ReplyToBot, true) {
+		t.Errorf("account on %v, plain %v", on.ImplicitMentions.ReplyToBot, plain.ImplicitMentions.ReplyToBot)
+	}
+}

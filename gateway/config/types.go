@@ -1682,6 +1682,15 @@ type SlackAccount struct {
 	UnfurlMedia *bool `json:"unfurlMedia"`
 	// Limits on how long another bot and this one may answer each other. Default: channels.defaults.botLoopProtection, key by key.
 	BotLoopProtection BotLoopProtection `json:"botLoopProtection"`
+	// Which implicit facts count as mentioning the bot in channels. Default: each at its own default.
+	ImplicitMentions SlackImplicitMentions `json:"implicitMentions"`
+}
+
+// SlackImplicitMentions is channels.slack.implicitMentions (and an
+// account's).
+type SlackImplicitMentions struct {
+	// Whether a reply in a thread started by the bot's own message counts as mentioning it. Default true.
+	ReplyToBot *bool `json:"replyToBot"`
 }
 
 // SlackActions is channels.slack.actions.
