@@ -244,6 +244,9 @@ func fromMessage(in *channels.Inbound, ev *slEvent, me botIdentity, replyToBot b
 	}
 	in.Mentioned = mentions(ev.Text, me.UserID) ||
 		(replyToBot && in.Chat.ThreadID != "" && me.UserID != "" && ev.ParentUserID == me.UserID)
+	if ev.ChannelType == "channel" || ev.ChannelType == "group" { // not DMs or group DMs
+		in.MentionsOthers = mentionsOtherUser(ev.Text, me.UserID, ev.User)
+	}
 	in.Text = readableText(stripMention(ev.Text, me.UserID))
 	in.Media = mediaOf(ev.Files)
 	in.Time = tsTime(ev.TS)

@@ -90,6 +90,7 @@ func policy(cfg *config.Config, a config.SlackAccount) channels.AccountPolicy {
 		p.Groups[cid] = channels.GroupPolicy{
 			Enabled: channels.BoolOr(c.Enabled, true), RequireMention: channels.BoolOr(c.RequireMention, mention),
 			AllowFrom: c.Users, SystemPrompt: c.SystemPrompt, ToolsAllow: c.Tools.Allow, ToolsDeny: c.Tools.Deny,
+			IgnoreOtherMentions: channels.BoolOr(c.IgnoreOtherMentions, false),
 		}
 	}
 	if p.GroupPolicy == "open" {

@@ -113,3 +113,22 @@ func TestImplicitMentionsConfig(t *testing.T) {
 		t.Errorf("account on %v, plain %v", on.ImplicitMentions.ReplyToBot, plain.ImplicitMentions.ReplyToBot)
 	}
 }
+
+// TestIgnoreOtherMentionsConfig: channels.<id>.ignoreOtherMentions reaches
+// that channel's gate entry, off by default; with the bot's id unknown a
+// mention of someone else is not taken as addressed elsewhere.
+func TestIgnoreOtherMentionsConfig(t *testing.T) {
+	snap, err := config.Parse("openclaw.json", []byte(`{channels: {slack: {channels: {C1: {ignoreOtherMentions: true}, C2: {}}}}}`),
+		config.LoadOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := policy(snap.Config, snap.Config.Channels.Slack.SlackAccount)
+	if !p.Groups["C1"].IgnoreOtherMentions || p.Groups["C2"].IgnoreOtherMentions {
+		t.Errorf("groups %+v", p.Groups)
+	}
+	if mentionsOtherUser("<@U3CAT> hi", "", "U2BOB") || !mentionsOtherUser("<@U3CAT> hi", "U0BOT", "U2BOB") ||
+		mentionsOtherUser("<@U0BOT> <@U2BOB> hi", "U0BOT", "U2BOB") {
+		t.Error("mentionsOtherUser")
+	}
+}

@@ -540,6 +540,7 @@ var fieldDocs = map[string]string{
 	"SlackChannel.ExecApprovals":                        "Who on this network may answer approval prompts. Default: the owner alone.",
 	"SlackChannelEntry":                                 "SlackChannelEntry is channels.slack.channels.<channelId>.",
 	"SlackChannelEntry.Enabled":                         "Whether the bot answers in this channel. Default true.",
+	"SlackChannelEntry.IgnoreOtherMentions":             "Whether a channel message that mentions another user but not this bot is ignored; direct and group DMs are not affected, and a user-group mention alone is let through. Default false.",
 	"SlackChannelEntry.RequireMention":                  "Whether the bot answers only when mentioned. Default: channels.slack.requireMention.",
 	"SlackChannelEntry.SystemPrompt":                    "Extra system prompt for this channel. Default \"\".",
 	"SlackChannelEntry.Tools":                           "Tool limits in this chat, on top of the tool policy. Default: none.",

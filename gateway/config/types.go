@@ -1721,6 +1721,8 @@ type SlackChannelEntry struct {
 	SystemPrompt string `json:"systemPrompt"`
 	// Tool limits in this chat, on top of the tool policy. Default: none.
 	Tools ChannelToolPolicy `json:"tools"`
+	// Whether a channel message that mentions another user but not this bot is ignored; direct and group DMs are not affected, and a user-group mention alone is let through. Default false.
+	IgnoreOtherMentions *bool `json:"ignoreOtherMentions"`
 }
 
 // SlackSlashCommand is channels.slack.slashCommand.
