@@ -75,8 +75,12 @@ type Inbound struct {
 	// Mentioned is true when the network says the bot was mentioned
 	// (an @mention entity, a reply to the bot).
 	Mentioned bool
-	ReplyToID string
-	Media     []Media
+	// MentionsOthers is true when the message is addressed to someone
+	// else: it mentions another user or role (not everyone), or replies
+	// to another bot (Discord).
+	MentionsOthers bool `json:",omitempty"`
+	ReplyToID      string
+	Media          []Media
 	// CallbackID and CallbackData are set for EventCallback.
 	CallbackID   string
 	CallbackData string

@@ -52,6 +52,10 @@ type AccountPolicy struct {
 	// ErrorPolicy is what the chat sees of a failed turn: "always" (the
 	// default), "once" per distinct error and cooldown, or "silent".
 	ErrorPolicy string
+	// HistoryLimit is the channel's or account's historyLimit: how many
+	// unmentioned group messages are kept as context; unset means
+	// messages.groupChat.historyLimit.
+	HistoryLimit config.OptInt
 }
 
 // GroupPolicy is the setting of one group (or "*").
@@ -67,6 +71,9 @@ type GroupPolicy struct {
 	ToolsAllow, ToolsDeny []string
 	// ErrorPolicy overrides the account's for this chat ("" for none).
 	ErrorPolicy string
+	// IgnoreOtherMentions drops a message addressed to someone else
+	// (Inbound.MentionsOthers) that does not mention the bot.
+	IgnoreOtherMentions bool
 }
 
 // Verdict is the gate's answer for one event.
@@ -178,6 +185,11 @@ func (g Gate) Check(in Inbound, paired bool, mentioned func(GroupPolicy) bool) G
 	}
 	if in.Kind != EventMessage && in.Kind != EventCallback {
 		return GateResult{Verdict: Allow, Reason: "group event", Group: group}
+	}
+	// Only the network's own mention of the bot overrides: a name pattern
+	// in a message to someone else is talk about the bot, not to it.
+	if group.IgnoreOtherMentions && in.Kind == EventMessage && in.MentionsOthers && !in.Mentioned {
+		return GateResult{Verdict: Drop, Reason: "addressed to someone else", Group: group}
 	}
 	if group.RequireMention && in.Kind == EventMessage && !(mentioned != nil && mentioned(group)) {
 		return GateResult{Verdict: Drop, Reason: reasonNotMentioned, Group: group}

@@ -525,7 +525,7 @@ func (m *Manager) enqueue(r inboundRow) {
 		// queue or interrupt a turn: a stranger in a group must not.
 		var ok bool
 		if g, ok = m.gate(m.ctx, cfg, r.In); ok && g.verdict.Verdict == Drop {
-			m.keepHistory(cfg, r.In, g.verdict)
+			m.keepHistory(cfg, g.policy, r.In, g.verdict)
 			m.finishRow(r.ID, "dropped", g.verdict.Reason)
 			return
 		}
@@ -764,7 +764,7 @@ func (m *Manager) admit(ctx context.Context, cfg *config.Config, r inboundRow) (
 	a, verdict, agentID := g.a, g.verdict, g.agentID
 	switch verdict.Verdict {
 	case Drop:
-		m.keepHistory(cfg, in, verdict)
+		m.keepHistory(cfg, g.policy, in, verdict)
 		m.log.Debug("channels: inbound dropped", "channel", in.Channel, "accountId", in.AccountID, "reason", verdict.Reason)
 		finish("dropped", verdict.Reason, "", "")
 		return turn{}, false

@@ -135,17 +135,22 @@ func (m *Manager) responsePrefix(cfg *config.Config, p AccountPolicy, agentID st
 }
 
 // groupHistory keeps, per group chat, the last messages that did not
-// mention the agent (messages.groupChat.historyLimit), in memory as
-// OpenClaw does. Bounded: historyLimit lines of at most historyLineMax
-// bytes per chat, and at most historyChatsMax chats.
+// mention the agent (the channel's or account's historyLimit, else
+// messages.groupChat.historyLimit), in memory as OpenClaw does. Bounded
+// whatever the limit says: at most historyPerChatMax lines of at most
+// historyLineMax bytes per chat, historyChatsMax chats and
+// historyTotalMax lines in all.
 type groupHistory struct {
 	mu    sync.Mutex
 	chats map[string][]string
+	total int // lines kept across chats
 }
 
 const (
-	historyLineMax  = 500
-	historyChatsMax = 1000
+	historyLineMax    = 500
+	historyPerChatMax = 1000
+	historyChatsMax   = 1000
+	historyTotalMax   = 20000
 )
 
 func historyKey(in Inbound) string {
@@ -154,8 +159,8 @@ func historyKey(in Inbound) string {
 
 // keepHistory records a group message the gate dropped only for want of
 // a mention (its sender passed the group's allowlist).
-func (m *Manager) keepHistory(cfg *config.Config, in Inbound, v GateResult) {
-	limit := cfg.Messages.GroupChat.HistoryLimit
+func (m *Manager) keepHistory(cfg *config.Config, p AccountPolicy, in Inbound, v GateResult) {
+	limit := min(p.HistoryLimit.Or(cfg.Messages.GroupChat.HistoryLimit), historyPerChatMax)
 	if limit <= 0 || v.Reason != reasonNotMentioned || in.Kind != EventMessage || strings.TrimSpace(in.Text) == "" {
 		return
 	}
@@ -171,14 +176,21 @@ func (m *Manager) keepHistory(cfg *config.Config, in Inbound, v GateResult) {
 	}
 	k := historyKey(in)
 	lines, ok := h.chats[k]
-	if !ok && len(h.chats) >= historyChatsMax {
-		for old := range h.chats { // forget some chat to make room
-			delete(h.chats, old)
+	// Forget other chats to make room (a busy or hostile set of groups
+	// must not grow the gateway without end).
+	for old, ls := range h.chats {
+		if (ok || len(h.chats) < historyChatsMax) && h.total < historyTotalMax {
 			break
+		}
+		if old != k {
+			delete(h.chats, old)
+			h.total -= len(ls)
 		}
 	}
 	lines = append(lines, line)
+	h.total++
 	if len(lines) > limit {
+		h.total -= len(lines) - limit
 		lines = slices.Delete(lines, 0, len(lines)-limit)
 	}
 	h.chats[k] = lines
@@ -192,6 +204,7 @@ func (m *Manager) takeHistory(in Inbound) []string {
 	k := historyKey(in)
 	lines := h.chats[k]
 	delete(h.chats, k)
+	h.total -= len(lines)
 	return lines
 }
 

@@ -62,6 +62,9 @@ type Options struct {
 	// MediaMaxMb caps outbound attachments; default 10 (Discord's upload
 	// limit without server boosts).
 	MediaMaxMb int
+	// MentionAliases maps a handle the agent writes as "@Handle" to the
+	// Discord user id it mentions and pings (mentionAliases).
+	MentionAliases map[string]string
 	// SuppressEmbeds sends replies with Discord's SUPPRESS_EMBEDS flag,
 	// so links show no preview (channels.discord.suppressEmbeds).
 	SuppressEmbeds bool

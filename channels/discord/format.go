@@ -162,26 +162,7 @@ func disarm(line string) string {
 	if !strings.Contains(line, "@") {
 		return line
 	}
-	var b strings.Builder
-	for line != "" {
-		i := strings.IndexByte(line, '`')
-		if i < 0 {
-			b.WriteString(disarmText(line))
-			break
-		}
-		b.WriteString(disarmText(line[:i]))
-		// A code span runs to the next run of as many backticks.
-		n := len(line[i:]) - len(strings.TrimLeft(line[i:], "`"))
-		ticks := line[i : i+n]
-		end := strings.Index(line[i+n:], ticks)
-		if end < 0 {
-			b.WriteString(disarmText(line[i:]))
-			break
-		}
-		b.WriteString(line[i : i+n+end+n])
-		line = line[i+n+end+n:]
-	}
-	return b.String()
+	return outsideCode(line, disarmText)
 }
 
 func disarmText(s string) string {

@@ -176,21 +176,25 @@ func normalise(t string, d json.RawMessage, env normEnv) (in channels.Inbound, o
 		for _, u := range m.Mentions {
 			if me.ID != "" && u.ID == me.ID {
 				in.Mentioned = true
+			} else if u.ID != "" && (m.Author == nil || u.ID != m.Author.ID) {
+				in.MentionsOthers = true
 			}
 		}
 		text := stripMention(m.Content, me.ID)
-		if env.botRole != nil {
-			for _, r := range m.MentionRoles {
-				if env.botRole(r) {
-					in.Mentioned = true
-					text = strings.TrimSpace(strings.ReplaceAll(text, "<@&"+r+">", ""))
-				}
+		for _, r := range m.MentionRoles {
+			if env.botRole != nil && env.botRole(r) {
+				in.Mentioned = true
+				text = strings.TrimSpace(strings.ReplaceAll(text, "<@&"+r+">", ""))
+			} else {
+				in.MentionsOthers = true
 			}
 		}
 		if r := m.MessageReference; r != nil && r.MessageID != "" {
 			in.ReplyToID = r.MessageID
 			if rm := m.ReferencedMessage; rm != nil && rm.Author != nil && me.ID != "" && rm.Author.ID == me.ID {
 				in.Mentioned = true
+			} else if rm != nil && rm.Author != nil && rm.Author.Bot && rm.WebhookID == "" {
+				in.MentionsOthers = true // a reply to another bot
 			}
 		}
 		in.Text = text

@@ -3,6 +3,7 @@ package discord
 import (
 	"cmp"
 	"fmt"
+	"maps"
 
 	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -37,13 +38,13 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 			TextLimit:  acct.TextChunkLimit, MaxLinesPerMessage: acct.MaxLinesPerMessage, ChunkMode: acct.Streaming.ChunkMode,
 			AllowBots: acct.AllowBots.Admits(), MediaMaxMb: channels.MediaMaxMb(cfg, acct.MediaMaxMb),
 			SuppressEmbeds: channels.BoolOr(acct.SuppressEmbeds, true), Presence: presence(acct),
-			Proxy: acct.Proxy,
-			Log:   h.AccountLog("discord", id),
+			Proxy: acct.Proxy, MentionAliases: mentionAliases(dc, id),
+			Log: h.AccountLog("discord", id),
 		}
 		specs = append(specs, channels.AccountSpec{
 			AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
 			Policy:      withBotLoop(policy(cfg, acct), dc.Accounts[id].BotLoopProtection, dc.BotLoopProtection, cfg.Channels.Defaults.BotLoopProtection),
-			Fingerprint: channels.Fingerprint(token, opts.APIBase, opts.GatewayURL, opts.TextLimit, opts.MaxLinesPerMessage, opts.ChunkMode, opts.AllowBots, opts.MediaMaxMb, opts.SuppressEmbeds, opts.Presence, opts.Proxy),
+			Fingerprint: channels.Fingerprint(token, opts.APIBase, opts.GatewayURL, opts.TextLimit, opts.MaxLinesPerMessage, opts.ChunkMode, opts.AllowBots, opts.MediaMaxMb, opts.SuppressEmbeds, opts.Presence, opts.Proxy, opts.MentionAliases),
 			New: func() (channels.Adapter, error) {
 				if token == "" {
 					return nil, fmt.Errorf("channels.discord account %q has no bot token: set token or DISCORD_BOT_TOKEN", id)
@@ -53,6 +54,19 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 		})
 	}
 	return specs
+}
+
+// mentionAliases is the channel's mentionAliases with a named account's
+// own entries added (an account's entry wins for the same handle).
+func mentionAliases(dc config.DiscordChannel, id string) map[string]string {
+	m := maps.Clone(dc.MentionAliases)
+	if a, named := dc.Accounts[id]; named && len(a.MentionAliases) > 0 {
+		if m == nil {
+			m = map[string]string{}
+		}
+		maps.Copy(m, a.MentionAliases)
+	}
+	return m
 }
 
 // policy maps guilds{<id>{channels{<id>}}} onto group entries: a server's
@@ -66,7 +80,7 @@ func policy(cfg *config.Config, a config.DiscordAccount) channels.AccountPolicy 
 	}
 	for gid, g := range a.Guilds {
 		guild := channels.GroupPolicy{Enabled: true, RequireMention: channels.BoolOr(g.RequireMention, true), AllowFrom: g.Users,
-			ToolsAllow: g.Tools.Allow, ToolsDeny: g.Tools.Deny}
+			ToolsAllow: g.Tools.Allow, ToolsDeny: g.Tools.Deny, IgnoreOtherMentions: channels.BoolOr(g.IgnoreOtherMentions, false)}
 		if all, ok := g.Channels["*"]; ok {
 			guild = channelPolicy(guild, all)
 		}
@@ -84,6 +98,7 @@ func channelPolicy(guild channels.GroupPolicy, c config.DiscordGuildChannel) cha
 	gp := guild
 	gp.Enabled = channels.BoolOr(c.Enabled, true)
 	gp.RequireMention = channels.BoolOr(c.RequireMention, guild.RequireMention)
+	gp.IgnoreOtherMentions = channels.BoolOr(c.IgnoreOtherMentions, guild.IgnoreOtherMentions)
 	if len(c.Users) > 0 {
 		gp.AllowFrom = c.Users
 	}

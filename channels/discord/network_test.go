@@ -104,6 +104,24 @@ func TestBotLoopProtectionLayers(t *testing.T) {
 	}
 }
 
+// TestIgnoreOtherMentionsLayers: a server's ignoreOtherMentions covers
+// its channels; a channel's own value wins; it is off by default.
+func TestIgnoreOtherMentionsLayers(t *testing.T) {
+	snap, err := config.Parse("openclaw.json", []byte(`{channels: {discord: {token: "x", guilds: {
+		g1: {ignoreOtherMentions: true, channels: {c1: {}, c2: {ignoreOtherMentions: false}}},
+		g2: {channels: {c3: {ignoreOtherMentions: true}}}}}}}`),
+		config.LoadOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := policy(snap.Config, snap.Config.Channels.Discord.DiscordAccount)
+	for id, want := range map[string]bool{"g1": true, "c1": true, "c2": false, "g2": false, "c3": true} {
+		if got := p.Groups[id].IgnoreOtherMentions; got != want {
+			t.Errorf("%s: ignoreOtherMentions %v, want %v", id, got, want)
+		}
+	}
+}
+
 // status and activity reach Discord in IDENTIFY's presence.
 func TestPresenceInIdentify(t *testing.T) {
 	tests := []struct {

@@ -25,8 +25,9 @@ const (
 // messages when it has more than MaxLinesPerMessage lines (or grew past
 // TextLimit while being formatted), sent in order. The first message
 // replies to ReplyToID; the last carries the buttons and the attachments.
-// Sent is the first message. Mentions in the text never ping anyone
-// (allowed_mentions is empty); a reply pings the replied-to author only.
+// Sent is the first message. Mentions in the text ping only the users
+// of mentionAliases the text names as "@Handle"; a reply pings the
+// replied-to author too.
 // When a later part fails, Sent names the first and the error says what
 // failed; a retry sends the earlier parts again.
 func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) (channels.Sent, error) {
@@ -48,7 +49,7 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) (channels.Sen
 	}
 	var parts []string
 	if hasText {
-		parts = a.split(FormatMarkdown(msg.Text))
+		parts = a.split(applyMentionAliases(FormatMarkdown(msg.Text), a.opts.MentionAliases))
 	}
 	if len(parts) == 0 {
 		if len(files) == 0 {
@@ -59,8 +60,9 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) (channels.Sen
 	var first string
 	for i, part := range parts {
 		data := &discordgo.MessageSend{
-			Content:         part,
-			AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}, RepliedUser: true},
+			Content: part,
+			AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}, RepliedUser: true,
+				Users: aliasedUsers(part, a.opts.MentionAliases)},
 		}
 		if i == 0 && msg.ReplyToID != "" {
 			data.Reference = &discordgo.MessageReference{MessageID: msg.ReplyToID, ChannelID: channelID, FailIfNotExists: ptr(false)}

@@ -77,6 +77,9 @@ type Options struct {
 	// UnfurlLinks lets Slack expand links in replies (unfurl_links, off
 	// unless set); NoMediaUnfurl stops it expanding media (unfurl_media).
 	UnfurlLinks, NoMediaUnfurl bool
+	// NoReplyToBotMention stops a reply in a thread the bot started from
+	// counting as a mention (implicitMentions.replyToBot false).
+	NoReplyToBotMention bool
 	// SlashCommand is the slash command handed to the agent as a message;
 	// default /openclaw. Other commands are acknowledged and dropped.
 	SlashCommand string

@@ -129,7 +129,9 @@ type (
 // is dropped as a duplicate), the envelope's event_id for edits and
 // reactions, and the trigger id for commands and button presses. Time is
 // zero when Slack gives none.
-func normalise(kind string, payload []byte, me botIdentity, account, slashCommand string) (channels.Inbound, bool, error) {
+// replyToBot (implicitMentions.replyToBot) says whether a reply in a
+// thread the bot started counts as mentioning it.
+func normalise(kind string, payload []byte, me botIdentity, account, slashCommand string, replyToBot bool) (channels.Inbound, bool, error) {
 	in := channels.Inbound{Channel: Channel, AccountID: account}
 	switch kind {
 	case kindEvents:
@@ -148,7 +150,7 @@ func normalise(kind string, payload []byte, me botIdentity, account, slashComman
 		if in.TeamID == "" {
 			in.TeamID = ev.Team
 		}
-		ok := fromEvent(&in, &ev, env.EventID, me)
+		ok := fromEvent(&in, &ev, env.EventID, me, replyToBot)
 		return in, ok, nil
 	case kindSlash:
 		var c slSlash
@@ -167,11 +169,11 @@ func normalise(kind string, payload []byte, me botIdentity, account, slashComman
 }
 
 // fromEvent fills in from an Events API event; false means skip it.
-func fromEvent(in *channels.Inbound, ev *slEvent, eventID string, me botIdentity) bool {
+func fromEvent(in *channels.Inbound, ev *slEvent, eventID string, me botIdentity, replyToBot bool) bool {
 	switch ev.Type {
 	case "message", "app_mention":
 		if ev.Subtype == "message_changed" {
-			return fromEdit(in, ev, eventID, me)
+			return fromEdit(in, ev, eventID, me, replyToBot)
 		}
 		if !wantedSubtype(ev.Subtype) || ours(ev, me) || (ev.User == "" && ev.BotID != "") {
 			return false
@@ -179,7 +181,7 @@ func fromEvent(in *channels.Inbound, ev *slEvent, eventID string, me botIdentity
 		if ev.Channel == "" || ev.TS == "" || ev.User == "" {
 			return false
 		}
-		fromMessage(in, ev, me)
+		fromMessage(in, ev, me, replyToBot)
 		if strings.TrimSpace(in.Text) == "" && len(in.Media) == 0 {
 			return false
 		}
@@ -208,7 +210,7 @@ func fromEvent(in *channels.Inbound, ev *slEvent, eventID string, me botIdentity
 // fromEdit handles message_changed: an edit of someone's message becomes
 // EventEdit. Unfurls (the text did not change) and our own edits are
 // skipped.
-func fromEdit(in *channels.Inbound, ev *slEvent, eventID string, me botIdentity) bool {
+func fromEdit(in *channels.Inbound, ev *slEvent, eventID string, me botIdentity, replyToBot bool) bool {
 	m := ev.Message
 	if m == nil || m.User == "" || ours(m, me) || ev.Channel == "" || m.TS == "" {
 		return false
@@ -217,7 +219,7 @@ func fromEdit(in *channels.Inbound, ev *slEvent, eventID string, me botIdentity)
 		return false
 	}
 	m.Channel, m.ChannelType = ev.Channel, ev.ChannelType
-	fromMessage(in, m, me)
+	fromMessage(in, m, me, replyToBot)
 	in.Kind = channels.EventEdit
 	in.EventID = eventIDOr(eventID, in.TeamID, ev.Channel, "edit:"+m.TS+":"+ev.EventTS)
 	if t := tsTime(ev.EventTS); !t.IsZero() {
@@ -226,7 +228,7 @@ func fromEdit(in *channels.Inbound, ev *slEvent, eventID string, me botIdentity)
 	return true
 }
 
-func fromMessage(in *channels.Inbound, ev *slEvent, me botIdentity) {
+func fromMessage(in *channels.Inbound, ev *slEvent, me botIdentity, replyToBot bool) {
 	in.MessageID = ev.TS
 	in.Chat = channels.Chat{ID: ev.Channel, Kind: chatKind(ev.ChannelType, ev.Channel)}
 	if ev.ThreadTS != "" && ev.ThreadTS != ev.TS {
@@ -241,7 +243,10 @@ func fromMessage(in *channels.Inbound, ev *slEvent, me botIdentity) {
 		}
 	}
 	in.Mentioned = mentions(ev.Text, me.UserID) ||
-		(in.Chat.ThreadID != "" && me.UserID != "" && ev.ParentUserID == me.UserID)
+		(replyToBot && in.Chat.ThreadID != "" && me.UserID != "" && ev.ParentUserID == me.UserID)
+	if ev.ChannelType == "channel" || ev.ChannelType == "group" { // not DMs or group DMs
+		in.MentionsOthers = mentionsOtherUser(ev.Text, me.UserID, ev.User)
+	}
 	in.Text = readableText(stripMention(ev.Text, me.UserID))
 	in.Media = mediaOf(ev.Files)
 	in.Time = tsTime(ev.TS)

@@ -42,7 +42,7 @@ func TestInboundGolden(t *testing.T) {
 			if err := json.Unmarshal(raw, &env); err != nil {
 				t.Fatal(err)
 			}
-			in, ok, err := normalise(env.Type, env.Payload, testBot, "work", "/openclaw")
+			in, ok, err := normalise(env.Type, env.Payload, testBot, "work", "/openclaw", true)
 			if err != nil {
 				t.Fatalf("normalise: %v", err)
 			}
@@ -138,7 +138,7 @@ func FuzzInbound(f *testing.F) {
 	f.Add("interactive", []byte(`{"type":"block_actions","actions":[{}],"user":{"id":"U"}}`))
 	f.Add("slash_commands", []byte(`{"command":"/openclaw"}`))
 	f.Fuzz(func(t *testing.T, kind string, payload []byte) {
-		in, ok, err := normalise(kind, payload, testBot, "fuzz", "/openclaw")
+		in, ok, err := normalise(kind, payload, testBot, "fuzz", "/openclaw", true)
 		if err != nil || !ok {
 			return
 		}
@@ -154,4 +154,36 @@ func FuzzInbound(f *testing.F) {
 			t.Fatalf("our own message delivered: %+v", in)
 		}
 	})
+}
+
+// TestImplicitMentionReplyToBot: a reply in a thread the bot started
+// counts as a mention unless implicitMentions.replyToBot is false; an
+// explicit mention counts either way.
+func TestImplicitMentionReplyToBot(t *testing.T) {
+	raw, err := os.ReadFile("testdata/inbound/thread-reply.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env goldenEnvelope
+	if err := json.Unmarshal(raw, &env); err != nil {
+		t.Fatal(err)
+	}
+	explicit := []byte(strings.Replace(string(env.Payload), `"and then?"`, `"<@`+testBot.UserID+`> and then?"`, 1))
+	for _, tc := range []struct {
+		payload    []byte
+		replyToBot bool
+		want       bool
+	}{
+		{env.Payload, true, true},
+		{env.Payload, false, false},
+		{explicit, false, true},
+	} {
+		in, ok, err := normalise(env.Type, tc.payload, testBot, "work", "/openclaw", tc.replyToBot)
+		if err != nil || !ok {
+			t.Fatalf("normalise: %v %v", ok, err)
+		}
+		if in.Mentioned != tc.want {
+			t.Errorf("replyToBot %v, explicit %v: Mentioned %v, want %v", tc.replyToBot, bytes.Contains(tc.payload, []byte("<@")), in.Mentioned, tc.want)
+		}
+	}
 }

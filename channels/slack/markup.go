@@ -13,6 +13,29 @@ func mentions(text, botUserID string) bool {
 	return strings.Contains(text, "<@"+botUserID+">") || strings.Contains(text, "<@"+botUserID+"|")
 }
 
+// mentionsOtherUser reports whether text mentions a user other than the
+// bot and the sender. Without the bot's id it says false, so
+// ignoreOtherMentions lets messages through rather than drop them.
+func mentionsOtherUser(text, botUserID, senderID string) bool {
+	if botUserID == "" {
+		return false
+	}
+	for rest := text; ; {
+		i := strings.Index(rest, "<@")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+2:]
+		end := strings.IndexAny(rest, ">|")
+		if end < 0 {
+			return false
+		}
+		if id := rest[:end]; id != "" && id != botUserID && id != senderID {
+			return true
+		}
+	}
+}
+
 // stripMention removes every mention of the bot from text, with the
 // colon or comma people type after a leading one ("<@U1>: hi" → "hi").
 func stripMention(text, botUserID string) string {

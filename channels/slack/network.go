@@ -45,7 +45,8 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 			APIURL: h.Getenv("OPENCLAW_SLACK_API_URL"), WebhookPath: path, TextLimit: acct.TextChunkLimit,
 			ChunkMode: acct.Streaming.ChunkMode, MediaMaxMb: channels.MediaMaxMb(cfg, acct.MediaMaxMb), SlashCommand: slash,
 			UnfurlLinks: acct.UnfurlLinks, NoMediaUnfurl: !channels.BoolOr(acct.UnfurlMedia, true),
-			Log: h.AccountLog("slack", id),
+			NoReplyToBotMention: !channels.BoolOr(acct.ImplicitMentions.ReplyToBot, true),
+			Log:                 h.AccountLog("slack", id),
 		}
 		if h.Throttle != nil {
 			opts.Throttle = h.Throttle(path)
@@ -57,7 +58,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 			AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
 			Policy: withBotLoop(policy(cfg, acct), sc.Accounts[id].BotLoopProtection, sc.BotLoopProtection, cfg.Channels.Defaults.BotLoopProtection),
 			Fingerprint: channels.Fingerprint(bot, app, opts.SigningSecret, opts.Mode, opts.APIURL, opts.WebhookPath, opts.TextLimit,
-				opts.ChunkMode, opts.MediaMaxMb, opts.SlashCommand, opts.UnfurlLinks, opts.NoMediaUnfurl),
+				opts.ChunkMode, opts.MediaMaxMb, opts.SlashCommand, opts.UnfurlLinks, opts.NoMediaUnfurl, opts.NoReplyToBotMention),
 			New: func() (channels.Adapter, error) {
 				if bot == "" {
 					return nil, fmt.Errorf("channels.slack account %q has no botToken (or SLACK_BOT_TOKEN)", id)
@@ -89,6 +90,7 @@ func policy(cfg *config.Config, a config.SlackAccount) channels.AccountPolicy {
 		p.Groups[cid] = channels.GroupPolicy{
 			Enabled: channels.BoolOr(c.Enabled, true), RequireMention: channels.BoolOr(c.RequireMention, mention),
 			AllowFrom: c.Users, SystemPrompt: c.SystemPrompt, ToolsAllow: c.Tools.Allow, ToolsDeny: c.Tools.Deny,
+			IgnoreOtherMentions: channels.BoolOr(c.IgnoreOtherMentions, false),
 		}
 	}
 	if p.GroupPolicy == "open" {

@@ -81,3 +81,54 @@ func TestUnfurl(t *testing.T) {
 		})
 	}
 }
+
+// TestImplicitMentionsConfig: implicitMentions.replyToBot defaults to on
+// and an account's value overrides the channel's.
+func TestImplicitMentionsConfig(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  string
+		want bool // NoReplyToBotMention
+	}{
+		{`{channels: {slack: {botToken: "xoxb-1", appToken: "xapp-1"}}}`, false},
+		{`{channels: {slack: {botToken: "xoxb-1", appToken: "xapp-1", implicitMentions: {replyToBot: false}}}}`, true},
+		{`{channels: {slack: {botToken: "xoxb-1", appToken: "xapp-1", implicitMentions: {replyToBot: true}}}}`, false},
+	} {
+		s := spec(t, tc.cfg)
+		ad, err := s.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ad.(*Adapter).opts.NoReplyToBotMention; got != tc.want {
+			t.Errorf("%s: NoReplyToBotMention %v, want %v", tc.cfg, got, tc.want)
+		}
+	}
+	snap, err := config.Parse("openclaw.json", []byte(`{channels: {slack: {implicitMentions: {replyToBot: false},
+		accounts: {on: {implicitMentions: {replyToBot: true}}, plain: {}}}}}`), config.LoadOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	on, _ := snap.Config.Channels.Slack.Account("on")
+	plain, _ := snap.Config.Channels.Slack.Account("plain")
+	if !channels.BoolOr(on.ImplicitMentions.ReplyToBot, true) || channels.BoolOr(plain.ImplicitMentions.ReplyToBot, true) {
+		t.Errorf("account on %v, plain %v", on.ImplicitMentions.ReplyToBot, plain.ImplicitMentions.ReplyToBot)
+	}
+}
+
+// TestIgnoreOtherMentionsConfig: channels.<id>.ignoreOtherMentions reaches
+// that channel's gate entry, off by default; with the bot's id unknown a
+// mention of someone else is not taken as addressed elsewhere.
+func TestIgnoreOtherMentionsConfig(t *testing.T) {
+	snap, err := config.Parse("openclaw.json", []byte(`{channels: {slack: {channels: {C1: {ignoreOtherMentions: true}, C2: {}}}}}`),
+		config.LoadOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := policy(snap.Config, snap.Config.Channels.Slack.SlackAccount)
+	if !p.Groups["C1"].IgnoreOtherMentions || p.Groups["C2"].IgnoreOtherMentions {
+		t.Errorf("groups %+v", p.Groups)
+	}
+	if mentionsOtherUser("<@U3CAT> hi", "", "U2BOB") || !mentionsOtherUser("<@U3CAT> hi", "U0BOT", "U2BOB") ||
+		mentionsOtherUser("<@U0BOT> <@U2BOB> hi", "U0BOT", "U2BOB") {
+		t.Error("mentionsOtherUser")
+	}
+}

@@ -192,7 +192,7 @@ func (a *Adapter) deliver(ctx context.Context, kind, envelopeID string, payload 
 	if me == nil || sink == nil {
 		return false
 	}
-	in, ok, err := normalise(kind, payload, *me, a.opts.AccountID, a.opts.SlashCommand)
+	in, ok, err := normalise(kind, payload, *me, a.opts.AccountID, a.opts.SlashCommand, !a.opts.NoReplyToBotMention)
 	if err != nil {
 		a.log.Warn("slack event undecodable, skipped", "envelope_id", envelopeID, "err", err)
 		return true

@@ -142,7 +142,7 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // deliverOnce hands one request's event to the sink once (Slack retries
 // the request itself). It reports whether the request may be answered 200.
 func (a *Adapter) deliverOnce(r *http.Request, kind string, payload []byte) bool {
-	in, ok, err := normalise(kind, payload, *a.self.Load(), a.opts.AccountID, a.opts.SlashCommand)
+	in, ok, err := normalise(kind, payload, *a.self.Load(), a.opts.AccountID, a.opts.SlashCommand, !a.opts.NoReplyToBotMention)
 	if err != nil {
 		a.log.Warn("slack request undecodable, skipped", "err", err)
 		return true

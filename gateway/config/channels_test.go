@@ -99,3 +99,52 @@ func TestChannelValidation(t *testing.T) {
 		})
 	}
 }
+
+// TestChannelHistoryLimit: historyLimit is read on each network's root
+// and accounts; an account's own value (0 included) wins, an account
+// without one inherits the root's, and a negative limit is refused.
+func TestChannelHistoryLimit(t *testing.T) {
+	src := `{
+  channels: {
+    telegram: { historyLimit: 5, accounts: { off: { historyLimit: 0 }, plain: {} } },
+    discord: { historyLimit: 7, accounts: { big: { historyLimit: 100 } } },
+    slack: { historyLimit: 0 },
+    whatsapp: { accounts: { one: { historyLimit: 3 } } },
+  },
+}`
+	snap, err := Parse("openclaw.json", []byte(src), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := snap.Config.Channels
+	tgOff, _ := ch.Telegram.Account("off")
+	tgPlain, _ := ch.Telegram.Account("plain")
+	tgDef, _ := ch.Telegram.Account("default")
+	dcBig, _ := ch.Discord.Account("big")
+	dcDef, _ := ch.Discord.Account("default")
+	slDef, _ := ch.Slack.Account("default")
+	waOne, _ := ch.Whatsapp.Account("one")
+	waDef, _ := ch.Whatsapp.Account("default")
+	for _, tc := range []struct {
+		name string
+		got  OptInt
+		want OptInt
+	}{
+		{"telegram default", tgDef.HistoryLimit, OptInt{V: 5, Set: true}},
+		{"telegram account 0", tgOff.HistoryLimit, OptInt{V: 0, Set: true}},
+		{"telegram account inherits", tgPlain.HistoryLimit, OptInt{V: 5, Set: true}},
+		{"discord default", dcDef.HistoryLimit, OptInt{V: 7, Set: true}},
+		{"discord account", dcBig.HistoryLimit, OptInt{V: 100, Set: true}},
+		{"slack 0", slDef.HistoryLimit, OptInt{V: 0, Set: true}},
+		{"whatsapp account", waOne.HistoryLimit, OptInt{V: 3, Set: true}},
+		{"whatsapp unset", waDef.HistoryLimit, OptInt{}},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: historyLimit %+v, want %+v", tc.name, tc.got, tc.want)
+		}
+	}
+	if _, err := Parse("openclaw.json", []byte(`{channels: {discord: {historyLimit: -1}}}`), LoadOptions{}); err == nil ||
+		!strings.Contains(err.Error(), "channels.discord.historyLimit") {
+		t.Errorf("negative historyLimit: %v", err)
+	}
+}

@@ -1360,6 +1360,8 @@ type ChannelCommon struct {
 	MediaMaxMb int `json:"mediaMaxMb" min:"1"`
 	// Text put in front of every reply, with messages.responsePrefix's "auto" and variables; "" turns it off here. Default: messages.responsePrefix.
 	ResponsePrefix OptionalString `json:"responsePrefix"`
+	// How many recent group messages that did not mention the agent are kept (in memory, at most 1000 per chat) and shown to it, as context, with the next message that does, on this channel or account; 0 turns it off here. Default: messages.groupChat.historyLimit (50).
+	HistoryLimit OptInt `json:"historyLimit"`
 }
 
 // TelegramAccount is the settings of one Telegram bot: channels.telegram
@@ -1572,6 +1574,8 @@ type DiscordAccount struct {
 	Proxy string `json:"proxy"`
 	// Limits on how long another bot and this one may answer each other. Default: channels.defaults.botLoopProtection, key by key.
 	BotLoopProtection BotLoopProtection `json:"botLoopProtection"`
+	// Handles (without the "@") the agent may write as "@Handle" to mention, and ping, a known Discord user, by user id; an account's entries are added to the channel's. Unknown handles, @everyone, @here and text in code are left as written. Default {} (replies ping no one).
+	MentionAliases map[string]string `json:"mentionAliases"`
 }
 
 // DiscordActions is channels.discord.actions.
@@ -1610,6 +1614,8 @@ type DiscordGuild struct {
 	Channels map[string]DiscordGuildChannel `json:"channels"`
 	// Tool limits in this server (a channel's own tools replace them), on top of the tool policy. Default: none.
 	Tools ChannelToolPolicy `json:"tools"`
+	// Whether a message addressed to someone else is ignored: one that mentions another user or role (not @everyone or @here) or replies to another bot, unless it also mentions this bot (or replies to it). Default false.
+	IgnoreOtherMentions *bool `json:"ignoreOtherMentions"`
 }
 
 // DiscordGuildChannel is channels.discord.guilds.<guildId>.channels.<channelId>.
@@ -1624,6 +1630,8 @@ type DiscordGuildChannel struct {
 	SystemPrompt string `json:"systemPrompt"`
 	// Tool limits in this chat, on top of the tool policy. Default: the server's.
 	Tools ChannelToolPolicy `json:"tools"`
+	// Whether a message addressed to someone else, and not to this bot, is ignored in this channel. Default: the server's.
+	IgnoreOtherMentions *bool `json:"ignoreOtherMentions"`
 }
 
 // SlackChannel is channels.slack.
@@ -1674,6 +1682,15 @@ type SlackAccount struct {
 	UnfurlMedia *bool `json:"unfurlMedia"`
 	// Limits on how long another bot and this one may answer each other. Default: channels.defaults.botLoopProtection, key by key.
 	BotLoopProtection BotLoopProtection `json:"botLoopProtection"`
+	// Which implicit facts count as mentioning the bot in channels. Default: each at its own default.
+	ImplicitMentions SlackImplicitMentions `json:"implicitMentions"`
+}
+
+// SlackImplicitMentions is channels.slack.implicitMentions (and an
+// account's).
+type SlackImplicitMentions struct {
+	// Whether a reply in a thread started by the bot's own message counts as mentioning it. Default true.
+	ReplyToBot *bool `json:"replyToBot"`
 }
 
 // SlackActions is channels.slack.actions.
@@ -1704,6 +1721,8 @@ type SlackChannelEntry struct {
 	SystemPrompt string `json:"systemPrompt"`
 	// Tool limits in this chat, on top of the tool policy. Default: none.
 	Tools ChannelToolPolicy `json:"tools"`
+	// Whether a channel message that mentions another user but not this bot is ignored; direct and group DMs are not affected, and a user-group mention alone is let through. Default false.
+	IgnoreOtherMentions *bool `json:"ignoreOtherMentions"`
 }
 
 // SlackSlashCommand is channels.slack.slashCommand.
