@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openclaw-go/openclaw/gateway/config"
 )
 
 // TestHintMigrate: a gateway starting on a state with no database says how
@@ -63,5 +65,46 @@ func mustWrite(t *testing.T, path string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHookTokenReuseWarns: a hooks.token that is also the gateway's token
+// or password is warned about at start (a webhook sender would hold an
+// operator's key), without printing either value; a distinct one is not.
+func TestHookTokenReuseWarns(t *testing.T) {
+	const secret = "s3cret-shared-value"
+	for _, tt := range []struct {
+		name, hooks, token, password, flag string
+		want                               string
+	}{
+		{name: "token reused", hooks: secret, token: secret, want: "gateway.auth.token"},
+		{name: "password reused", hooks: secret, token: "other", password: secret, want: "gateway.auth.password"},
+		{name: "the --token flag is the gateway's token", hooks: secret, token: "other", flag: secret, want: "gateway.auth.token"},
+		{name: "distinct", hooks: secret, token: "other"},
+		{name: "hooks off", token: secret},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			s := &System{opts: Options{Stderr: &stderr, Token: tt.flag}}
+			var c config.Config
+			c.Hooks.Enabled = tt.hooks != ""
+			c.Hooks.Token = tt.hooks
+			c.Gateway.Auth.Token.Value = tt.token
+			c.Gateway.Auth.Password.Value = tt.password
+			s.warnHookTokenReuse(&config.Snapshot{Config: &c})
+			got := stderr.String()
+			if tt.want == "" {
+				if got != "" {
+					t.Fatalf("warned: %q", got)
+				}
+				return
+			}
+			if !strings.Contains(got, "hooks.token is the same secret as "+tt.want) {
+				t.Fatalf("warning %q, want it to name %s", got, tt.want)
+			}
+			if strings.Contains(got, secret) {
+				t.Fatalf("the warning shows the secret: %q", got)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -52,7 +53,32 @@ func (s *System) loadConfig() (*config.Snapshot, error) {
 	if err := s.checkStartable(snap); err != nil {
 		return nil, err
 	}
+	s.warnHookTokenReuse(snap)
 	return snap, nil
+}
+
+// warnHookTokenReuse says, as OpenClaw does at start, when hooks.token is
+// also a secret of the gateway's own auth: whoever holds the token a
+// webhook sender is given (often a third-party service) could then also
+// drive the gateway as an operator. It is a warning, not a refusal, so a
+// config carried over from OpenClaw still starts. Neither value is shown.
+func (s *System) warnHookTokenReuse(snap *config.Snapshot) {
+	h := snap.Config.Hooks
+	if !h.Enabled || h.Token == "" || s.opts.Stderr == nil {
+		return
+	}
+	auth := snap.Config.Gateway.Auth
+	token := cmp.Or(s.opts.Token, auth.Token.Value)
+	var reused string
+	switch h.Token {
+	case token:
+		reused = "gateway.auth.token"
+	case auth.Password.Value:
+		reused = "gateway.auth.password"
+	default:
+		return
+	}
+	fmt.Fprintf(s.opts.Stderr, "openclaw: warning: hooks.token is the same secret as %s, so a webhook sender could also act as an operator; give hooks.token its own random value\n", reused)
 }
 
 // hintMigrate says how to bring over an OpenClaw install's state when our
