@@ -28,7 +28,7 @@ type CommandSender struct {
 	Operator bool
 	// CanApprove: the sender may answer approvals (/approve): an operator
 	// holding operator.approvals or operator.admin, or a chat sender in
-	// commands.ownerAllowFrom.
+	// commands.ownerAllowFrom or the channel's execApprovals.approvers.
 	CanApprove bool
 	// Refused: commands.allowFrom does not list the sender. Their
 	// command-only message is ignored, as OpenClaw does: nothing is
@@ -289,7 +289,7 @@ func (s *Service) verboseCommand(ctx context.Context, sess *sessions.Session, re
 func (s *Service) approveCommand(ctx context.Context, who *CommandSender, args string) string {
 	const usage = "Usage: /approve <id> allow-once|allow-always|deny"
 	if !who.CanApprove {
-		return "You may not answer approvals here: that needs operator.approvals (or admin), or a sender in commands.ownerAllowFrom."
+		return "You may not answer approvals here: that needs operator.approvals (or admin), a sender in commands.ownerAllowFrom, or one of the channel's execApprovals.approvers."
 	}
 	if s.approvals == nil {
 		return "Approvals are not available on this gateway."
