@@ -54,6 +54,12 @@ func (s *System) setupLogging(snap *config.Snapshot) (func(), error) {
 	}
 	fileOpts := &slog.HandlerOptions{Level: s.logLevel, ReplaceAttr: fileAttr}
 	s.log = slog.New(slog.NewMultiHandler(console, slog.NewJSONHandler(f, fileOpts)))
+	if s.opts.Getenv != nil {
+		if v := strings.TrimSpace(s.opts.Getenv("OPENCLAW_LOG_LEVEL")); v != "" && s.envLogLevel() == "" {
+			s.log.Warn("OPENCLAW_LOG_LEVEL is not a log level; using the config's", "value", v,
+				"levels", "silent, fatal, error, warn, info, debug, trace")
+		}
+	}
 	return func() { f.Close() }, nil
 }
 
@@ -79,9 +85,30 @@ func (s *System) setLevels(lc config.Logging) {
 	s.consoleLevel.Set(s.levelFor(lc.ConsoleLevel))
 }
 
+// levelFor is the level of a configured name: --verbose wins, then
+// OPENCLAW_LOG_LEVEL (which `openclaw --log-level` sets), then the config.
 func (s *System) levelFor(name string) slog.Level {
 	if s.opts.Verbose {
 		return slog.LevelDebug
 	}
+	if env := s.envLogLevel(); env != "" {
+		name = env
+	}
 	return levelOf(name)
+}
+
+// logLevelNames are the levels OpenClaw's logging accepts.
+var logLevelNames = map[string]bool{"silent": true, "fatal": true, "error": true, "warn": true, "info": true, "debug": true, "trace": true}
+
+// envLogLevel is OPENCLAW_LOG_LEVEL when it names a level; another value
+// is ignored (and warned about once the log exists).
+func (s *System) envLogLevel() string {
+	if s.opts.Getenv == nil {
+		return ""
+	}
+	v := strings.ToLower(strings.TrimSpace(s.opts.Getenv("OPENCLAW_LOG_LEVEL")))
+	if !logLevelNames[v] {
+		return ""
+	}
+	return v
 }

@@ -41,8 +41,7 @@ func runAgent(ctx context.Context, a *app, args []string) error {
 	var timeoutS int
 	g := fs.agentGatewayFlags(&timeoutS)
 	agentID := fs.String("agent", "", "agent `id` (default: the gateway's default agent)")
-	message := fs.String("message", "", "the message to send")
-	fs.StringVar(message, "m", "", "the message to send (short for --message)")
+	message := fs.StringP("message", "m", "", "the message to send")
 	sessionKey := fs.String("session-key", "", "session `key` (default: the agent's main session)")
 	if _, err := fs.parse(args, 0, 0); err != nil {
 		return err

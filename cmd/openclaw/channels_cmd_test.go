@@ -67,7 +67,7 @@ func TestChannelsRequests(t *testing.T) {
 func TestChannelsUsage(t *testing.T) {
 	runUsageCases(t, false, []usageCase{
 		{"no subcommand", []string{"channels"}, "missing subcommand (one of add, list, login, logout, remove, status)"},
-		{"unknown subcommand", []string{"channels", "resolve"}, `unknown channels subcommand "resolve"`},
+		{"unknown subcommand", []string{"channels", "resolve"}, `openclaw channels has no command "resolve"`},
 		{"status positional", []string{"channels", "status", "telegram"}, `unexpected argument "telegram"`},
 		{"logout without channel", []string{"channels", "logout"}, "--channel is required"},
 		{"login without channel", []string{"channels", "login"}, "--channel is required"},

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"flag"
+	flag "github.com/spf13/pflag"
 	"regexp"
 	"strconv"
 	"strings"

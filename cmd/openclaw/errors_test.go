@@ -96,19 +96,19 @@ func TestFailures(t *testing.T) {
 		{
 			name: "unknown flag", noTarget: true,
 			args:     []string{"health", "--bogus"},
-			wantText: []string{"health: flag provided but not defined: -bogus"},
+			wantText: []string{"health: unknown flag: --bogus"},
 			wantType: errTypeCLI,
 		},
 		{
 			name: "unknown command", noTarget: true,
 			args:     []string{"frobnicate"},
-			wantText: []string{`openclaw: unknown command "frobnicate"`},
+			wantText: []string{`openclaw: OpenClaw does not know the command "frobnicate"`},
 			wantType: errTypeCLI,
 		},
 		{
 			name: "missing subcommand", noTarget: true,
-			args:     []string{"devices"},
-			wantText: []string{"devices: missing subcommand (one of approve, list, reject, remove, revoke, rotate)"},
+			args:     []string{"devices", "lst"},
+			wantText: []string{"openclaw devices has no command \"lst\"", "Did you mean this?", "openclaw devices list"},
 			wantType: errTypeCLI,
 		},
 	}

@@ -2,11 +2,12 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	flag "github.com/spf13/pflag"
 )
 
 // errHelpShown means -h printed a command's usage; run exits 0.
@@ -21,7 +22,9 @@ func usageErrorf(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
-// flagSet is a flag.FlagSet for one subcommand with its usage line.
+// flagSet is a pflag.FlagSet for one subcommand with its usage line.
+// Flags are spelled --name (with a few one-letter shorthands, -m), as in
+// the real CLI, and may follow positional arguments.
 type flagSet struct {
 	*flag.FlagSet
 	app   *app
@@ -31,34 +34,28 @@ type flagSet struct {
 func newFlagSet(a *app, usage string) *flagSet {
 	fs := flag.NewFlagSet(a.cmd, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported by run, help by parse
+	fs.SortFlags = false
 	return &flagSet{FlagSet: fs, app: a, usage: usage}
 }
 
 // parse parses args allowing flags after positionals ("devices approve
 // REQ --json"); everything after "--" is positional. It returns the
 // positionals, checking there are between min and max of them (max < 0:
-// no limit).
+// no limit). A command line that asks only for the flags it may take
+// (completion, see collectFlags) stops here with errFlagsCollected.
 func (fs *flagSet) parse(args []string, min, max int) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fs.printHelp(fs.app.stdout)
-				return nil, errHelpShown
-			}
-			return nil, usageErrorf("%v (usage: %s)", err, fs.usage)
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			pos = append(pos, rest...)
-			break
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+	if fs.app.collect != nil {
+		*fs.app.collect = fs.FlagSet
+		return nil, errFlagsCollected
 	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.printHelp(fs.app.stdout)
+			return nil, errHelpShown
+		}
+		return nil, usageErrorf("%v (usage: %s)", err, fs.usage)
+	}
+	pos := fs.Args()
 	switch {
 	case len(pos) < min:
 		return nil, usageErrorf("missing argument (usage: %s)", fs.usage)
@@ -74,6 +71,9 @@ func (fs *flagSet) printHelp(w io.Writer) {
 	fs.VisitAll(func(f *flag.Flag) {
 		name, help := flag.UnquoteUsage(f)
 		arg := "--" + f.Name
+		if f.Shorthand != "" {
+			arg = "-" + f.Shorthand + ", " + arg
+		}
 		if name != "" {
 			arg += " " + name
 		}
@@ -94,6 +94,8 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
+func (l *stringList) Type() string { return "string" }
+
 var _ flag.Value = (*stringList)(nil)
 
 // defaultTimeoutMs is the --timeout default, as in the real CLI.
@@ -111,14 +113,19 @@ type gatewayFlags struct {
 }
 
 // gatewayFlags registers the common gateway flags on fs.
-func (fs *flagSet) gatewayFlags() *gatewayFlags {
+func (fs *flagSet) gatewayFlags() *gatewayFlags { return addGatewayFlags(fs.FlagSet, fs.app) }
+
+// addGatewayFlags registers the flags of every command that talks to the
+// gateway (--url, --token, --password, --tls-fingerprint, --timeout,
+// --dev, --json) on fs; commands written on cobra pass cmd.Flags().
+func addGatewayFlags(fs *flag.FlagSet, a *app) *gatewayFlags {
 	g := &gatewayFlags{}
 	fs.StringVar(&g.url, "url", "", "gateway WebSocket `url` (ws:// or wss://)")
 	fs.StringVar(&g.token, "token", "", "gateway shared `token`")
 	fs.StringVar(&g.password, "password", "", "gateway shared `password`")
 	fs.StringVar(&g.tlsPin, "tls-fingerprint", "", "pin a wss:// gateway's certificate by its SHA-256 `fingerprint`")
 	fs.IntVar(&g.timeoutMs, "timeout", defaultTimeoutMs, "request timeout in `ms`")
-	fs.BoolVar(&g.dev, "dev", fs.app.dev, "use the dev profile (~/.openclaw-dev, port 19001)")
+	fs.BoolVar(&g.dev, "dev", a.dev, "use the dev profile (~/.openclaw-dev, port 19001)")
 	fs.BoolVar(&g.json, "json", false, "print machine-readable JSON")
 	return g
 }

@@ -10,13 +10,14 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"sort"
 	"strings"
 	"syscall"
+
+	flag "github.com/spf13/pflag"
 )
 
 // version is the CLI and gateway version; release builds set it with
@@ -39,6 +40,11 @@ type app struct {
 	json           bool   // --json anywhere on the line: errors are printed as JSON
 	dev            bool   // --dev before the command
 	cmd            string // command path for messages, e.g. "gateway call"
+	ran            bool   // a command's own code ran (its errors are its own)
+
+	// collect, when set, makes an older command stop at its flag parsing
+	// and store its flags there (see legacyFlagCompletion).
+	collect **flag.FlagSet
 }
 
 // command is one top-level command.
@@ -97,64 +103,27 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func (a *app) dispatch(ctx context.Context, args []string) error {
-	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-		switch args[0] {
-		case "-V", "--version", "-version":
-			fmt.Fprintf(a.stdout, "openclaw %s\n", version)
-			return nil
-		case "-h", "--help", "-help":
-			a.usage(a.stdout)
-			return nil
-		case "--dev", "-dev":
-			a.dev = true
-		case "--no-color", "-no-color":
-			// Output has no color; accepted for compatibility.
-		default:
-			return usageErrorf("unknown global flag %s", args[0])
-		}
-		args = args[1:]
+	args, done, err := a.takeGlobalFlags(args)
+	if err != nil || done {
+		return err
 	}
-	if len(args) == 0 {
-		a.usage(a.stderr)
-		return usageErrorf("missing command")
+	root := a.rootCmd(ctx)
+	root.SetArgs(args)
+	err = root.ExecuteContext(ctx)
+	if err != nil && !a.ran && !isTyped(err) {
+		// cobra's own refusals (an unknown flag of a cobra command, a
+		// wrong number of arguments) are bad command lines.
+		return &usageError{msg: err.Error()}
 	}
-	name := args[0]
-	if name == "help" {
-		a.usage(a.stdout)
-		return nil
-	}
-	if real, ok := commandAliases[name]; ok {
-		name = real
-	}
-	cmd, ok := commands[name]
-	if !ok {
-		return usageErrorf("unknown command %q (run 'openclaw --help')", name)
-	}
-	a.cmd = name
-	return cmd.run(ctx, a, args[1:])
+	return err
 }
 
-func (a *app) usage(w io.Writer) {
-	fmt.Fprintf(w, "openclaw %s\n\nUsage: openclaw [--dev] <command> [args] [flags]\n\nCommands:\n", version)
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprint(w, `
-Gateway flags (every command that talks to the gateway):
-  --url ws://HOST:PORT   gateway address (default: OPENCLAW_GATEWAY_URL, else ws://127.0.0.1:<port>)
-  --token T              shared token (default: OPENCLAW_GATEWAY_TOKEN, else gateway.auth.token)
-  --password P           shared password (default: OPENCLAW_GATEWAY_PASSWORD, else gateway.auth.password)
-  --timeout MS           request timeout in milliseconds (default 10000)
-  --dev                  use ~/.openclaw-dev and port 19001
-  --json                 machine-readable output
-
-Global flags: -V/--version, --dev, -h/--help
-`)
+// isTyped reports whether err is one the commands made, which report
+// knows how to print.
+func isTyped(err error) bool {
+	var u *usageError
+	var r *reportedError
+	return errors.As(err, &u) || errors.As(err, &r) || errors.Is(err, errHelpShown)
 }
 
 // subcommand picks a subcommand from table, or fails with a usage error

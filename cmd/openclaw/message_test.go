@@ -54,7 +54,7 @@ func TestMessageRequests(t *testing.T) {
 func TestMessageUsage(t *testing.T) {
 	runUsageCases(t, false, []usageCase{
 		{"no subcommand", []string{"message"}, "missing subcommand (one of delete, edit, pin, poll, react, send, unpin)"},
-		{"unknown subcommand", []string{"message", "broadcast"}, `unknown message subcommand "broadcast"`},
+		{"unknown subcommand", []string{"message", "broadcast"}, `openclaw message has no command "broadcast"`},
 		{"send without target", []string{"message", "send", "--message", "hi"}, "--target is required"},
 		{"send without message", []string{"message", "send", "--target", "5"}, "--message is required"},
 		{"send positional", []string{"message", "send", "--target", "5", "--message", "hi", "extra"}, `unexpected argument "extra"`},
@@ -64,6 +64,6 @@ func TestMessageUsage(t *testing.T) {
 		{"edit without text", []string{"message", "edit", "--target", "5", "--message-id", "1"}, "--message is required"},
 		{"delete without id", []string{"message", "delete", "--target", "5"}, "--message-id is required"},
 		{"pin without target", []string{"message", "pin", "--message-id", "1"}, "--target is required"},
-		{"delete has no emoji", []string{"message", "delete", "--target", "5", "--message-id", "1", "--emoji", "x"}, "flag provided but not defined: -emoji"},
+		{"delete has no emoji", []string{"message", "delete", "--target", "5", "--message-id", "1", "--emoji", "x"}, "unknown flag: --emoji"},
 	})
 }

@@ -169,7 +169,7 @@ func TestNodeRunUsage(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "unsupported on this host") {
 		t.Fatalf("err = %v", err)
 	}
-	if _, _, err := runCLI(t, "node"); err == nil || !strings.Contains(err.Error(), "missing subcommand") {
+	if _, _, err := runCLI(t, "node", "frob"); err == nil || !strings.Contains(err.Error(), `has no command "frob"`) {
 		t.Fatalf("err = %v", err)
 	}
 }

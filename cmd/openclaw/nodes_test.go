@@ -172,7 +172,7 @@ func TestPickNode(t *testing.T) {
 func TestNodesUsage(t *testing.T) {
 	runUsageCases(t, false, []usageCase{
 		{"no subcommand", []string{"nodes"}, "missing subcommand (one of approve, canvas, describe, invoke, list, pending, reject, rename, status)"},
-		{"unknown subcommand", []string{"nodes", "remove"}, `unknown nodes subcommand "remove"`},
+		{"unknown subcommand", []string{"nodes", "remove"}, `openclaw nodes has no command "remove"`},
 		{"describe without node", []string{"nodes", "describe"}, "missing argument (usage: openclaw nodes describe NODE"},
 		{"rename without name", []string{"nodes", "rename", "dev-1"}, "missing argument"},
 		{"rename empty name", []string{"nodes", "rename", "dev-1", " "}, "the new name is empty"},

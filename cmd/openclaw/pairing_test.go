@@ -162,13 +162,13 @@ func TestPairingRequests(t *testing.T) {
 func TestPairingUsage(t *testing.T) {
 	runUsageCases(t, false, []usageCase{
 		{"no subcommand", []string{"pairing"}, "missing subcommand (one of approve, dismiss, list)"},
-		{"unknown subcommand", []string{"pairing", "reject"}, `unknown pairing subcommand "reject"`},
+		{"unknown subcommand", []string{"pairing", "reject"}, `openclaw pairing has no command "reject"`},
 		{"approve without channel", []string{"pairing", "approve"}, "missing argument (usage: openclaw pairing approve CHANNEL CODE"},
 		{"approve without code", []string{"pairing", "approve", "telegram"}, "missing argument"},
 		{"approve extra", []string{"pairing", "approve", "telegram", "A", "B"}, `unexpected argument "B"`},
 		{"dismiss without code", []string{"pairing", "dismiss", "telegram"}, "missing argument"},
 		{"list two channels", []string{"pairing", "list", "telegram", "discord"}, `unexpected argument "discord"`},
-		{"dismiss has no notify", []string{"pairing", "dismiss", "telegram", "A", "--notify"}, "flag provided but not defined: -notify"},
+		{"dismiss has no notify", []string{"pairing", "dismiss", "telegram", "A", "--notify"}, "unknown flag: --notify"},
 	})
 }
 

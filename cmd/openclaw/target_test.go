@@ -135,11 +135,12 @@ func TestParseInterspersed(t *testing.T) {
 	}{
 		{name: "flags after", args: []string{"REQ", "--json", "--limit", "3"}, min: 1, max: 1, wantPos: "REQ", wantJSON: true, wantLim: 3},
 		{name: "flags before", args: []string{"--json", "REQ"}, min: 1, max: 1, wantPos: "REQ", wantJSON: true, wantLim: 10},
-		{name: "flags between", args: []string{"a", "-limit=7", "b"}, min: 0, max: -1, wantPos: "a b", wantLim: 7},
+		{name: "flags between", args: []string{"a", "--limit=7", "b"}, min: 0, max: -1, wantPos: "a b", wantLim: 7},
 		{name: "double dash", args: []string{"a", "--", "--json"}, min: 0, max: -1, wantPos: "a --json", wantLim: 10},
 		{name: "missing", args: []string{"--json"}, min: 1, max: 1, wantErr: "missing argument"},
 		{name: "too many", args: []string{"a", "b"}, min: 1, max: 1, wantErr: `unexpected argument "b"`},
-		{name: "bad value", args: []string{"--limit", "x"}, wantErr: "invalid value"},
+		{name: "bad value", args: []string{"--limit", "x"}, wantErr: `invalid argument "x" for "--limit"`},
+		{name: "single dash long flag", args: []string{"-limit=7"}, wantErr: "unknown shorthand flag"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
