@@ -79,10 +79,10 @@ func (a *app) rootCmd(ctx context.Context) *cobra.Command {
 		Long: "openclaw " + version + "\n\n" +
 			"Run `openclaw gateway` to start the gateway; the other commands talk to it\n" +
 			"or edit the local config (~/.openclaw/openclaw.json).",
-		SilenceErrors:     true,
-		SilenceUsage:      true,
-		Args:              a.unknownCommandArgs,
-		RunE:              func(c *cobra.Command, args []string) error { return c.Help() },
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          a.unknownCommandArgs,
+		RunE:          func(c *cobra.Command, args []string) error { return c.Help() },
 		// `openclaw completion` is ours (completion_cmd.go), with the real
 		// CLI's flags; cobra's hidden __complete stays.
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
