@@ -31,6 +31,8 @@ func TestCommandTree(t *testing.T) {
 		{name: "leaf help", args: []string{"devices", "list", "--help"}, wantStdout: []string{"Usage: openclaw devices list", "--token token"}},
 		{name: "subcommand alias", args: []string{"cron", "rm", "--help"}, wantStdout: []string{"Usage: openclaw cron rm"}},
 		{name: "alias listed", args: []string{"cron", "remove", "--help"}, wantStdout: []string{"Usage: openclaw cron remove"}},
+		{name: "nested legacy group help", args: []string{"nodes", "canvas", "--help"}, wantStdout: []string{"openclaw nodes canvas <command>", "a2ui, eval"}},
+		{name: "deeper legacy group help", args: []string{"system", "heartbeat", "-h"}, wantStdout: []string{"disable, enable, last"}},
 		{name: "version", args: []string{"-V"}, wantStdout: []string{"openclaw " + version}},
 		{name: "version -v", args: []string{"-v"}, wantStdout: []string{"openclaw " + version}},
 		{name: "typo", args: []string{"devics"}, wantErr: true, wantUsage: true,
