@@ -56,24 +56,15 @@ type botLoopGuard struct {
 type botPair struct {
 	times []time.Time // messages within the window, oldest first
 	until time.Time   // cut off until then
-	// verdicts remembers the answer given for recent events: the gate
-	// runs twice for a message (when it queues and when its turn comes),
-	// and one message must count once.
-	verdicts map[string]bool
-	order    []string
 }
-
-// maxBotVerdicts bounds the events a pair remembers; more than this many
-// of one bot's messages never wait in one chat's queue (its cap is lower).
-const maxBotVerdicts = 128
 
 // maxBotPairs bounds the guard's memory: past it, pairs with nothing
 // left to remember are forgotten.
 const maxBotPairs = 4096
 
 // admit records one message from a bot in a chat (key) and reports
-// whether it may reach the agent.
-func (g *botLoopGuard) admit(key, eventID string, lim BotLoop, now time.Time) bool {
+// whether it may reach the agent. The caller calls it once per message.
+func (g *botLoopGuard) admit(key string, lim BotLoop, now time.Time) bool {
 	if lim.Off {
 		return true
 	}
@@ -90,20 +81,7 @@ func (g *botLoopGuard) admit(key, eventID string, lim BotLoop, now time.Time) bo
 		p = &botPair{}
 		g.pairs[key] = p
 	}
-	if v, ok := p.verdicts[eventID]; ok {
-		return v
-	}
-	ok := p.count(lim, now)
-	if p.verdicts == nil {
-		p.verdicts = map[string]bool{}
-	}
-	if len(p.order) >= maxBotVerdicts {
-		delete(p.verdicts, p.order[0])
-		p.order = p.order[1:]
-	}
-	p.verdicts[eventID] = ok
-	p.order = append(p.order, eventID)
-	return ok
+	return p.count(lim, now)
 }
 
 // count records one new message and reports whether it is within budget.

@@ -164,6 +164,14 @@ type Manager struct {
 	history  groupHistory
 	matchers sync.Map // joined mention patterns -> compiled matcher
 	botLoop  botLoopGuard
+	// gateGen counts changes to what the gate reads besides the event
+	// itself: the config and the accounts' policies (SetConfig) and DM
+	// pairings (an approval). A message's verdict from when it queued is
+	// used at its turn only while the count is the same.
+	gateGen atomic.Uint64
+	// pairedSender is the gate's lookup of a DM sender's pairing (the
+	// database's; tests count the calls).
+	pairedSender func(ctx context.Context, channel, accountID, senderID string) (bool, error)
 	// errorsSeen remembers the errors a chat under errorPolicy "once"
 	// was told of.
 	errorsSeen onceGuard
@@ -240,6 +248,7 @@ func New(cfg *config.Config, opts Options) *Manager {
 		accounts: map[accountKey]*account{}, lanes: map[string]*lane{},
 		inKick: make(chan struct{}, 1), outKick: make(chan struct{}, 1),
 	}
+	m.pairedSender = m.db.pairedSender
 	m.cfg.Store(cfg)
 	return m
 }
@@ -264,6 +273,9 @@ func (m *Manager) SetConfig(cfg *config.Config) {
 	if m.ctx != nil {
 		m.apply(cfg)
 	}
+	// After apply, so a message gated while the accounts' policies were
+	// being replaced is gated again at its turn.
+	m.gateGen.Add(1)
 }
 
 // Close stops the adapters and workers. Work in flight stays in the
@@ -524,12 +536,17 @@ func (m *Manager) enqueue(r inboundRow) {
 		// Only messages the gate admits may wait, push others out of the
 		// queue or interrupt a turn: a stranger in a group must not.
 		var ok bool
-		if g, ok = m.gate(m.ctx, cfg, r.In); ok && g.verdict.Verdict == Drop {
+		if g, ok = m.gate(m.ctx, cfg, r.In, nil); ok && g.verdict.Verdict == Drop {
 			m.keepHistory(cfg, g.policy, r.In, g.verdict)
 			m.finishRow(r.ID, "dropped", g.verdict.Reason)
 			return
 		}
 		admitted = ok
+		if ok {
+			// The turn uses this verdict unless the config or the account
+			// changes while the message waits (gateAtTurn).
+			r.gate = &g
+		}
 		if ok && g.verdict.Verdict == Allow && q.QueueMode(r.In.Channel) == "steer" && m.steerInto(cfg, key, g, r) {
 			return
 		}
@@ -639,7 +656,8 @@ func (m *Manager) finishRow(id int64, status, reason string) {
 	}
 }
 
-// gated is an event's account, route and gate verdict.
+// gated is an event's account, route and gate verdict, and what they
+// were worked out from.
 type gated struct {
 	a         *account
 	policy    AccountPolicy
@@ -648,16 +666,24 @@ type gated struct {
 	paired    bool
 	verdict   GateResult
 	mentioned func(GroupPolicy) bool
+
+	cfg *config.Config // the config the verdict was reached under
+	gen uint64         // Manager.gateGen then
+	// botCounted: the bot loop guard counted this message and let it
+	// through, so gating it again must not count it a second time.
+	botCounted bool
 }
 
 // gate runs routing and the sender gate for in; ok is false when its
-// account is no longer configured.
-func (m *Manager) gate(ctx context.Context, cfg *config.Config, in Inbound) (gated, bool) {
+// account is no longer configured. prev is the verdict in had when it
+// queued, when it is gated again at its turn (nil the first time).
+func (m *Manager) gate(ctx context.Context, cfg *config.Config, in Inbound, prev *gated) (gated, bool) {
+	gen := m.gateGen.Load() // before reading what it covers
 	a, ok := m.account(in.Channel, in.AccountID)
 	if !ok {
 		return gated{}, false
 	}
-	g := gated{a: a, policy: a.specNow().Policy}
+	g := gated{a: a, policy: a.specNow().Policy, cfg: cfg, gen: gen}
 	routeIn := RouteInput{
 		Channel: in.Channel, AccountID: in.AccountID, DefaultAccountID: m.defaultAccount(in.Channel),
 		ChatKind: in.Chat.Kind, ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID,
@@ -672,7 +698,7 @@ func (m *Manager) gate(ctx context.Context, cfg *config.Config, in Inbound) (gat
 	}
 	if in.Chat.Kind == Direct {
 		var err error
-		if g.paired, err = m.db.pairedSender(ctx, in.Channel, in.AccountID, in.Sender.ID); err != nil {
+		if g.paired, err = m.pairedSender(ctx, in.Channel, in.AccountID, in.Sender.ID); err != nil {
 			m.log.Error("channels: pairing lookup", "err", err)
 		}
 	}
@@ -695,10 +721,15 @@ func (m *Manager) gate(ctx context.Context, cfg *config.Config, in Inbound) (gat
 		return m.mentionMatcher(pats)(in.Text)
 	}
 	g.verdict = Gate{Policy: policy, Aliases: a.network.Aliases, AccessGroups: cfg.AccessGroups}.Check(in, g.paired, g.mentioned)
-	if g.verdict.Verdict == Allow && in.Kind == EventMessage && in.Sender.IsBot &&
-		!m.botLoop.admit(laneKey(in.Channel, in.AccountID, in.Chat.ID, in.Sender.ID), in.EventID, policy.BotLoop, m.now()) {
+	if g.verdict.Verdict == Allow && in.Kind == EventMessage && in.Sender.IsBot {
 		// Two bots that admit each other would answer each other forever.
-		g.verdict = GateResult{Verdict: Drop, Reason: "bot loop protection: this bot sent too many messages here; ignored for its cooldown"}
+		// A message counts once, though it may be gated again at its turn.
+		if prev == nil || !prev.botCounted {
+			if !m.botLoop.admit(laneKey(in.Channel, in.AccountID, in.Chat.ID, in.Sender.ID), policy.BotLoop, m.now()) {
+				g.verdict = GateResult{Verdict: Drop, Reason: "bot loop protection: this bot sent too many messages here; ignored for its cooldown"}
+			}
+		}
+		g.botCounted = g.verdict.Verdict == Allow
 	}
 	if in.Chat.Kind == Direct && g.verdict.Verdict == Allow {
 		g.verdict.Group = policy.direct(in.Sender.ID)
@@ -707,6 +738,24 @@ func (m *Manager) gate(ctx context.Context, cfg *config.Config, in Inbound) (gat
 		g.agentID = g.verdict.Group.AgentID
 	}
 	return g, true
+}
+
+// gateAtTurn is an event's verdict when its turn comes: the one it got
+// when it queued while the config, the policies, the pairings and its
+// account are all as they were then (one gate, and one pairing lookup,
+// per message), else a fresh one, so a sender the operator shut out
+// while their message waited is refused. A row read back from the
+// database after a restart carries no verdict and is always gated.
+func (m *Manager) gateAtTurn(ctx context.Context, cfg *config.Config, r inboundRow) (gated, bool) {
+	if g := r.gate; g != nil && g.cfg == cfg && g.gen == m.gateGen.Load() {
+		// A login or logout may have replaced the account (a new one is
+		// built when its config changes): the verdict holds only for the
+		// account it was reached with, still the one configured.
+		if a, ok := m.account(r.In.Channel, r.In.AccountID); ok && a == g.a {
+			return *g, true
+		}
+	}
+	return m.gate(ctx, cfg, r.In, r.gate)
 }
 
 // turn is one admitted message ready for its agent.
@@ -756,7 +805,7 @@ func (m *Manager) admit(ctx context.Context, cfg *config.Config, r inboundRow) (
 			m.log.Error("channels: record inbound outcome", "id", r.ID, "err", err)
 		}
 	}
-	g, ok := m.gate(ctx, cfg, in)
+	g, ok := m.gateAtTurn(ctx, cfg, r)
 	if !ok {
 		finish("dropped", "account no longer configured", "", "")
 		return turn{}, false

@@ -381,6 +381,8 @@ func (m *Manager) handlePairingApprove(ctx context.Context, req *rpc.Request) (a
 	if err != nil {
 		return nil, err
 	}
+	// The sender's waiting messages were gated as a stranger's.
+	m.gateGen.Add(1)
 	m.log.Info("channels: pairing approved", "channel", r.Channel, "accountId", r.AccountID, "requestId", r.RequestID)
 	m.pairingEvent(r, "approved")
 	notification := "not-requested"

@@ -49,6 +49,10 @@ func (d db) tx(ctx context.Context, fn func(c store.Conn) error) error {
 type inboundRow struct {
 	ID int64
 	In Inbound
+	// gate is the verdict the row got when it queued in this process,
+	// never stored: a row read back after a restart has none and is
+	// gated afresh.
+	gate *gated
 }
 
 // insertInbound stores an event unless its (channel, account, event id)
