@@ -141,7 +141,7 @@ func Run(ctx context.Context, o Options) *Report {
 		o.ProbeTimeout = 5 * time.Second
 	}
 	if o.HTTP == nil {
-		o.HTTP = &http.Client{Timeout: o.ProbeTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		o.HTTP = defaultProbeClient(o.ProbeTimeout)
 	}
 	if o.DiskFree == nil {
 		o.DiskFree = diskFree
@@ -180,4 +180,13 @@ func firstLine(s string) string {
 		}
 	}
 	return s
+}
+
+// defaultProbeClient follows no redirect: the first answer proves the
+// server is there.
+func defaultProbeClient(timeout time.Duration) *http.Client {
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	return &http.Client{Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
