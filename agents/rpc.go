@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +43,79 @@ type agentParams struct {
 	IdempotencyKey    string `json:"idempotencyKey"`
 	ExtraSystemPrompt string `json:"extraSystemPrompt"`
 	Label             string `json:"label"`
+
+	// Model overrides the agent's model chain for this run, as a user
+	// picks one for a session: an alias or provider/model the allowlist
+	// admits.
+	Model    string `json:"model"`
+	Provider string `json:"provider"`
+
+	// Deliver sends the reply to a chat: ReplyChannel/ReplyTo/
+	// ReplyAccountID name it, else Channel/To/AccountID; with none of
+	// them, the agent's last chat.
+	Deliver        bool   `json:"deliver"`
+	Channel        string `json:"channel"`
+	To             string `json:"to"`
+	AccountID      string `json:"accountId"`
+	ThreadID       string `json:"threadId"`
+	ReplyChannel   string `json:"replyChannel"`
+	ReplyTo        string `json:"replyTo"`
+	ReplyAccountID string `json:"replyAccountId"`
+}
+
+// ReplyDeliverer sends a run's reply to a chat for `agent --deliver`.
+// Channel "" or "last" with no to means the agent's last chat.
+type ReplyDeliverer interface {
+	DeliverReply(ctx context.Context, agentID, channel, to, accountID, threadID, text, key string) error
+}
+
+// UseDelivery gives the service the channels' sender, for agent runs
+// asked to deliver their reply.
+func (s *Service) UseDelivery(d ReplyDeliverer) { s.delivery = d }
+
+// deliveryStatus is the agent result's deliveryStatus, in OpenClaw's
+// shape: status sent, suppressed or failed.
+type deliveryStatus struct {
+	Requested   bool   `json:"requested"`
+	Attempted   bool   `json:"attempted"`
+	Status      string `json:"status"`
+	Succeeded   bool   `json:"succeeded"`
+	ResultCount int    `json:"resultCount"`
+	Reason      string `json:"reason,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// silentReply is the answer by which a model says "send nothing".
+const silentReply = "NO_REPLY"
+
+// deliverReply sends an ended run's reply where p asks.
+func (s *Service) deliverReply(ctx context.Context, run *Run, p agentParams) *deliveryStatus {
+	st := &deliveryStatus{Requested: true, Status: "suppressed"}
+	r := run.Result()
+	text := strings.TrimSpace(r.Text)
+	switch {
+	case r.Status != "ok":
+		st.Reason = "the run ended " + r.Status
+		return st
+	case text == "":
+		st.Reason = "empty"
+		return st
+	case text == silentReply:
+		st.Reason = "silent"
+		return st
+	}
+	st.Attempted, st.Status = true, "failed"
+	if s.delivery == nil {
+		st.Error = "no channels are running"
+		return st
+	}
+	channel, to, account := cmp.Or(p.ReplyChannel, p.Channel), cmp.Or(p.ReplyTo, p.To), cmp.Or(p.ReplyAccountID, p.AccountID)
+	if err := s.delivery.DeliverReply(ctx, run.AgentID, channel, to, account, p.ThreadID, text, "agent:"+run.ID); err != nil {
+		st.Error = err.Error()
+		return st
+	}
+	st.Status, st.Succeeded, st.ResultCount = "sent", true, 1
+	return st
 }
 
 // handleAgent runs a turn and answers twice: {status:"accepted"} at once,
@@ -57,10 +131,25 @@ func (s *Service) handleAgent(ctx context.Context, req *rpc.Request, p agentPara
 	if !req.Conn.Has(need) {
 		return nil, protocol.MissingScope(need)
 	}
+	var models []string
+	if m := strings.TrimSpace(p.Model); m != "" {
+		if p.Provider != "" && !strings.Contains(m, "/") {
+			m = p.Provider + "/" + m
+		}
+		agentID := p.AgentID
+		if agentID == "" {
+			agentID = s.config().DefaultAgentID()
+		}
+		ref, err := s.chooseModel(agentID, m)
+		if err != nil {
+			return nil, protocol.InvalidParams(req.Method, err)
+		}
+		models = []string{ref}
+	}
 	run, _, err := s.Start(ctx, StartRequest{
 		AgentID: p.AgentID, SessionKey: p.SessionKey, Message: p.Message, RunID: p.IdempotencyKey,
 		Timeout: time.Duration(p.Timeout) * time.Second, ExtraSystemPrompt: p.ExtraSystemPrompt, Label: p.Label,
-		Owner: req.Conn.Has(protocol.ScopeAdmin), Resumable: true, Commands: operatorSender(req),
+		Owner: req.Conn.Has(protocol.ScopeAdmin), Resumable: true, Commands: operatorSender(req), Models: models,
 	})
 	if err != nil {
 		return nil, invalid(req.Method, err)
@@ -72,7 +161,17 @@ func (s *Service) handleAgent(ctx context.Context, req *rpc.Request, p agentPara
 		// The client went away; the run goes on and agent.wait finds it.
 		return nil, ctx.Err()
 	}
-	return agentOutcome(run), nil
+	out := agentOutcome(run)
+	if p.Deliver {
+		st := s.deliverReply(ctx, run, p)
+		if res, ok := out["result"].(map[string]any); ok {
+			res["deliveryStatus"] = st
+		}
+		if st.Status == "failed" {
+			s.log.Warn("agent reply not delivered", "runId", run.ID, "err", st.Error)
+		}
+	}
+	return out, nil
 }
 
 // agentAccepted is the agent method's first answer.

@@ -95,6 +95,7 @@ type Service struct {
 	events    systemEvents
 
 	approvals     ApprovalAnswerer // for /approve; nil: none
+	delivery      ReplyDeliverer   // for agent --deliver; nil: no channels
 	gatewayStatus func() []string  // the gateway's /status lines
 
 	// closing is set by Close: a run cut off then was not ended by a

@@ -33,6 +33,7 @@ func (s *System) buildAutomation() error {
 		return err
 	}
 	s.automator = w
+	s.agents.UseDelivery(w)
 	s.addPart(w)
 	return nil
 }

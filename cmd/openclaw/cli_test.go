@@ -24,7 +24,7 @@ func isolate(t *testing.T) string {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	for _, k := range []string{envGatewayURL, envGatewayPort, envGatewayToken, envGatewayPassword,
-		envStateDir, envConfigPath, envHome, envProfile, envAllowInsecureWS, "OPENCLAW_INCLUDE_ROOTS"} {
+		envStateDir, envConfigPath, envHome, envProfile, envAllowInsecureWS, "OPENCLAW_INCLUDE_ROOTS", "OPENCLAW_LOG_LEVEL", "NO_COLOR"} {
 		t.Setenv(k, "")
 	}
 	return home

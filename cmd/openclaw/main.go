@@ -10,6 +10,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -93,6 +94,12 @@ var commandAliases = map[string]string{"automations": "cron"}
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, json: wantsJSON(args), cmd: "openclaw"}
 	err := a.dispatch(ctx, args)
+	var gh *groupHelp
+	if errors.As(err, &gh) {
+		fmt.Fprintf(a.stdout, "Usage: openclaw %s <command> [flags]\n\nCommands: %s\n\nRun `openclaw %s <command> --help` for a command's flags.\n",
+			gh.group, strings.Join(gh.names, ", "), gh.group)
+		return nil
+	}
 	if errors.Is(err, errHelpShown) {
 		return nil
 	}
@@ -135,6 +142,9 @@ func subcommand[T any](group string, args []string, table map[string]T) (T, []st
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	if len(args) > 0 && isHelpArg(args[0]) {
+		return zero, nil, &groupHelp{group: group, names: names}
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return zero, nil, usageErrorf("missing subcommand (one of %s)", strings.Join(names, ", "))
 	}
@@ -144,6 +154,15 @@ func subcommand[T any](group string, args []string, table map[string]T) (T, []st
 	}
 	return sub, args[1:], nil
 }
+
+// groupHelp is --help given to a group of an older command (`openclaw
+// nodes canvas --help`): run prints its subcommands and exits 0.
+type groupHelp struct {
+	group string
+	names []string
+}
+
+func (g *groupHelp) Error() string { return "help for " + g.group }
 
 // wantsJSON reports whether --json appears before any "--".
 func wantsJSON(args []string) bool {

@@ -79,11 +79,13 @@ func (a *app) rootCmd(ctx context.Context) *cobra.Command {
 		Long: "openclaw " + version + "\n\n" +
 			"Run `openclaw gateway` to start the gateway; the other commands talk to it\n" +
 			"or edit the local config (~/.openclaw/openclaw.json).",
-		SilenceErrors:     true,
-		SilenceUsage:      true,
-		Args:              a.unknownCommandArgs,
-		RunE:              func(c *cobra.Command, args []string) error { return c.Help() },
-		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          a.unknownCommandArgs,
+		RunE:          func(c *cobra.Command, args []string) error { return c.Help() },
+		// `openclaw completion` is ours (completion_cmd.go), with the real
+		// CLI's flags; cobra's hidden __complete stays.
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 	}
 	root.SetIn(a.stdin)
 	root.SetOut(a.stdout)
@@ -175,6 +177,7 @@ func (a *app) legacyCommand(name string, cmd command, subs []string) *cobra.Comm
 	}
 	if len(subs) == 0 {
 		c.RunE = func(c *cobra.Command, args []string) error { return run(c.Context(), args) }
+		legacyHelp(c, func(ctx context.Context, args []string) error { return cmd.run(ctx, a, args) })
 		return c
 	}
 	c.Use = name + " <command>"
@@ -195,23 +198,44 @@ func (a *app) legacyCommand(name string, cmd command, subs []string) *cobra.Comm
 		}
 		return a.unknownCommandArgs(c, args)
 	}
+	aliases := map[string][]string{}
 	for _, sub := range subs {
+		if real, ok := legacyAliases[name+" "+sub]; ok {
+			aliases[real] = append(aliases[real], sub)
+		}
+	}
+	for _, sub := range subs {
+		if _, ok := legacyAliases[name+" "+sub]; ok {
+			continue
+		}
 		sub := sub
 		leaf := func(ctx context.Context, args []string) error {
 			return cmd.run(ctx, a, append([]string{sub}, args...))
 		}
-		c.AddCommand(&cobra.Command{
+		leafCmd := &cobra.Command{
 			Use:                sub,
-			Short:              name + " " + sub,
+			Aliases:            aliases[sub],
+			Short:              legacySummaries[name+" "+sub],
 			DisableFlagParsing: true,
 			ValidArgsFunction:  a.legacyFlagCompletion(leaf),
 			RunE: func(c *cobra.Command, args []string) error {
 				a.ran = true
-				return leaf(c.Context(), args)
+				// An alias runs under the name typed (`cron rm`), as before.
+				return cmd.run(c.Context(), a, append([]string{c.CalledAs()}, args...))
 			},
-		})
+		}
+		legacyHelp(leafCmd, leaf)
+		c.AddCommand(leafCmd)
 	}
 	return c
+}
+
+// legacyHelp makes `openclaw help X` show what `openclaw X --help` does
+// for an older command: its own usage line and flags.
+func legacyHelp(c *cobra.Command, run func(ctx context.Context, args []string) error) {
+	c.SetHelpFunc(func(c *cobra.Command, _ []string) {
+		_ = run(c.Context(), []string{"--help"})
+	})
 }
 
 func isHelpArg(s string) bool { return s == "-h" || s == "--help" || s == "help" }
@@ -259,7 +283,8 @@ func (a *app) legacyFlagCompletion(run func(ctx context.Context, args []string) 
 		var out []cobra.Completion
 		fs.VisitAll(func(f *flag.Flag) {
 			if name := "--" + f.Name; strings.HasPrefix(name, toComplete) {
-				out = append(out, cobra.CompletionWithDesc(name, f.Usage))
+				_, usage := flag.UnquoteUsage(f)
+				out = append(out, cobra.CompletionWithDesc(name, usage))
 			}
 		})
 		return out, cobra.ShellCompDirectiveNoFileComp

@@ -219,6 +219,12 @@ type deliveryTarget struct {
 	ThreadID  string
 }
 
+// DeliverReply sends an operator's agent run's reply to a chat (`agent
+// --deliver`): to the named chat, or with none the agent's last one.
+func (w *Wing) DeliverReply(ctx context.Context, agentID, channel, to, accountID, threadID, text, key string) error {
+	return w.deliver(ctx, deliveryTarget{AgentID: agentID, Channel: channel, To: to, AccountID: accountID, ThreadID: threadID}, text, key)
+}
+
 // deliver sends text to a chat. A job (or heartbeat) made in a chat
 // delivers only to that chat, as the message tool allows its session.
 func (w *Wing) deliver(ctx context.Context, t deliveryTarget, text, key string) error {
