@@ -131,6 +131,7 @@ func Audit(ctx context.Context, o AuditOptions) *AuditReport {
 	if o.Deep {
 		var deep []AuditFinding
 		rep.Deep, deep = auditDeep(ctx, a, o.Probe)
+		rep.Deep.Gateway.Error = newScrubber(o.Install).str(rep.Deep.Gateway.Error)
 		rep.Findings = append(rep.Findings, deep...)
 	}
 	rep.Findings = append([]AuditFinding{attackSurface(a)}, rep.Findings...)
@@ -141,7 +142,9 @@ func Audit(ctx context.Context, o AuditOptions) *AuditReport {
 			Remediation: "Run `openclaw doctor` or `openclaw config validate` to see the errors.",
 		})
 	}
-	for _, f := range rep.Findings {
+	scrub := newScrubber(o.Install)
+	for i, f := range rep.Findings {
+		rep.Findings[i] = scrub.finding(f)
 		switch f.Severity {
 		case SeverityCritical:
 			rep.Summary.Critical++

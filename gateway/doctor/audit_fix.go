@@ -109,4 +109,3 @@ func splitPath(p string) []string {
 	}
 	return keys
 }
-

@@ -150,6 +150,8 @@ func Run(ctx context.Context, o Options) *Report {
 	rep := &Report{SchemaVersion: 1, OK: true, Findings: []Finding{}}
 	for _, c := range checks {
 		res := c(ctx, r)
+		// After the check: a fix may have rewritten the config.
+		res = newScrubber(r.in).check(res)
 		rep.Checks = append(rep.Checks, res)
 		if res.Status == StatusSkip {
 			rep.ChecksSkipped++

@@ -390,3 +390,20 @@ func TestRunReport(t *testing.T) {
 	}
 	noSecret(t, mustJSON(t, rep), testToken)
 }
+
+// TestChannelErrorsAreScrubbed: a channel's last error that quotes its
+// bot token (a request URL) reaches the report without it.
+func TestChannelErrorsAreScrubbed(t *testing.T) {
+	const bot = "123456:AAE-bot-token-value"
+	in := newInstall(t, `{ channels: { telegram: { botToken: "`+bot+`" } } }`)
+	gw := &fakeGateway{answers: map[string]string{
+		"health":          `{"ok":true}`,
+		"channels.status": `{"channelAccounts":{"telegram":[{"accountId":"default","lastError":"Post https://api.telegram.org/bot` + bot + `/getMe: timeout"}]}}`,
+	}}
+	rep := Run(context.Background(), Options{Install: in, Gateway: gw, DiskFree: func(string) (uint64, error) { return 1 << 40, nil }, FindChromium: func() (string, error) { return "/bin/chromium", nil }})
+	out := mustJSON(t, rep)
+	noSecret(t, out, bot)
+	if !strings.Contains(out, "bot[redacted]/getMe") {
+		t.Fatalf("the error was dropped, not scrubbed:\n%s", out)
+	}
+}
