@@ -27,6 +27,7 @@ func init() { registerCommand("", newDoctorCmd) }
 // has findings, and a repair that --fix could not make exits 1.
 func newDoctorCmd(a *app) *cobra.Command {
 	var fix, repair, yes, lint, nonInteractive bool
+	var severityMin string
 	var g *gatewayFlags
 	c := &cobra.Command{
 		Use:   "doctor",
@@ -41,6 +42,13 @@ func newDoctorCmd(a *app) *cobra.Command {
 			if lint && fix {
 				return usageErrorf("--lint is read-only: it cannot be combined with --fix, --repair or --yes")
 			}
+			rank := map[string]int{"info": 0, "warning": 1, "error": 2}
+			if _, ok := rank[severityMin]; !ok {
+				return usageErrorf("--severity-min %q: want info, warning or error", severityMin)
+			}
+			if severityMin != "info" && !lint {
+				return usageErrorf("--severity-min is only accepted with --lint")
+			}
 			paths, err := cliPaths(g.dev)
 			if err != nil {
 				return err
@@ -51,6 +59,16 @@ func newDoctorCmd(a *app) *cobra.Command {
 				Gateway: &cliGateway{a: a, g: g},
 				Logger:  slog.New(slog.DiscardHandler),
 			})
+			if lint {
+				// The threshold decides both what prints and the exit code.
+				kept := rep.Findings[:0]
+				for _, f := range rep.Findings {
+					if rank[f.Severity] >= rank[severityMin] {
+						kept = append(kept, f)
+					}
+				}
+				rep.Findings = kept
+			}
 			switch {
 			case g.json:
 				if err := writeJSON(a.stdout, rep); err != nil {
@@ -75,6 +93,7 @@ func newDoctorCmd(a *app) *cobra.Command {
 	f.BoolVar(&repair, "repair", false, "apply the safe repairs without prompting")
 	f.BoolVar(&yes, "yes", false, "accept the repairs without prompting (as --fix)")
 	f.BoolVar(&lint, "lint", false, "read-only findings; exit 1 when there are any")
+	f.StringVar(&severityMin, "severity-min", "info", "with --lint: drop findings below this `level` (info|warning|error)")
 	f.BoolVar(&nonInteractive, "non-interactive", false, "run without prompts (the doctor never prompts)")
 	g = addGatewayFlags(f, a)
 	return c

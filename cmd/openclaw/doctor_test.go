@@ -124,6 +124,13 @@ func TestDoctorUsage(t *testing.T) {
 	if _, _, err := runCLI(t, "doctor", "--lint", "--fix"); err == nil || !strings.Contains(err.Error(), "read-only") {
 		t.Fatalf("lint with fix: %v", err)
 	}
+	if _, _, err := runCLI(t, "doctor", "--severity-min", "error"); err == nil {
+		t.Fatal("--severity-min without --lint was accepted")
+	}
+	// No config problems at error level: lint passes that threshold.
+	if out, _, err := runCLI(t, "doctor", "--lint", "--severity-min", "error"); err != nil || strings.Contains(out, "[warning]") {
+		t.Fatalf("lint --severity-min error: %v\n%s", err, out)
+	}
 	out, _, err := runCLI(t, "security")
 	if err != nil || !strings.Contains(out, "audit") {
 		t.Fatalf("security group help: %v\n%s", err, out)
