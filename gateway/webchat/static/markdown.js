@@ -309,6 +309,7 @@ function inline(parent, text, depth) {
 const PUNCT = /[!-/:-@[-`{-~]/;
 const AUTOLINK = /<((?:https?:\/\/|mailto:)[^\s<>]{1,2040})>/y;
 const BARE_URL = /https?:\/\/[^\s<>"]+/iy;
+const SPECIAL = /[\\`[!<hH*_~]/g;
 
 // inlineNodes scans text once. An opener whose closer is not found is
 // text; a failed search is remembered so later openers of the same kind do
@@ -375,11 +376,28 @@ function inlineNodes(text, depth, inLink = false) {
     if (!inLink && (ch === 'h' || ch === 'H') && (i === 0 || /[\s(*_~]/.test(text[i - 1]))) {
       BARE_URL.lastIndex = i;
       const m = BARE_URL.exec(text);
+      if (m && m[0].length > MAX_URL) {
+        buf += m[0]; // too long to be a link: text
+        i += m[0].length;
+        continue;
+      }
       if (m) {
         let url = m[0];
         // Punctuation ending a sentence is not part of the URL; nor is a
         // closing parenthesis without its opening one.
-        while (/[.,;:!?'*_~]$/.test(url) || (url.endsWith(')') && count(url, '(') < count(url, ')'))) url = url.slice(0, -1);
+        const open = count(url, '(');
+        let close = count(url, ')');
+        for (;;) {
+          const last = url[url.length - 1];
+          if (/[.,;:!?'*_~]/.test(last)) {
+            url = url.slice(0, -1);
+          } else if (last === ')' && open < close) {
+            url = url.slice(0, -1);
+            close--;
+          } else {
+            break;
+          }
+        }
         const href = safeURL(url);
         if (href) {
           flush();
@@ -430,8 +448,12 @@ function inlineNodes(text, depth, inLink = false) {
       i += n;
       continue;
     }
-    buf += ch;
-    i++;
+    // Plain text up to the next character that may start something.
+    SPECIAL.lastIndex = i + 1;
+    const next = SPECIAL.exec(text);
+    const end = next ? next.index : text.length;
+    buf += text.slice(i, end);
+    i = end;
   }
   flush();
   return out;
