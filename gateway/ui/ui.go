@@ -6,7 +6,8 @@
 // per view (Chat, Approvals, Sessions, Channels, Nodes, Tools, Cron,
 // Config) over the same RPC methods the CLI uses.
 //
-// Responses carry the same strict Content-Security-Policy as WebChat.
+// Responses carry the same strict Content-Security-Policy as WebChat. The
+// logo (also the favicon) is an SVG drawn here, with no script in it.
 package ui
 
 import (
@@ -33,6 +34,7 @@ var contentTypes = map[string]string{
 	".html": "text/html; charset=utf-8",
 	".js":   "text/javascript; charset=utf-8",
 	".css":  "text/css; charset=utf-8",
+	".svg":  "image/svg+xml",
 }
 
 type asset struct {

@@ -1,6 +1,7 @@
 // Package webchat serves WebChat, the gateway's browser chat page, at
-// /webchat/: one HTML page, one script and one stylesheet, embedded in the
-// binary, with no build step and nothing loaded from other hosts.
+// /webchat/: one HTML page, its scripts (the client and its Markdown
+// renderer) and one stylesheet, embedded in the binary, with no build step
+// and nothing loaded from other hosts.
 //
 // The page is a client of the bus like any other: it opens a WebSocket to
 // the origin that served it, answers connect.challenge with connect (role
@@ -29,7 +30,7 @@ import (
 // Prefix is the path the handler is mounted at.
 const Prefix = "/webchat/"
 
-//go:embed static/index.html static/app.js static/app.css
+//go:embed static/index.html static/app.js static/markdown.js static/app.css
 var static embed.FS
 
 // asset is one embedded file, ready to serve.
@@ -61,11 +62,12 @@ func New() *Handler {
 	add("", "index.html", "text/html; charset=utf-8")
 	add("index.html", "index.html", "text/html; charset=utf-8")
 	add("app.js", "app.js", "text/javascript; charset=utf-8")
+	add("markdown.js", "markdown.js", "text/javascript; charset=utf-8")
 	add("app.css", "app.css", "text/css; charset=utf-8")
 	return h
 }
 
-// ServeHTTP serves the page and its two files; every other path under
+// ServeHTTP serves the page and its files; every other path under
 // Prefix is 404 (there is no directory listing).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()

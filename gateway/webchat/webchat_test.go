@@ -28,6 +28,7 @@ func TestHandlerServesFiles(t *testing.T) {
 		{"page", "/webchat/", "text/html; charset=utf-8", `<script type="module" src="app.js"></script>`},
 		{"page by name", "/webchat/index.html", "text/html; charset=utf-8", "<title>OpenClaw WebChat</title>"},
 		{"script", "/webchat/app.js", "text/javascript; charset=utf-8", "connect.challenge"},
+		{"markdown renderer", "/webchat/markdown.js", "text/javascript; charset=utf-8", "export function renderMarkdown"},
 		{"stylesheet", "/webchat/app.css", "text/css; charset=utf-8", "#messages"},
 	}
 	for _, tc := range tests {
@@ -164,7 +165,7 @@ func TestContentSecurityPolicyImages(t *testing.T) {
 // style, so the page must not need them, and nothing may come from
 // another host.
 func TestPageHasNoInlineCode(t *testing.T) {
-	for _, name := range []string{"index.html", "app.js", "app.css"} {
+	for _, name := range []string{"index.html", "app.js", "markdown.js", "app.css"} {
 		data, err := static.ReadFile("static/" + name)
 		if err != nil {
 			t.Fatal(err)
@@ -178,7 +179,7 @@ func TestPageHasNoInlineCode(t *testing.T) {
 				t.Errorf("%s has inline script or style", name)
 			}
 		}
-		if name == "app.js" && regexp.MustCompile(`innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function`).MatchString(s) {
+		if strings.HasSuffix(name, ".js") && regexp.MustCompile(`innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function`).MatchString(s) {
 			t.Errorf("%s renders HTML from strings", name)
 		}
 	}

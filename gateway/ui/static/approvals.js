@@ -1,6 +1,6 @@
 // Approvals: the calls waiting for a decision (exact tool and arguments),
 // allow once / allow always / deny, and the audit log of guarded calls.
-import { $, request, el, button, table, cell, when, labelled, registerView } from './kit.js';
+import { $, request, el, button, table, cell, when, labelled, registerView, emptyState } from './kit.js';
 
 let list, empty, auditBody, auditForm;
 
@@ -10,8 +10,11 @@ registerView({
   build(section) {
     list = el('ul', null, 'cards');
     list.id = 'approvals';
-    empty = el('p', 'Nothing waits for approval.');
-    empty.id = 'approvals-empty';
+    empty = emptyState('approvals-empty', 'Nothing waits for approval',
+      'A tool call that a guard rule holds for a person waits here, and in the chat that made it, until someone answers. '
+      + 'To hold every shell command, add a rule to the config:', {
+        command: 'tools: { guard: { rules: [{ tool: "exec", action: "require_approval" }] } }',
+      });
     auditForm = el('form', null, 'filters');
     auditForm.id = 'audit-filters';
     auditForm.append(

@@ -1,7 +1,7 @@
 // Channels: every configured channel account with its state and last
 // error (start, stop, log out), linking WhatsApp by QR code or phone
 // number, and the DM pairing requests of strangers (approve, dismiss).
-import { $, request, showError, el, button, when, registerView } from './kit.js';
+import { $, request, showError, el, button, when, registerView, emptyState, openView } from './kit.js';
 
 // Labels of the adapter states (channels.State).
 const STATES = {
@@ -26,8 +26,12 @@ registerView({
     head.append(el('h2', 'Channels'), button('Refresh', () => loadAll(true), 'refresh'));
     list = el('ul', null, 'cards channel-list');
     list.id = 'channels';
-    empty = el('p', 'No channel is configured. Add one under "channels" in the config.');
-    empty.id = 'channels-empty';
+    empty = emptyState('channels-empty', 'No channel connected yet',
+      'Connect Telegram, Discord, Slack, WhatsApp or another network so people can talk to your agent there. '
+      + 'Run this on the gateway host, or add the network under "channels" in the config:', {
+        command: 'openclaw channels add --channel telegram --token <bot token>',
+        actions: [['Open the config', () => openView('config')]],
+      });
     empty.hidden = true;
     linkBox = el('div', null, 'wa-link');
     linkBox.id = 'whatsapp-link';

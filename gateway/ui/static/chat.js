@@ -1,6 +1,8 @@
 // Chat: WebChat's view (index.html, driven by the WebChat client) plus an
-// agent picker and each run's tool calls as they run.
-import { $, st, request, showError, switchSession, el, button, registerView } from './kit.js';
+// agent picker, each run's tool calls as cards while they run, approvals
+// asked inline with their buttons, the empty conversation's suggestions
+// and a composer that grows with its text.
+import { $, st, request, showError, switchSession, el, button, registerView, toolCard, setToolCard, scrollToEnd } from './kit.js';
 
 registerView({
   name: 'chat',
@@ -43,8 +45,31 @@ document.addEventListener('submit', (ev) => {
   if (/^\/(new|reset)(\s|$)/.test($('input').value.trim())) $('messages').replaceChildren();
 }, true);
 
+// The composer grows with its text, up to the stylesheet's max-height.
+const input = $('input');
+function fit() {
+  input.style.height = 'auto';
+  input.style.height = `${input.scrollHeight}px`;
+}
+input.addEventListener('input', fit);
+// The WebChat client empties the box after sending; shrink it back.
+$('composer').addEventListener('submit', () => setTimeout(fit, 0));
+input.addEventListener('keydown', (ev) => {
+  if (ev.key === 'Enter' && !ev.shiftKey) setTimeout(fit, 0);
+});
+
+// The empty conversation offers a few first messages.
+for (const text of ['What can you do?', 'Summarise my day', 'Write a shell one-liner to find large files']) {
+  const b = button(text, () => {
+    input.value = text;
+    fit();
+    input.focus();
+  });
+  $('suggestions').append(b);
+}
+
 // Tool calls of a run, shown under its message as they run: name,
-// arguments, phase, result and how long the call took.
+// arguments, status, result and how long the call took.
 function onAgentEvent(p) {
   if (!p || p.stream !== 'tool' || typeof p.runId !== 'string') return;
   const run = st.runs.get(p.runId);
@@ -58,49 +83,61 @@ function onAgentEvent(p) {
       list = el('ul', null, 'tools');
       run.li.insertBefore(list, run.li.querySelector('.body'));
     }
-    box = el('li', null, 'tool');
-    box.dataset.call = id;
+    box = toolCard(id, d.name || d.tool);
     box.dataset.started = String(Date.now());
-    box.append(el('strong', d.name || d.tool || 'tool'), el('code', '', 'args'), el('span', '', 'phase'), el('span', '', 'duration'), el('pre', '', 'result'));
     list.append(box);
+    scrollToEnd(false);
   }
-  if (d.args !== undefined) box.querySelector('.args').textContent = JSON.stringify(d.args);
   const phase = String(d.phase || '');
-  box.querySelector('.phase').textContent = phase;
-  box.dataset.phase = phase;
+  const update = { phase };
+  if (d.args !== undefined) update.args = d.args;
   if (phase === 'result' || phase === 'end' || phase === 'error') {
-    const ms = typeof d.durationMs === 'number' ? d.durationMs : Date.now() - Number(box.dataset.started);
-    box.querySelector('.duration').textContent = ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+    update.durationMs = typeof d.durationMs === 'number' ? d.durationMs : Date.now() - Number(box.dataset.started);
   }
   const result = d.result ?? d.partialResult;
-  if (result !== undefined) box.querySelector('.result').textContent = typeof result === 'string' ? result : JSON.stringify(result, null, 1);
+  if (result !== undefined) update.result = result;
+  setToolCard(box, update);
 }
 
 // A call of this session waiting for approval shows in the conversation:
-// what wants to run, why, its id, and Allow/Deny. The gateway decides
-// who may answer (operator.approvals); a refusal is shown on the card.
+// what wants to run, why, and Allow once / Always / Deny, which answer
+// with exec.approval.resolve. The gateway decides who may answer
+// (operator.approvals); a refusal is shown on the card.
 function onApprovalRequested(p) {
   const r = p?.request;
   if (!r || typeof p.id !== 'string' || r.sessionKey !== st.sessionKey) return;
   if ($('messages').querySelector(`[data-approval="${CSS.escape(p.id)}"]`)) return;
   const li = el('li', null, 'msg system approval');
   li.dataset.approval = p.id;
-  li.append(el('strong', `Approval required: ${r.tool || 'tool'}`),
-    el('code', typeof r.args === 'string' ? r.args : JSON.stringify(r.args ?? {}), 'args'),
+  li.setAttribute('aria-label', `Approval required for ${r.tool || 'a tool'}`);
+  let args = r.args;
+  if (typeof args === 'string') {
+    try {
+      args = JSON.parse(args);
+    } catch {
+      // shown as it is
+    }
+  }
+  li.append(el('span', `${r.tool || 'A tool'} wants to run`, 'approval-title'),
+    el('pre', typeof args === 'string' ? args : JSON.stringify(args ?? {}, null, 2), 'args'),
     el('small', [r.reason, `id ${p.id}`].filter(Boolean).join(' · ')));
   const acts = el('div', null, 'actions');
   const state = el('span', '', 'approval-state');
-  for (const [label, decision] of [['Allow once', 'allow-once'], ['Allow always', 'allow-always'], ['Deny', 'deny']]) {
-    acts.append(button(label, async () => {
+  state.setAttribute('role', 'status');
+  for (const [label, decision] of [['Allow once', 'allow-once'], ['Always', 'allow-always'], ['Deny', 'deny']]) {
+    const b = button(label, async () => {
       try {
         await request('exec.approval.resolve', { id: p.id, decision });
       } catch (err) {
         state.textContent = String(err?.message || err);
       }
-    }, 'decide-' + decision));
+    }, 'decide-' + decision);
+    if (decision === 'allow-always') b.title = 'Allow this call now and from now on';
+    acts.append(b);
   }
   li.append(acts, state);
   $('messages').append(li);
+  scrollToEnd();
 }
 
 function onApprovalResolved(p) {
@@ -108,5 +145,15 @@ function onApprovalResolved(p) {
   const li = $('messages').querySelector(`[data-approval="${CSS.escape(p.id)}"]`);
   if (!li) return;
   li.querySelector('.actions')?.remove();
-  li.querySelector('.approval-state').textContent = p.decision ? `answered: ${p.decision}` : `ended: ${p.status || 'expired'}`;
+  const words = { 'allow-once': 'Allowed once', 'allow-always': 'Always allowed', deny: 'Denied' };
+  li.dataset.decision = p.decision || 'expired';
+  li.querySelector('.approval-state').textContent = p.decision ? words[p.decision] || `answered: ${p.decision}` : `ended: ${p.status || 'expired'}`;
 }
+
+// After the history is (re)loaded, calls of this session that still wait
+// are asked again, so a reload does not hide them.
+new MutationObserver(() => {
+  request('exec.approval.list', {}).then((res) => {
+    for (const a of Array.isArray(res?.approvals) ? res.approvals : []) onApprovalRequested({ id: a.id, request: a });
+  }).catch(() => {});
+}).observe($('messages'), { attributes: true, attributeFilter: ['data-loaded'] });

@@ -1,6 +1,6 @@
 // Cron: jobs with their next run and last status, run now, and a job's
 // run history with errors.
-import { request, el, button, table, cell, when, registerView } from './kit.js';
+import { request, el, button, table, cell, when, registerView, emptyState } from './kit.js';
 
 let tbody, empty, runsBox;
 
@@ -11,8 +11,10 @@ registerView({
     const t = table('Job', 'Schedule', 'Next run', 'Last status', '');
     tbody = t.tbody;
     tbody.id = 'cron';
-    empty = el('p', 'No jobs.');
-    empty.id = 'cron-empty';
+    empty = emptyState('cron-empty', 'No scheduled jobs yet',
+      'A job runs an agent turn on a schedule and can deliver the answer to a chat. Add one from the gateway host:', {
+        command: 'openclaw cron add --name morning --cron "0 8 * * *" --message "Plan my day"',
+      });
     runsBox = el('div');
     runsBox.id = 'cron-runs';
     runsBox.hidden = true;

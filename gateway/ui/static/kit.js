@@ -2,9 +2,9 @@
 // device identity, requests, events) re-exported, DOM builders that set
 // text only (never HTML), and the view registry the shell in views.js
 // turns into the navigation.
-import { $, st, request, showError, switchSession, hooks } from '../webchat/app.js';
+import { $, st, request, showError, switchSession, hooks, toolCard, setToolCard, scrollToEnd } from '../webchat/app.js';
 
-export { $, st, request, showError, switchSession, hooks };
+export { $, st, request, showError, switchSession, hooks, toolCard, setToolCard, scrollToEnd };
 
 // el makes an element with text (set as textContent) and a class.
 export function el(tag, text, cls) {
@@ -61,6 +61,28 @@ export function cell(...content) {
   const td = el('td');
   for (const c of content) td.append(c instanceof Node ? c : document.createTextNode(c == null ? '' : String(c)));
   return td;
+}
+
+// emptyState makes the block a view shows when it has nothing to list: a
+// title, what to do next, and optionally a command to run (shown as code)
+// and buttons ([label, onClick] pairs).
+export function emptyState(id, title, text, { command, actions } = {}) {
+  const box = el('div', null, 'empty-state');
+  box.id = id;
+  box.append(el('h3', title), el('p', text));
+  if (command) box.append(el('pre', command));
+  if (actions && actions.length) {
+    const row = el('div', null, 'actions');
+    row.append(...actions.map(([label, onClick]) => button(label, onClick)));
+    box.append(row);
+  }
+  return box;
+}
+
+// openView shows another view (set by the shell in views.js).
+export let openView = () => {};
+export function setOpenView(f) {
+  openView = f;
 }
 
 // Views, in registration order (the order of imports in views.js). A

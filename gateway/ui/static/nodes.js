@@ -8,7 +8,7 @@
 // A card is kept per node across reloads and only its text is refreshed,
 // so an open rename field, the params being typed or the last invoke
 // result survive the events that reload the lists.
-import { $, st, request, showError, el, button, when, registerView } from './kit.js';
+import { $, st, request, showError, el, button, when, registerView, emptyState } from './kit.js';
 
 // Commands operators may not send through node.invoke (see
 // nodes.OperatorRefusal): they run through exec approvals.
@@ -27,7 +27,9 @@ registerView({
     nodeReqList = list('node-requests');
     nodeReqEmpty = para('node-requests-empty', 'No node waits for approval.');
     nodeList = list('nodes');
-    nodeEmpty = para('nodes-empty', 'No nodes yet. Start one with `openclaw node run`.');
+    nodeEmpty = emptyState('nodes-empty', 'No nodes yet',
+      'A node is another machine (a laptop, a phone, a server) whose commands, screen or camera your agent may use. '
+      + 'Start one there and approve its pairing here:', { command: 'openclaw node run --host <this gateway>' });
     devReqList = list('device-requests');
     devReqEmpty = para('device-requests-empty', 'No device waits for approval.');
     devList = list('devices');

@@ -1,7 +1,7 @@
 // Sessions: every session with its agent, last update and token usage;
 // preview one, reset or delete it (each asks for a second click), or open
 // it in the chat.
-import { st, request, showError, switchSession, el, button, table, cell, when, registerView } from './kit.js';
+import { st, request, showError, switchSession, el, button, table, cell, when, registerView, emptyState, openView } from './kit.js';
 
 const LIST_LIMIT = 200;
 const PREVIEW_LIMIT = 20;
@@ -22,8 +22,10 @@ registerView({
     tbody = t.tbody;
     tbody.id = 'sessions';
     t.wrap.classList.add('sessions-table');
-    empty = el('p', 'No sessions.');
-    empty.id = 'sessions-empty';
+    empty = emptyState('sessions-empty', 'No conversations yet',
+      'Each chat with an agent, from this page or a channel, becomes a session here. Say hello to start the first one.', {
+        actions: [['Open the chat', () => { openView('chat'); document.getElementById('input').focus(); }]],
+      });
     empty.hidden = true;
     more = el('p', '', 'hint');
     more.id = 'sessions-more';

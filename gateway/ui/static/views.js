@@ -1,8 +1,9 @@
 // The Control UI's shell: it loads each view module (each registers
 // itself with the kit), builds the navigation and a <section> per view,
-// and shows one at a time. The Chat view's markup is in index.html
-// because the WebChat client drives it.
-import { $, st, showError, hooks, el, views, isShown } from './kit.js';
+// and shows one at a time, and handles the keyboard shortcuts (listed in
+// index.html's dialog, opened with "?"). The Chat view's markup is in
+// index.html because the WebChat client drives it.
+import { $, st, showError, hooks, el, views, isShown, setOpenView } from './kit.js';
 import './chat.js';
 import './approvals.js';
 import './sessions.js';
@@ -43,9 +44,59 @@ function showView(name) {
   if (v.load && st.connected) v.load().catch((err) => showError(err));
 }
 
+setOpenView(showView);
+
 nav.addEventListener('click', (ev) => {
   const name = ev.target?.dataset?.view;
   if (name) showView(name);
+});
+
+// ---- keyboard shortcuts ----
+
+const dialog = $('shortcuts');
+$('shortcuts-button').addEventListener('click', () => dialog.showModal());
+$('shortcuts-close').addEventListener('click', () => dialog.close());
+dialog.addEventListener('click', (ev) => {
+  if (ev.target === dialog) dialog.close(); // a click on the backdrop
+});
+
+function typing(t) {
+  return t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName));
+}
+
+document.addEventListener('keydown', (ev) => {
+  if (ev.defaultPrevented || ev.isComposing) return;
+  const connected = st.connected && !main.hidden;
+  if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && ev.key.toLowerCase() === 'k') {
+    if (!connected) return;
+    ev.preventDefault();
+    showView('chat');
+    $('input').focus();
+    return;
+  }
+  if (ev.key === 'Escape' && !dialog.open) {
+    // Stop the reply that is running; a second Esc leaves the box.
+    const stop = $('stop');
+    if (connected && !stop.disabled && isShown('chat')) {
+      ev.preventDefault();
+      stop.click();
+    } else if (document.activeElement === $('input')) {
+      $('input').blur();
+    }
+    return;
+  }
+  if (ev.altKey && !ev.ctrlKey && !ev.metaKey && /^Digit[1-9]$/.test(ev.code)) {
+    const v = views[Number(ev.code.slice(5)) - 1];
+    if (v && connected) {
+      ev.preventDefault();
+      showView(v.name);
+    }
+    return;
+  }
+  if (ev.key === '?' && !typing(ev.target) && !dialog.open) {
+    ev.preventDefault();
+    dialog.showModal();
+  }
 });
 
 hooks.connected.push(function controlConnected() {

@@ -5,7 +5,10 @@
 // sessions.list, chat.history, chat.send and chat.abort and renders the
 // chat events of the chosen session. The gateway token lives in this tab's
 // sessionStorage only. Text from the gateway is rendered with textContent
-// and DOM nodes, never as HTML.
+// and DOM nodes, never as HTML (markdown.js builds the replies' Markdown
+// from DOM nodes and an allowlist of tags).
+
+import { renderMarkdown } from './markdown.js';
 
 const PROTOCOL = 4;
 // A page that embeds this client (the Control UI) names itself on <body>:
@@ -561,28 +564,95 @@ function historyItem(m, results) {
     list.className = 'tools';
     for (const t of tools) {
       const r = results.get(t.id);
-      const item = document.createElement('li');
-      item.className = 'tool';
-      item.dataset.call = String(t.id || t.name || 'tool');
-      item.dataset.phase = r ? 'result' : '';
-      const name = document.createElement('strong');
-      name.textContent = t.name || 'tool';
-      const args = document.createElement('code');
-      args.className = 'args';
-      args.textContent = typeof t.arguments === 'string' ? t.arguments : JSON.stringify(t.arguments ?? {});
-      const phase = document.createElement('span');
-      phase.className = 'phase';
-      phase.textContent = r ? (r.isError ? 'error' : 'result') : 'no result';
-      const out = document.createElement('pre');
-      out.className = 'result';
-      out.textContent = r ? messageText(r) : '';
-      item.append(name, args, phase, out);
-      list.append(item);
+      const card = toolCard(String(t.id || t.name || 'tool'), t.name);
+      setToolCard(card, {
+        args: t.arguments ?? {},
+        phase: r ? (r.isError ? 'error' : 'result') : 'no result',
+        result: r ? messageText(r) : undefined,
+      });
+      list.append(card);
     }
     li.insertBefore(list, li.querySelector('.body'));
   }
   if (m.role === 'assistant' && m.stopReason === 'error') setRunStatus({ li }, 'error', 'error');
   return li;
+}
+
+// toolCard makes a tool call's card: a summary line (name, the start of
+// the arguments, status, duration) that opens onto the arguments and the
+// result. Live runs (the Control UI) and the history fill the same card.
+function toolCard(id, name) {
+  const li = document.createElement('li');
+  li.className = 'tool';
+  li.dataset.call = id;
+  li.dataset.phase = '';
+  const details = document.createElement('details');
+  const summary = document.createElement('summary');
+  const icon = document.createElement('span');
+  icon.className = 'tool-icon';
+  icon.setAttribute('aria-hidden', 'true');
+  const title = document.createElement('strong');
+  title.textContent = name || 'tool';
+  const preview = document.createElement('code');
+  preview.className = 'args-preview';
+  const phase = document.createElement('span');
+  phase.className = 'phase';
+  const duration = document.createElement('span');
+  duration.className = 'duration';
+  summary.append(icon, title, preview, phase, duration);
+  const body = document.createElement('div');
+  body.className = 'tool-body';
+  const argsLabel = document.createElement('span');
+  argsLabel.className = 'tool-label';
+  argsLabel.textContent = 'Arguments';
+  const args = document.createElement('pre');
+  args.className = 'args';
+  const resultLabel = document.createElement('span');
+  resultLabel.className = 'tool-label result-label';
+  resultLabel.textContent = 'Result';
+  resultLabel.hidden = true;
+  const result = document.createElement('pre');
+  result.className = 'result';
+  result.hidden = true;
+  body.append(argsLabel, args, resultLabel, result);
+  details.append(summary, body);
+  li.append(details);
+  return li;
+}
+
+// PHASES names a tool call's phases for people.
+const PHASES = { start: 'running', update: 'running', result: 'done', end: 'done', error: 'failed', 'no result': 'no result' };
+
+// setToolCard updates a card with what is known: arguments (an object or
+// JSON text), phase, result, duration in milliseconds.
+function setToolCard(li, { args, phase, result, durationMs } = {}) {
+  if (args !== undefined) {
+    let v = args;
+    if (typeof v === 'string') {
+      try {
+        v = JSON.parse(v);
+      } catch {
+        // not JSON: shown as it is
+      }
+    }
+    const text = typeof v === 'string' ? v : JSON.stringify(v, null, 2);
+    li.querySelector('.args').textContent = text;
+    const flat = typeof v === 'string' ? v : JSON.stringify(v);
+    li.querySelector('.args-preview').textContent = flat.length > 80 ? flat.slice(0, 79) + '…' : flat;
+  }
+  if (phase !== undefined) {
+    li.dataset.phase = phase;
+    li.querySelector('.phase').textContent = PHASES[phase] || phase;
+  }
+  if (durationMs !== undefined) {
+    li.querySelector('.duration').textContent = durationMs < 1000 ? `${durationMs} ms` : `${(durationMs / 1000).toFixed(1)} s`;
+  }
+  if (result !== undefined) {
+    const out = li.querySelector('.result');
+    out.textContent = typeof result === 'string' ? result : JSON.stringify(result, null, 2);
+    out.hidden = false;
+    li.querySelector('.result-label').hidden = false;
+  }
 }
 
 // messageText joins the text parts of a message in OpenClaw's shape.
@@ -608,9 +678,28 @@ function messageItem(role) {
   return li;
 }
 
-function scrollToEnd() {
-  ui.messages.scrollTop = ui.messages.scrollHeight;
+// scrollToEnd brings the newest message into view: always after the user
+// sends or a history loads, and while a reply streams only when the
+// reader has not scrolled up to read something older. The list is the
+// scrolling box on every width (the page itself does not scroll), so this
+// holds on a phone too.
+function scrollToEnd(force = true) {
+  const m = ui.messages;
+  if (!force && m.scrollHeight - m.scrollTop - m.clientHeight > 120) return;
+  m.scrollTop = m.scrollHeight;
+  ui.body.dataset.empty = String(m.childElementCount === 0);
 }
+
+// A code block's Copy button copies its code.
+ui.messages.addEventListener('click', (ev) => {
+  const b = ev.target instanceof Element ? ev.target.closest('.codeblock button.copy') : null;
+  if (!b) return;
+  const code = b.closest('.codeblock').querySelector('pre').textContent;
+  navigator.clipboard?.writeText(code).then(() => {
+    b.textContent = 'Copied';
+    setTimeout(() => { b.textContent = 'Copy'; }, 1500);
+  }, () => { b.textContent = 'Cannot copy'; });
+});
 
 // ---- sending and streaming ----
 
@@ -713,9 +802,10 @@ function onChatEvent(p) {
       } else {
         run.step += piece;
       }
+      const follow = ui.messages.scrollHeight - ui.messages.scrollTop - ui.messages.clientHeight <= 120;
       renderText(body, runText(run));
       setRunStatus(run, 'streaming', 'streaming');
-      scrollToEnd();
+      if (follow) scrollToEnd();
       break;
     }
     case 'final': {
@@ -723,6 +813,7 @@ function onChatEvent(p) {
       if (!runText(run) && text) run.step = text;
       renderText(body, runText(run));
       finishRun(run, '', '');
+      scrollToEnd(false);
       // Another client's run: its user message is in the history.
       if (!run.ours) loadHistory().catch(() => {});
       break;
@@ -760,66 +851,10 @@ function updateStop() {
 
 // ---- text rendering ----
 
-// renderText renders a minimal Markdown subset with DOM nodes: fenced code
-// blocks, paragraphs (blank-line separated, line breaks kept) and inline
-// code spans. Everything else stays literal text.
+// renderText renders a message's Markdown (markdown.js: DOM nodes from an
+// allowlist, never HTML).
 function renderText(container, text) {
-  const out = [];
-  let para = [];
-  let code = null;
-  const flush = () => {
-    const t = para.join('\n');
-    para = [];
-    if (!t.trim()) return;
-    const p = document.createElement('p');
-    appendInline(p, t);
-    out.push(p);
-  };
-  for (const line of String(text).split('\n')) {
-    const fence = /^\s*```/.test(line);
-    if (code) {
-      if (fence) {
-        out.push(codeBlock(code));
-        code = null;
-      } else {
-        code.lines.push(line);
-      }
-      continue;
-    }
-    if (fence) {
-      flush();
-      code = { lang: line.trim().slice(3).trim(), lines: [] };
-    } else if (!line.trim()) {
-      flush();
-    } else {
-      para.push(line);
-    }
-  }
-  flush();
-  if (code) out.push(codeBlock(code)); // still streaming, or unterminated
-  container.replaceChildren(...out);
-}
-
-function codeBlock({ lang, lines }) {
-  const pre = document.createElement('pre');
-  const el = document.createElement('code');
-  if (lang) el.dataset.lang = lang;
-  el.textContent = lines.join('\n');
-  pre.append(el);
-  return pre;
-}
-
-function appendInline(parent, text) {
-  const parts = text.split(/`([^`\n]+)`/);
-  parts.forEach((part, i) => {
-    if (i % 2 === 1) {
-      const c = document.createElement('code');
-      c.textContent = part;
-      parent.append(c);
-    } else if (part) {
-      parent.append(document.createTextNode(part));
-    }
-  });
+  renderMarkdown(container, text);
 }
 
 // ---- helpers ----
@@ -867,4 +902,4 @@ function base64url(bytes) {
 }
 
 // What an embedding page (the Control UI) builds on.
-export { $, st, request, showError, switchSession, hooks };
+export { $, st, request, showError, switchSession, hooks, toolCard, setToolCard, scrollToEnd, renderText };
