@@ -115,6 +115,13 @@ func (a *app) dispatch(ctx context.Context, args []string) error {
 		return err
 	}
 	root := a.rootCmd(ctx)
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "help" && !strings.HasPrefix(args[0], "__complete") {
+		// cobra answers `openclaw unknown --help` with the root's help;
+		// the real CLI refuses the unknown command.
+		if c, _, err := root.Find(args[:1]); err != nil || c == root {
+			return a.unknownCommandArgs(root, args[:1])
+		}
+	}
 	root.SetArgs(args)
 	err = root.ExecuteContext(ctx)
 	if err != nil && !a.ran && !isTyped(err) {

@@ -39,6 +39,8 @@ func TestCommandTree(t *testing.T) {
 			wantErrMsg: []string{`does not know the command "devics"`, "Did you mean this?", "openclaw devices"}},
 		{name: "sub typo", args: []string{"nodes", "lisst"}, wantErr: true, wantUsage: true,
 			wantErrMsg: []string{`openclaw nodes has no command "lisst"`, "openclaw nodes list"}},
+		{name: "unknown with help", args: []string{"frobnicate", "--help"}, wantErr: true, wantUsage: true,
+			wantErrMsg: []string{`does not know the command "frobnicate"`}},
 		{name: "nothing near", args: []string{"zzzzzzzz"}, wantErr: true, wantUsage: true,
 			wantErrMsg: []string{`"zzzzzzzz"`, "Try: openclaw --help"}},
 		{name: "bash completion", args: []string{"completion", "bash"}, wantStdout: []string{"bash completion", "__openclaw"}},
