@@ -194,11 +194,7 @@ func (m *Systemd) Install(ctx context.Context, s Spec) error {
 	if err != nil {
 		return err
 	}
-	if env != "" {
-		if err := writePrivate(s.EnvFile, env, 0o600); err != nil {
-			return err
-		}
-	} else if err := removeIfExists(s.EnvFile); err != nil {
+	if err := writeEnvFile(s.EnvFile, env); err != nil {
 		return err
 	}
 	if err := writePrivate(m.Path(s), unit, 0o600); err != nil {
@@ -313,11 +309,7 @@ func (m *Launchd) Install(ctx context.Context, s Spec) error {
 	if err != nil {
 		return err
 	}
-	if env != "" {
-		if err := writePrivate(s.EnvFile, env, 0o600); err != nil {
-			return err
-		}
-	} else if err := removeIfExists(s.EnvFile); err != nil {
+	if err := writeEnvFile(s.EnvFile, env); err != nil {
 		return err
 	}
 	if s.LogPath != "" {
@@ -409,4 +401,13 @@ func (m *Launchd) Status(ctx context.Context, s Spec) (Status, error) {
 	}
 	st.Active = st.State == "running"
 	return st, nil
+}
+
+// writeEnvFile writes the service's owner-only secrets file, or removes
+// a stale one when the service has no secrets any more.
+func writeEnvFile(path, env string) error {
+	if env == "" {
+		return removeIfExists(path)
+	}
+	return writePrivate(path, env, 0o600)
 }
