@@ -61,6 +61,11 @@ func Open(ctx context.Context, path string, migs ...Migrations) (*Store, error) 
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "busy_timeout(5000)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	// Every transaction here writes. A deferred one that reads first and
+	// then writes cannot wait for the lock: if another connection committed
+	// in between, SQLite answers SQLITE_BUSY at once, busy_timeout or not.
+	// Taking the write lock at BEGIN makes such a transaction queue instead.
+	q.Set("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
