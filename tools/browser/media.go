@@ -56,10 +56,21 @@ func (t *tab) screenshot(ctx context.Context, fullPage bool, ref string) ([]byte
 			p.CaptureBeyondViewport = ptr(true)
 		}
 	}
+	t.settle(cctx, 10*time.Second)
 	var res page.CaptureScreenshotResult
 	err := whileNavigating(cctx, func() (err error) {
-		res, err = chromedp.Call(cctx, page.CaptureScreenshot, p)
-		return err
+		// A navigation that started after settle looked can still swallow
+		// the request; one unanswered attempt is abandoned and asked again
+		// once the page has settled, within the call's bound.
+		for {
+			actx, acancel := context.WithTimeout(cctx, 8*time.Second)
+			res, err = chromedp.Call(actx, page.CaptureScreenshot, p)
+			acancel()
+			if err == nil || cctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+				return err
+			}
+			t.settle(cctx, 10*time.Second)
+		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("screenshot: %w", err)
@@ -94,6 +105,7 @@ func boxOf(ctx context.Context, ref string, id cdp.BackendNodeID) (*page.Viewpor
 func (t *tab) pdf(ctx context.Context) ([]byte, error) {
 	cctx, cancel := t.bound(ctx, 60*time.Second)
 	defer cancel()
+	t.settle(cctx, 10*time.Second)
 	var data []byte
 	err := whileNavigating(cctx, func() (err error) {
 		data, err = chromedp.Run(cctx, chromedp.PrintToPDF(func(p *page.PrintToPDFParams) { p.PrintBackground = ptr(true) }))

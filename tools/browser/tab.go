@@ -34,6 +34,10 @@ type tab struct {
 	refs    map[string]cdp.BackendNodeID // from the last snapshot
 	console []ConsoleMessage             // ring, oldest first
 	dialog  *dialogReply                 // armed answer to the next dialog
+	// loaded is closed while the main frame is not loading, and replaced
+	// by an open channel when a navigation starts (a click that submits a
+	// form, a script setting location).
+	loaded chan struct{}
 }
 
 // ConsoleMessage is one console call of a page.
@@ -49,7 +53,42 @@ type dialogReply struct {
 }
 
 func newTab(b *instance, id target.ID, ctx context.Context, cancel context.CancelFunc) *tab {
-	return &tab{b: b, id: id, ctx: ctx, cancel: cancel, work: make(chan any, 256)}
+	loaded := make(chan struct{})
+	close(loaded)
+	return &tab{b: b, id: id, ctx: ctx, cancel: cancel, work: make(chan any, 256), loaded: loaded}
+}
+
+// setLoading records the main frame starting or stopping a load.
+func (t *tab) setLoading(loading bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	select {
+	case <-t.loaded:
+		if loading {
+			t.loaded = make(chan struct{})
+		}
+	default:
+		if !loading {
+			close(t.loaded)
+		}
+	}
+}
+
+// settle waits, at most max, for a navigation under way to finish.
+// Chromium never answers a screenshot asked for between a navigation's
+// start and its commit, so captures wait here first. A page that never
+// stops loading (a long poll, a stalled subresource) only costs max.
+func (t *tab) settle(ctx context.Context, max time.Duration) {
+	t.mu.Lock()
+	loaded := t.loaded
+	t.mu.Unlock()
+	timer := time.NewTimer(max)
+	defer timer.Stop()
+	select {
+	case <-loaded:
+	case <-timer.C:
+	case <-ctx.Done():
+	}
 }
 
 // arm subscribes to the tab's console and dialog events. (Requests are
@@ -74,6 +113,14 @@ func (t *tab) onEvent(ev any) {
 			text = ev.ExceptionDetails.Exception.Description
 		}
 		t.addConsole("error", text)
+	case *page.EventFrameStartedLoading:
+		if ev.FrameID == cdp.FrameID(t.id) { // a page's main frame has its target's id
+			t.setLoading(true)
+		}
+	case *page.EventFrameStoppedLoading:
+		if ev.FrameID == cdp.FrameID(t.id) {
+			t.setLoading(false)
+		}
 	case *page.EventJavascriptDialogOpening:
 		select {
 		case t.work <- ev:
