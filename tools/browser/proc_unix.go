@@ -3,6 +3,7 @@
 package browser
 
 import (
+	"errors"
 	"os/exec"
 	"syscall"
 )
@@ -21,4 +22,11 @@ func killProcessGroup(cmd *exec.Cmd) {
 
 func terminateProcess(cmd *exec.Cmd) {
 	cmd.Process.Signal(syscall.SIGTERM)
+}
+
+// processAlive reports whether a process with pid exists (a zombie
+// counts: its parent has not reaped it yet).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -223,8 +223,25 @@ func freePort(used map[int]bool) (int, error) {
 	return 0, fmt.Errorf("no free DevTools port in %d-%d", firstCDPPort, lastCDPPort)
 }
 
+// portFree checks both loopback families: Chromium may bind its DevTools
+// port on ::1 as well as (or instead of) 127.0.0.1.
 func portFree(port int) bool {
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	for _, host := range []string{"127.0.0.1", "::1"} {
+		l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+		if err != nil {
+			if host == "::1" && !ipv6Loopback() {
+				continue
+			}
+			return false
+		}
+		l.Close()
+	}
+	return true
+}
+
+// ipv6Loopback reports whether this host has ::1 at all.
+func ipv6Loopback() bool {
+	l, err := net.Listen("tcp", "[::1]:0")
 	if err != nil {
 		return false
 	}

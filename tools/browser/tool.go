@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -472,6 +473,10 @@ func (m *Manager) resetProfile(ctx context.Context, name string) (tools.Result, 
 		if devtoolsUp(ctx, base+"/json/version") {
 			orphan = true
 			closeOrphan(ctx, base)
+			// Its DevTools port closes before the process is gone; a
+			// Chromium started on the profile meanwhile finds the old one
+			// still holding it and exits at once.
+			waitProfileReleased(ctx, m.userDataDir(name), 10*time.Second)
 		}
 	}
 	// A crashed Chromium leaves its singleton lock, which makes the next
@@ -480,6 +485,27 @@ func (m *Manager) resetProfile(ctx context.Context, name string) (tools.Result, 
 		os.Remove(m.userDataDir(name) + string(os.PathSeparator) + f)
 	}
 	return jsonResult(map[string]any{"profile": name, "stopped": stopped, "orphanClosed": orphan})
+}
+
+// waitProfileReleased waits, at most d, for the Chromium named by the
+// profile's SingletonLock (a symlink to "host-pid") to exit.
+func waitProfileReleased(ctx context.Context, dir string, d time.Duration) {
+	target, err := os.Readlink(filepath.Join(dir, "SingletonLock"))
+	if err != nil {
+		return
+	}
+	pid, err := strconv.Atoi(target[strings.LastIndexByte(target, '-')+1:])
+	if err != nil || pid <= 1 {
+		return
+	}
+	deadline := time.Now().Add(d)
+	for processAlive(pid) && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // closeOrphan sends Browser.close straight over a DevTools socket:
