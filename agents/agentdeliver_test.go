@@ -19,15 +19,31 @@ type fakeDelivery struct {
 	err   error
 }
 
-func (d *fakeDelivery) DeliverReply(_ context.Context, agentID, channel, to, accountID, threadID, text, key string) error {
+// Like the real deliverer it asks the send policy once it knows the
+// channel (here: the named one, or the prefix of "channel:chat").
+func (d *fakeDelivery) DeliverReply(ctx context.Context, r ReplyRequest) error {
+	channel := r.Channel
+	if before, _, ok := strings.Cut(r.To, ":"); ok && channel == "" {
+		channel = before
+	}
+	if r.Allowed == nil {
+		return errors.New("no send policy asked for")
+	}
+	if !r.Allowed(ctx, channel, "") {
+		return ErrSendDenied
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.calls = append(d.calls, strings.Join([]string{agentID, channel, to, accountID, threadID, text}, "|"))
-	if !strings.HasPrefix(key, "agent:") {
-		return errors.New("bad idempotency key " + key)
+	d.calls = append(d.calls, strings.Join([]string{r.AgentID, r.Channel, r.To, r.AccountID, r.ThreadID, r.Text}, "|"))
+	if !strings.HasPrefix(r.IdempotencyKey, "agent:") {
+		return errors.New("bad idempotency key " + r.IdempotencyKey)
 	}
 	return d.err
 }
+
+// deniedTelegram closes Telegram chats to every session.
+const deniedTelegram = `{models:{providers:{fake:{baseUrl:"%s/v1", models:[{id:"echo-1"}]}}}, agents:{defaults:{model:"fake/echo-1"}},
+	session:{sendPolicy:{rules:[{action:"deny", match:{channel:"telegram"}}]}}}`
 
 // TestAgentDeliver covers `openclaw agent --deliver`: the reply goes to
 // the reply-* target over the plain one, a silent or empty answer is not
@@ -39,6 +55,7 @@ func TestAgentDeliver(t *testing.T) {
 		reply      string
 		sendErr    error
 		noChannels bool
+		config     string // "" = the fixture's
 		wantCall   string // "" = nothing sent
 		wantStatus string // "" = no deliveryStatus
 		wantReason string
@@ -50,14 +67,22 @@ func TestAgentDeliver(t *testing.T) {
 			"replyChannel": "slack", "replyTo": "#reports", "replyAccountId": "work", "threadId": "9"}, reply: "done",
 			wantCall: "main|slack|#reports|work|9|done", wantStatus: "sent"},
 		{name: "last chat", params: map[string]any{"deliver": true}, reply: "x", wantCall: "main|||||x", wantStatus: "sent"},
-		{name: "silent", params: map[string]any{"deliver": true, "to": "telegram:1"}, reply: "NO_REPLY", wantStatus: "suppressed", wantReason: "silent"},
+		{name: "silent", params: map[string]any{"deliver": true, "to": "telegram:1"}, reply: "NO_REPLY", wantStatus: "suppressed", wantReason: "no_visible_payload"},
 		{name: "send fails", params: map[string]any{"deliver": true, "to": "telegram:1"}, reply: "x", sendErr: errors.New("chat not found"),
 			wantCall: "main||telegram:1|||x", wantStatus: "failed", wantReason: ""},
 		{name: "no channels", params: map[string]any{"deliver": true, "to": "telegram:1"}, reply: "x", noChannels: true, wantStatus: "failed"},
+		// An operator's run speaks for its session: session.sendPolicy
+		// closes the chat to --deliver as it does to the agent's replies.
+		{name: "send policy denies", config: deniedTelegram, params: map[string]any{"deliver": true, "to": "telegram:1"}, reply: "secret",
+			wantStatus: "suppressed", wantReason: "send_policy_denied"},
+		{name: "send policy denies the named channel", config: deniedTelegram, params: map[string]any{"deliver": true, "replyChannel": "telegram", "replyTo": "1"},
+			reply: "secret", wantStatus: "suppressed", wantReason: "send_policy_denied"},
+		{name: "send policy allows another channel", config: deniedTelegram, params: map[string]any{"deliver": true, "to": "slack:C1"}, reply: "fine",
+			wantCall: "main||slack:C1|||fine", wantStatus: "sent"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, "", nil)
+			f := newFixture(t, tc.config, nil)
 			d := &fakeDelivery{err: tc.sendErr}
 			if !tc.noChannels {
 				f.svc.UseDelivery(d)

@@ -63,11 +63,25 @@ type agentParams struct {
 	ReplyAccountID string `json:"replyAccountId"`
 }
 
-// ReplyDeliverer sends a run's reply to a chat for `agent --deliver`.
-// Channel "" or "last" with no to means the agent's last chat.
-type ReplyDeliverer interface {
-	DeliverReply(ctx context.Context, agentID, channel, to, accountID, threadID, text, key string) error
+// ReplyRequest is one run's reply to send to a chat for `agent
+// --deliver`. Channel "" or "last" with no To means the agent's last chat.
+type ReplyRequest struct {
+	AgentID, SessionKey              string
+	Channel, To, AccountID, ThreadID string
+	Text, IdempotencyKey             string
+	// Allowed is session.sendPolicy for the run's session. The deliverer
+	// asks it once it knows the chat (a remembered chat's channel and
+	// type), and returns ErrSendDenied when it says no.
+	Allowed func(ctx context.Context, channel, chatType string) bool
 }
+
+// ReplyDeliverer sends a run's reply to a chat for `agent --deliver`.
+type ReplyDeliverer interface {
+	DeliverReply(ctx context.Context, r ReplyRequest) error
+}
+
+// ErrSendDenied is a delivery session.sendPolicy stopped.
+var ErrSendDenied = errors.New(errSendDenied + " (session.sendPolicy)")
 
 // UseDelivery gives the service the channels' sender, for agent runs
 // asked to deliver their reply.
@@ -94,14 +108,15 @@ func (s *Service) deliverReply(ctx context.Context, run *Run, p agentParams) *de
 	r := run.Result()
 	text := strings.TrimSpace(r.Text)
 	switch {
+	// Reasons are OpenClaw's lowercase snake-case words.
 	case r.Status != "ok":
-		st.Reason = "the run ended " + r.Status
+		st.Reason = "run_" + strings.ReplaceAll(strings.ToLower(r.Status), " ", "_")
 		return st
 	case text == "":
-		st.Reason = "empty"
+		st.Reason = "no_visible_result"
 		return st
 	case text == silentReply:
-		st.Reason = "silent"
+		st.Reason = "no_visible_payload"
 		return st
 	}
 	st.Attempted, st.Status = true, "failed"
@@ -110,7 +125,21 @@ func (s *Service) deliverReply(ctx context.Context, run *Run, p agentParams) *de
 		return st
 	}
 	channel, to, account := cmp.Or(p.ReplyChannel, p.Channel), cmp.Or(p.ReplyTo, p.To), cmp.Or(p.ReplyAccountID, p.AccountID)
-	if err := s.delivery.DeliverReply(ctx, run.AgentID, channel, to, account, p.ThreadID, text, "agent:"+run.ID); err != nil {
+	err := s.delivery.DeliverReply(ctx, ReplyRequest{
+		AgentID: run.AgentID, SessionKey: run.SessionKey, Channel: channel, To: to, AccountID: account,
+		ThreadID: p.ThreadID, Text: text, IdempotencyKey: "agent:" + run.ID,
+		// The operator's run speaks for its session: a chat that session
+		// may not send to stays closed to --deliver too, as it is to the
+		// agent's own replies and its message tool.
+		Allowed: func(ctx context.Context, channel, chatType string) bool {
+			return s.SendPolicy(ctx, run.SessionKey, channel, chatType) != sessions.SendDeny
+		},
+	})
+	switch {
+	case errors.Is(err, ErrSendDenied):
+		st.Attempted, st.Status, st.Reason = false, "suppressed", "send_policy_denied"
+		return st
+	case err != nil:
 		st.Error = err.Error()
 		return st
 	}

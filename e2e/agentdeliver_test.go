@@ -39,3 +39,35 @@ func TestAgentDeliverTelegram(t *testing.T) {
 		t.Errorf("delivered to chat %s, want 2001", sent.ChatID)
 	}
 }
+
+// TestAgentDeliverUnderSendPolicy is an attack test: a script's run for
+// an agent whose sessions session.sendPolicy closes must not reach the chat
+// through --deliver, while another agent's delivery still goes out.
+func TestAgentDeliverUnderSendPolicy(t *testing.T) {
+	needOurGateway(t)
+	t.Parallel()
+	model := fakemodel.New(t)
+	const token = "123456:TEST-token-policy"
+	tg := telegramtest.New(t, token)
+	cfg := strings.Replace(telegramConfig(model.URL(), tg.URL(), token, `session: { sendPolicy: { rules: [{ action: "deny", match: { keyPrefix: "agent:ops:" } }] } },`),
+		`agents: { defaults: { model: "fake/echo-1" } },`,
+		`agents: { defaults: { model: "fake/echo-1" }, list: [{ id: "main", default: true }, { id: "ops" }] },`, 1)
+	g := startGateway(t, gatewayOpts{Config: cfg})
+	c := ourClient(t, g)
+
+	denied := c.run(t, "agent", "--agent", "ops", "--message", "the secret plan", "--deliver", "--channel", "telegram", "--to", "2001", "--json")
+	if !strings.Contains(denied.Stdout, `"status": "suppressed"`) || !strings.Contains(denied.Stdout, `"reason": "send_policy_denied"`) {
+		t.Fatalf("agent --deliver under a deny policy:\n%s", denied)
+	}
+	ok := c.run(t, "agent", "--message", "all clear", "--deliver", "--channel", "telegram", "--to", "2002", "--json")
+	ok.mustSucceed(t)
+	waitSentWhere(t, tg, "with the allowed reply", func(m telegramtest.Message) bool {
+		return strings.Contains(m.Text, "echo: all clear")
+	})
+	// Sends go out in order and the denied run had ended first.
+	for _, m := range tg.Sent() {
+		if strings.Contains(m.Text, "secret") {
+			t.Fatalf("the denied reply reached chat %s: %q", m.ChatID, m.Text)
+		}
+	}
+}

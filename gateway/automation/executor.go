@@ -217,12 +217,17 @@ type deliveryTarget struct {
 	To        string
 	AccountID string
 	ThreadID  string
+	// Allowed, when set, is asked once the chat is resolved; false stops
+	// the send with agents.ErrSendDenied.
+	Allowed func(ctx context.Context, channel, chatType string) bool
 }
 
 // DeliverReply sends an operator's agent run's reply to a chat (`agent
-// --deliver`): to the named chat, or with none the agent's last one.
-func (w *Wing) DeliverReply(ctx context.Context, agentID, channel, to, accountID, threadID, text, key string) error {
-	return w.deliver(ctx, deliveryTarget{AgentID: agentID, Channel: channel, To: to, AccountID: accountID, ThreadID: threadID}, text, key)
+// --deliver`): to the named chat, or with none the agent's last one,
+// under the run's session.sendPolicy.
+func (w *Wing) DeliverReply(ctx context.Context, r agents.ReplyRequest) error {
+	return w.deliver(ctx, deliveryTarget{AgentID: r.AgentID, Channel: r.Channel, To: r.To, AccountID: r.AccountID,
+		ThreadID: r.ThreadID, Allowed: r.Allowed}, r.Text, r.IdempotencyKey)
 }
 
 // deliver sends text to a chat. A job (or heartbeat) made in a chat
@@ -240,6 +245,7 @@ func (w *Wing) deliver(ctx context.Context, t deliveryTarget, text, key string) 
 		}
 	}
 	req := channels.SendRequest{Text: text, IdempotencyKey: key}
+	chatKind := "" // known for a remembered chat only
 	switch {
 	case t.To == "" && (t.Channel == "" || t.Channel == "last"):
 		r := owner
@@ -254,6 +260,7 @@ func (w *Wing) deliver(ctx context.Context, t deliveryTarget, text, key string) 
 			r = &last
 		}
 		req.Channel, req.AccountID, req.To = r.Channel, r.AccountID, channels.Target{ChatID: r.ChatID, ThreadID: r.ThreadID}
+		chatKind = string(r.ChatKind)
 	default:
 		ch, target, err := w.chats.ParseTarget(t.To)
 		if err != nil {
@@ -269,6 +276,9 @@ func (w *Wing) deliver(ctx context.Context, t deliveryTarget, text, key string) 
 		if owner != nil && (owner.Channel != ch || owner.ChatID != target.ChatID) {
 			return fmt.Errorf("a job made in a %s chat delivers only to that chat, not to %s %s", owner.Channel, ch, target.ChatID)
 		}
+	}
+	if t.Allowed != nil && !t.Allowed(ctx, req.Channel, chatKind) {
+		return agents.ErrSendDenied
 	}
 	res, err := w.chats.Send(ctx, req)
 	if err != nil {

@@ -208,6 +208,14 @@ func TestDeliver(t *testing.T) {
 			wantErr: "a job made in a telegram chat delivers only to that chat, not to telegram 43"},
 		{name: "bad target", chats: true, target: deliveryTarget{AgentID: "main", To: " "}, wantErr: "delivery.to: target is empty"},
 		{name: "send failed", chats: true, status: "failed", target: deliveryTarget{AgentID: "main", To: "telegram:99"}, wantErr: "send ended failed"},
+		// The policy is asked with the chat the send resolved to: the
+		// remembered last chat's channel and type, not the caller's words.
+		{name: "policy denies the last chat", chats: true, last: true, target: deliveryTarget{AgentID: "main", Channel: "last",
+			Allowed: func(_ context.Context, ch, kind string) bool { return !(ch == "telegram" && kind == "group") }}, wantErr: "session.sendPolicy"},
+		{name: "policy denies the named chat", chats: true, target: deliveryTarget{AgentID: "main", To: "telegram:99",
+			Allowed: func(_ context.Context, ch, _ string) bool { return ch != "telegram" }}, wantErr: "session.sendPolicy"},
+		{name: "policy allows", chats: true, target: deliveryTarget{AgentID: "main", To: "telegram:99",
+			Allowed: func(_ context.Context, ch, _ string) bool { return ch == "telegram" }}, wantTo: "99"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,7 +224,7 @@ func TestDeliver(t *testing.T) {
 			if tt.chats {
 				chats = &fakeChats{routes: map[string]channels.Route{owner.SessionKey: tg42}, last: map[string]channels.Route{}, status: tt.status}
 				if tt.last {
-					chats.last["main"] = channels.Route{Channel: "telegram", ChatID: "7"}
+					chats.last["main"] = channels.Route{Channel: "telegram", ChatID: "7", ChatKind: channels.Group}
 				}
 				c = chats
 			}
@@ -225,6 +233,9 @@ func TestDeliver(t *testing.T) {
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("deliver: %v, want %q", err, tt.wantErr)
+				}
+				if chats != nil && tt.status == "" && len(chats.sent) != 0 {
+					t.Fatalf("a refused delivery sent %+v", chats.sent)
 				}
 				return
 			}
