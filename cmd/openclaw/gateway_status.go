@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/openclaw-go/openclaw/cmd/openclaw/internal/service"
+	"github.com/openclaw-go/openclaw/gateway/admin"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/statelock"
 )
@@ -197,7 +197,7 @@ func (a *app) gatewayStatus(ctx context.Context, g *gatewayFlags, port int, noPr
 	}
 	// Without an answer, the figures the kernel has for the lock holder.
 	if r.Gateway.PID > 0 && r.Gateway.Memory["rssBytes"] == nil {
-		if rss, ok := processRSS(r.Gateway.PID); ok {
+		if rss, ok := admin.ResidentBytes(r.Gateway.PID); ok {
 			if r.Gateway.Memory == nil {
 				r.Gateway.Memory = map[string]any{}
 			}
@@ -235,23 +235,6 @@ func withEnv(name, value string, set bool, fn func() error) error {
 		}
 	}()
 	return fn()
-}
-
-// processRSS reads a process's resident set size from /proc (Linux).
-func processRSS(pid int) (int64, bool) {
-	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
-	if err != nil {
-		return 0, false
-	}
-	f := strings.Fields(string(raw))
-	if len(f) < 2 {
-		return 0, false
-	}
-	pages, err := strconv.ParseInt(f[1], 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return pages * int64(os.Getpagesize()), true
 }
 
 func (a *app) printGatewayStatus(r *gatewayStatusReport) {

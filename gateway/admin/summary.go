@@ -131,8 +131,16 @@ func processMemory(heapUsed, heapTotal uint64) map[string]any {
 
 // residentBytes reads this process's resident set size from
 // /proc/self/statm (Linux); ok is false where that file is missing.
-func residentBytes() (int64, bool) {
-	raw, err := os.ReadFile("/proc/self/statm")
+func residentBytes() (int64, bool) { return ResidentBytes(0) }
+
+// ResidentBytes is the resident memory of process pid (0: this one), read
+// from /proc; false where there is no /proc.
+func ResidentBytes(pid int) (int64, bool) {
+	proc := "self"
+	if pid > 0 {
+		proc = strconv.Itoa(pid)
+	}
+	raw, err := os.ReadFile("/proc/" + proc + "/statm")
 	if err != nil {
 		return 0, false
 	}
