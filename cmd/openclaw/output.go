@@ -69,6 +69,32 @@ func (e *reportedError) Unwrap() error { return e.err }
 
 func reported(err error) error { return &reportedError{err: err} }
 
+// exitCodeError asks for an exit status other than 1, for commands whose
+// real counterparts give one meaning (secrets audit: 2 = unresolved).
+type exitCodeError struct {
+	code int
+	err  error
+}
+
+func (e *exitCodeError) Error() string { return e.err.Error() }
+func (e *exitCodeError) Unwrap() error { return e.err }
+
+func withExitCode(code int, err error) error { return &exitCodeError{code: code, err: err} }
+
+// exitCode is the process status for err: 0 for none, else 1 unless the
+// command asked for another.
+func exitCode(err error) int {
+	var ec *exitCodeError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ec):
+		return ec.code
+	default:
+		return 1
+	}
+}
+
 // report prints a failure: a JSON envelope on stdout with --json, else a
 // line (and maybe a hint) on stderr.
 func (a *app) report(err error) {

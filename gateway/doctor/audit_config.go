@@ -17,29 +17,48 @@ const envMarker = "\x00openclaw-env\x00"
 // writtenSecrets lists the config paths whose secret is written in the
 // file (or an included one) as plain text, not ${VAR} or a SecretRef.
 func (a *audit) writtenSecrets() []string {
+	plain, _, _ := a.secretFields()
+	return plain
+}
+
+// secretFields sorts the config's secret fields as written in the file:
+// plain text, or references (${VAR} or a SecretRef object), of which how
+// many are exec SecretRefs.
+func (a *audit) secretFields() (plain []string, refs, execRefs int) {
 	s := a.in.Snap
 	if s == nil || !s.Exists {
-		return nil
+		return nil, 0, 0
 	}
 	snap, _ := config.Parse(s.Path, s.Raw, config.LoadOptions{
 		Getenv:       func(string) string { return envMarker },
 		IncludeRoots: a.in.Paths.IncludeRoots,
 	})
 	if snap == nil || snap.Tree == nil {
-		return nil
+		return nil, 0, 0
 	}
-	var out []string
 	walkTree(snap.Tree, "", func(path, key string, v any) {
-		str, ok := v.(string)
-		if !ok || strings.TrimSpace(str) == "" || strings.Contains(str, envMarker) {
+		parent := path[:max(0, len(path)-len(key)-1)]
+		if !config.IsSecretAt(parent, key) {
 			return
 		}
-		parent := path[:max(0, len(path)-len(key)-1)]
-		if config.IsSecretAt(parent, key) {
-			out = append(out, path)
+		switch t := v.(type) {
+		case string:
+			switch {
+			case strings.Contains(t, envMarker):
+				refs++
+			case strings.TrimSpace(t) != "":
+				plain = append(plain, path)
+			}
+		case map[string]any:
+			if src, ok := t["source"].(string); ok {
+				refs++
+				if src == "exec" {
+					execRefs++
+				}
+			}
 		}
 	})
-	return out
+	return plain, refs, execRefs
 }
 
 // auditPlaintextSecrets: secrets written in the config where a ${VAR} or
