@@ -40,8 +40,11 @@ func TestControlUIHTTP(t *testing.T) {
 	if code != 200 || !strings.Contains(body, `src="ui/views.js"`) || !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
 		t.Fatalf("GET / = %d %q", code, body)
 	}
-	if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "connect-src 'self' ws://127.0.0.1:") {
-		t.Errorf("CSP %q", csp)
+	host := fmt.Sprintf("127.0.0.1:%d", g.Port)
+	checkStrictCSP(t, "/", h.Get("Content-Security-Policy"), host)
+	for _, path := range []string{"/ui/views.js", "/ui/app.css", "/webchat/", "/webchat/app.js", "/ui/no-such.js"} {
+		_, _, h := get(path)
+		checkStrictCSP(t, path, h.Get("Content-Security-Policy"), host)
 	}
 	if code, body, _ := get("/webchat/"); code != 200 || !strings.Contains(body, "WebChat") {
 		t.Errorf("GET /webchat/ = %d", code)
@@ -64,6 +67,40 @@ func TestControlUIHTTP(t *testing.T) {
 	r.mustSucceed(t)
 	if got := strings.TrimSpace(r.Stdout); got != "https://gw.example.com:8443/" {
 		t.Errorf("openclaw dashboard --url printed %q", got)
+	}
+}
+
+// checkStrictCSP fails unless csp forbids inline script and every other
+// origin: each directive allows only 'none', 'self', data: images or a
+// WebSocket back to host, and the directives that matter are present.
+func checkStrictCSP(t *testing.T, path, csp, host string) {
+	t.Helper()
+	dirs := map[string][]string{}
+	for _, d := range strings.Split(csp, ";") {
+		f := strings.Fields(d)
+		if len(f) == 0 {
+			continue
+		}
+		if _, dup := dirs[f[0]]; dup {
+			t.Errorf("GET %s: CSP repeats %s: %q", path, f[0], csp)
+		}
+		dirs[f[0]] = f[1:]
+	}
+	for name, want := range map[string]string{"default-src": "'none'", "script-src": "'self'", "style-src": "'self'",
+		"base-uri": "'none'", "form-action": "'none'", "frame-ancestors": "'none'"} {
+		if got := strings.Join(dirs[name], " "); got != want {
+			t.Errorf("GET %s: CSP %s is %q, want %q (whole policy %q)", path, name, got, want, csp)
+		}
+	}
+	for name, sources := range dirs {
+		for _, src := range sources {
+			ok := src == "'none'" || src == "'self'" ||
+				(name == "img-src" && src == "data:") ||
+				(name == "connect-src" && (src == "ws://"+host || src == "wss://"+host))
+			if !ok {
+				t.Errorf("GET %s: CSP %s allows %s (whole policy %q)", path, name, src, csp)
+			}
+		}
 	}
 }
 
@@ -605,17 +642,23 @@ func TestControlUIViews(t *testing.T) {
 	shot("chat-reply-dark")
 	setTheme("light")
 
-	// The page's policy refuses inline script even when something manages
-	// to put a <script> element into the page.
+	// The page's policy refuses inline script and other origins even when
+	// something manages to put a <script> or an <img> into the page.
 	waitFor[bool](t, b, "the CSP refusing an inline script", `(() => {
 		if (!window.__cspProbe) {
 			window.__cspProbe = true;
 			document.addEventListener('securitypolicyviolation', (e) => { if (e.violatedDirective.startsWith('script-src')) window.__cspBlocked = true; });
+			document.addEventListener('securitypolicyviolation', (e) => { if (e.violatedDirective.startsWith('img-src')) window.__cspImgBlocked = true; });
 			const s = document.createElement('script');
 			s.textContent = 'window.__inlineRan = true';
 			document.body.append(s);
+			// Another origin is refused before any request leaves.
+			const img = document.createElement('img');
+			img.src = 'http://198.51.100.7/pixel.png';
+			img.hidden = true;
+			document.body.append(img);
 		}
-		return window.__cspBlocked === true && window.__inlineRan !== true;
+		return window.__cspBlocked === true && window.__cspImgBlocked === true && window.__inlineRan !== true;
 	})()`)
 
 	// A tool call shows as a card under its reply; its summary opens and
@@ -734,6 +777,19 @@ func TestControlUIViews(t *testing.T) {
 	})()`)
 	if w := eval[float64](t, b, `document.documentElement.scrollWidth`); w > 390 {
 		t.Errorf("on a phone the page is %.0f px wide, wider than the 390 px screen", w)
+	}
+	// The top bar's name, state and buttons sit side by side, none over
+	// another, all on screen.
+	if bar := eval[string](t, b, `(() => {
+		const items = ['.brand h1', '#conn-state', '#shortcuts-button', '#theme', '#logout'].map((s) => document.querySelector('#topbar ' + s))
+			.filter((e) => e && e.checkVisibility()).map((e) => ({ id: e.id || e.tagName, r: e.getBoundingClientRect() })).sort((a, b) => a.r.left - b.r.left);
+		for (let i = 0; i < items.length; i++) {
+			if (items[i].r.right > 390) return items[i].id + ' ends off screen at ' + items[i].r.right;
+			if (i > 0 && items[i - 1].r.right > items[i].r.left + 0.5) return items[i - 1].id + ' overlaps ' + items[i].id;
+		}
+		return '';
+	})()`); bar != "" {
+		t.Errorf("on a phone the top bar is broken: %s", bar)
 	}
 	if !eval[bool](t, b, `(() => { const r = document.getElementById('send').getBoundingClientRect(); return r.width > 0 && r.right <= 390 && r.bottom <= window.innerHeight; })()`) {
 		t.Errorf("on a phone the Send button is off screen")
