@@ -465,7 +465,7 @@ func uiViewsModel(t *testing.T) *fakemodel.Server {
 		case strings.Contains(text, "tool please"):
 			return fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "t1", Name: "session_status", Arguments: `{}`}}}, true
 		case strings.Contains(text, "exec please"):
-			return fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "e1", Name: "exec", Arguments: `{"command":"echo ui-views-approved"}`}}}, true
+			return fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "e1", Name: "exec", Arguments: `{"command":"echo 'ui-views-approved <img src=x onerror=window.__xss=1>'"}`}}}, true
 		case strings.Contains(text, "slow please"):
 			return fakemodel.Reply{Text: "never sent", Delay: 10 * time.Minute}, true // ends when the run is aborted
 		}
@@ -622,7 +622,9 @@ func TestControlUIViews(t *testing.T) {
 		Fired                               string
 		ShownAsText                         bool
 	}
-	attack := eval[inert](t, b, `(() => {
+	inertNow := func() inert {
+		t.Helper()
+		return eval[inert](t, b, `(() => {
 		const m = document.getElementById('messages');
 		const all = [...m.querySelectorAll('*')];
 		return {
@@ -634,7 +636,8 @@ func TestControlUIViews(t *testing.T) {
 			shownAsText: m.textContent.includes('<script>') && m.textContent.includes('click me'),
 		};
 	})()`)
-	if attack != (inert{ShownAsText: true}) {
+	}
+	if attack := inertNow(); attack != (inert{ShownAsText: true}) {
 		t.Errorf("the attacks in the reply were not inert: %+v", attack)
 	}
 	shot("chat-reply-light")
@@ -693,7 +696,8 @@ func TestControlUIViews(t *testing.T) {
 	waitFor[bool](t, b, "the inline approval", `(() => {
 		const a = `+approval+`;
 		return !!a && a.checkVisibility() && a.querySelector('.approval-title').textContent.includes('exec')
-			&& a.querySelector('.args').textContent.includes('echo ui-views-approved') && !!a.querySelector('button.decide-allow-once');
+			&& a.querySelector('.args').textContent.includes("echo 'ui-views-approved <img src=x onerror=window.__xss=1>'")
+			&& !a.querySelector('img') && !!a.querySelector('button.decide-allow-once');
 	})()`)
 	shot("approval-pending-light")
 	setTheme("dark")
@@ -705,13 +709,19 @@ func TestControlUIViews(t *testing.T) {
 		const c = document.querySelector('#messages li.tool[data-call="e1"]');
 		return a.dataset.decision === 'allow-once' && a.querySelector('.approval-state').textContent === 'Allowed once' && !a.querySelector('button')
 			&& !!li && li.dataset.done === 'true' && li.querySelector('.body').textContent.includes('done after approval')
-			&& !!c && c.querySelector('.result').textContent.includes('ui-views-approved');
+			&& !!c && c.querySelector('.result').textContent.includes('ui-views-approved <img src=x onerror=window.__xss=1>');
 	})()`)
 	shot("approval-allowed")
+	// The markup in the command, its approval card and its output is
+	// text too.
+	if attack := inertNow(); attack != (inert{ShownAsText: true}) {
+		t.Errorf("markup in a tool call or its result was not inert: %+v", attack)
+	}
 
-	// Esc stops the reply that is running.
-	send("slow please")
-	waitFor[bool](t, b, "the Stop button", `!document.getElementById('stop').disabled`)
+	// Enter in the box sends; Esc, with the focus still in the box, stops
+	// the reply that is running.
+	b.do(t, "send slow please with Enter", chromedp.SendKeys(chromedp.ID("input"), "slow please"+kb.Enter))
+	waitFor[bool](t, b, "the Stop button", `!document.getElementById('stop').disabled && document.activeElement === document.getElementById('input')`)
 	if !poll(time.Minute, func() bool {
 		for _, r := range model.Requests() {
 			if m := r.Messages; len(m) > 0 && strings.Contains(m[len(m)-1].Text, "slow please") {
