@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/openclaw-go/openclaw/agents/providers/fakemodel"
 )
@@ -38,8 +40,11 @@ func TestControlUIHTTP(t *testing.T) {
 	if code != 200 || !strings.Contains(body, `src="ui/views.js"`) || !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
 		t.Fatalf("GET / = %d %q", code, body)
 	}
-	if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "connect-src 'self' ws://127.0.0.1:") {
-		t.Errorf("CSP %q", csp)
+	host := fmt.Sprintf("127.0.0.1:%d", g.Port)
+	checkStrictCSP(t, "/", h.Get("Content-Security-Policy"), host)
+	for _, path := range []string{"/ui/views.js", "/ui/app.css", "/webchat/", "/webchat/app.js", "/ui/no-such.js"} {
+		_, _, h := get(path)
+		checkStrictCSP(t, path, h.Get("Content-Security-Policy"), host)
 	}
 	if code, body, _ := get("/webchat/"); code != 200 || !strings.Contains(body, "WebChat") {
 		t.Errorf("GET /webchat/ = %d", code)
@@ -62,6 +67,40 @@ func TestControlUIHTTP(t *testing.T) {
 	r.mustSucceed(t)
 	if got := strings.TrimSpace(r.Stdout); got != "https://gw.example.com:8443/" {
 		t.Errorf("openclaw dashboard --url printed %q", got)
+	}
+}
+
+// checkStrictCSP fails unless csp forbids inline script and every other
+// origin: each directive allows only 'none', 'self', data: images or a
+// WebSocket back to host, and the directives that matter are present.
+func checkStrictCSP(t *testing.T, path, csp, host string) {
+	t.Helper()
+	dirs := map[string][]string{}
+	for _, d := range strings.Split(csp, ";") {
+		f := strings.Fields(d)
+		if len(f) == 0 {
+			continue
+		}
+		if _, dup := dirs[f[0]]; dup {
+			t.Errorf("GET %s: CSP repeats %s: %q", path, f[0], csp)
+		}
+		dirs[f[0]] = f[1:]
+	}
+	for name, want := range map[string]string{"default-src": "'none'", "script-src": "'self'", "style-src": "'self'",
+		"base-uri": "'none'", "form-action": "'none'", "frame-ancestors": "'none'"} {
+		if got := strings.Join(dirs[name], " "); got != want {
+			t.Errorf("GET %s: CSP %s is %q, want %q (whole policy %q)", path, name, got, want, csp)
+		}
+	}
+	for name, sources := range dirs {
+		for _, src := range sources {
+			ok := src == "'none'" || src == "'self'" ||
+				(name == "img-src" && src == "data:") ||
+				(name == "connect-src" && (src == "ws://"+host || src == "wss://"+host))
+			if !ok {
+				t.Errorf("GET %s: CSP %s allows %s (whole policy %q)", path, name, src, csp)
+			}
+		}
 	}
 }
 
@@ -383,4 +422,389 @@ func TestControlUIToolsOffered(t *testing.T) {
 		const v = document.querySelector('#tool-explain[data-tool="sessions_send"] .verdict');
 		return !!v && v.dataset.allowed === 'false' && v.textContent.includes('agents') && document.querySelectorAll('#tool-explain .layers li').length > 0;
 	})()`)
+}
+
+// uiMarkdownReply is the fake model's Markdown answer: elements the page
+// must render, and three attacks it must show as inert text.
+const uiMarkdownReply = "## Build result\n\n" +
+	"Here is **bold**, *emphasis* and a [safe link](https://example.com/docs).\n\n" +
+	"- first item\n- second item\n\n" +
+	"```go\nfmt.Println(\"hello from a code block\")\n```\n\n" +
+	"<script>window.__xss = 'script'</script>\n\n" +
+	"<img src=x onerror=\"window.__xss = 'img'\">\n\n" +
+	"[click me](javascript:window.__xss='link')\n"
+
+// uiViewsModel answers the view test's messages by what they ask for: the
+// Markdown reply, a tool call, a guarded exec call, a reply that never
+// comes (to be aborted), and an echo otherwise.
+func uiViewsModel(t *testing.T) *fakemodel.Server {
+	model := fakemodel.New(t)
+	model.Respond(func(rec fakemodel.Recorded) (fakemodel.Reply, bool) {
+		if len(rec.Messages) == 0 {
+			return fakemodel.Reply{}, false
+		}
+		last := rec.Messages[len(rec.Messages)-1]
+		answered := last.ToolCallID
+		for _, b := range last.Blocks {
+			if b.Type == "tool_result" {
+				answered = b.ToolUseID
+			}
+		}
+		switch answered {
+		case "t1":
+			return fakemodel.Reply{Text: "The status tool answered."}, true
+		case "e1":
+			return fakemodel.Reply{Text: "done after approval"}, true
+		}
+		if last.Role != "user" {
+			return fakemodel.Reply{}, false
+		}
+		switch text := last.Text; {
+		case strings.Contains(text, "markdown please"):
+			return fakemodel.Reply{Text: uiMarkdownReply, ChunkDelay: 5 * time.Millisecond}, true
+		case strings.Contains(text, "tool please"):
+			return fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "t1", Name: "session_status", Arguments: `{}`}}}, true
+		case strings.Contains(text, "exec please"):
+			return fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "e1", Name: "exec", Arguments: `{"command":"echo 'ui-views-approved <img src=x onerror=window.__xss=1>'"}`}}}, true
+		case strings.Contains(text, "slow please"):
+			return fakemodel.Reply{Text: "never sent", Delay: 10 * time.Minute}, true // ends when the run is aborted
+		}
+		return fakemodel.Reply{}, false
+	})
+	return model
+}
+
+// uiShots is where TestControlUIViews saves its screenshots:
+// OPENCLAW_UI_SHOTS when set (to keep them), else the test's temp dir.
+func uiShots(t *testing.T) string {
+	dir := os.Getenv("OPENCLAW_UI_SHOTS")
+	if dir == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatalf("OPENCLAW_UI_SHOTS: %v", err)
+	}
+	return dir
+}
+
+// TestControlUIViews walks every view of the Control UI in headless
+// Chromium against the real gateway and a fake model, asserting by DOM
+// queries what a user must see, and saves a screenshot of each view in
+// the light and the dark theme: the empty chat, a Markdown reply (with
+// attacks in it that must stay inert), a tool card that opens and closes,
+// an approval asked inline and allowed, Esc stopping a running reply, the
+// keyboard shortcuts, every other view, and a phone-sized viewport where
+// a new message scrolls into view.
+func TestControlUIViews(t *testing.T) {
+	needOurGateway(t)
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skipf("the Control UI view test needs Chromium at %s: %v", chromiumPath, err)
+	}
+	execPath := needChromium(t)
+	t.Parallel()
+
+	dir := uiShots(t)
+	model := uiViewsModel(t)
+	cfg := fmt.Sprintf(`{
+  gateway: { mode: "local" },
+  models: { providers: { fake: { baseUrl: %q, api: "openai-completions", models: [{ id: "echo-1" }] } } },
+  agents: { defaults: { model: "fake/echo-1" } },
+  tools: { guard: { rules: [{ tool: "exec", action: "require_approval" }] } },
+}
+`, model.URL()+"/v1")
+	g := startGateway(t, gatewayOpts{Config: cfg})
+	b := startBrowser(t, execPath)
+	ours := ourClient(t, g)
+	screenshotOnFailure(t, b)
+	b.do(t, "a desktop viewport", chromedp.EmulateViewport(1280, 860))
+
+	n := 0
+	shot := func(name string) {
+		t.Helper()
+		n++
+		png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("controlui-%02d-%s.png", n, name))
+		if err := os.WriteFile(p, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot %s", p)
+	}
+	// setTheme clicks the toggle until the page shows theme.
+	setTheme := func(theme string) {
+		t.Helper()
+		// Until the user picks, the system's theme shows and nothing is
+		// set on <html>; two clicks at most make the pick explicit.
+		for i := 0; i < 2 && eval[string](t, b, `document.documentElement.dataset.theme ?? ''`) != theme; i++ {
+			b.do(t, "switch the theme", chromedp.Click(chromedp.ID("theme")))
+		}
+		waitFor[bool](t, b, theme+" theme", `document.getElementById('theme').dataset.current === `+js(theme)+`
+			&& document.documentElement.dataset.theme === `+js(theme))
+	}
+	// bodyLuma is the relative brightness (0-255) of the page background.
+	bodyLuma := func() float64 {
+		t.Helper()
+		return eval[float64](t, b, `(() => {
+			const m = getComputedStyle(document.body).backgroundColor.match(/[\d.]+/g).map(Number);
+			return 0.299 * m[0] + 0.587 * m[1] + 0.114 * m[2];
+		})()`)
+	}
+	lastAssistant := `[...document.querySelectorAll('#messages li.msg.assistant')].pop()`
+	send := func(text string) {
+		t.Helper()
+		b.do(t, "send "+text,
+			chromedp.SendKeys(chromedp.ID("input"), text),
+			chromedp.Click(chromedp.ID("send")),
+		)
+	}
+
+	// The login form is what a new visitor sees.
+	b.do(t, "open the page", chromedp.Navigate(fmt.Sprintf("http://127.0.0.1:%d/", g.Port)), chromedp.WaitVisible(chromedp.ID("token")))
+	shot("login")
+	controlUILogin(t, b, g, ours)
+
+	// The empty conversation says what to do next, in both themes.
+	setTheme("light")
+	waitFor[bool](t, b, "the empty state", `(() => {
+		const e = document.getElementById('chat-empty');
+		return e.checkVisibility() && e.textContent.includes('Type below and press Enter')
+			&& e.querySelectorAll('#suggestions button').length > 0 && document.getElementById('messages').children.length === 0;
+	})()`)
+	light := bodyLuma()
+	shot("chat-empty-light")
+	setTheme("dark")
+	if dark := bodyLuma(); dark >= light || dark > 80 {
+		t.Errorf("dark theme background brightness %.0f, light %.0f: the dark theme is not dark", dark, light)
+	}
+	shot("chat-empty-dark")
+	setTheme("light")
+	// A suggestion fills the box; it is not sent by itself.
+	b.do(t, "pick a suggestion", chromedp.Click(`#suggestions button`))
+	if got := eval[string](t, b, `document.getElementById('input').value`); got == "" {
+		t.Errorf("a suggestion left the message box empty")
+	}
+	eval[bool](t, b, `(document.getElementById('input').value = '', true)`)
+
+	// The Markdown reply is rendered as elements; the attacks in it are
+	// shown as text and run nothing.
+	send("markdown please")
+	waitFor[bool](t, b, "the Markdown reply", `(() => {
+		const li = `+lastAssistant+`;
+		return !!li && li.dataset.done === 'true' && !!li.querySelector('.body pre code');
+	})()`)
+	type rendered struct {
+		Heading, Strong, Em, Code, LinkHref, FirstItem string
+		Items                                          int
+		EmptyShown                                     bool
+	}
+	got := eval[rendered](t, b, `(() => {
+		const body = `+lastAssistant+`.querySelector('.body');
+		return {
+			heading: body.querySelector('h3, h4')?.textContent ?? '',
+			strong: body.querySelector('strong')?.textContent ?? '',
+			em: body.querySelector('em')?.textContent ?? '',
+			code: body.querySelector('pre code')?.textContent ?? '',
+			linkHref: body.querySelector('a[href^="https:"]')?.getAttribute('href') ?? '',
+			firstItem: body.querySelector('ul > li')?.textContent ?? '',
+			items: body.querySelectorAll('ul > li').length,
+			emptyShown: document.getElementById('chat-empty').checkVisibility(),
+		};
+	})()`)
+	want := rendered{Heading: "Build result", Strong: "bold", Em: "emphasis", Code: `fmt.Println("hello from a code block")`,
+		LinkHref: "https://example.com/docs", FirstItem: "first item", Items: 2}
+	if got != want {
+		t.Errorf("rendered Markdown\n got %+v\nwant %+v", got, want)
+	}
+	type inert struct {
+		Scripts, Images, Handlers, BadLinks int
+		Fired                               string
+		ShownAsText                         bool
+	}
+	inertNow := func() inert {
+		t.Helper()
+		return eval[inert](t, b, `(() => {
+		const m = document.getElementById('messages');
+		const all = [...m.querySelectorAll('*')];
+		return {
+			scripts: m.querySelectorAll('script, iframe, object, embed').length,
+			images: m.querySelectorAll('img').length,
+			handlers: all.filter((e) => [...e.attributes].some((a) => a.name.startsWith('on'))).length,
+			badLinks: [...m.querySelectorAll('a[href]')].filter((a) => !/^(https?|mailto):/.test(a.getAttribute('href'))).length,
+			fired: String(window.__xss ?? ''),
+			shownAsText: m.textContent.includes('<script>') && m.textContent.includes('click me'),
+		};
+	})()`)
+	}
+	if attack := inertNow(); attack != (inert{ShownAsText: true}) {
+		t.Errorf("the attacks in the reply were not inert: %+v", attack)
+	}
+	shot("chat-reply-light")
+	setTheme("dark")
+	shot("chat-reply-dark")
+	setTheme("light")
+
+	// The page's policy refuses inline script and other origins even when
+	// something manages to put a <script> or an <img> into the page.
+	waitFor[bool](t, b, "the CSP refusing an inline script", `(() => {
+		if (!window.__cspProbe) {
+			window.__cspProbe = true;
+			document.addEventListener('securitypolicyviolation', (e) => { if (e.violatedDirective.startsWith('script-src')) window.__cspBlocked = true; });
+			document.addEventListener('securitypolicyviolation', (e) => { if (e.violatedDirective.startsWith('img-src')) window.__cspImgBlocked = true; });
+			const s = document.createElement('script');
+			s.textContent = 'window.__inlineRan = true';
+			document.body.append(s);
+			// Another origin is refused before any request leaves.
+			const img = document.createElement('img');
+			img.src = 'http://198.51.100.7/pixel.png';
+			img.hidden = true;
+			document.body.append(img);
+		}
+		return window.__cspBlocked === true && window.__cspImgBlocked === true && window.__inlineRan !== true;
+	})()`)
+
+	// A tool call shows as a card under its reply; its summary opens and
+	// closes the arguments and the result.
+	send("tool please")
+	card := `document.querySelector('#messages li.tool[data-call="t1"]')`
+	waitFor[bool](t, b, "the tool card", `(() => {
+		const li = `+lastAssistant+`, c = `+card+`;
+		return !!li && li.dataset.done === 'true' && li.querySelector('.body').textContent.includes('The status tool answered.')
+			&& !!c && c.checkVisibility() && c.querySelector('summary strong').textContent === 'session_status'
+			&& c.dataset.phase === 'result' && c.querySelector('.result').textContent.trim() !== '';
+	})()`)
+	// checkVisibility, not a box size: Chromium lays out a closed
+	// <details>'s content and only skips painting it.
+	if open := eval[bool](t, b, card+`.querySelector('details').open || `+card+`.querySelector('.result').checkVisibility()`); open {
+		t.Errorf("the tool card starts open")
+	}
+	b.do(t, "open the tool card", chromedp.Click(`#messages li.tool[data-call="t1"] summary`))
+	waitFor[bool](t, b, "the open tool card", card+`.querySelector('details').open && `+card+`.querySelector('.result').checkVisibility()`)
+	eval[bool](t, b, `(`+card+`.scrollIntoView({block: 'center'}), true)`)
+	shot("tool-card-expanded-light")
+	setTheme("dark")
+	shot("tool-card-expanded-dark")
+	setTheme("light")
+	b.do(t, "close the tool card", chromedp.Click(`#messages li.tool[data-call="t1"] summary`))
+	waitFor[bool](t, b, "the closed tool card", `!`+card+`.querySelector('details').open && !`+card+`.querySelector('.result').checkVisibility()`)
+
+	// A guarded exec call asks inline; Allow once resolves it and the run
+	// goes on with the command's output.
+	send("exec please")
+	approval := `document.querySelector('#messages li.msg.approval')`
+	waitFor[bool](t, b, "the inline approval", `(() => {
+		const a = `+approval+`;
+		return !!a && a.checkVisibility() && a.querySelector('.approval-title').textContent.includes('exec')
+			&& a.querySelector('.args').textContent.includes("echo 'ui-views-approved <img src=x onerror=window.__xss=1>'")
+			&& !a.querySelector('img') && !!a.querySelector('button.decide-allow-once');
+	})()`)
+	shot("approval-pending-light")
+	setTheme("dark")
+	shot("approval-pending-dark")
+	setTheme("light")
+	b.do(t, "allow once", chromedp.Click(`#messages li.msg.approval button.decide-allow-once`))
+	waitFor[bool](t, b, "the allowed approval and the finished run", `(() => {
+		const a = `+approval+`, li = `+lastAssistant+`;
+		const c = document.querySelector('#messages li.tool[data-call="e1"]');
+		return a.dataset.decision === 'allow-once' && a.querySelector('.approval-state').textContent === 'Allowed once' && !a.querySelector('button')
+			&& !!li && li.dataset.done === 'true' && li.querySelector('.body').textContent.includes('done after approval')
+			&& !!c && c.querySelector('.result').textContent.includes('ui-views-approved');
+	})()`)
+	shot("approval-allowed")
+	// The markup in the command, its approval card and its output is
+	// text too.
+	if attack := inertNow(); attack != (inert{ShownAsText: true}) {
+		t.Errorf("markup in a tool call or its result was not inert: %+v", attack)
+	}
+
+	// Enter in the box sends; Esc, with the focus still in the box, stops
+	// the reply that is running.
+	b.do(t, "send slow please with Enter", chromedp.SendKeys(chromedp.ID("input"), "slow please"+kb.Enter))
+	waitFor[bool](t, b, "the Stop button", `!document.getElementById('stop').disabled && document.activeElement === document.getElementById('input')`)
+	if !poll(time.Minute, func() bool {
+		for _, r := range model.Requests() {
+			if m := r.Messages; len(m) > 0 && strings.Contains(m[len(m)-1].Text, "slow please") {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("the model never got the slow message\npage: %s", b.pageState())
+	}
+	shot("reply-running")
+	b.do(t, "press Esc", chromedp.KeyEvent(kb.Escape))
+	waitFor[bool](t, b, "the stopped reply", `(() => {
+		const li = `+lastAssistant+`;
+		return li.dataset.done === 'true' && li.classList.contains('stopped') && document.getElementById('stop').disabled;
+	})()`)
+
+	// Shortcuts: "?" lists them, Alt+digit opens a view, Ctrl+K comes back
+	// to the message box.
+	b.do(t, "leave the message box", chromedp.Blur(chromedp.ID("input")), chromedp.KeyEvent("?"))
+	waitFor[bool](t, b, "the shortcuts dialog", `document.getElementById('shortcuts').open`)
+	shot("shortcuts")
+	b.do(t, "close the dialog", chromedp.KeyEvent(kb.Escape))
+	waitFor[bool](t, b, "the closed dialog", `!document.getElementById('shortcuts').open`)
+	views := eval[[]string](t, b, `[...document.querySelectorAll('#nav [data-view]')].map((b) => b.dataset.view)`)
+	if len(views) < 2 || views[0] != "chat" {
+		t.Fatalf("navigation views %v", views)
+	}
+	b.do(t, "Alt+2", chromedp.KeyEvent("2", chromedp.KeyModifiers(chromedp.ModifierAlt)))
+	waitFor[bool](t, b, "the second view by Alt+2", `document.body.dataset.view === `+js(views[1])+` && !document.getElementById('view-'+`+js(views[1])+`).hidden`)
+	b.do(t, "Ctrl+K", chromedp.KeyEvent("k", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+	waitFor[bool](t, b, "the message box by Ctrl+K", `document.body.dataset.view === 'chat' && document.activeElement === document.getElementById('input')`)
+
+	// Every other view, in both themes: on screen alone, with a heading or
+	// an empty state that says what to do, and no error.
+	for _, theme := range []string{"light", "dark"} {
+		setTheme(theme)
+		for _, v := range views[1:] {
+			openView(t, b, v)
+			waitFor[bool](t, b, "the "+v+" view's content", `(() => {
+				const s = document.getElementById('view-'+`+js(v)+`);
+				const others = [...document.querySelectorAll('#chat > section')].filter((x) => x !== s && x.getBoundingClientRect().height > 0);
+				const head = [...s.querySelectorAll('h2, h3')].find((h) => h.getBoundingClientRect().height > 0 && h.textContent.trim() !== '');
+				return s.getBoundingClientRect().height > 0 && others.length === 0 && !!head && document.getElementById('notice').hidden;
+			})()`)
+			shot(v + "-" + theme)
+		}
+	}
+	setTheme("light")
+	openView(t, b, "chat")
+
+	// A phone: the layout fits 390 px and a new message and its reply
+	// scroll into view at the bottom of a long conversation.
+	b.do(t, "a phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	waitFor[bool](t, b, "the phone layout", `window.innerWidth === 390`)
+	eval[bool](t, b, `(document.getElementById('messages').scrollTop = 0, true)`)
+	send("phone hello")
+	waitFor[bool](t, b, "the phone reply in view", `(() => {
+		const li = `+lastAssistant+`, m = document.getElementById('messages');
+		if (!li || li.dataset.done !== 'true' || !li.textContent.includes('phone hello')) return false;
+		const r = li.getBoundingClientRect(), box = m.getBoundingClientRect();
+		return m.scrollHeight > m.clientHeight && r.bottom <= Math.min(box.bottom, window.innerHeight) + 1 && r.top >= box.top - 1;
+	})()`)
+	if w := eval[float64](t, b, `document.documentElement.scrollWidth`); w > 390 {
+		t.Errorf("on a phone the page is %.0f px wide, wider than the 390 px screen", w)
+	}
+	// The top bar's name, state and buttons sit side by side, none over
+	// another, all on screen.
+	if bar := eval[string](t, b, `(() => {
+		const items = ['.brand h1', '#conn-state', '#shortcuts-button', '#theme', '#logout'].map((s) => document.querySelector('#topbar ' + s))
+			.filter((e) => e && e.checkVisibility()).map((e) => ({ id: e.id || e.tagName, r: e.getBoundingClientRect() })).sort((a, b) => a.r.left - b.r.left);
+		for (let i = 0; i < items.length; i++) {
+			if (items[i].r.right > 390) return items[i].id + ' ends off screen at ' + items[i].r.right;
+			if (i > 0 && items[i - 1].r.right > items[i].r.left + 0.5) return items[i - 1].id + ' overlaps ' + items[i].id;
+		}
+		return '';
+	})()`); bar != "" {
+		t.Errorf("on a phone the top bar is broken: %s", bar)
+	}
+	if !eval[bool](t, b, `(() => { const r = document.getElementById('send').getBoundingClientRect(); return r.width > 0 && r.right <= 390 && r.bottom <= window.innerHeight; })()`) {
+		t.Errorf("on a phone the Send button is off screen")
+	}
+	shot("phone-chat-light")
+	setTheme("dark")
+	shot("phone-chat-dark")
 }
