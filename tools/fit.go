@@ -85,7 +85,7 @@ func fitJSON(text string, total, limit int) (string, bool) {
 		return "", false // more than one value
 	}
 	for range maxJSONShrinks {
-		out := encodeJSON(v)
+		out := EncodeJSON(v)
 		n := utf8.RuneCountInString(out)
 		if n <= limit {
 			return out, true
@@ -97,12 +97,12 @@ func fitJSON(text string, total, limit int) (string, bool) {
 	}
 	wrapper := map[string]any{"truncated": true, "originalChars": total,
 		"note": "the answer was too long and is shown as text, cut", "head": ""}
-	room := limit - utf8.RuneCountInString(encodeJSON(wrapper))
+	room := limit - utf8.RuneCountInString(EncodeJSON(wrapper))
 	head := headRunes(trimmed, max(0, room))
 	// Escaping makes the head longer than its characters; cut until it fits.
 	for {
 		wrapper["head"] = head
-		out := encodeJSON(wrapper)
+		out := EncodeJSON(wrapper)
 		over := utf8.RuneCountInString(out) - limit
 		if over <= 0 || head == "" {
 			return out, true
@@ -111,7 +111,9 @@ func fitJSON(text string, total, limit int) (string, bool) {
 	}
 }
 
-func encodeJSON(v any) string {
+// EncodeJSON is v as compact JSON for a model or a person to read: no
+// HTML escaping, so "<" stays one character rather than \u003c.
+func EncodeJSON(v any) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // \u003c would cost six characters for one

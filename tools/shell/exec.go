@@ -212,10 +212,10 @@ func (r Result) fit(limit int) string {
 	keepOut, keepErr := utf8.RuneCountInString(out), utf8.RuneCountInString(errs)
 	for {
 		r.Stdout, r.Stderr = cutStream(out, keepOut), cutStream(errs, keepErr)
-		b, _ := json.Marshal(r)
-		over := utf8.RuneCount(b) - limit
+		b := tools.EncodeJSON(r)
+		over := utf8.RuneCountInString(b) - limit
 		if limit <= 0 || over <= 0 || keepOut+keepErr == 0 {
-			return string(b)
+			return b
 		}
 		// Each pass drops at least the excess (and the note's room), so a
 		// few passes reach the limit.

@@ -203,3 +203,19 @@ func TestElevatedGate(t *testing.T) {
 		}
 	}
 }
+
+// An exec result is JSON a person reads in the Control UI and a model
+// reads in its context: markup in the output stays as written, not
+// \u003c escapes (six characters each, and unreadable).
+func TestResultKeepsMarkupReadable(t *testing.T) {
+	code := 0
+	r := Result{Status: "completed", ExitCode: &code, Stdout: "<b>a & b</b>\n"}
+	got := r.fit(0)
+	if !strings.Contains(got, `"<b>a & b</b>\n"`) || strings.Contains(got, `\u003c`) {
+		t.Fatalf("fit = %s", got)
+	}
+	var back Result
+	if err := json.Unmarshal([]byte(got), &back); err != nil || back.Stdout != r.Stdout {
+		t.Fatalf("round trip: %v %q", err, back.Stdout)
+	}
+}
