@@ -17,8 +17,11 @@
 //	                           OpenClaw gateway instead of ours, to check the
 //	                           tests themselves; tests of our own gateway's
 //	                           behaviour are skipped
-//	OPENCLAW_E2E_SKIP_BROWSER=1 skip the WebChat test, which otherwise needs
+//	OPENCLAW_E2E_SKIP_BROWSER=1 skip the browser tests (WebChat, Control UI,
+//	                           the browser CLI), which otherwise need
 //	                           Debian's chromium at /usr/bin/chromium
+//	OPENCLAW_UI_SHOTS=DIR      keep the Control UI test's screenshots, one
+//	                           PNG per view and theme, in DIR
 //
 // The package has no non-test code besides this comment. Its results depend
 // on a binary built from packages it does not import; recordInputs makes
