@@ -56,13 +56,14 @@ func parseGatewayRun(a *app, args []string) (gatewayRunFlags, error) {
 	default:
 		return f, usageErrorf("--bind must be loopback, lan, tailnet, auto or custom, not %q", f.bind)
 	}
-	if fs.Changed("port") && (f.port < 1 || f.port > 65535) {
-		return f, usageErrorf("--port %d is not a port (1-65535)", f.port)
+	// --port 0 meant "the configured port" before and still does.
+	if f.port < 0 || f.port > 65535 {
+		return f, usageErrorf("--port %d is not a port (1-65535, or 0 for the configured one)", f.port)
 	}
 	if f.token == "" {
 		f.token = os.Getenv("OPENCLAW_GATEWAY_TOKEN")
 	}
-	if !fs.Changed("port") {
+	if f.port == 0 {
 		if v := os.Getenv("OPENCLAW_GATEWAY_PORT"); v != "" {
 			if _, err := fmt.Sscan(v, &f.port); err != nil || f.port < 1 || f.port > 65535 {
 				return f, usageErrorf("OPENCLAW_GATEWAY_PORT=%q is not a port", v)
