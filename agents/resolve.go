@@ -32,6 +32,15 @@ type resolvedAgent struct {
 	ContextInjection       string
 }
 
+// WorkspaceDir is the workspace directory of agent id ("" for the
+// default agent) under cfg, as the gateway resolves it; ok is false for
+// an agent that is not configured. The CLI uses it to confine files it
+// names (message send --media) the way the agent's tools are confined.
+func WorkspaceDir(cfg *config.Config, stateDir, id string) (dir string, ok bool) {
+	a, ok := resolveAgent(cfg, stateDir, id)
+	return a.Workspace, ok
+}
+
 // resolveAgent applies agents.defaults to an entry. ok is false for an
 // agent that is not configured.
 func resolveAgent(cfg *config.Config, stateDir, id string) (resolvedAgent, bool) {

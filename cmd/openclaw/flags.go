@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -77,7 +78,7 @@ func (fs *flagSet) printHelp(w io.Writer) {
 		if name != "" {
 			arg += " " + name
 		}
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" {
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" && f.DefValue != "0" {
 			help += " (default " + f.DefValue + ")"
 		}
 		fmt.Fprintf(w, "  %-22s %s\n", arg, help)
@@ -109,7 +110,36 @@ type gatewayFlags struct {
 	timeoutMs int
 	dev       bool
 	json      bool
-	tlsPin    string // --tls-fingerprint
+	tlsPin    string    // --tls-fingerprint
+	port      portValue // --port, on the commands that take it (addPortFlag)
+}
+
+// portValue is a --port: an integer from 1 to 65535; 0 means not given.
+type portValue int
+
+func (p *portValue) String() string {
+	if *p == 0 {
+		return ""
+	}
+	return strconv.Itoa(int(*p))
+}
+
+func (p *portValue) Set(v string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("%q is not a port (an integer from 1 to 65535)", v)
+	}
+	*p = portValue(n)
+	return nil
+}
+
+func (p *portValue) Type() string { return "int" }
+
+// addPortFlag adds --port, which picks the gateway on this machine at
+// that port over OPENCLAW_GATEWAY_URL and gateway.remote.url, as the real
+// CLI's logs and gateway call|health|status do.
+func (g *gatewayFlags) addPortFlag(fs *flag.FlagSet) {
+	fs.Var(&g.port, "port", "local gateway `port` (overrides OPENCLAW_GATEWAY_URL and gateway.remote.url; not with --url)")
 }
 
 // gatewayFlags registers the common gateway flags on fs.

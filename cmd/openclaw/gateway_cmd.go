@@ -10,7 +10,7 @@ import (
 // running the gateway itself.
 var gatewaySubcommands = map[string]func(ctx context.Context, a *app, args []string) error{
 	"run": func(ctx context.Context, a *app, args []string) error {
-		return runGateway(ctx, withDev(a, args), a.stdout, a.stderr)
+		return runGateway(ctx, a, withDev(a, args))
 	},
 	"call":   runGatewayCall,
 	"health": runHealth,
@@ -21,7 +21,7 @@ var gatewaySubcommands = map[string]func(ctx context.Context, a *app, args []str
 func runGatewayGroup(ctx context.Context, a *app, args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		a.cmd = "gateway run"
-		return runGateway(ctx, withDev(a, args), a.stdout, a.stderr)
+		return runGateway(ctx, a, withDev(a, args))
 	}
 	sub, rest, err := subcommand("gateway", args, gatewaySubcommands)
 	if err != nil {
@@ -44,8 +44,9 @@ func withDev(a *app, args []string) []string {
 // [--expect-final]`. It asks only for the scope the method needs, and
 // prints the response payload as JSON.
 func runGatewayCall(ctx context.Context, a *app, args []string) error {
-	fs := newFlagSet(a, "openclaw gateway call METHOD [--params JSON] [--expect-final] [gateway flags]")
+	fs := newFlagSet(a, "openclaw gateway call METHOD [--params JSON] [--expect-final] [--port PORT] [gateway flags]")
 	g := fs.gatewayFlags()
+	g.addPortFlag(fs.FlagSet)
 	params := fs.String("params", "{}", "request params as a JSON `object`")
 	final := fs.Bool("expect-final", false, "wait for the final answer of a two-stage method (agent)")
 	pos, err := fs.parse(args, 1, 1)

@@ -3,67 +3,110 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 
 	"github.com/openclaw-go/openclaw/gateway"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/statelock"
 )
 
+// gatewayRunFlags are the flags of `openclaw gateway run`, named as in
+// the real CLI.
+type gatewayRunFlags struct {
+	port    int
+	bind    string
+	token   string
+	auth    string
+	dev     bool
+	verbose bool
+	force   bool
+}
+
+// gatewayRunLongFlags are the long flags `gateway run` took with one dash
+// when it parsed with the standard flag package (-port 18789); they are
+// still read so scripts written then keep working.
+var gatewayRunLongFlags = []string{"port", "bind", "token", "auth", "dev", "verbose", "force", "allow-unconfigured"}
+
+// parseGatewayRun reads the command line of `openclaw gateway run`.
+func parseGatewayRun(a *app, args []string) (gatewayRunFlags, error) {
+	var f gatewayRunFlags
+	fs := newFlagSet(a, "openclaw gateway run [flags]")
+	fs.IntVar(&f.port, "port", 0, "`port` for the gateway WebSocket (default gateway.port, 18789; 19001 with --dev)")
+	fs.StringVar(&f.bind, "bind", "", "bind `mode`: loopback, lan, tailnet, auto or custom (default gateway.bind, or loopback)")
+	fs.StringVar(&f.token, "token", "", "shared `token` required in connect.params.auth.token (default gateway.auth.token or OPENCLAW_GATEWAY_TOKEN)")
+	fs.StringVar(&f.auth, "auth", "", "gateway auth `mode`: token, password or none (default gateway.auth.mode)")
+	fs.BoolVar(&f.dev, "dev", false, "use the dev profile (~/.openclaw-dev, port 19001); its config is created if missing")
+	fs.BoolVar(&f.verbose, "verbose", false, "verbose logging (debug level) to stderr")
+	fs.Bool("allow-unconfigured", false, "accepted for compatibility: a missing config is always created")
+	fs.BoolVar(&f.force, "force", false, "accepted for compatibility: a second gateway on the same state is refused by its lock, never killed")
+	if _, err := fs.parse(oneDashLong(args, gatewayRunLongFlags), 0, 0); err != nil {
+		return f, err
+	}
+	switch f.auth {
+	case "", "token", "password", "none":
+	default:
+		return f, usageErrorf("--auth must be token, password or none, not %q", f.auth)
+	}
+	switch f.bind {
+	case "", "loopback", "lan", "tailnet", "auto", "custom":
+	default:
+		return f, usageErrorf("--bind must be loopback, lan, tailnet, auto or custom, not %q", f.bind)
+	}
+	// --port 0 meant "the configured port" before and still does.
+	if f.port < 0 || f.port > 65535 {
+		return f, usageErrorf("--port %d is not a port (1-65535, or 0 for the configured one)", f.port)
+	}
+	if f.token == "" {
+		f.token = os.Getenv("OPENCLAW_GATEWAY_TOKEN")
+	}
+	if f.port == 0 {
+		if v := os.Getenv("OPENCLAW_GATEWAY_PORT"); v != "" {
+			if _, err := fmt.Sscan(v, &f.port); err != nil || f.port < 1 || f.port > 65535 {
+				return f, usageErrorf("OPENCLAW_GATEWAY_PORT=%q is not a port", v)
+			}
+		}
+	}
+	return f, nil
+}
+
+// oneDashLong rewrites -name and -name=value to --name for the given long
+// flag names, up to a "--".
+func oneDashLong(args []string, names []string) []string {
+	out := make([]string, 0, len(args))
+	for i, arg := range args {
+		if arg == "--" {
+			return append(out, args[i:]...)
+		}
+		if len(arg) > 2 && arg[0] == '-' && arg[1] != '-' {
+			name, _, _ := strings.Cut(arg[1:], "=")
+			if slices.Contains(names, name) {
+				arg = "-" + arg
+			}
+		}
+		out = append(out, arg)
+	}
+	return out
+}
+
 // runGateway runs the gateway in the foreground until SIGINT or SIGTERM
 // (through ctx). SIGUSR1 restarts it in process: listeners and stores are
 // closed and built again from the config file.
-func runGateway(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	port := fs.Int("port", 0, "port to listen on (default gateway.port, 18789; 19001 with --dev)")
-	bind := fs.String("bind", "", "loopback, lan, tailnet, auto or custom (default gateway.bind)")
-	token := fs.String("token", "", "shared token clients must send (default gateway.auth.token or OPENCLAW_GATEWAY_TOKEN)")
-	auth := fs.String("auth", "", "auth mode: token, password or none (default gateway.auth.mode)")
-	dev := fs.Bool("dev", false, "use ~/.openclaw-dev and port 19001")
-	verbose := fs.Bool("verbose", false, "log at debug level")
-	fs.Bool("allow-unconfigured", false, "accepted for compatibility; a missing config is always created")
-	fs.Bool("force", false, "accepted for compatibility")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageErrorf("%v", err)
+func runGateway(ctx context.Context, a *app, args []string) error {
+	f, err := parseGatewayRun(a, args)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		return usageErrorf("unexpected argument %q", fs.Arg(0))
-	}
-	switch *auth {
-	case "", "token", "password", "none":
-	default:
-		return usageErrorf("--auth must be token, password or none")
-	}
+	stdout, stderr := a.stdout, a.stderr
 	home, _ := os.UserHomeDir()
-	paths := config.ResolvePaths(os.Getenv, home, *dev)
-	tok := *token
-	if tok == "" {
-		tok = os.Getenv("OPENCLAW_GATEWAY_TOKEN")
-	}
-	envPort := 0
-	if v := os.Getenv("OPENCLAW_GATEWAY_PORT"); v != "" {
-		if _, err := fmt.Sscan(v, &envPort); err != nil || envPort < 1 || envPort > 65535 {
-			return usageErrorf("OPENCLAW_GATEWAY_PORT=%q is not a port", v)
-		}
-	}
-	if *port == 0 {
-		*port = envPort
-	}
-	if *port < 0 || *port > 65535 {
-		return usageErrorf("--port %d is not a port", *port)
-	}
+	paths := config.ResolvePaths(os.Getenv, home, f.dev)
 	opts := gateway.Options{
 		StateDir: paths.StateDir, ConfigPath: paths.ConfigPath, IncludeRoots: paths.IncludeRoots,
-		Port: *port, Bind: *bind, Token: tok, AuthMode: *auth, Dev: *dev, Version: version,
-		Getenv: os.Getenv, Stderr: stderr, Verbose: *verbose,
+		Port: f.port, Bind: f.bind, Token: f.token, AuthMode: f.auth, Dev: f.dev, Version: version,
+		Getenv: os.Getenv, Stderr: stderr, Verbose: f.verbose,
 		Ready: func(addr string) {
 			fmt.Fprintf(stdout, "openclaw gateway listening on ws://%s (config %s)\n", addr, paths.ConfigPath)
 			fmt.Fprintf(stdout, "connect with: openclaw health   (the CLI reads the token from the config)\n")

@@ -13,6 +13,9 @@ import (
 // logsMaxBytes is the maxBytes the real CLI sends with logs.tail.
 const logsMaxBytes = 250_000
 
+// logsTimeoutMs is the real CLI's --timeout default for logs.
+const logsTimeoutMs = 30_000
+
 // logsTailResult is the part of a logs.tail result the CLI reads.
 type logsTailResult struct {
 	File         string   `json:"file"`
@@ -24,26 +27,52 @@ type logsTailResult struct {
 	SkippedBytes int64    `json:"skippedBytes"`
 }
 
-// runLogs serves `openclaw logs [--limit N] [--follow] [--json]`.
+// logsView is how text mode renders a line.
+type logsView struct {
+	loc   *time.Location // --utc: UTC; default and --local-time: local
+	plain bool           // --plain: "time level subsystem message", full timestamps
+}
+
+// runLogs serves `openclaw logs [--limit N] [--max-bytes N] [--follow]
+// [--utc|--local-time] [--plain] [--json]`.
 //
 // Without --follow it prints the last lines once. With --follow it keeps
 // one connection and polls logs.tail with the returned cursor every
 // --interval until interrupted. With --json each poll's result is printed
 // as one JSON line (a single indented object without --follow).
 func runLogs(ctx context.Context, a *app, args []string) error {
-	fs := newFlagSet(a, "openclaw logs [--limit N] [--follow] [--interval MS] [gateway flags]")
+	fs := newFlagSet(a, "openclaw logs [--limit N] [--max-bytes N] [--follow] [--interval MS] [--utc|--local-time] [--plain] [gateway flags]")
 	g := fs.gatewayFlags()
-	limit := fs.Int("limit", 200, "number of lines to show first (1-5000)")
+	g.addPortFlag(fs.FlagSet)
+	limit := fs.Int("limit", 200, "max lines to return (1-5000)")
+	maxBytes := fs.Int("max-bytes", logsMaxBytes, "max bytes to read from the log file (1-1000000)")
 	follow := fs.Bool("follow", false, "keep printing new lines until interrupted")
 	intervalMs := fs.Int("interval", 1000, "poll interval in `ms` with --follow")
+	utc := fs.Bool("utc", false, "show timestamps in UTC")
+	// As the real CLI, --utc wins when both are given.
+	fs.Bool("local-time", false, "show timestamps in the local time zone (the default)")
+	plain := fs.Bool("plain", false, "plain text: full timestamp, level, subsystem and message, no column padding or attributes")
+	fs.Bool("expect-final", false, "accepted for compatibility: logs.tail answers at once")
 	if _, err := fs.parse(args, 0, 0); err != nil {
 		return err
 	}
 	if *limit < 1 || *limit > 5000 {
 		return usageErrorf("--limit must be between 1 and 5000")
 	}
+	if *maxBytes < 1 || *maxBytes > 1_000_000 {
+		return usageErrorf("--max-bytes must be between 1 and 1000000")
+	}
 	if *intervalMs < 1 {
 		return usageErrorf("--interval must be positive")
+	}
+	view := logsView{loc: time.Local, plain: *plain}
+	if *utc {
+		view.loc = time.UTC
+	}
+	if !fs.Changed("timeout") {
+		// As the real CLI, logs waits longer than other calls: a tail of
+		// a large file takes time.
+		g.timeoutMs = logsTimeoutMs
 	}
 
 	dialCtx, cancel := context.WithTimeout(ctx, g.timeout())
@@ -54,7 +83,7 @@ func runLogs(ctx context.Context, a *app, args []string) error {
 	}
 	defer s.Close()
 
-	params := map[string]any{"limit": *limit, "maxBytes": logsMaxBytes}
+	params := map[string]any{"limit": *limit, "maxBytes": *maxBytes}
 	tick := time.NewTicker(time.Duration(*intervalMs) * time.Millisecond)
 	defer tick.Stop()
 	for first := true; ; first = false {
@@ -65,7 +94,7 @@ func runLogs(ctx context.Context, a *app, args []string) error {
 			}
 			return err
 		}
-		if err := a.printLogs(raw, res, g.json, *follow, first); err != nil {
+		if err := a.printLogs(raw, res, view, g.json, *follow, first); err != nil {
 			return err
 		}
 		if !*follow {
@@ -103,7 +132,7 @@ func (s *session) tail(ctx context.Context, params map[string]any) (json.RawMess
 // mode writes JSON lines as OpenClaw's CLI does: a meta line, one line per
 // log entry, and a notice when the tail was cut. Notices about rotation
 // and skipped bytes go to stderr so stdout holds only log lines.
-func (a *app) printLogs(raw json.RawMessage, res logsTailResult, asJSON, follow, first bool) error {
+func (a *app) printLogs(raw json.RawMessage, res logsTailResult, view logsView, asJSON, follow, first bool) error {
 	if asJSON {
 		if first || res.Reset {
 			if err := writeJSONLine(a.stdout, map[string]any{"type": "meta", "file": res.File, "sourceKind": "file", "cursor": res.Cursor, "size": res.Size}); err != nil {
@@ -132,7 +161,12 @@ func (a *app) printLogs(raw json.RawMessage, res logsTailResult, asJSON, follow,
 		fmt.Fprintf(a.stderr, "-- skipped %d bytes --\n", res.SkippedBytes)
 	}
 	for _, line := range res.Lines {
-		if _, err := fmt.Fprintln(a.stdout, formatLogLine(line)); err != nil {
+		if view.plain {
+			line = formatPlainLogLine(line, view.loc)
+		} else {
+			line = formatLogLine(line, view.loc)
+		}
+		if _, err := fmt.Fprintln(a.stdout, line); err != nil {
 			return fmt.Errorf("write log line: %w", err)
 		}
 	}
@@ -162,9 +196,9 @@ func parseLogLine(line string) map[string]any {
 	return out
 }
 
-// formatLogLine renders a JSON log line for people; other lines pass
-// through unchanged.
-func formatLogLine(line string) string {
+// formatLogLine renders a JSON log line for people, its time in loc;
+// other lines pass through unchanged.
+func formatLogLine(line string, loc *time.Location) string {
 	var m map[string]any
 	if json.Unmarshal([]byte(line), &m) != nil {
 		return line
@@ -172,7 +206,7 @@ func formatLogLine(line string) string {
 	str := func(k string) string { v, _ := m[k].(string); return v }
 	var b strings.Builder
 	if t, err := time.Parse(time.RFC3339Nano, str("time")); err == nil {
-		b.WriteString(t.Local().Format("15:04:05.000"))
+		b.WriteString(t.In(loc).Format("15:04:05.000"))
 	} else {
 		b.WriteString(str("time"))
 	}
@@ -196,4 +230,32 @@ func formatLogLine(line string) string {
 		fmt.Fprintf(&b, " %s=%s", k, v)
 	}
 	return b.String()
+}
+
+// formatPlainLogLine renders a JSON log line as the real CLI's --plain
+// does: full timestamp (ISO 8601 in UTC, with the offset in local time),
+// level, subsystem and message separated by spaces. Other lines pass
+// through unchanged.
+func formatPlainLogLine(line string, loc *time.Location) string {
+	var obj map[string]any
+	if json.Unmarshal([]byte(line), &obj) != nil {
+		return line
+	}
+	m := parseLogLine(line)
+	str := func(k string) string { v, _ := m[k].(string); return v }
+	ts := str("time")
+	if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+		if loc == time.UTC {
+			ts = t.UTC().Format("2006-01-02T15:04:05.000Z")
+		} else {
+			ts = t.In(loc).Format("2006-01-02T15:04:05.000-07:00")
+		}
+	}
+	var parts []string
+	for _, p := range []string{ts, str("level"), str("subsystem"), str("message")} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, " ")
 }

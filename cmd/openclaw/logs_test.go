@@ -85,7 +85,7 @@ func TestFormatLogLine(t *testing.T) {
 		{`{"time":"x","level":"warn","message":"m","n":2,"a":true}`, `x warn  m a=true n=2`},
 	}
 	for _, tt := range tests {
-		if got := formatLogLine(tt.in); got != tt.want {
+		if got := formatLogLine(tt.in, time.UTC); got != tt.want {
 			t.Errorf("formatLogLine(%s) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -164,4 +164,63 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// TestLogsFlags checks the real CLI's logs flags: time zone, plain text,
+// --max-bytes and --port, and their refusals.
+func TestLogsFlags(t *testing.T) {
+	const line = `{"time":"2026-01-02T03:04:05.678Z","level":"INFO","subsystem":"rpc","message":"hello","conn":"c1"}`
+	ts, _ := time.Parse(time.RFC3339Nano, "2026-01-02T03:04:05.678Z")
+	tests := []struct {
+		name       string
+		args       []string // after "logs"; the fake's --url/--token unless port
+		port       bool     // reach the fake by --port instead of --url
+		wantStdout string
+		wantParams string
+		wantErr    string
+	}{
+		{name: "default is local time", wantStdout: ts.Local().Format("15:04:05.000") + ` info  rpc: hello conn="c1"` + "\n",
+			wantParams: `{"limit":200,"maxBytes":250000}`},
+		{name: "local-time", args: []string{"--local-time"}, wantStdout: ts.Local().Format("15:04:05.000") + ` info  rpc: hello conn="c1"` + "\n"},
+		{name: "utc", args: []string{"--utc"}, wantStdout: `03:04:05.678 info  rpc: hello conn="c1"` + "\n"},
+		{name: "plain utc", args: []string{"--plain", "--utc"}, wantStdout: "2026-01-02T03:04:05.678Z info rpc hello\n"},
+		{name: "plain local", args: []string{"--plain"}, wantStdout: ts.Local().Format("2006-01-02T15:04:05.000-07:00") + " info rpc hello\n"},
+		{name: "max-bytes and limit", args: []string{"--max-bytes", "5000", "--limit", "7"}, wantParams: `{"limit":7,"maxBytes":5000}`},
+		{name: "port reaches the local gateway", port: true, wantParams: `{"limit":200,"maxBytes":250000}`},
+		{name: "utc wins over local-time", args: []string{"--local-time", "--utc"}, wantStdout: `03:04:05.678 info  rpc: hello conn="c1"` + "\n"},
+		{name: "max-bytes zero", args: []string{"--max-bytes", "0"}, wantErr: "--max-bytes must be between"},
+		{name: "limit zero", args: []string{"--limit", "0"}, wantErr: "--limit must be between"},
+		{name: "port with url", args: []string{"--port", "1"}, wantErr: "--port and --url exclude each other"},
+		{name: "empty port", args: []string{"--port", " "}, wantErr: "is not a port"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			isolate(t)
+			srv := clienttest.NewServer(t, clienttest.Config{Token: testToken})
+			srv.Handle("logs.tail", (&fakeLog{lines: []string{line}, polled: make(chan struct{}, 1)}).tail)
+			args := append([]string{"logs"}, tc.args...)
+			if tc.port {
+				_, p, _ := strings.Cut(strings.TrimPrefix(srv.URL(), "ws://"), ":")
+				args = append(args, "--port", p, "--token", testToken)
+			} else {
+				args = append(args, "--url", srv.URL(), "--token", testToken)
+			}
+			stdout, stderr, err := runCLI(t, args...)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(stderr, tc.wantErr) || len(srv.Requests()) != 0 {
+					t.Fatalf("err %v stderr %q requests %d; want %q before any call", err, stderr, len(srv.Requests()), tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v: %s", err, stderr)
+			}
+			if tc.wantStdout != "" && stdout != tc.wantStdout {
+				t.Errorf("stdout = %q, want %q", stdout, tc.wantStdout)
+			}
+			if reqs := srv.Requests(); tc.wantParams != "" && (len(reqs) != 1 || string(reqs[0].Params) != tc.wantParams) {
+				t.Errorf("requests %+v, want params %s", reqs, tc.wantParams)
+			}
+		})
+	}
 }

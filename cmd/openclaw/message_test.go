@@ -1,6 +1,14 @@
 package main
 
-import "testing"
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openclaw-go/openclaw/gateway/client/clienttest"
+)
 
 func TestMessageRequests(t *testing.T) {
 	write := []string{"operator.write"}
@@ -66,4 +74,83 @@ func TestMessageUsage(t *testing.T) {
 		{"pin without target", []string{"message", "pin", "--message-id", "1"}, "--target is required"},
 		{"delete has no emoji", []string{"message", "delete", "--target", "5", "--message-id", "1", "--emoji", "x"}, "unknown flag: --emoji"},
 	})
+}
+
+// TestMessageSendMedia checks --media is confined to the default agent's
+// workspace by send_file's own check, --dry-run sends nothing, and the
+// attacks on the path (escape, absolute, link out, URL) are refused
+// before anything reaches the gateway.
+func TestMessageSendMedia(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string // after "message send"
+		wantOut  []string
+		wantErr  string
+		wantSent bool
+	}{
+		{name: "dry-run text", args: []string{"-t", "5", "-m", "hi", "--channel", "telegram", "--dry-run"},
+			wantOut: []string{"[dry-run] would run send via telegram to 5\n"}},
+		{name: "dry-run json with media", args: []string{"--target", "5", "--media", "pic.png", "--media", "WS/docs/a.txt", "--dry-run", "--json"},
+			wantOut: []string{`"action": "send"`, `"dryRun": true`, `"mediaUrl": "pic.png"`, `"docs/a.txt"`, `"via": "gateway"`}},
+		{name: "shorthands send", args: []string{"-t", "5", "-m", "hi"}, wantSent: true},
+		{name: "media cannot be sent yet", args: []string{"--target", "5", "--media", "pic.png"}, wantErr: "takes text only"},
+		{name: "escape", args: []string{"--target", "5", "--media", "../secret.txt", "--dry-run"}, wantErr: `--media "../secret.txt"`},
+		{name: "absolute outside", args: []string{"--target", "5", "--media", "/etc/passwd", "--dry-run"}, wantErr: `--media "/etc/passwd"`},
+		{name: "link out", args: []string{"--target", "5", "--media", "link.txt", "--dry-run"}, wantErr: `--media "link.txt"`},
+		{name: "url", args: []string{"--target", "5", "--media", "http://169.254.169.254/latest/meta-data", "--dry-run"}, wantErr: "URLs are not accepted"},
+		{name: "directory", args: []string{"--target", "5", "--media", "docs", "--dry-run"}, wantErr: "is a directory"},
+		{name: "missing", args: []string{"--target", "5", "--media", "nope.png", "--dry-run"}, wantErr: "does not exist in the workspace"},
+		{name: "neither message nor media", args: []string{"--target", "5", "--dry-run"}, wantErr: "--message is required unless --media"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			home := isolate(t)
+			ws := filepath.Join(home, ".openclaw", "workspace")
+			if err := os.MkdirAll(filepath.Join(ws, "docs"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			for name, body := range map[string]string{"pic.png": "png", "docs/a.txt": "a"} {
+				if err := os.WriteFile(filepath.Join(ws, name), []byte(body), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			secret := filepath.Join(home, ".openclaw", "secret.txt")
+			if err := os.WriteFile(secret, []byte("s"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(secret, filepath.Join(ws, "link.txt")); err != nil {
+				t.Fatal(err)
+			}
+			srv := clienttest.NewServer(t, clienttest.Config{Token: testToken})
+			srv.Reply("send", map[string]any{"messageId": "m1", "chatId": "5"})
+			args := []string{"message", "send"}
+			for _, a := range tc.args {
+				args = append(args, strings.Replace(a, "WS", ws, 1))
+			}
+			stdout, stderr, err := runCLI(t, append(args, "--url", srv.URL(), "--token", testToken)...)
+			if n := len(srv.Requests()); (n > 0) != tc.wantSent {
+				t.Errorf("%d requests sent, want sent=%v", n, tc.wantSent)
+			}
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(stderr, tc.wantErr) {
+					t.Fatalf("err %v stderr %q; want %q", err, stderr, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v: %s", err, stderr)
+			}
+			for _, w := range tc.wantOut {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			if tc.wantSent {
+				var p map[string]any
+				if err := json.Unmarshal(srv.Requests()[0].Params, &p); err != nil || p["message"] != "hi" || p["to"] != "5" {
+					t.Errorf("send params %s", srv.Requests()[0].Params)
+				}
+			}
+		})
+	}
 }

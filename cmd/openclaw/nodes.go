@@ -48,20 +48,86 @@ func runNodes(ctx context.Context, a *app, args []string) error {
 }
 
 func runNodesList(ctx context.Context, a *app, args []string) error {
-	fs := newFlagSet(a, "openclaw "+a.cmd+" [--connected] [gateway flags]")
+	fs := newFlagSet(a, "openclaw "+a.cmd+" [--connected] [--last-connected DURATION] [gateway flags]")
 	g := fs.gatewayFlags()
 	connected := fs.Bool("connected", false, "only connected nodes")
+	lastConnected := fs.String("last-connected", "", "only nodes connected within this `duration` (e.g. 24h, 30m, 7d)")
 	if _, err := fs.parse(args, 0, 0); err != nil {
 		return err
+	}
+	filter := nodeFilter{connectedOnly: *connected, now: time.Now()}
+	if fs.Changed("last-connected") {
+		// The same duration grammar as OpenClaw's (and cron's): 24h, 7d, 1h30m.
+		d, err := parseCronDuration("--last-connected", *lastConnected)
+		if err != nil {
+			return err
+		}
+		filter.within = d
 	}
 	var out json.RawMessage
 	if err := a.callOnce(ctx, g, "node.list", readScope, map[string]any{}, &out, false); err != nil {
 		return err
 	}
 	if g.json {
+		if filter.active() {
+			filtered, err := filter.apply(out)
+			if err != nil {
+				return err
+			}
+			return writeJSON(a.stdout, filtered)
+		}
 		return writeJSON(a.stdout, out)
 	}
-	return formatNodes(a.stdout, out, *connected)
+	return formatNodes(a.stdout, out, filter)
+}
+
+// nodeFilter is --connected and --last-connected of nodes list.
+type nodeFilter struct {
+	connectedOnly bool
+	within        time.Duration // 0: any time
+	now           time.Time
+}
+
+func (f nodeFilter) active() bool { return f.connectedOnly || f.within > 0 }
+
+// keep reports whether n passes: connected if asked, and last connected
+// (or connected now since) within the duration, as the real CLI counts.
+func (f nodeFilter) keep(n nodeEntry) bool {
+	if f.connectedOnly && !n.Connected {
+		return false
+	}
+	if f.within == 0 {
+		return true
+	}
+	at := cmp.Or(n.LastConnectedAtMs, n.ConnectedAtMs)
+	return at > 0 && f.now.Sub(time.UnixMilli(at)) <= f.within
+}
+
+// apply filters the nodes of a node.list answer, keeping its other fields.
+func (f nodeFilter) apply(raw json.RawMessage) (json.RawMessage, error) {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("decode node list: %w", err)
+	}
+	var list []json.RawMessage
+	if doc["nodes"] != nil {
+		if err := json.Unmarshal(doc["nodes"], &list); err != nil {
+			return nil, fmt.Errorf("decode node list: %w", err)
+		}
+	}
+	kept := []json.RawMessage{}
+	for _, item := range list {
+		var n nodeEntry
+		if json.Unmarshal(item, &n) == nil && f.keep(n) {
+			kept = append(kept, item)
+		}
+	}
+	b, err := json.Marshal(kept)
+	if err != nil {
+		return nil, err
+	}
+	doc["nodes"] = b
+	return json.Marshal(doc)
 }
 
 func runNodesDescribe(ctx context.Context, a *app, args []string) error {
@@ -310,18 +376,18 @@ type nodeEntry struct {
 	DeviceFamily, ModelIdentifier                                                             string
 	Caps, Commands, DeclaredCommands                                                          []string
 	Paired, Connected                                                                         bool
-	ConnectedAtMs, LastSeenAtMs                                                               int64
+	ConnectedAtMs, LastSeenAtMs, LastConnectedAtMs                                            int64
 }
 
 // formatNodes prints node.list as a table.
-func formatNodes(w io.Writer, raw json.RawMessage, connectedOnly bool) error {
+func formatNodes(w io.Writer, raw json.RawMessage, f nodeFilter) error {
 	var l struct{ Nodes []nodeEntry }
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return fmt.Errorf("decode node list: %w", err)
 	}
 	var rows []nodeEntry
 	for _, n := range l.Nodes {
-		if n.Connected || !connectedOnly {
+		if f.keep(n) {
 			rows = append(rows, n)
 		}
 	}

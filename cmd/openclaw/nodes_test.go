@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -222,6 +223,63 @@ func TestNodesGatewayErrors(t *testing.T) {
 			if err := json.Unmarshal([]byte(stdout), &env); err != nil || env.OK || env.Error.Code != tc.err.Code ||
 				!strings.Contains(env.Error.Message, tc.err.Message) {
 				t.Errorf("--json: %q (%v)", stdout, err)
+			}
+		})
+	}
+}
+
+// TestNodesListLastConnected checks --last-connected keeps the nodes
+// connected within the duration (lastConnectedAtMs, else connectedAtMs),
+// in text and JSON, and refuses a bad duration before calling.
+func TestNodesListLastConnected(t *testing.T) {
+	now := time.Now()
+	ago := func(d time.Duration) int64 { return now.Add(-d).UnixMilli() }
+	answer := map[string]any{"ts": 1, "nodes": []any{
+		map[string]any{"nodeId": "recent-now", "connected": true, "connectedAtMs": ago(time.Hour)},
+		map[string]any{"nodeId": "recent-gone", "connected": false, "lastConnectedAtMs": ago(3 * time.Hour), "connectedAtMs": ago(100 * time.Hour)},
+		map[string]any{"nodeId": "stale", "connected": false, "lastConnectedAtMs": ago(72 * time.Hour)},
+		map[string]any{"nodeId": "never", "connected": false},
+	}}
+	tests := []struct {
+		name    string
+		args    []string
+		want    []string
+		notWant []string
+		wantErr string
+	}{
+		{name: "24h", args: []string{"--last-connected", "24h"}, want: []string{"recent-now", "recent-gone"}, notWant: []string{"stale", "never"}},
+		{name: "7d", args: []string{"--last-connected", "7d"}, want: []string{"recent-now", "recent-gone", "stale"}, notWant: []string{"never"}},
+		{name: "with connected", args: []string{"--last-connected", "24h", "--connected"}, want: []string{"recent-now"}, notWant: []string{"recent-gone", "stale"}},
+		{name: "json", args: []string{"--last-connected=2h", "--json"}, want: []string{`"nodeId": "recent-now"`, `"ts": 1`}, notWant: []string{"recent-gone", "stale"}},
+		{name: "json connected only", args: []string{"--connected", "--json"}, want: []string{"recent-now"}, notWant: []string{"recent-gone", "stale", "never"}},
+		{name: "no filter lists all", args: []string{"--json"}, want: []string{"recent-now", "recent-gone", "stale", "never"}},
+		{name: "bad duration", args: []string{"--last-connected", "yesterday"}, wantErr: `invalid --last-connected "yesterday"`},
+		{name: "zero duration", args: []string{"--last-connected", "0"}, wantErr: "invalid --last-connected"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			isolate(t)
+			srv := clienttest.NewServer(t, clienttest.Config{Token: testToken})
+			srv.Reply("node.list", answer)
+			out, stderr, err := runCLI(t, append(append([]string{"nodes", "list"}, tc.args...), "--url", srv.URL(), "--token", testToken)...)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(stderr, tc.wantErr) || len(srv.Requests()) != 0 {
+					t.Fatalf("err %v stderr %q requests %d; want %q before any call", err, stderr, len(srv.Requests()), tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v: %s", err, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(out, w) {
+					t.Errorf("output has %q:\n%s", w, out)
+				}
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -30,16 +31,24 @@ func runPairing(ctx context.Context, a *app, args []string) error {
 }
 
 func runPairingList(ctx context.Context, a *app, args []string) error {
-	fs := newFlagSet(a, "openclaw pairing list [CHANNEL] [--account ID] [gateway flags]")
+	fs := newFlagSet(a, "openclaw pairing list [CHANNEL] [--channel CHANNEL] [--account ID] [gateway flags]")
 	g := fs.gatewayFlags()
+	channel := fs.String("channel", "", "only the requests of this `channel` (as the positional CHANNEL)")
 	account := fs.String("account", "", "only the requests of this account `id`")
 	pos, err := fs.parse(args, 0, 1)
 	if err != nil {
 		return err
 	}
+	ch, err := pairingChannel(fs, *channel, pos, 1)
+	if err != nil {
+		return err
+	}
+	if err := checkAccount(fs, *account); err != nil {
+		return err
+	}
 	params := map[string]any{}
-	if len(pos) == 1 {
-		params["channel"] = pos[0]
+	if ch != "" {
+		params["channel"] = ch
 	}
 	if *account != "" {
 		params["accountId"] = *account
@@ -58,22 +67,35 @@ func runPairingList(ctx context.Context, a *app, args []string) error {
 // code the sender was given (a request id works too).
 func runPairingTake(verb string) func(context.Context, *app, []string) error {
 	return func(ctx context.Context, a *app, args []string) error {
-		usage := "openclaw pairing " + verb + " CHANNEL CODE [--account ID]"
+		usage := "openclaw pairing " + verb + " CHANNEL CODE | --channel CHANNEL CODE [--account ID]"
 		if verb == "approve" {
 			usage += " [--notify]"
 		}
 		fs := newFlagSet(a, usage+" [gateway flags]")
 		g := fs.gatewayFlags()
+		channel := fs.String("channel", "", "`channel` of the request (instead of the positional CHANNEL)")
 		account := fs.String("account", "", "account `id` of the request (default: any account of the channel)")
 		var notify *bool
 		if verb == "approve" {
 			notify = fs.Bool("notify", false, "tell the sender they were approved")
 		}
-		pos, err := fs.parse(args, 2, 2)
+		pos, err := fs.parse(args, 1, 2)
 		if err != nil {
 			return err
 		}
-		params := map[string]any{"channel": pos[0], "requestId": pos[1]}
+		ch, err := pairingChannel(fs, *channel, pos, 2)
+		if err != nil {
+			return err
+		}
+		if ch == "" {
+			return usageErrorf("which channel? pass it first (openclaw pairing %s telegram CODE) or with --channel", verb)
+		}
+		code := pos[len(pos)-1]
+		if err := checkAccount(fs, *account); err != nil {
+			return err
+		}
+		pos = []string{ch, code}
+		params := map[string]any{"channel": ch, "requestId": code}
 		if *account != "" {
 			params["accountId"] = *account
 		}
@@ -117,6 +139,32 @@ func runPairingTake(verb string) func(context.Context, *app, []string) error {
 		}
 		return nil
 	}
+}
+
+// pairingChannel is the channel of a pairing command: --channel, or the
+// first positional when the command has full positionals (full: 1 for
+// list's [CHANNEL], 2 for approve's CHANNEL CODE). Both given must agree.
+func pairingChannel(fs *flagSet, flagValue string, pos []string, full int) (string, error) {
+	if fs.Changed("channel") && strings.TrimSpace(flagValue) == "" {
+		return "", usageErrorf("--channel must not be blank")
+	}
+	flagValue = strings.TrimSpace(flagValue)
+	if len(pos) < full {
+		return flagValue, nil
+	}
+	if flagValue != "" && !strings.EqualFold(flagValue, pos[0]) {
+		return "", usageErrorf("channel given twice: %q and --channel %q", pos[0], flagValue)
+	}
+	return pos[0], nil
+}
+
+// checkAccount refuses an explicitly blank --account, as the real CLI:
+// it would otherwise silently mean every account.
+func checkAccount(fs *flagSet, account string) error {
+	if fs.Changed("account") && strings.TrimSpace(account) == "" {
+		return usageErrorf("--account must not be blank")
+	}
+	return nil
 }
 
 // formatPairingList prints channels.pairing.list as a table of pending

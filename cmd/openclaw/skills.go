@@ -10,14 +10,16 @@ import (
 
 // skillRow is one skill as skills.status reports it.
 type skillRow struct {
-	Name        string   `json:"name"`
-	Description string   `json:"description"`
-	Origin      string   `json:"origin"`
-	Path        string   `json:"path"`
-	Available   bool     `json:"available"`
-	Status      string   `json:"status"`
-	Reason      string   `json:"reason"`
-	Scripts     []string `json:"scripts"`
+	Name                 string   `json:"name"`
+	Description          string   `json:"description"`
+	Origin               string   `json:"origin"`
+	Path                 string   `json:"path"`
+	Available            bool     `json:"available"`
+	Eligible             *bool    `json:"eligible"` // OpenClaw's name for available
+	BlockedByAgentFilter bool     `json:"blockedByAgentFilter"`
+	Status               string   `json:"status"`
+	Reason               string   `json:"reason"`
+	Scripts              []string `json:"scripts"`
 }
 
 // runSkills serves `openclaw skills list|info|check`.
@@ -53,13 +55,59 @@ func fetchSkills(ctx context.Context, a *app, g *gatewayFlags, agent string) (js
 	return raw, out.Skills, nil
 }
 
+// ready reports whether the skill is ready for the agent: available
+// (eligible, in OpenClaw's word) and not filtered out for it.
+func (r skillRow) ready() bool {
+	ok := r.Available
+	if r.Eligible != nil {
+		ok = *r.Eligible
+	}
+	return ok && !r.BlockedByAgentFilter
+}
+
+// onlyReady keeps, in a skills.status answer, only the skills that are
+// ready; the answer's other fields pass through.
+func onlyReady(raw json.RawMessage) (json.RawMessage, error) {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("skills.status answer: %w", err)
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(doc["skills"], &list); err != nil && doc["skills"] != nil {
+		return nil, fmt.Errorf("skills.status answer: %w", err)
+	}
+	kept := []json.RawMessage{}
+	for _, item := range list {
+		var r skillRow
+		if json.Unmarshal(item, &r) == nil && r.ready() {
+			kept = append(kept, item)
+		}
+	}
+	b, err := json.Marshal(kept)
+	if err != nil {
+		return nil, err
+	}
+	doc["skills"] = b
+	return json.Marshal(doc)
+}
+
 // runSkillsList lists the skills; check lists only those that are not
 // available, and fails when there are any, for scripts.
 func runSkillsList(check bool) func(context.Context, *app, []string) error {
 	return func(ctx context.Context, a *app, args []string) error {
-		fs := newFlagSet(a, "openclaw "+a.cmd+" [--agent ID] [gateway flags]")
+		usage := "openclaw " + a.cmd + " [--agent ID] [gateway flags]"
+		if !check {
+			usage = "openclaw skills list [--eligible] [--agent ID] [-v] [gateway flags]"
+		}
+		fs := newFlagSet(a, usage)
 		g := fs.gatewayFlags()
 		agent := fs.String("agent", "", "the agent whose skills to show (default: the default agent)")
+		var eligible *bool
+		if !check {
+			eligible = fs.Bool("eligible", false, "only the skills ready to use")
+			// The reasons a skill is missing are always shown.
+			fs.BoolP("verbose", "v", false, "accepted for compatibility: missing requirements are always shown")
+		}
 		if _, err := fs.parse(args, 0, 0); err != nil {
 			return err
 		}
@@ -67,17 +115,36 @@ func runSkillsList(check bool) func(context.Context, *app, []string) error {
 		if err != nil {
 			return err
 		}
+		onlyEligible := eligible != nil && *eligible
 		if g.json {
+			if onlyEligible {
+				if raw, err = onlyReady(raw); err != nil {
+					return err
+				}
+			}
 			return writeJSON(a.stdout, raw)
+		}
+		if onlyEligible {
+			kept := rows[:0]
+			for _, r := range rows {
+				if r.ready() {
+					kept = append(kept, r)
+				}
+			}
+			rows = kept
+			if len(rows) == 0 {
+				fmt.Fprintln(a.stdout, "No eligible skills found. Run `openclaw skills list` to see all skills.")
+				return nil
+			}
 		}
 		tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "SKILL\tSTATUS\tORIGIN\tDESCRIPTION / REASON")
 		bad := 0
 		for _, r := range rows {
-			if check && r.Available {
+			if check && r.ready() {
 				continue
 			}
-			if !r.Available {
+			if !r.ready() {
 				bad++
 			}
 			note := r.Description

@@ -45,7 +45,8 @@ type target struct {
 // resolveTarget applies the real CLI's precedence:
 //
 //	url:         --url > OPENCLAW_GATEWAY_URL > gateway.remote.url (mode "remote") > ws://127.0.0.1:<port>
-//	port:        OPENCLAW_GATEWAY_PORT > config gateway.port > 18789 (19001 with --dev)
+//	             (--port, not allowed with --url, skips the environment's and the remote url)
+//	port:        --port > OPENCLAW_GATEWAY_PORT > config gateway.port > 18789 (19001 with --dev)
 //	credentials: --token/--password > OPENCLAW_GATEWAY_TOKEN/_PASSWORD > config gateway.auth.*
 //	             (gateway.remote.* in remote mode)
 //
@@ -54,13 +55,16 @@ type target struct {
 // read only when the local address or credentials are needed.
 func resolveTarget(g *gatewayFlags) (target, error) {
 	var t target
+	if g.port != 0 && g.url != "" {
+		return t, usageErrorf("--port and --url exclude each other: --port picks the gateway on this machine")
+	}
 	switch envURL := os.Getenv(envGatewayURL); {
 	case g.url != "":
 		if g.token == "" && g.password == "" {
 			return t, errCredentialsRequired
 		}
 		t = target{url: g.url, token: g.token, password: g.password}
-	case envURL != "":
+	case envURL != "" && g.port == 0:
 		t = target{
 			url:      envURL,
 			token:    cmp.Or(g.token, os.Getenv(envGatewayToken)),
@@ -71,7 +75,7 @@ func resolveTarget(g *gatewayFlags) (target, error) {
 		if err != nil {
 			return t, err
 		}
-		if local.Remote && local.RemoteURL != "" {
+		if local.Remote && local.RemoteURL != "" && g.port == 0 {
 			t = target{
 				url:      local.RemoteURL,
 				token:    cmp.Or(g.token, os.Getenv(envGatewayToken), local.RemoteToken),
@@ -79,9 +83,11 @@ func resolveTarget(g *gatewayFlags) (target, error) {
 			}
 			break
 		}
-		port, err := gatewayPort(g.dev, local.Port)
-		if err != nil {
-			return t, err
+		port := int(g.port)
+		if port == 0 {
+			if port, err = gatewayPort(g.dev, local.Port); err != nil {
+				return t, err
+			}
 		}
 		t = target{
 			url:      "ws://127.0.0.1:" + strconv.Itoa(port),

@@ -74,6 +74,16 @@ func TestResolveTarget(t *testing.T) {
 			env: map[string]string{envAllowInsecureWS: "1"}, wantURL: "ws://192.0.2.1:18789", wantToken: "t"},
 		{name: "wss remote", args: []string{"--url", "wss://gw.example.com", "--password", "p"},
 			wantURL: "wss://gw.example.com", wantPassword: "p"},
+		{name: "port flag beats env and config port", config: cfgTokenPort, args: []string{"--port", "19083"},
+			env: map[string]string{envGatewayPort: "1111"}, wantURL: "ws://127.0.0.1:19083", wantToken: "cfg-token", wantPassword: "cfg-pw"},
+		{name: "port flag skips env url and its token goes local", args: []string{"--port", "19084"},
+			env:     map[string]string{envGatewayURL: "wss://gw.example.com", envGatewayToken: "env-token"},
+			wantURL: "ws://127.0.0.1:19084", wantToken: "env-token"},
+		{name: "port flag skips the remote url and its credentials",
+			config: `{"gateway":{"mode":"remote","auth":{"token":"local"},"remote":{"url":"wss://gw.example.com","token":"remote-token"}}}`,
+			args:   []string{"--port", "19085"}, wantURL: "ws://127.0.0.1:19085", wantToken: "local"},
+		{name: "port flag with url", args: []string{"--port", "19086", "--url", "ws://127.0.0.1:1", "--token", "t"},
+			wantErr: "--port and --url exclude each other"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,6 +97,7 @@ func TestResolveTarget(t *testing.T) {
 			a := &app{stdout: io.Discard, stderr: io.Discard, cmd: "test"}
 			fs := newFlagSet(a, "test")
 			g := fs.gatewayFlags()
+			g.addPortFlag(fs.FlagSet)
 			if _, err := fs.parse(tc.args, 0, 0); err != nil {
 				t.Fatal(err)
 			}
@@ -105,6 +116,28 @@ func TestResolveTarget(t *testing.T) {
 					got.url, got.token, got.password, tc.wantURL, tc.wantToken, tc.wantPassword)
 			}
 		})
+	}
+}
+
+// TestPortFlagValues checks --port takes only a port, as the real CLI's
+// (an empty or blank value is refused, not read as "not given").
+func TestPortFlagValues(t *testing.T) {
+	for _, tc := range []struct {
+		arg  string
+		want int
+		ok   bool
+	}{
+		{"1", 1, true}, {"65535", 65535, true}, {" 19083 ", 19083, true},
+		{"0", 0, false}, {"65536", 0, false}, {"-1", 0, false}, {"", 0, false}, {"  ", 0, false}, {"80x", 0, false},
+	} {
+		a := &app{stdout: io.Discard, stderr: io.Discard, cmd: "test"}
+		fs := newFlagSet(a, "test")
+		g := fs.gatewayFlags()
+		g.addPortFlag(fs.FlagSet)
+		_, err := fs.parse([]string{"--port=" + tc.arg}, 0, 0)
+		if (err == nil) != tc.ok || int(g.port) != tc.want {
+			t.Errorf("--port=%q: port %d err %v; want %d ok=%v", tc.arg, g.port, err, tc.want, tc.ok)
+		}
 	}
 }
 

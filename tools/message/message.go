@@ -120,20 +120,9 @@ func Tools(m Messenger, workspace func(tools.Who) (string, error)) []tools.Tool 
 			return tools.Result{}, err
 		}
 		defer ws.Close()
-		rel, err := ws.Rel(a.Path)
+		rel, size, err := CheckFile(ws, a.Path)
 		if err != nil {
-			return tools.Result{}, err
-		}
-		st, err := ws.Root().Stat(rel)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return tools.Result{}, fmt.Errorf("send_file: %s does not exist in the workspace", a.Path)
-		case err != nil:
 			return tools.Result{}, fmt.Errorf("send_file: %w", err)
-		case st.IsDir():
-			return tools.Result{}, fmt.Errorf("send_file: %s is a directory; send one file", a.Path)
-		case st.Size() > MaxFileBytes:
-			return tools.Result{}, fmt.Errorf("send_file: %s is %.1f MB; the limit is 20 MB", a.Path, float64(st.Size())/(1<<20))
 		}
 		// Send a copy read through the workspace root: the path itself
 		// could be swapped for a symlink between this check and the
@@ -146,9 +135,35 @@ func Tools(m Messenger, workspace func(tools.Who) (string, error)) []tools.Tool 
 		if err != nil {
 			return tools.Result{}, err
 		}
-		return tools.Result{Text: fmt.Sprintf("sent %s (%d bytes): %v", path.Base(rel), st.Size(), res)}, nil
+		return tools.Result{Text: fmt.Sprintf("sent %s (%d bytes): %v", path.Base(rel), size, res)}, nil
 	})
 	return []tools.Tool{msg, sendFile}
+}
+
+// CheckFile is the confinement of a file to send: p, relative to the
+// workspace or absolute inside it, must name a regular file reached
+// through the workspace root (no link leads out) of at most MaxFileBytes.
+// It returns the path relative to the workspace and the size. The CLI's
+// message send --media uses it too, so both send the same files.
+func CheckFile(ws *wsfs.Workspace, p string) (rel string, size int64, err error) {
+	rel, err = ws.Rel(p)
+	if err != nil {
+		return "", 0, err
+	}
+	st, err := ws.Root().Stat(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", 0, fmt.Errorf("%s does not exist in the workspace", p)
+	case err != nil:
+		return "", 0, err
+	case st.IsDir():
+		return "", 0, fmt.Errorf("%s is a directory; send one file", p)
+	case !st.Mode().IsRegular():
+		return "", 0, fmt.Errorf("%s is not a regular file", p)
+	case st.Size() > MaxFileBytes:
+		return "", 0, fmt.Errorf("%s is %.1f MB; the limit is 20 MB", p, float64(st.Size())/(1<<20))
+	}
+	return rel, st.Size(), nil
 }
 
 // target resolves where a call goes. In a session bound to a chat only
