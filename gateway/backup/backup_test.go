@@ -427,3 +427,62 @@ func TestName(t *testing.T) {
 		t.Errorf("Name = %s", got)
 	}
 }
+
+// A stopped gateway leaves a WAL-mode database without -wal and -shm;
+// the read-only snapshot must still open it.
+func TestCreateClosedWALDatabase(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	st, err := store.Open(context.Background(), filepath.Join(state, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DB.Exec(`CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('x')`); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for _, s := range []string{"-wal", "-shm"} {
+		if _, err := os.Stat(filepath.Join(state, store.FileName+s)); err == nil {
+			t.Fatalf("test setup: %s left behind", s)
+		}
+	}
+	before, _ := os.ReadFile(filepath.Join(state, store.FileName))
+	res, err := Create(context.Background(), Options{StateDir: state, Output: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := Verify(context.Background(), res.ArchivePath); err != nil || v.DatabasesChecked != 1 {
+		t.Fatalf("verify %+v, %v", v, err)
+	}
+	// A read-only reader may leave an empty -wal beside the file; the
+	// database itself is untouched.
+	after, _ := os.ReadFile(filepath.Join(state, store.FileName))
+	if !bytes.Equal(before, after) {
+		t.Error("the backup changed the database file")
+	}
+	if fi, err := os.Stat(filepath.Join(state, store.FileName+"-wal")); err == nil && fi.Size() != 0 {
+		t.Errorf("the backup wrote %d bytes of WAL", fi.Size())
+	}
+}
+
+// A file swapped for a link out of the state between the walk and the
+// open (a race an agent with file access can try) is refused, not read.
+func TestAddFileRefusesLinkSwappedIn(t *testing.T) {
+	state, outside := liveState(t)
+	r, err := os.OpenRoot(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var buf bytes.Buffer
+	w := &writer{ctx: context.Background(), root: "r", scratch: t.TempDir(), res: &Result{}}
+	w.gz = gzip.NewWriter(&buf)
+	w.tw = tar.NewWriter(w.gz)
+	// leak.txt is the link the walk would have seen as a regular file.
+	err = w.addFile(r, "leak.txt", filepath.Join(state, "leak.txt"), "r/payload/leak.txt", false)
+	if err == nil {
+		t.Fatal("a link out of the state was read")
+	}
+	if len(w.entries) != 0 || w.count != 0 {
+		t.Errorf("the outside file %s reached the archive", outside)
+	}
+}
