@@ -58,12 +58,12 @@ func TestControlUIHTTP(t *testing.T) {
 
 	// openclaw dashboard prints the local address, never the token.
 	ours := ourClient(t, g)
-	r := ours.run(t, "dashboard")
+	r := ours.run(t, "dashboard", "--no-open")
 	r.mustSucceed(t)
 	if got := strings.TrimSpace(r.Stdout); got != base+"/" {
 		t.Errorf("openclaw dashboard printed %q, want %q", got, base+"/")
 	}
-	r = ours.run(t, "dashboard", "--url", "wss://gw.example.com:8443/?token=secret")
+	r = ours.run(t, "dashboard", "--no-open", "--url", "wss://gw.example.com:8443/?token=secret")
 	r.mustSucceed(t)
 	if got := strings.TrimSpace(r.Stdout); got != "https://gw.example.com:8443/" {
 		t.Errorf("openclaw dashboard --url printed %q", got)
@@ -300,7 +300,7 @@ func TestControlUIBasePath(t *testing.T) {
 	if res, err := http.Get(base + "/"); err != nil || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/plain") {
 		t.Errorf("GET / should not be the UI under a basePath: %v", err)
 	}
-	r := ours.run(t, "dashboard")
+	r := ours.run(t, "dashboard", "--no-open")
 	r.mustSucceed(t)
 	if got := strings.TrimSpace(r.Stdout); got != base+"/oc/" {
 		t.Errorf("openclaw dashboard printed %q, want %q", got, base+"/oc/")
