@@ -33,9 +33,9 @@ func newModelsCmd(a *app) *cobra.Command {
 	}
 	f := c.Flags()
 	f.StringVar(&st.agent, "agent", "", "agent `id` to inspect")
-	f.BoolVar(&st.json, "json", false, "output JSON (alias for `models status --json`)")
-	f.BoolVar(&statusJSON, "status-json", false, "output JSON (alias for `models status --json`)")
-	f.BoolVar(&statusPlain, "status-plain", false, "plain output (alias for `models status --plain`)")
+	f.BoolVar(&st.json, "json", false, "output JSON (alias for models status --json)")
+	f.BoolVar(&statusJSON, "status-json", false, "output JSON (alias for models status --json)")
+	f.BoolVar(&statusPlain, "status-plain", false, "plain output (alias for models status --plain)")
 	f.BoolVar(&st.dev, "dev", a.dev, "use the dev profile (~/.openclaw-dev)")
 	c.AddCommand(newModelsListCmd(a), newModelsStatusCmd(a),
 		newModelsSetCmd(a, textSlot, "set", "Set the default model"),
