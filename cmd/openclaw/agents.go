@@ -234,7 +234,8 @@ func newAgentsAddCmd(a *app) *cobra.Command {
 			fmt.Fprintf(a.stderr, "warning: %s\n", warn)
 		}
 		if asJSON {
-			out := map[string]any{"agentId": id, "name": strings.TrimSpace(args[0]), "workspace": ws, "bindings": res}
+			out := map[string]any{"agentId": id, "name": strings.TrimSpace(args[0]), "workspace": ws,
+				"bindings": map[string]any{"added": res.Added, "updated": res.Updated, "skipped": res.Skipped, "conflicts": res.Conflicts}}
 			if ref != "" {
 				out["model"] = ref
 			}
@@ -253,8 +254,9 @@ func newAgentsAddCmd(a *app) *cobra.Command {
 			}
 		}
 		if len(res.Conflicts) > 0 {
+			// As OpenClaw: the agent is added; the bindings it could not
+			// take are reported, not fatal.
 			fmt.Fprintf(a.stderr, "Skipped bindings already claimed by another agent:\n- %s\n", strings.Join(res.Conflicts, "\n- "))
-			return reported(errors.New("agents add: some bindings belong to another agent"))
 		}
 		return nil
 	}

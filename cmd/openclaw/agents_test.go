@@ -33,6 +33,12 @@ func TestAgentsEdit(t *testing.T) {
 			args:    []string{"agents", "add", "My Work", "--workspace", ws, "--model", "anthropic/claude-sonnet-4-5", "--bind", "telegram:ops"},
 			outHas:  []string{`Normalized agent id to "my-work".`, "Agent: my-work\nWorkspace: " + ws + "\nModel: anthropic/claude-sonnet-4-5\nBound: telegram accountId=ops\n"},
 			fileHas: []string{"// team config", "// shared default", "// kept by hand", "main: {}", `"my-work": {`, `"name": "My Work"`, `"workspace": "` + ws + `"`, `"channel": "telegram"`}},
+		{name: "add --json", args: []string{"agents", "add", "ops2", "--workspace", ws + "-ops2", "--json", "--bind", "slack:team"},
+			outHas:  []string{"\"conflicts\": [\n      \"slack accountId=team (agent=main)\"\n    ]"},
+			fileHas: []string{`ops2: {`}},
+		{name: "add --json output", args: []string{"agents", "add", "ops3", "--workspace", ws + "-ops3", "--json", "--model", "openai/gpt-4o-mini"},
+			wantOut: "{\n  \"agentId\": \"ops3\",\n  \"bindings\": {\n    \"added\": [],\n    \"conflicts\": [],\n    \"skipped\": [],\n    \"updated\": []\n  },\n" +
+				"  \"model\": \"openai/gpt-4o-mini\",\n  \"name\": \"ops3\",\n  \"workspace\": \"" + ws + "-ops3\"\n}\n"},
 		{name: "add again", args: []string{"agents", "add", "my-work", "--workspace", ws}, wantErr: `agent "my-work" already exists`},
 		{name: "add with no usable id", args: []string{"agents", "add", "!!!", "--workspace", ws}, wantErr: "has no valid id characters"},
 		{name: "add reserved", args: []string{"agents", "add", "OpenClaw", "--workspace", ws}, wantErr: `"openclaw" is reserved`},
@@ -71,6 +77,8 @@ func TestAgentsEdit(t *testing.T) {
 		{name: "delete with --force drops the entry and its bindings", args: []string{"agents", "delete", "my-work", "--force", "--json"},
 			wantOut:    "{\n  \"agentId\": \"my-work\",\n  \"failed\": [],\n  \"removed\": [],\n  \"removedBindings\": 1,\n  \"workspace\": \"" + ws + "\",\n  \"workspaceRetained\": true\n}\n",
 			fileHasNot: []string{"my-work", "guild-a"}, fileHas: []string{"// kept by hand", "main: {}"}},
+		{name: "delete ops2", args: []string{"agents", "delete", "ops2", "--force"}, outHas: []string{"Deleted agent ops2 (0 bindings removed)."}},
+		{name: "delete ops3", args: []string{"agents", "delete", "ops3", "--force"}, fileHasNot: []string{"ops3"}},
 		{name: "the last agent cannot go", args: []string{"agents", "delete", "main", "--force"}, wantErr: "is the only configured agent"},
 	})
 	fi, err := os.Stat(ws)
