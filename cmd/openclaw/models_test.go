@@ -342,3 +342,38 @@ func TestModelsList(t *testing.T) {
 		t.Error("--provider did not ask the gateway for the full view")
 	}
 }
+
+// TestModelsReloadNote: an edit says how it reaches a running gateway,
+// and that a restart is needed when the gateway does not reload.
+func TestModelsReloadNote(t *testing.T) {
+	tests := []struct{ config, want string }{
+		{"{}\n", "a running gateway applies this when it sees the file change"},
+		{"{ gateway: { reload: { mode: 'off' } } }\n", "gateway.reload.mode is \"off\": restart the gateway"},
+	}
+	for _, tc := range tests {
+		home := isolate(t)
+		writeConfig(t, filepath.Join(home, ".openclaw", "openclaw.json"), tc.config)
+		_, stderr, err := runCLI(t, "models", "set", "openai/gpt-4o")
+		if err != nil || !strings.Contains(stderr, tc.want) {
+			t.Errorf("config %q: err %v stderr %q, want %q", tc.config, err, stderr, tc.want)
+		}
+	}
+}
+
+// TestModelsStatusAgent: --agent shows that agent's own model and says
+// where it comes from.
+func TestModelsStatusAgent(t *testing.T) {
+	home := isolate(t)
+	writeConfig(t, filepath.Join(home, ".openclaw", "openclaw.json"),
+		`{ agents: { defaults: { model: "openai/gpt-4o" }, entries: { main: {}, ops: { model: "anthropic/claude-sonnet-4-5" } } } }`)
+	stdout, stderr, err := runCLI(t, "models", "status", "--agent", "OPS", "--json")
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr)
+	}
+	var out map[string]any
+	json.Unmarshal([]byte(stdout), &out)
+	mc, _ := out["modelConfig"].(map[string]any)
+	if out["agentId"] != "ops" || out["resolvedDefault"] != "anthropic/claude-sonnet-4-5" || mc["defaultSource"] != "agent" {
+		t.Errorf("status --agent ops = %s", stdout)
+	}
+}
