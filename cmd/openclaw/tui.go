@@ -108,7 +108,7 @@ func (a *app) runTUI(ctx context.Context, t *tuiFlags) error {
 	}
 	defer s.Close()
 	b := newGatewayBackend(s, t)
-	m := tui.New(ctx, b, tui.Options{
+	err = tui.Run(ctx, b, tui.Options{
 		URL:            s.target.url,
 		SessionKey:     t.session,
 		HistoryLimit:   t.historyLimit,
@@ -116,9 +116,8 @@ func (a *app) runTUI(ctx context.Context, t *tuiFlags) error {
 		Deliver:        t.deliver,
 		Thinking:       t.thinking,
 		NewID:          func() string { return uuid.NewString()[:8] },
-	})
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out), tea.WithContext(ctx))
-	if _, err := p.Run(); err != nil && ctx.Err() == nil {
+	}, tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out))
+	if err != nil {
 		return fmt.Errorf("tui: %w", err)
 	}
 	return nil

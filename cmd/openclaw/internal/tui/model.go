@@ -194,10 +194,28 @@ type (
 	}
 )
 
-// Init loads the agent list (to name the session) and starts listening
-// for events.
+// Init loads the agent list, which names the session. Events are not
+// the model's to wait for: Run hands them in, so Update never blocks
+// and tests drive the model message by message.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.loadAgents(), m.waitEvent())
+	return m.loadAgents()
+}
+
+// Run shows the TUI on the terminal of opts until the user leaves or
+// ctx ends, feeding it b's events.
+func Run(ctx context.Context, b Backend, o Options, opts ...tea.ProgramOption) error {
+	p := tea.NewProgram(New(ctx, b, o), append([]tea.ProgramOption{tea.WithContext(ctx)}, opts...)...)
+	go func() {
+		for ev := range b.Events() {
+			p.Send(eventMsg(ev))
+		}
+		p.Send(closedMsg{})
+	}()
+	_, err := p.Run()
+	if err != nil && ctx.Err() != nil {
+		return nil // interrupted: not a failure of the TUI
+	}
+	return err
 }
 
 func (m Model) loadAgents() tea.Cmd {
@@ -205,17 +223,6 @@ func (m Model) loadAgents() tea.Cmd {
 	return func() tea.Msg {
 		a, err := b.Agents(ctx)
 		return agentsMsg{agents: a, err: err}
-	}
-}
-
-func (m Model) waitEvent() tea.Cmd {
-	ch := m.b.Events()
-	return func() tea.Msg {
-		ev, ok := <-ch
-		if !ok {
-			return closedMsg{}
-		}
-		return eventMsg(ev)
 	}
 }
 
@@ -323,7 +330,6 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 	case eventMsg:
 		m.event(Event(msg))
-		cmds = append(cmds, m.waitEvent())
 	case closedMsg:
 		m.status = "disconnected"
 		m.active = ""
