@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -60,6 +61,9 @@ func (t *tuiFlags) check(f *flag.FlagSet, target string, stderr io.Writer) error
 		}
 		t.session = target
 	}
+	if t.thinking != "" && !slices.Contains(thinkingLevels, strings.ToLower(t.thinking)) {
+		return usageErrorf("--thinking %q: one of %s", t.thinking, strings.Join(thinkingLevels, ", "))
+	}
 	if t.historyLimit < 0 {
 		return usageErrorf("--history-limit must be a number of entries, not %d", t.historyLimit)
 	}
@@ -69,6 +73,10 @@ func (t *tuiFlags) check(f *flag.FlagSet, target string, stderr io.Writer) error
 	}
 	return nil
 }
+
+// thinkingLevels are the levels --thinking takes (a model may offer
+// fewer; the gateway says so on the first send).
+var thinkingLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh", "max"}
 
 func newTUICmd(a *app) *cobra.Command {
 	var t *tuiFlags
