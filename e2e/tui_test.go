@@ -160,3 +160,29 @@ func TestOurChatIsTheTUI(t *testing.T) {
 	keys("C-d")
 	waitScreen("[exit=0]")
 }
+
+// TestOurTUIApprovalAllow: a guarded tool call of the TUI's session opens
+// the approval prompt (what waits, its id, Allow/Deny); "a" allows it
+// once over exec.approval.resolve, the tool card shows the call and the
+// run goes on to its answer.
+func TestOurTUIApprovalAllow(t *testing.T) {
+	needOurGateway(t)
+	t.Parallel()
+	model := fakemodel.New(t)
+	model.Script(
+		fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: "s1", Name: "sessions_list", Arguments: `{}`}}},
+		fakemodel.Reply{Text: "listed after approval"},
+	)
+	g := startGateway(t, gatewayOpts{Config: toolsConfig(model.URL(), guardedTools)})
+	_, waitScreen, keys, _ := ourTUI(t, g, "tui")
+	waitScreen("status: idle")
+	keys("-l", "list the sessions")
+	keys("Enter")
+	waitScreen("wants to run")
+	waitScreen("Approval required (id ")
+	waitScreen("[d] Deny")
+	keys("a")
+	waitScreen(": allow-once")
+	waitScreen("⚙ sessions_list done")
+	waitScreen("listed after approval")
+}
