@@ -273,6 +273,12 @@ func (a *app) chatTurn(ctx context.Context, s *session, events <-chan protocol.I
 			fmt.Fprintln(a.stdout, "\n[aborted]")
 			return nil
 		case l, ok := <-lines:
+			if !ok {
+				// End of input mid-answer: the answer is still shown; a
+				// closed channel would otherwise be ready forever.
+				lines = nil
+				continue
+			}
 			l = strings.TrimSpace(l)
 			switch {
 			case ok && l == "/abort":
