@@ -39,6 +39,9 @@ type plainChatOptions struct {
 	session             string // a key of the agent ("main") or a full one
 	history             int
 	message             string // sent before the first line read
+	deliver             bool
+	thinking            string
+	timeoutMs           int
 }
 
 // plainChat is `openclaw chat --plain` (and `openclaw chat` when stdin is
@@ -66,6 +69,18 @@ func (a *app) plainChat(ctx context.Context, g *gatewayFlags, o plainChatOptions
 			// agent:<agent>:<main key> with the agent's own key in place
 			// of the main key.
 			key = key[:strings.LastIndex(key, ":")+1] + strings.ToLower(o.session)
+		}
+	}
+	extra := map[string]any{}
+	if o.timeoutMs > 0 {
+		extra["timeoutMs"] = o.timeoutMs
+	}
+	if o.thinking != "" {
+		// Sent with each turn as the protocol has it, and kept on the
+		// session, where this gateway reads it.
+		extra["thinking"] = o.thinking
+		if err := s.call(ctx, "sessions.patch", map[string]any{"key": key, "thinkingLevel": o.thinking}, nil, false); err != nil {
+			return fmt.Errorf("--thinking %s: %w", o.thinking, err)
 		}
 	}
 	fmt.Fprintf(a.stderr, "Chatting in %s. /new starts afresh, /abort stops an answer, /model provider/model switches model, /approve <id> allow-once|allow-always|deny answers an approval, Ctrl-C aborts and leaves, /quit leaves.\n", key)
@@ -124,7 +139,7 @@ func (a *app) plainChat(ctx context.Context, g *gatewayFlags, o plainChatOptions
 			}
 			continue
 		}
-		if err := a.chatTurn(ctx, s, events, lines, key, line); err != nil {
+		if err := a.chatTurn(ctx, s, events, lines, key, line, o.deliver, extra); err != nil {
 			fmt.Fprintln(a.stderr, err)
 		}
 	}
@@ -255,8 +270,8 @@ func parseApproval(payload []byte) (tools.Pending, bool) {
 
 // chatTurn sends one line and prints the streamed answer until the run
 // ends. A line typed meanwhile that says /abort stops it.
-func (a *app) chatTurn(ctx context.Context, s *session, events <-chan protocol.Inbound, lines <-chan string, key, text string) error {
-	runID, err := chatSend(ctx, s, key, text, false, nil)
+func (a *app) chatTurn(ctx context.Context, s *session, events <-chan protocol.Inbound, lines <-chan string, key, text string, deliver bool, extra map[string]any) error {
+	runID, err := chatSend(ctx, s, key, text, deliver, extra)
 	if err != nil {
 		return err
 	}
@@ -397,7 +412,8 @@ func newChatCmd(a *app) *cobra.Command {
 				if c.Flags().Changed("history-limit") {
 					n = t.historyLimit
 				}
-				return a.plainChat(c.Context(), t.g, plainChatOptions{agentID: agentID, sessionKey: sessionKey, session: t.session, history: n, message: t.message})
+				return a.plainChat(c.Context(), t.g, plainChatOptions{agentID: agentID, sessionKey: sessionKey, session: t.session, history: n, message: t.message,
+					deliver: t.deliver, thinking: t.thinking, timeoutMs: t.timeoutMs})
 			}
 			return a.runTUI(c.Context(), t)
 		},

@@ -71,7 +71,14 @@ func chatGateway(t *testing.T) *clienttest.Server {
 	srv.Reply("sessions.patch", map[string]any{"ok": true})
 	srv.Reply("exec.approval.resolve", map[string]any{"id": "a1"})
 	srv.Handle("agent", func(ctx context.Context, call *clienttest.Call) (any, error) {
-		return nil, call.Accept(map[string]any{"runId": "agent-run"})
+		var p struct{ SessionKey, Message string }
+		call.Decode(&p)
+		if err := call.Accept(map[string]any{"runId": "agent-run"}); err != nil {
+			return nil, err
+		}
+		call.Conn.Event("chat", map[string]any{"runId": "agent-run", "sessionKey": p.SessionKey, "state": "delta", "deltaText": "delivered: " + p.Message})
+		call.Conn.Event("chat", map[string]any{"runId": "agent-run", "sessionKey": p.SessionKey, "state": "final"})
+		return map[string]any{"runId": "agent-run", "status": "ok"}, nil
 	})
 	srv.Handle("chat.send", func(ctx context.Context, call *clienttest.Call) (any, error) {
 		var p struct {
@@ -106,17 +113,21 @@ func requestsOf(srv *clienttest.Server, method string) []map[string]any {
 // the session and --message is sent first.
 func TestChatLineMode(t *testing.T) {
 	tests := []struct {
-		name    string
-		args    []string
-		stdin   string
-		wantKey string
-		want    []string
+		name      string
+		args      []string
+		stdin     string
+		wantKey   string
+		want      []string
+		wantPatch string // thinkingLevel kept on the session
+		wantAgent string // message sent by the agent method (delivered)
 	}{
 		{name: "piped stdin", args: []string{"chat"}, stdin: "hello\n", wantKey: "agent:main:main", want: []string{"echo: hello"}},
 		{name: "plain", args: []string{"chat", "--plain"}, stdin: "hi there\n/quit\n", wantKey: "agent:main:main", want: []string{"echo: hi there"}},
 		{name: "session and message", args: []string{"chat", "--plain", "--session", "side", "--message", "first"}, stdin: "",
 			wantKey: "agent:main:side", want: []string{"echo: first"}},
 		{name: "full session key", args: []string{"chat", "agent:ops:x"}, stdin: "q\n", wantKey: "agent:ops:x", want: []string{"echo: q"}},
+		{name: "deliver and thinking", args: []string{"chat", "--plain", "--deliver", "--thinking", "high"}, stdin: "out\n/status\n",
+			wantKey: "agent:main:main", want: []string{"delivered: out", "echo: /status"}, wantPatch: "high", wantAgent: "out"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,6 +145,14 @@ func TestChatLineMode(t *testing.T) {
 			sends := requestsOf(srv, "chat.send")
 			if len(sends) == 0 || sends[0]["sessionKey"] != tt.wantKey {
 				t.Fatalf("chat.send calls %v, want session %s", sends, tt.wantKey)
+			}
+			if p := requestsOf(srv, "sessions.patch"); tt.wantPatch != "" && (len(p) != 1 || p[0]["thinkingLevel"] != tt.wantPatch) {
+				t.Errorf("sessions.patch calls %v, want thinkingLevel %s", p, tt.wantPatch)
+			}
+			if p := requestsOf(srv, "agent"); tt.wantAgent != "" && (len(p) != 1 || p[0]["message"] != tt.wantAgent || p[0]["deliver"] != true) {
+				t.Errorf("agent calls %v, want %q delivered", p, tt.wantAgent)
+			} else if tt.wantAgent == "" && len(p) != 0 {
+				t.Errorf("agent calls %v, want none", p)
 			}
 		})
 	}
