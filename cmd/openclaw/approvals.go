@@ -481,4 +481,3 @@ func newApprovalsResolveCmd(a *app) *cobra.Command {
 	g = addGatewayFlags(c.Flags(), a)
 	return c
 }
-
