@@ -16,8 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 	flag "github.com/spf13/pflag"
-	"github.com/tailscale/hujson"
 
+	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/tools/execapprovals"
 )
@@ -247,9 +247,13 @@ func newApprovalsSetCmd(a *app) *cobra.Command {
 // document does not have is an error, not silently dropped.
 func parseApprovalsFile(data []byte) (execapprovals.File, error) {
 	var f execapprovals.File
-	std, err := hujson.Standardize(data)
+	obj, err := config.ParseObject(data)
 	if err != nil {
-		return f, fmt.Errorf("not JSON5: %w", err)
+		return f, fmt.Errorf("not a JSON5 object: %w", err)
+	}
+	std, err := json.Marshal(obj)
+	if err != nil {
+		return f, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(std))
 	dec.DisallowUnknownFields()

@@ -215,4 +215,3 @@ func TestSessionsCompactCommand(t *testing.T) {
 		})
 	}
 }
-
