@@ -94,6 +94,7 @@ type sessionsListAnswer struct {
 	Sessions   []map[string]any `json:"sessions"`
 	Defaults   struct {
 		AgentID string `json:"agentId"`
+		MainKey string `json:"mainKey"`
 	} `json:"defaults"`
 }
 
@@ -310,7 +311,6 @@ type describedSession struct {
 	Session struct {
 		Key      string `json:"key"`
 		AgentID  string `json:"agentId"`
-		IsMain   bool   `json:"isMain"`
 		Archived bool   `json:"archived"`
 	} `json:"session"`
 }
@@ -327,10 +327,17 @@ func (a *app) sessionsLifecycle(ctx context.Context, g *gatewayFlags, op, agent 
 		return err
 	}
 	defer s.Close()
+	// The gateway's main key names each agent's main session
+	// (agent:<id>:<mainKey>); a row's isMain is wider (any agent:<id>:<x>).
+	var defaults sessionsListAnswer
+	if err := s.call(ctx, "sessions.list", map[string]any{"limit": 1}, &defaults, false); err != nil {
+		return err
+	}
+	mainKey := cmp.Or(strings.ToLower(defaults.Defaults.MainKey), "main")
 	results := make([]sessionKeyResult, 0, len(keys))
 	allOK := true
 	for _, key := range keys {
-		r := a.sessionLifecycleOne(ctx, s, op, method, agent, key, dryRun)
+		r := a.sessionLifecycleOne(ctx, s, op, method, agent, mainKey, key, dryRun)
 		allOK = allOK && r.OK
 		results = append(results, r)
 	}
@@ -353,7 +360,7 @@ func (a *app) sessionsLifecycle(ctx context.Context, g *gatewayFlags, op, agent 
 	return nil
 }
 
-func (a *app) sessionLifecycleOne(ctx context.Context, s *session, op, method, agent, key string, dryRun bool) sessionKeyResult {
+func (a *app) sessionLifecycleOne(ctx context.Context, s *session, op, method, agent, mainKey, key string, dryRun bool) sessionKeyResult {
 	var d describedSession
 	if err := s.call(ctx, "sessions.describe", map[string]any{"key": key}, &d, false); err != nil {
 		var perr *protocol.Error
@@ -365,7 +372,7 @@ func (a *app) sessionLifecycleOne(ctx context.Context, s *session, op, method, a
 	switch {
 	case agent != "" && d.Session.AgentID != agent:
 		return sessionKeyResult{Key: key, Status: "wrong_agent", Error: fmt.Sprintf("the session belongs to agent %q, not %q", d.Session.AgentID, agent)}
-	case d.Session.IsMain:
+	case strings.EqualFold(d.Session.Key, "agent:"+d.Session.AgentID+":"+mainKey):
 		// An agent's main session is where its chats land; removing it
 		// by a slip of a key is not something to allow.
 		return sessionKeyResult{Key: key, Status: "protected", Error: "an agent's main session is protected; use `openclaw gateway call sessions.reset` to start it afresh"}

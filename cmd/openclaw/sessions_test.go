@@ -17,7 +17,7 @@ func sessionsGateway(t *testing.T) *clienttest.Server {
 	srv := clienttest.NewServer(t, clienttest.Config{Token: testToken})
 	rows := map[string]map[string]any{
 		"agent:main:main":    {"key": "agent:main:main", "agentId": "main", "kind": "direct", "isMain": true, "modelProvider": "fake", "model": "echo-1", "totalTokens": 1500, "updatedAt": 1},
-		"agent:main:scratch": {"key": "agent:main:scratch", "agentId": "main", "kind": "direct", "totalTokens": 12, "updatedAt": 1, "label": "Scratch"},
+		"agent:main:scratch": {"key": "agent:main:scratch", "agentId": "main", "kind": "direct", "isMain": true, "totalTokens": 12, "updatedAt": 1, "label": "Scratch"},
 		"agent:main:old":     {"key": "agent:main:old", "agentId": "main", "kind": "direct", "archived": true},
 	}
 	srv.Handle("sessions.list", func(_ context.Context, c *clienttest.Call) (any, error) {
@@ -91,18 +91,18 @@ func TestSessionsCommands(t *testing.T) {
 		{name: "delete needs yes", args: []string{"sessions", "delete", "agent:main:scratch"}, wantErr: "pass --yes"},
 		{name: "delete json needs yes", args: []string{"sessions", "delete", "agent:main:scratch", "--json"}, wantErr: "pass --yes"},
 		{name: "delete", args: []string{"sessions", "delete", "agent:main:scratch", "--yes"},
-			wantOut: []string{"agent:main:scratch: deleted"}, wantCalls: "sessions.describe sessions.delete", wantParams: `"key":"agent:main:scratch"`},
+			wantOut: []string{"agent:main:scratch: deleted"}, wantCalls: "sessions.list sessions.describe sessions.delete", wantParams: `"key":"agent:main:scratch"`},
 		{name: "delete protects main", args: []string{"sessions", "delete", "agent:main:main", "agent:main:scratch", "agent:main:nope", "--yes", "--json"},
 			wantErr: "a key failed",
 			wantOut: []string{`"ok": false`, `"operation": "delete"`, `"status": "protected"`, `"status": "deleted"`, `"status": "not_found"`},
 			// main is never deleted: one delete, for scratch.
-			wantCalls: "sessions.describe sessions.describe sessions.delete sessions.describe"},
+			wantCalls: "sessions.list sessions.describe sessions.describe sessions.delete sessions.describe"},
 		{name: "delete dry run", args: []string{"sessions", "delete", "agent:main:scratch", "--dry-run", "--json"},
-			wantOut: []string{`"dryRun": true`, `"status": "would_delete"`, `"ok": true`}, wantCalls: "sessions.describe"},
+			wantOut: []string{`"dryRun": true`, `"status": "would_delete"`, `"ok": true`}, wantCalls: "sessions.list sessions.describe"},
 		{name: "delete other agent", args: []string{"sessions", "delete", "agent:main:scratch", "--agent", "work", "--yes"},
-			wantErr: "a key failed", wantStderr: []string{`belongs to agent "main", not "work"`}, wantCalls: "sessions.describe"},
+			wantErr: "a key failed", wantStderr: []string{`belongs to agent "main", not "work"`}, wantCalls: "sessions.list sessions.describe"},
 		{name: "archive", args: []string{"sessions", "archive", "agent:main:scratch", "agent:main:old"},
-			wantOut: []string{"agent:main:scratch: archived", "agent:main:old: already archived"}, wantCalls: "sessions.describe sessions.patch sessions.describe",
+			wantOut: []string{"agent:main:scratch: archived", "agent:main:old: already archived"}, wantCalls: "sessions.list sessions.describe sessions.patch sessions.describe",
 			wantParams: `"key":"agent:main:old"`},
 
 		{name: "tail redacts", args: []string{"sessions", "tail", "--session-key", "agent:main:main"},
