@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/openclaw-go/openclaw/gateway/client/clienttest"
@@ -213,5 +214,53 @@ func TestSessionsCompactCommand(t *testing.T) {
 				t.Errorf("connect scopes = %v, want operator.admin (sessions.compact's)", c.Params.Scopes)
 			}
 		})
+	}
+}
+
+// TestSessionsTailFollow: --follow prints the messages a finished turn
+// added, once each, and only for its session.
+func TestSessionsTailFollow(t *testing.T) {
+	isolate(t)
+	const key = "agent:main:main"
+	msg := func(role, text string, ts int) map[string]any {
+		return map[string]any{"role": role, "timestamp": ts, "provider": "fake", "model": "echo-1",
+			"content": []any{map[string]any{"type": "text", "text": text}}}
+	}
+	first := []any{msg("user", "one", 1), msg("assistant", "a1", 2)}
+	second := append(append([]any{}, first...), msg("user", "second question", 3), msg("assistant", "a2", 4))
+	srv := clienttest.NewServer(t, clienttest.Config{Token: testToken})
+	var calls atomic.Int32
+	srv.Handle("chat.history", func(_ context.Context, c *clienttest.Call) (any, error) {
+		switch calls.Add(1) {
+		case 1:
+			go func() {
+				_ = c.Conn.Event("chat", map[string]any{"sessionKey": "agent:main:other", "state": "final"})
+				_ = c.Conn.Event("chat", map[string]any{"sessionKey": key, "state": "delta"})
+				_ = c.Conn.Event("chat", map[string]any{"sessionKey": key, "state": "final"})
+			}()
+			return map[string]any{"messages": first}, nil
+		case 2:
+			go func() { _ = c.Conn.Event("chat", map[string]any{"sessionKey": key, "state": "final"}) }()
+			return map[string]any{"messages": second}, nil
+		}
+		// The third fetch ends the command, which otherwise follows forever.
+		return nil, protocol.Errorf(protocol.CodeUnavailable, "stop here")
+	})
+	stdout, _, err := runCLI(t, "sessions", "tail", "--follow", "--session-key", key, "--url", srv.URL(), "--token", testToken)
+	if err == nil || !strings.Contains(err.Error(), "stop here") {
+		t.Fatalf("err = %v, want the third fetch's", err)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	want := []string{"message (3 chars)", "fake/echo-1 done", "message (15 chars)", "fake/echo-1 done"}
+	if len(lines) != len(want) {
+		t.Fatalf("printed %d lines, want %d (each message once):\n%s", len(lines), len(want), stdout)
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("line %d = %q, want %q in it", i, lines[i], w)
+		}
+	}
+	if n := calls.Load(); n != 3 {
+		t.Errorf("chat.history fetched %d times, want 3 (start, then one per final of this session)", n)
 	}
 }
