@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -25,11 +26,30 @@ func (s *Service) maybeCompact(ctx context.Context, ev *runEvents, chain *provid
 	if !need || len(older) == 0 {
 		return history, false
 	}
+	out, _, err := s.summarise(ctx, ev.agent, chain, sessionID, full, older, recent)
+	if err != nil {
+		return history, false
+	}
+	return out, true
+}
+
+// errNothingToCover means a summary could cover no message: the part
+// chosen to summarise is interleaved with a later turn's messages.
+var errNothingToCover = errors.New("no message can be summarised without covering a later turn")
+
+// summarise asks chain for a summary of older (the part of full, the
+// session's whole context, that SplitForCompaction chose), records it and
+// returns the context that follows: the summary, the messages older must
+// keep verbatim, then recent. note hears the compaction's progress
+// (start, end, error). Both a run's automatic compaction and
+// sessions.compact go through here, so there is one way a transcript is
+// summarised.
+func (s *Service) summarise(ctx context.Context, note func(stream string, data map[string]any), chain *providers.Chain, sessionID string, full, older, recent []sessions.Message) (_ []sessions.Message, through int64, _ error) {
 	// The summary must not cover a later turn's message this run does not
 	// see: that turn's own run would lose it.
 	through, older, keep := sessions.SummaryCut(full, older)
 	if through == 0 {
-		return history, false
+		return nil, 0, errNothingToCover
 	}
 	var b strings.Builder
 	for _, m := range older {
@@ -43,23 +63,26 @@ func (s *Service) maybeCompact(ctx context.Context, ev *runEvents, chain *provid
 			}
 		}
 	}
-	ev.agent("compaction", map[string]any{"phase": "start", "messages": len(older)})
+	note("compaction", map[string]any{"phase": "start", "messages": len(older)})
 	resp, _, err := chain.Complete(ctx, providers.Request{
 		System:   compactPrompt,
 		Messages: []providers.Message{{Role: providers.RoleUser, Text: b.String()}},
 	}, providers.Hooks{})
-	if err != nil || strings.TrimSpace(resp.Text) == "" {
+	if err == nil && strings.TrimSpace(resp.Text) == "" {
+		err = errors.New("the model answered with an empty summary")
+	}
+	if err != nil {
 		s.log.Warn("compaction failed; sending the full context", "session", sessionID, "err", err)
-		ev.agent("compaction", map[string]any{"phase": "error"})
-		return history, false
+		note("compaction", map[string]any{"phase": "error"})
+		return nil, 0, fmt.Errorf("summarise session %s: %w", sessionID, err)
 	}
 	if err := s.opts.Store.AppendSummary(context.WithoutCancel(ctx), sessionID, resp.Text, through); err != nil {
 		s.log.Warn("save compaction summary", "session", sessionID, "err", err)
-		return history, false
+		return nil, 0, fmt.Errorf("save the summary of session %s: %w", sessionID, err)
 	}
-	ev.agent("compaction", map[string]any{"phase": "end", "messages": len(older), "throughSeq": through})
+	note("compaction", map[string]any{"phase": "end", "messages": len(older), "throughSeq": through})
 	out := append([]sessions.Message{{Role: "system", Text: resp.Text, Summary: true, SummaryThrough: through}}, keep...)
-	return append(out, recent...), true
+	return append(out, recent...), through, nil
 }
 
 func clip(s string, n int) string {

@@ -25,6 +25,7 @@ func (s *Service) Register(srv *rpc.Server) {
 	srv.HandleFunc("agent.identity.get", rpc.Typed(s.handleIdentity))
 	srv.HandleFunc("models.list", s.handleModelsList)
 	s.registerSessions(srv)
+	s.registerCompact(srv)
 }
 
 // invalid maps this package's input errors to INVALID_REQUEST.
