@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -86,8 +88,13 @@ func TestOnboard(t *testing.T) {
 			args:       []string{"--non-interactive", "--accept-risk", "--auth-choice", "openai-api-key", "--openai-api-key", "sk-flag-key-1", "--skip-health", "--gateway-port", "18800", "--gateway-bind", "lan"},
 			wantSecret: "sk-flag-key-1"},
 		{name: "non-interactive key checked", providerKey: "ck-good",
-			args:       []string{"--non-interactive", "--accept-risk", "--auth-choice", "custom-api-key", "--custom-base-url", "PROVIDER/v1", "--custom-model-id", "m1", "--custom-api-key", "ck-good"},
-			wantSecret: "ck-good"},
+			args:       []string{"--non-interactive", "--accept-risk", "--auth-choice", "custom-api-key", "--custom-base-url", "PROVIDER/v1", "--custom-model-id", "m1", "--custom-api-key", "ck-good", "--gateway-port", "GPORT", "--json"},
+			wantSecret: "ck-good",
+			check: func(t *testing.T, cfg, home string) {
+				if !strings.Contains(cfg, `"model": "custom/m1"`) {
+					t.Errorf("config:\n%s", cfg)
+				}
+			}},
 		{name: "non-interactive key refused", providerKey: "ck-good",
 			args:    []string{"--non-interactive", "--accept-risk", "--custom-base-url", "PROVIDER/v1", "--custom-model-id", "m1", "--custom-api-key", "ck-bad"},
 			wantErr: "refused the key (HTTP 401)"},
@@ -117,6 +124,17 @@ func TestOnboard(t *testing.T) {
 		{name: "interactive bad key then retry", interactive: true, providerKey: "good",
 			args:  []string{"--custom-base-url", "PROVIDER/v1", "--custom-model-id", "m", "--skip-channels", "--gateway-port", "GPORT", "--gateway-bind", "loopback", "--workspace", "/tmp/ws-onboard-test", "--no-install-daemon"},
 			stdin: "y\nwrong\n1\ngood\n", wantSecret: "good"},
+		{name: "remote mode", args: []string{"--non-interactive", "--accept-risk", "--mode", "remote", "--remote-url", "wss://gw.example:18789", "--remote-token", "r${HOME}\"t"},
+			check: func(t *testing.T, cfg, home string) {
+				c := loadConfigWith(t, filepath.Join(home, ".openclaw", "openclaw.json"), map[string]string{"HOME": "/x"}).Config
+				if c.Gateway.Mode != "remote" || c.Gateway.Remote.URL != "wss://gw.example:18789" || c.Gateway.Remote.Token.Value != "r${HOME}\"t" {
+					t.Errorf("remote %q %q %q", c.Gateway.Mode, c.Gateway.Remote.URL, c.Gateway.Remote.Token.Value)
+				}
+			}},
+		{name: "remote URL with credentials", args: []string{"--non-interactive", "--accept-risk", "--mode", "remote", "--remote-url", "wss://gw.example/?token=abc"},
+			wantErr: "not in the URL"},
+		{name: "remote with a local gateway token", args: []string{"--non-interactive", "--accept-risk", "--mode", "remote", "--remote-url", "wss://gw.example", "--gateway-token", "x"},
+			wantErr: "configure a local gateway"},
 		{name: "risk declined", interactive: true, stdin: "n\n", wantErr: "the risk was not accepted"},
 		{name: "existing kept without reset", existing: "{gateway: {port: 1234}}\n",
 			args:    []string{"--non-interactive", "--accept-risk", "--auth-choice", "skip", "--skip-health"},
@@ -212,6 +230,15 @@ func TestOnboard(t *testing.T) {
 				}
 				if fi, err := os.Stat(sp); err != nil || fi.Mode().Perm() != 0o600 {
 					t.Errorf("secrets file mode %v %v, want 0600", fi, err)
+				}
+			}
+			if slices.Contains(tc.args, "--json") {
+				var sum struct {
+					OK              bool
+					ModelKeyChecked bool
+				}
+				if err := json.Unmarshal([]byte(stdout), &sum); err != nil || !sum.OK || sum.ModelKeyChecked != (tc.providerKey != "") {
+					t.Errorf("summary %s (%v)", stdout, err)
 				}
 			}
 			// It loads as the gateway loads it, errors and all.
