@@ -197,6 +197,9 @@ func TestOnboard(t *testing.T) {
 				if err == nil || !strings.Contains(stderr, tc.wantErr) {
 					t.Fatalf("err %v stderr %q, want %q", err, stderr, tc.wantErr)
 				}
+				if strings.Contains(stderr, "ck-bad") {
+					t.Errorf("the error shows the key: %s", stderr)
+				}
 				if tc.existing != "" && string(data) != tc.existing {
 					t.Errorf("the existing config changed:\n%s", data)
 				}
@@ -295,5 +298,26 @@ func TestOnboardSecretsFileForcedPrivate(t *testing.T) {
 	}
 	if got := secretPointer([]string{"models", "a/b~c", "apiKey"}); got != "/models/a~1b~0c/apiKey" {
 		t.Errorf("pointer %q", got)
+	}
+}
+
+// TestOnboardHelp: the real CLI's flags this gateway acts on are listed;
+// the ones it refuses are accepted by the parser but kept out of help.
+func TestOnboardHelp(t *testing.T) {
+	isolate(t)
+	stdout, _, err := runCLI(t, "onboard", "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"--non-interactive", "--accept-risk", "--auth-choice", "--openai-api-key", "--anthropic-api-key",
+		"--gateway-port", "--gateway-bind", "--gateway-token", "--install-daemon", "--secret-input-mode", "--reset", "--skip-health"} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("help lacks %s", s)
+		}
+	}
+	for _, s := range []string{"--mistral-api-key", "--classic", "--daemon-runtime"} {
+		if strings.Contains(stdout, s) {
+			t.Errorf("help lists the unsupported %s", s)
+		}
 	}
 }
