@@ -491,12 +491,10 @@ func (a *app) onboardModel(ctx context.Context, q *prompter, f *onboardFlags, p 
 		if key == "" && c.choice != "ollama" && c.choice != "custom-api-key" {
 			return usageErrorf("%s needs a key: pass --%s or set %s", c.label, c.keyFlag, c.env)
 		}
-		if key != "" || c.choice == "ollama" {
-			if m.apiKey, m.secret, err = keyStorage(c, key, f.secretMode); err != nil {
+		m.apiKey, m.secret = nil, nil
+		if key != "" {
+			if m.apiKey, m.secret, err = keyStorage(m.choice, key, f.secretMode); err != nil {
 				return err
-			}
-			if c.choice == "ollama" && key == "" {
-				m.apiKey, m.secret = nil, nil
 			}
 		}
 		if f.skipHealth {

@@ -124,6 +124,22 @@ func TestOnboard(t *testing.T) {
 		{name: "interactive bad key then retry", interactive: true, providerKey: "good",
 			args:  []string{"--custom-base-url", "PROVIDER/v1", "--custom-model-id", "m", "--skip-channels", "--gateway-port", "GPORT", "--gateway-bind", "loopback", "--workspace", "/tmp/ws-onboard-test", "--no-install-daemon"},
 			stdin: "y\nwrong\n1\ngood\n", wantSecret: "good"},
+		{name: "ollama needs no key, in ref mode too",
+			args: []string{"--non-interactive", "--accept-risk", "--auth-choice", "ollama", "--secret-input-mode", "ref", "--skip-health", "--custom-model-id", "qwen3:8b"},
+			check: func(t *testing.T, cfg, home string) {
+				c := loadConfigWith(t, filepath.Join(home, ".openclaw", "openclaw.json"), nil).Config
+				if p := c.Models.Providers["ollama"]; p.API != "ollama" || p.BaseURL != "http://127.0.0.1:11434" || p.APIKey.Ref != nil || c.Agents.Defaults.Model.Primary != "ollama/qwen3:8b" {
+					t.Errorf("ollama provider %+v model %q", p, c.Agents.Defaults.Model.Primary)
+				}
+			}},
+		{name: "custom provider id names the secret", providerKey: "k2",
+			args:       []string{"--non-interactive", "--accept-risk", "--custom-base-url", "PROVIDER/v1", "--custom-model-id", "m", "--custom-api-key", "k2", "--custom-provider-id", "lab", "--gateway-port", "GPORT"},
+			wantSecret: "k2",
+			check: func(t *testing.T, cfg, home string) {
+				if !strings.Contains(cfg, `"id": "/models/lab/apiKey"`) || !strings.Contains(cfg, `"model": "lab/m"`) {
+					t.Errorf("config:\n%s", cfg)
+				}
+			}},
 		{name: "remote mode", args: []string{"--non-interactive", "--accept-risk", "--mode", "remote", "--remote-url", "wss://gw.example:18789", "--remote-token", "r${HOME}\"t"},
 			check: func(t *testing.T, cfg, home string) {
 				c := loadConfigWith(t, filepath.Join(home, ".openclaw", "openclaw.json"), map[string]string{"HOME": "/x"}).Config
