@@ -16,6 +16,7 @@ import (
 	"time"
 
 	qrcode "github.com/skip2/go-qrcode"
+	flag "github.com/spf13/pflag"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
@@ -240,8 +241,52 @@ func ago(now int64, at *int64) string {
 // oneLine keeps a table cell on one line.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
+// channelCred is one credential of a channel that add writes.
+type channelCred struct {
+	flag  string // its flag, e.g. "bot-token"
+	key   string // its key in the account block, e.g. "botToken"
+	label string // the question guided setup asks
+	env   string // the variable the default account falls back to
+	ask   bool   // guided setup asks for it
+}
+
+// channelSpec is what add knows of one network.
+type channelSpec struct {
+	label string
+	creds []channelCred
+	// flags are the network's own other flags, besides its credentials.
+	flags []string
+	// next is what to do after adding, printed once it is written.
+	next string
+}
+
+// channelSpecs are the networks whose config add and remove write.
+var channelSpecs = map[string]channelSpec{
+	"telegram": {label: "Telegram", flags: []string{"token-file", "use-env"}, creds: []channelCred{
+		{flag: "token", key: "botToken", label: "Telegram bot token (from @BotFather)", env: "TELEGRAM_BOT_TOKEN", ask: true},
+	}},
+	"discord": {label: "Discord", flags: []string{"use-env"}, creds: []channelCred{
+		{flag: "token", key: "token", label: "Discord bot token (Developer Portal, Bot page)", env: "DISCORD_BOT_TOKEN", ask: true},
+	}},
+	"slack": {label: "Slack", flags: []string{"use-env", "mode"}, creds: []channelCred{
+		{flag: "bot-token", key: "botToken", label: "Slack bot token (xoxb-...)", env: "SLACK_BOT_TOKEN", ask: true},
+		{flag: "app-token", key: "appToken", label: "Slack app-level token for Socket Mode (xapp-...)", env: "SLACK_APP_TOKEN", ask: true},
+		{flag: "signing-secret", key: "signingSecret", label: "Slack signing secret (HTTP Events mode)"},
+	}},
+	"whatsapp": {label: "WhatsApp", next: "Link the phone with `openclaw channels login --channel whatsapp` once the gateway runs."},
+}
+
 // editableChannels are the channels whose config add and remove write.
-var editableChannels = []string{"telegram"}
+var editableChannels = []string{"telegram", "discord", "slack", "whatsapp"}
+
+// refusedAddFlags are the real CLI's add flags that name something this
+// gateway does not have; they are refused rather than ignored.
+var refusedAddFlags = map[string]string{
+	"agent":      "channel setup has no agent owner here; route accounts with bindings in the config",
+	"user-token": "Slack user tokens are not used by this gateway (it acts as the bot)",
+	"identity":   "Slack identities other than the bot are not supported here",
+	"auth-dir":   "the WhatsApp device is kept in the gateway's database, not an auth folder",
+}
 
 // accountIDPattern is what add and remove accept as an account id, so it
 // can be a key path step without quoting.
@@ -266,11 +311,7 @@ func channelEditArgs(channel, account string) error {
 	if channel == "" {
 		return usageErrorf("--channel is required (one of %s)", strings.Join(editableChannels, ", "))
 	}
-	found := false
-	for _, ch := range editableChannels {
-		found = found || ch == channel
-	}
-	if !found {
+	if _, ok := channelSpecs[channel]; !ok {
 		return usageErrorf("channel %q cannot be configured here (one of %s)", channel, strings.Join(editableChannels, ", "))
 	}
 	if account != "" && !accountIDPattern.MatchString(account) {
@@ -279,106 +320,208 @@ func channelEditArgs(channel, account string) error {
 	return nil
 }
 
+// configSecret is how a credential typed by a user is written into the
+// config, whose loader expands ${VAR} in every string: a value that is
+// exactly one reference, "${TELEGRAM_BOT_TOKEN}", stays one (the secret
+// lives in the environment); in any other value each ${NAME} is escaped
+// as $${NAME}, so a literal token that happens to hold "${" reaches the
+// gateway as typed instead of being replaced by an environment variable.
+func configSecret(v string) string {
+	if name, n := wholeEnvRef(v); n > 0 && name != "" {
+		return v
+	}
+	return escapeEnvRefs(v)
+}
+
+// wholeEnvRef returns the variable when v is exactly "${NAME}".
+func wholeEnvRef(v string) (string, int) {
+	if !strings.HasPrefix(v, "${") || !strings.HasSuffix(v, "}") {
+		return "", 0
+	}
+	name := v[2 : len(v)-1]
+	if !envNamePattern.MatchString(name) {
+		return "", 0
+	}
+	return name, len(v)
+}
+
+// envNamePattern is the config loader's variable name: upper case
+// letters, digits and _, not starting with a digit.
+var envNamePattern = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+
+// envRefPattern finds the ${NAME} references the loader would expand.
+var envRefPattern = regexp.MustCompile(`\$\{[A-Z_][A-Z0-9_]*\}`)
+
+// escapeEnvRefs puts one more $ before every ${NAME}: the loader turns
+// $${NAME} into the literal ${NAME}, and a $ before that stays a $.
+func escapeEnvRefs(v string) string {
+	return envRefPattern.ReplaceAllStringFunc(v, func(ref string) string { return "$" + ref })
+}
+
+// channelAddInput is what add was asked to write.
+type channelAddInput struct {
+	channel, account, name, mode string
+	creds                        map[string]string // config key → value as typed
+	tokenFile                    string
+	useEnv                       bool
+}
+
 func runChannelsAdd(_ context.Context, a *app, args []string) error {
-	fs := newFlagSet(a, "openclaw channels add --channel telegram [--account ID] [--token T | --token-file FILE] [--name NAME]")
+	fs := newFlagSet(a, "openclaw channels add [CHANNEL] --channel telegram|discord|slack|whatsapp [--account ID] [--name NAME] [credential flags]")
 	f := fs.configFlags()
-	channel := fs.String("channel", "", "`channel` to configure (telegram)")
+	channel := fs.String("channel", "", "`channel` to configure: telegram, discord, slack or whatsapp")
 	account := fs.String("account", "", "account `id` (default: the channel's default account)")
-	token := fs.String("token", "", "bot `token` from @BotFather; - reads it from stdin")
-	tokenFile := fs.String("token-file", "", "`file` holding the bot token")
 	name := fs.String("name", "", "display `name` of the account")
-	if _, err := fs.parse(args, 0, 0); err != nil {
+	flagVals := map[string]*string{}
+	for _, fl := range []struct{ name, usage string }{
+		{"token", "Telegram or Discord bot `token`; - reads it from stdin; \"${VAR}\" keeps it in the environment"},
+		{"bot-token", "Slack bot `token` (xoxb-...)"},
+		{"app-token", "Slack app-level `token` for Socket Mode (xapp-...)"},
+		{"signing-secret", "Slack signing `secret` (HTTP Events mode)"},
+		{"token-file", "Telegram: `file` holding the bot token"},
+		{"mode", "Slack connection `mode`: socket or http"},
+		{"user-token", "Slack user token (not supported here)"},
+		{"identity", "Slack identity (not supported here)"},
+		{"auth-dir", "WhatsApp auth folder (not used here)"},
+		{"agent", "agent owner (not used here)"},
+	} {
+		flagVals[fl.name] = fs.String(fl.name, "", fl.usage)
+	}
+	useEnv := fs.Bool("use-env", false, "use the channel's environment variables (TELEGRAM_BOT_TOKEN, DISCORD_BOT_TOKEN, SLACK_BOT_TOKEN and SLACK_APP_TOKEN)")
+	pos, err := fs.parse(args, 0, 1)
+	if err != nil {
 		return err
 	}
-	if err := channelEditArgs(*channel, *account); err != nil {
+	if len(pos) == 1 {
+		if *channel != "" && *channel != pos[0] {
+			return usageErrorf("channel %q and --channel %q differ", pos[0], *channel)
+		}
+		*channel = pos[0]
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	for fl, why := range refusedAddFlags {
+		if set[fl] {
+			return usageErrorf("--%s: %s", fl, why)
+		}
+	}
+	in := channelAddInput{channel: *channel, account: *account, name: *name, mode: *flagVals["mode"],
+		tokenFile: *flagVals["token-file"], useEnv: *useEnv, creds: map[string]string{}}
+	credFlags := false
+	for _, fl := range []string{"token", "bot-token", "app-token", "signing-secret", "token-file"} {
+		credFlags = credFlags || set[fl]
+	}
+	guided := !credFlags && !*useEnv && !f.json && interactiveStdin(a.stdin)
+	var p *prompter
+	if guided {
+		p = newPrompter(a)
+		if in.channel == "" {
+			opts := make([]choice, 0, len(editableChannels))
+			for _, id := range editableChannels {
+				opts = append(opts, choice{id, channelSpecs[id].label})
+			}
+			if in.channel, err = p.choose("Which chat network?", opts, "telegram"); err != nil {
+				return err
+			}
+		}
+	}
+	if err := channelEditArgs(in.channel, in.account); err != nil {
 		return err
 	}
-	if *token != "" && *tokenFile != "" {
+	spec := channelSpecs[in.channel]
+	own := map[string]bool{}
+	for _, c := range spec.creds {
+		own[c.flag] = true
+	}
+	for _, fl := range spec.flags {
+		own[fl] = true
+	}
+	for _, fl := range []string{"token", "bot-token", "app-token", "signing-secret", "token-file", "mode", "use-env"} {
+		if set[fl] && !own[fl] {
+			return usageErrorf("--%s is not a %s flag (%s takes %s)", fl, in.channel, in.channel, channelFlagList(spec))
+		}
+	}
+	if in.mode != "" && in.mode != "socket" && in.mode != "http" {
+		return usageErrorf("--mode %q: Slack mode is socket or http", in.mode)
+	}
+	if set["token"] && in.tokenFile != "" {
 		return usageErrorf("--token and --token-file are exclusive")
 	}
-	if *token == "-" {
-		line, err := bufio.NewReader(a.stdin).ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("read token from stdin: %w", err)
+	if in.useEnv && (credFlags) {
+		return usageErrorf("--use-env and credential flags are exclusive")
+	}
+	fromStdin := ""
+	for _, c := range spec.creds {
+		v, given := *flagVals[c.flag], set[c.flag]
+		if !given {
+			continue
 		}
-		if *token = strings.TrimSpace(line); *token == "" {
-			return usageErrorf("--token -: stdin held no token")
+		if v == "-" {
+			if fromStdin != "" {
+				return usageErrorf("only one of --%s and --%s can read stdin", fromStdin, c.flag)
+			}
+			fromStdin = c.flag
+			line, err := bufio.NewReader(a.stdin).ReadString('\n')
+			if err != nil && !errors.Is(err, io.EOF) {
+				return fmt.Errorf("read --%s from stdin: %w", c.flag, err)
+			}
+			if v = strings.TrimSpace(line); v == "" {
+				return usageErrorf("--%s -: stdin held no value", c.flag)
+			}
+		}
+		if v == "" {
+			return usageErrorf("--%s is empty", c.flag)
+		}
+		in.creds[c.key] = v
+	}
+	if in.useEnv {
+		if in.account != "" && in.account != "default" {
+			return usageErrorf("--use-env is for the default account, which reads the environment; for account %q pass its own variable, e.g. --%s '${%s_%s}'",
+				in.account, spec.creds[0].flag, strings.ToUpper(strings.ReplaceAll(in.account, "-", "_")), spec.creds[0].env)
+		}
+		var missing []string
+		for _, c := range spec.creds {
+			if c.env != "" && c.ask && os.Getenv(c.env) == "" {
+				missing = append(missing, c.env)
+			}
+		}
+		if len(spec.creds) == 0 {
+			return usageErrorf("--use-env: %s takes no credentials", in.channel)
+		}
+		if len(missing) > 0 {
+			return usageErrorf("--use-env: %s not set in this environment", strings.Join(missing, ", "))
 		}
 	}
-	if *tokenFile != "" && !strings.HasPrefix(*tokenFile, "~") {
+	if guided {
+		if err := askChannelCreds(p, spec, &in); err != nil {
+			return err
+		}
+	}
+	if in.tokenFile != "" && !strings.HasPrefix(in.tokenFile, "~") {
 		// The gateway runs elsewhere than this shell's directory.
-		abs, err := filepath.Abs(*tokenFile)
+		abs, err := filepath.Abs(in.tokenFile)
 		if err != nil {
 			return fmt.Errorf("token file: %w", err)
 		}
-		*tokenFile = abs
-		if _, err := os.Stat(*tokenFile); err != nil {
-			fmt.Fprintf(a.stderr, "warning: the gateway will not be able to read %s: %v\n", *tokenFile, err)
+		in.tokenFile = abs
+		if _, err := os.Stat(in.tokenFile); err != nil {
+			fmt.Fprintf(a.stderr, "warning: the gateway will not be able to read %s: %v\n", in.tokenFile, err)
 		}
 	}
 	var block string
 	var changed, removed []string
-	path, err := editConfig(a, f.dev, "channels."+*channel, func(src []byte) ([]byte, error) {
-		tree, err := fileTree(src)
-		if err != nil {
-			return nil, err
-		}
-		block = channelBlock(tree, *channel, *account)
-		segs, _ := config.ParsePath(block)
-		out := src
-		set := func(key string, v any) error {
-			next, err := config.Set(out, block+"."+key, v)
-			if err != nil {
-				return err
-			}
-			out = next
-			changed = append(changed, block+"."+key)
-			return nil
-		}
-		unset := func(key string) error {
-			next, err := config.Unset(out, block+"."+key)
-			if errors.Is(err, config.ErrNotFound) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			out = next
-			removed = append(removed, block+"."+key)
-			return nil
-		}
-		// One source of the token: botToken wins over tokenFile, so the
-		// other one is removed rather than left to confuse.
-		switch {
-		case *token != "":
-			err = errors.Join(set("botToken", *token), unset("tokenFile"))
-		case *tokenFile != "":
-			err = errors.Join(set("tokenFile", *tokenFile), unset("botToken"))
-		}
-		if err != nil {
-			return nil, err
-		}
-		if *name != "" {
-			if err := set("name", *name); err != nil {
-				return nil, err
-			}
-		}
-		if _, exists := lookupPath(tree, segs); !exists && len(changed) == 0 {
-			// A bare block still starts the channel (the token may come
-			// from TELEGRAM_BOT_TOKEN).
-			if out, err = config.Set(out, block, map[string]any{}); err != nil {
-				return nil, err
-			}
-			changed = append(changed, block)
-		}
-		return out, nil
+	path, err := editConfig(a, f.dev, "channels."+in.channel, func(src []byte) ([]byte, error) {
+		var out []byte
+		var err error
+		out, block, changed, removed, err = applyChannelAdd(src, spec, in)
+		return out, err
 	})
 	if err != nil {
 		return err
 	}
 	if f.json {
-		return writeJSON(a.stdout, map[string]any{"ok": true, "path": path, "channel": *channel,
-			"accountId": *account, "set": nonEmpty(changed), "removed": nonEmpty(removed)})
+		return writeJSON(a.stdout, map[string]any{"ok": true, "path": path, "channel": in.channel,
+			"accountId": in.account, "set": nonEmpty(changed), "removed": nonEmpty(removed)})
 	}
 	// Keys only: the token itself is never printed.
 	switch {
@@ -392,13 +535,168 @@ func runChannelsAdd(_ context.Context, a *app, args []string) error {
 		fmt.Fprintf(a.stdout, "Removed %s\n", strings.Join(removed, ", "))
 	}
 	fmt.Fprintln(a.stdout, "A running gateway picks this up on its own (hot reload).")
+	if spec.next != "" {
+		fmt.Fprintln(a.stdout, spec.next)
+	}
 	return nil
 }
 
+// channelFlagList names a network's own flags for an error message.
+func channelFlagList(spec channelSpec) string {
+	var fl []string
+	for _, c := range spec.creds {
+		fl = append(fl, "--"+c.flag)
+	}
+	for _, f := range spec.flags {
+		fl = append(fl, "--"+f)
+	}
+	if len(fl) == 0 {
+		return "no credential flags"
+	}
+	return strings.Join(fl, ", ")
+}
+
+// askChannelCreds asks guided setup's questions for what the flags left
+// out: the credentials (echo off), the Slack mode and a display name.
+func askChannelCreds(p *prompter, spec channelSpec, in *channelAddInput) error {
+	if in.channel == "slack" && in.mode == "" {
+		m, err := p.choose("How should Slack deliver events?", []choice{
+			{"socket", "Socket Mode (no public URL needed)"}, {"http", "HTTP Events (needs a public URL and the signing secret)"}}, "socket")
+		if err != nil {
+			return err
+		}
+		in.mode = m
+	}
+	for _, c := range spec.creds {
+		need := c.ask
+		if in.channel == "slack" {
+			need = c.key == "botToken" || (in.mode == "http") == (c.key == "signingSecret")
+		}
+		if !need || in.creds[c.key] != "" {
+			continue
+		}
+		hint := ""
+		if c.env != "" && (in.account == "" || in.account == "default") {
+			hint = ", empty to use " + c.env
+		}
+		v, err := p.secret(c.label + " (input hidden" + hint + ")")
+		if err != nil {
+			return err
+		}
+		if v == "" && hint == "" {
+			return usageErrorf("%s: no value given", c.label)
+		}
+		if v != "" {
+			in.creds[c.key] = v
+		}
+	}
+	if in.name == "" {
+		n, err := p.ask("Display name for this account (optional)", "")
+		if err != nil {
+			return err
+		}
+		in.name = n
+	}
+	return nil
+}
+
+// applyChannelAdd writes in into the config text src: each credential
+// (escaped for the loader, see configSecret), the name and mode, and a
+// bare block when there is nothing else, so the channel starts.
+func applyChannelAdd(src []byte, spec channelSpec, in channelAddInput) (out []byte, block string, changed, removed []string, err error) {
+	tree, err := fileTree(src)
+	if err != nil {
+		return nil, "", nil, nil, err
+	}
+	block = channelBlock(tree, in.channel, in.account)
+	segs, _ := config.ParsePath(block)
+	out = src
+	setKey := func(key string, v any) error {
+		if cur, ok := lookupPath(tree, append(append([]string(nil), segs...), key)); ok && cur == v {
+			return nil
+		}
+		next, err := config.Set(out, block+"."+key, v)
+		if err != nil {
+			return err
+		}
+		out = next
+		changed = append(changed, block+"."+key)
+		return nil
+	}
+	unset := func(key string) error {
+		next, err := config.Unset(out, block+"."+key)
+		if errors.Is(err, config.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		out = next
+		removed = append(removed, block+"."+key)
+		return nil
+	}
+	for _, c := range spec.creds {
+		v, ok := in.creds[c.key]
+		if !ok {
+			continue
+		}
+		if err := setKey(c.key, configSecret(v)); err != nil {
+			return nil, "", nil, nil, err
+		}
+	}
+	// One source of the Telegram token: botToken wins over tokenFile, so
+	// the other one is removed rather than left to confuse.
+	if in.channel == "telegram" {
+		switch {
+		case in.creds["botToken"] != "":
+			err = unset("tokenFile")
+		case in.tokenFile != "":
+			err = errors.Join(setKey("tokenFile", in.tokenFile), unset("botToken"))
+		}
+		if err != nil {
+			return nil, "", nil, nil, err
+		}
+	}
+	if in.useEnv {
+		// The default account reads the variables when its keys are unset.
+		for _, c := range spec.creds {
+			if c.env != "" {
+				if err := unset(c.key); err != nil {
+					return nil, "", nil, nil, err
+				}
+			}
+		}
+		if in.channel == "telegram" {
+			if err := unset("tokenFile"); err != nil {
+				return nil, "", nil, nil, err
+			}
+		}
+	}
+	if in.mode != "" {
+		if err := setKey("mode", in.mode); err != nil {
+			return nil, "", nil, nil, err
+		}
+	}
+	if in.name != "" {
+		if err := setKey("name", in.name); err != nil {
+			return nil, "", nil, nil, err
+		}
+	}
+	if _, exists := lookupPath(tree, segs); !exists && len(changed) == 0 {
+		// A bare block still starts the channel (the token may come
+		// from the environment, WhatsApp links later).
+		if out, err = config.Set(out, block, map[string]any{}); err != nil {
+			return nil, "", nil, nil, err
+		}
+		changed = append(changed, block)
+	}
+	return out, block, changed, removed, nil
+}
+
 func runChannelsRemove(_ context.Context, a *app, args []string) error {
-	fs := newFlagSet(a, "openclaw channels remove --channel telegram [--account ID]")
+	fs := newFlagSet(a, "openclaw channels remove --channel telegram|discord|slack|whatsapp [--account ID]")
 	f := fs.configFlags()
-	channel := fs.String("channel", "", "`channel` to remove (telegram)")
+	channel := fs.String("channel", "", "`channel` to remove: telegram, discord, slack or whatsapp")
 	account := fs.String("account", "", "remove only this account `id` (default: the whole channel)")
 	if _, err := fs.parse(args, 0, 0); err != nil {
 		return err

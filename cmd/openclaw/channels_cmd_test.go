@@ -3,12 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tailscale/hujson"
+
 	"github.com/openclaw-go/openclaw/gateway/client/clienttest"
+	"github.com/openclaw-go/openclaw/gateway/config"
 )
 
 // channelsStatusPayload is channels.status as this gateway answers it.
@@ -73,7 +77,7 @@ func TestChannelsUsage(t *testing.T) {
 		{"login without channel", []string{"channels", "login"}, "--channel is required"},
 	})
 	runUsageCases(t, true, []usageCase{
-		{"add without channel", []string{"channels", "add"}, "--channel is required (one of telegram)"},
+		{"add without channel", []string{"channels", "add"}, "--channel is required (one of telegram, discord, slack, whatsapp)"},
 		{"add unknown channel", []string{"channels", "add", "--channel", "irc"}, `channel "irc" cannot be configured here`},
 		{"add both token sources", []string{"channels", "add", "--channel", "telegram", "--token", "x", "--token-file", "f"}, "exclusive"},
 		{"add bad account", []string{"channels", "add", "--channel", "telegram", "--account", "a.b"}, `account id "a.b"`},
@@ -277,5 +281,193 @@ func TestAgo(t *testing.T) {
 		if got := ago(now, tc.at); got != tc.want {
 			t.Errorf("ago(%v) = %q, want %q", tc.at, got, tc.want)
 		}
+	}
+}
+
+// withInteractiveStdin makes the CLI treat stdin as a person at a
+// terminal, so guided setup asks its questions of a plain reader.
+func withInteractiveStdin(t *testing.T) {
+	t.Helper()
+	old := interactiveStdin
+	interactiveStdin = func(io.Reader) bool { return true }
+	t.Cleanup(func() { interactiveStdin = old })
+}
+
+// loadConfigWith loads the config at path as the gateway would, with env
+// as its whole environment.
+func loadConfigWith(t *testing.T, path string, env map[string]string) *config.Snapshot {
+	t.Helper()
+	snap, err := config.Load(path, config.LoadOptions{Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatalf("load %s: %v", path, err)
+	}
+	return snap
+}
+
+// TestChannelsAddNetworks adds an account of each network with its own
+// flags and checks what the gateway reads back, not only the text: a
+// "${VAR}" token stays a reference to the environment, and a literal
+// token holding "${", a quote or a newline arrives exactly as typed.
+func TestChannelsAddNetworks(t *testing.T) {
+	env := map[string]string{"TG_TOKEN": "from-env", "HOME": "/home/someone", "SLACK_BOT_TOKEN": "xoxb-env"}
+	tests := []struct {
+		name    string
+		args    []string
+		wantSet string
+		check   func(c *config.Config) (got, want string)
+	}{
+		{"telegram env reference", []string{"--channel", "telegram", "--token", "${TG_TOKEN}"}, "channels.telegram.botToken",
+			func(c *config.Config) (string, string) { return c.Channels.Telegram.BotToken.Value, "from-env" }},
+		{"telegram literal dollar", []string{"telegram", "--token", "12:ab${HOME}c$${X}d$"}, "channels.telegram.botToken",
+			func(c *config.Config) (string, string) {
+				return c.Channels.Telegram.BotToken.Value, "12:ab${HOME}c$${X}d$"
+			}},
+		{"telegram quote and newline", []string{"--channel", "telegram", "--token", "1:a\"b\nc\\d\u2028e */ //"}, "channels.telegram.botToken",
+			func(c *config.Config) (string, string) {
+				return c.Channels.Telegram.BotToken.Value, "1:a\"b\nc\\d\u2028e */ //"
+			}},
+		{"discord named account", []string{"--channel", "discord", "--account", "work", "--token", "dis.cord.tok", "--name", "Work"}, "channels.discord.accounts.work.token, channels.discord.accounts.work.name",
+			func(c *config.Config) (string, string) {
+				return c.Channels.Discord.Accounts["work"].Token.Value + "|" + c.Channels.Discord.Accounts["work"].Name, "dis.cord.tok|Work"
+			}},
+		{"slack socket", []string{"--channel", "slack", "--bot-token", "xoxb-1", "--app-token", "xapp-1"}, "channels.slack.botToken, channels.slack.appToken",
+			func(c *config.Config) (string, string) {
+				return c.Channels.Slack.BotToken.Value + "|" + c.Channels.Slack.AppToken.Value, "xoxb-1|xapp-1"
+			}},
+		{"slack http", []string{"--channel", "slack", "--bot-token", "${SLACK_BOT_TOKEN}", "--signing-secret", "s$ig", "--mode", "http"}, "channels.slack.botToken, channels.slack.signingSecret, channels.slack.mode",
+			func(c *config.Config) (string, string) {
+				return c.Channels.Slack.BotToken.Value + "|" + c.Channels.Slack.SigningSecret.Value + "|" + c.Channels.Slack.Mode, "xoxb-env|s$ig|http"
+			}},
+		{"whatsapp", []string{"--channel", "whatsapp"}, "channels.whatsapp",
+			func(c *config.Config) (string, string) { return "", "" }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			home := isolate(t)
+			path := filepath.Join(home, ".openclaw", "openclaw.json")
+			stdout, stderr, err := runCLI(t, append([]string{"channels", "add"}, tc.args...)...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			if !strings.Contains(stdout, "Set "+tc.wantSet+" in ") {
+				t.Errorf("stdout %q, want Set %s", stdout, tc.wantSet)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The file is one JSON value: nothing typed broke out of its string.
+			if _, err := hujson.Parse(data); err != nil {
+				t.Fatalf("config does not parse: %v\n%s", err, data)
+			}
+			if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+				t.Errorf("mode %v, want 0600", fi.Mode().Perm())
+			}
+			for _, secret := range []string{"xoxb-1", "xapp-1", "dis.cord.tok", "12:ab", "s$ig"} {
+				if strings.Contains(stdout+stderr, secret) {
+					t.Errorf("output shows a token: %s%s", stdout, stderr)
+				}
+			}
+			snap := loadConfigWith(t, path, env)
+			if got, want := tc.check(snap.Config); want != "" && got != want {
+				t.Errorf("gateway reads %q, want %q\nfile:\n%s", got, want, data)
+			}
+			if _, ok := snap.Tree["channels"].(map[string]any)["whatsapp"]; tc.name == "whatsapp" && (!ok || !strings.Contains(stdout, "channels login --channel whatsapp")) {
+				t.Errorf("whatsapp: stdout %q, block written %v", stdout, ok)
+			}
+		})
+	}
+}
+
+func TestConfigSecret(t *testing.T) {
+	for in, want := range map[string]string{
+		"${TOKEN}":      "${TOKEN}",
+		"${lower}":      "${lower}",
+		"a${TOKEN}":     "a$${TOKEN}",
+		"$${TOKEN}":     "$$${TOKEN}",
+		"${A}${B}":      "$${A}$${B}",
+		"plain$dollar":  "plain$dollar",
+		"${NOT CLOSED":  "${NOT CLOSED",
+		"${A}x":         "$${A}x",
+		"12:AAH-abc_d9": "12:AAH-abc_d9",
+	} {
+		if got := configSecret(in); got != want {
+			t.Errorf("configSecret(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestChannelsAddRefusals(t *testing.T) {
+	runUsageCases(t, true, []usageCase{
+		{"telegram with slack flag", []string{"channels", "add", "--channel", "telegram", "--bot-token", "x"}, "--bot-token is not a telegram flag (telegram takes --token, --token-file, --use-env)"},
+		{"slack with token", []string{"channels", "add", "--channel", "slack", "--token", "x"}, "--token is not a slack flag"},
+		{"whatsapp token", []string{"channels", "add", "--channel", "whatsapp", "--token", "x"}, "--token is not a whatsapp flag (whatsapp takes no credential flags)"},
+		{"whatsapp auth dir", []string{"channels", "add", "--channel", "whatsapp", "--auth-dir", "/x"}, "--auth-dir: the WhatsApp device is kept in the gateway's database"},
+		{"slack user token", []string{"channels", "add", "--channel", "slack", "--user-token", "xoxp"}, "--user-token: Slack user tokens are not used"},
+		{"slack bad mode", []string{"channels", "add", "--channel", "slack", "--mode", "relay"}, `--mode "relay": Slack mode is socket or http`},
+		{"positional and flag differ", []string{"channels", "add", "slack", "--channel", "discord"}, `channel "slack" and --channel "discord" differ`},
+		{"use env unset", []string{"channels", "add", "--channel", "discord", "--use-env"}, "--use-env: DISCORD_BOT_TOKEN not set"},
+		{"use env named account", []string{"channels", "add", "--channel", "telegram", "--use-env", "--account", "work"}, "--token '${WORK_TELEGRAM_BOT_TOKEN}'"},
+		{"empty token", []string{"channels", "add", "--channel", "discord", "--token", ""}, "--token is empty"},
+	})
+}
+
+// TestChannelsAddGuided drives guided setup through stdin: the network
+// picked by number, tokens read, the name asked; a closed stdin fails
+// instead of writing half an account.
+func TestChannelsAddGuided(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		stdin   string
+		wantErr string
+		check   func(c *config.Config) string
+		want    string
+	}{
+		{"pick telegram", nil, "1\n123:guided\nHome bot\n", "",
+			func(c *config.Config) string {
+				return c.Channels.Telegram.BotToken.Value + "|" + c.Channels.Telegram.Name
+			}, "123:guided|Home bot"},
+		{"slack socket by name", []string{"slack"}, "\nxoxb-g\nxapp-g\n\n", "",
+			func(c *config.Config) string {
+				return c.Channels.Slack.BotToken.Value + "|" + c.Channels.Slack.AppToken.Value + "|" + c.Channels.Slack.Mode
+			},
+			"xoxb-g|xapp-g|socket"},
+		{"slack http", []string{"--channel", "slack"}, "2\nxoxb-h\nsec\n\n", "",
+			func(c *config.Config) string {
+				return c.Channels.Slack.BotToken.Value + "|" + c.Channels.Slack.SigningSecret.Value + "|" + c.Channels.Slack.Mode
+			}, "xoxb-h|sec|http"},
+		{"bad choice asked again", nil, "9\ndiscord\ndtok\n\n", "",
+			func(c *config.Config) string { return c.Channels.Discord.Token.Value }, "dtok"},
+		{"named account needs a token", []string{"--channel", "discord", "--account", "work"}, "\n", "no value given", nil, ""},
+		{"stdin ends", []string{"--channel", "telegram"}, "", "input ended", nil, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			home := isolate(t)
+			withInteractiveStdin(t)
+			path := filepath.Join(home, ".openclaw", "openclaw.json")
+			stdout, stderr, err := runCLIStdin(t, tc.stdin, append([]string{"channels", "add"}, tc.args...)...)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(stderr, tc.wantErr) {
+					t.Fatalf("err %v stderr %q, want %q", err, stderr, tc.wantErr)
+				}
+				if _, err := os.Stat(path); err == nil {
+					t.Error("a failed guided add wrote the config")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			for _, s := range []string{"guided", "xoxb-g", "xoxb-h", "xapp-g", "dtok"} {
+				if strings.Contains(stdout+stderr, s) {
+					t.Errorf("output shows a token (%s):\n%s%s", s, stdout, stderr)
+				}
+			}
+			if got := tc.check(loadConfigWith(t, path, nil).Config); got != tc.want {
+				t.Errorf("got %q, want %q\nprompts:\n%s", got, tc.want, stderr)
+			}
+		})
 	}
 }
