@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -145,7 +146,7 @@ func (a *app) configureWorkspace(q *prompter, paths config.Paths) error {
 	if err != nil {
 		return err
 	}
-	cur := cmpOr(treeString(tree, "agents", "defaults", "workspace"), filepath.Join(paths.StateDir, "workspace"))
+	cur := cmp.Or(treeString(tree, "agents", "defaults", "workspace"), filepath.Join(paths.StateDir, "workspace"))
 	ws, err := q.askValid("Agent workspace folder", cur, nonEmptyAnswer)
 	if err != nil || ws == cur {
 		return err
@@ -244,7 +245,7 @@ func (a *app) configureGateway(q *prompter, paths config.Paths) error {
 	bind, err := q.choose("Who may connect to the gateway?", []choice{
 		{"loopback", "This machine only (loopback)"}, {"lan", "Other machines on the network too (lan)"},
 		{"tailnet", "Machines on my tailnet"}, {"auto", "Tailscale when present, else this machine"}},
-		cmpOr(treeString(tree, "gateway", "bind"), "loopback"))
+		cmp.Or(treeString(tree, "gateway", "bind"), "loopback"))
 	if err != nil {
 		return err
 	}

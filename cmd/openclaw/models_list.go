@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -155,7 +156,7 @@ func localModelRows(cfg *config.Config) []modelRow {
 				continue
 			}
 			available := pc.APIKey.Value != "" || isLocal
-			r := modelRow{Key: ref, Name: cmpOr(m.Name, m.ID), Input: strings.Join(m.Input, "+"), Local: &isLocal, Available: &available, Tags: []string{}}
+			r := modelRow{Key: ref, Name: cmp.Or(m.Name, m.ID), Input: strings.Join(m.Input, "+"), Local: &isLocal, Available: &available, Tags: []string{}}
 			if r.Input == "" {
 				r.Input = "-"
 			}
@@ -189,13 +190,6 @@ func chainTags(cfg *config.Config, ref string) []string {
 		tags = append(tags, "image")
 	}
 	return tags
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func isLoopbackURL(u string) bool {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -137,7 +138,7 @@ func (a *app) runModelsStatus(st statusOpts) error {
 		fmt.Fprintln(a.stdout, chain.Primary)
 	default:
 		w := a.stdout
-		dash := func(s string) string { return cmpOr(s, "-") }
+		dash := func(s string) string { return cmp.Or(s, "-") }
 		list := func(l []string) string { return dash(strings.Join(l, ", ")) }
 		fmt.Fprintf(w, "%-22s: %s\n", "Config", paths.ConfigPath)
 		label := "Default"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -277,7 +278,7 @@ func (a *app) runOnboard(ctx context.Context, f *onboardFlags) error {
 	if err != nil {
 		return err
 	}
-	p := &onboardPlan{configPath: paths.ConfigPath, stateDir: paths.StateDir, mode: cmpOr(f.mode, "local"),
+	p := &onboardPlan{configPath: paths.ConfigPath, stateDir: paths.StateDir, mode: cmp.Or(f.mode, "local"),
 		secretsPath: filepath.Join(paths.StateDir, secretsFileName)}
 	var q *prompter
 	if interactive {
@@ -329,13 +330,6 @@ func (a *app) runOnboard(ctx context.Context, f *onboardFlags) error {
 	}
 	p.agentName, p.skipBootstrap = f.agentName, f.skipBootstrap
 	return a.finishOnboard(ctx, q, f, p)
-}
-
-func cmpOr(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }
 
 // checkExisting keeps an existing config unless --reset or the person at
@@ -434,12 +428,12 @@ func (a *app) onboardModel(ctx context.Context, q *prompter, f *onboardFlags, p 
 	}
 	for flagName, v := range f.keys {
 		if *v != "" && flagName != c.keyFlag {
-			return usageErrorf("--%s does not go with --auth-choice %s (its key flag is --%s)", flagName, c.choice, cmpOr(c.keyFlag, "none"))
+			return usageErrorf("--%s does not go with --auth-choice %s (its key flag is --%s)", flagName, c.choice, cmp.Or(c.keyFlag, "none"))
 		}
 	}
 	m := &modelSetup{choice: c, model: c.model, baseURL: c.baseURL}
 	if c.choice == "custom-api-key" {
-		id := cmpOr(f.customProviderID, "custom")
+		id := cmp.Or(f.customProviderID, "custom")
 		if !providerIDPattern.MatchString(id) {
 			return usageErrorf("--custom-provider-id %q: lower case letters, digits, _ and -", id)
 		}
@@ -451,8 +445,8 @@ func (a *app) onboardModel(ctx context.Context, q *prompter, f *onboardFlags, p 
 		m.model = f.customModelID
 	}
 	if c.choice == "ollama" {
-		m.baseURL = cmpOr(f.customBaseURL, c.baseURL)
-		m.model = cmpOr(f.customModelID, c.model)
+		m.baseURL = cmp.Or(f.customBaseURL, c.baseURL)
+		m.model = cmp.Or(f.customModelID, c.model)
 	}
 	var err error
 	if m.baseURL == "" {
@@ -528,7 +522,7 @@ func (a *app) onboardModel(ctx context.Context, q *prompter, f *onboardFlags, p 
 		if next == "skip" {
 			return nil
 		}
-		*f.keys[cmpOr(c.keyFlag, "custom-api-key")] = ""
+		*f.keys[cmp.Or(c.keyFlag, "custom-api-key")] = ""
 	}
 	p.model = m
 	if m.secret != nil {
@@ -653,7 +647,7 @@ func onboardGateway(q *prompter, f *onboardFlags, p *onboardPlan, dev bool) erro
 			}
 		}
 	}
-	p.authMode = cmpOr(f.gatewayAuth, "token")
+	p.authMode = cmp.Or(f.gatewayAuth, "token")
 	if f.gatewayPassword != "" {
 		p.authMode = "password"
 	}

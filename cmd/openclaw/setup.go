@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -101,7 +102,7 @@ func (a *app) runSetupBaseline(workspace string, asJSON bool) error {
 		return err
 	}
 	cur := treeString(tree, "agents", "defaults", "workspace")
-	ws := cmpOr(cur, filepath.Join(paths.StateDir, "workspace"))
+	ws := cmp.Or(cur, filepath.Join(paths.StateDir, "workspace"))
 	if workspace != "" {
 		home, _ := os.UserHomeDir()
 		want, err := filepath.Abs(expandTilde(workspace, home))
@@ -153,7 +154,7 @@ func (a *app) runSetupBare(ctx context.Context, f *onboardFlags) error {
 		return fmt.Errorf("%s has errors; run openclaw doctor --fix (or openclaw onboard --reset): %w", paths.ConfigPath, err)
 	}
 	c := snap.Config
-	ws := cmpOr(c.Agents.Defaults.Workspace, filepath.Join(paths.StateDir, "workspace"))
+	ws := cmp.Or(c.Agents.Defaults.Workspace, filepath.Join(paths.StateDir, "workspace"))
 	overview := map[string]any{"ok": true, "configured": true, "configPath": paths.ConfigPath, "workspace": ws,
 		"gateway": map[string]any{"mode": c.Gateway.Mode, "port": c.Gateway.Port, "bind": c.Gateway.Bind},
 		"model":   c.Agents.Defaults.Model.Primary}
@@ -161,8 +162,8 @@ func (a *app) runSetupBare(ctx context.Context, f *onboardFlags) error {
 		return writeJSON(a.stdout, overview)
 	}
 	fmt.Fprintf(a.stdout, "Config:    %s\nWorkspace: %s\nGateway:   %s, port %d, bind %s\nModel:     %s\n",
-		paths.ConfigPath, ws, cmpOr(c.Gateway.Mode, "local"), c.Gateway.Port, cmpOr(c.Gateway.Bind, "loopback"),
-		cmpOr(c.Agents.Defaults.Model.Primary, "(none: run openclaw configure --section model)"))
+		paths.ConfigPath, ws, cmp.Or(c.Gateway.Mode, "local"), c.Gateway.Port, cmp.Or(c.Gateway.Bind, "loopback"),
+		cmp.Or(c.Agents.Defaults.Model.Primary, "(none: run openclaw configure --section model)"))
 	fmt.Fprintln(a.stdout, "Change it with openclaw configure, or start over with openclaw onboard --reset.")
 	return nil
 }

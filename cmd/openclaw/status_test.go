@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,7 +94,7 @@ func TestStatusFlags(t *testing.T) {
 					}
 				}
 				for _, k := range []string{"health", "securityAudit", "diagnosis", "usage"} {
-					if _, ok := report[k]; ok && !contains(tc.wantKeys, k) {
+					if _, ok := report[k]; ok && !slices.Contains(tc.wantKeys, k) {
 						t.Errorf("JSON has %q unasked", k)
 					}
 				}
@@ -115,15 +116,6 @@ func TestStatusFlags(t *testing.T) {
 func containsParams(sent []string, want string) bool {
 	for _, s := range sent {
 		if s == want || (want == "" && (s == "" || s == "null")) {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
 			return true
 		}
 	}
@@ -160,7 +152,7 @@ func TestHealthVerbose(t *testing.T) {
 			if got := strings.Contains(stderr, "Gateway target: ws://127.0.0.1:"); got != tc.verbose {
 				t.Errorf("stderr %q: target named = %v, want %v", stderr, got, tc.verbose)
 			}
-			if contains(tc.args, "--json") {
+			if slices.Contains(tc.args, "--json") {
 				if !json.Valid([]byte(stdout)) {
 					t.Errorf("stdout is not JSON: %s", stdout)
 				}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -199,7 +200,7 @@ func TestTUIBackendCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if c, _ := srv.LastConnect(); !contains(c.Params.Scopes, string(protocol.ScopeApprovals)) {
+	if c, _ := srv.LastConnect(); !slices.Contains(c.Params.Scopes, string(protocol.ScopeApprovals)) {
 		t.Fatalf("connect scopes %v lack %s", c.Params.Scopes, protocol.ScopeApprovals)
 	}
 	b := newGatewayBackend(s, &tuiFlags{thinking: "high", timeoutMs: 30_000})
@@ -233,13 +234,4 @@ func TestTUIBackendCalls(t *testing.T) {
 	if p := requestsOf(srv, "exec.approval.resolve"); len(p) != 1 || p[0]["id"] != "a1" || p[0]["decision"] != "allow-once" {
 		t.Fatalf("exec.approval.resolve calls %v", p)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
