@@ -100,18 +100,26 @@ func (a *app) plainChat(ctx context.Context, g *gatewayFlags, o plainChatOptions
 			lines <- sc.Text()
 		}
 	}()
+	// typedAhead keeps the lines that came while an answer streamed, in
+	// order: a pasted or piped conversation is sent line after line, not
+	// lost to the turn that was running.
+	var typedAhead []string
 	for {
 		fmt.Fprint(a.stderr, "> ")
 		var line string
-		select {
-		case <-ctx.Done():
-			return nil
-		case l, ok := <-lines:
-			if !ok {
-				fmt.Fprintln(a.stderr)
+		if len(typedAhead) > 0 {
+			line, typedAhead = strings.TrimSpace(typedAhead[0]), typedAhead[1:]
+		} else {
+			select {
+			case <-ctx.Done():
 				return nil
+			case l, ok := <-lines:
+				if !ok {
+					fmt.Fprintln(a.stderr)
+					return nil
+				}
+				line = strings.TrimSpace(l)
 			}
-			line = strings.TrimSpace(l)
 		}
 		switch {
 		case line == "":
@@ -139,7 +147,7 @@ func (a *app) plainChat(ctx context.Context, g *gatewayFlags, o plainChatOptions
 			}
 			continue
 		}
-		if err := a.chatTurn(ctx, s, events, lines, key, line, o.deliver, extra); err != nil {
+		if err := a.chatTurn(ctx, s, events, lines, &typedAhead, key, line, o.deliver, extra); err != nil {
 			fmt.Fprintln(a.stderr, err)
 		}
 	}
@@ -270,7 +278,10 @@ func parseApproval(payload []byte) (tools.Pending, bool) {
 
 // chatTurn sends one line and prints the streamed answer until the run
 // ends. A line typed meanwhile that says /abort stops it.
-func (a *app) chatTurn(ctx context.Context, s *session, events <-chan protocol.Inbound, lines <-chan string, key, text string, deliver bool, extra map[string]any) error {
+// Lines typed meanwhile are answered at once when they are /abort or
+// /approve, and otherwise queued on typedAhead for after the turn.
+func (a *app) chatTurn(ctx context.Context, s *session, events <-chan protocol.Inbound, lines <-chan string, typedAhead *[]string,
+	key, text string, deliver bool, extra map[string]any) error {
 	runID, err := chatSend(ctx, s, key, text, deliver, extra)
 	if err != nil {
 		return err
@@ -296,10 +307,12 @@ func (a *app) chatTurn(ctx context.Context, s *session, events <-chan protocol.I
 			}
 			l = strings.TrimSpace(l)
 			switch {
-			case ok && l == "/abort":
+			case l == "/abort":
 				chatAbort(ctx, s, key, runID)
-			case ok && strings.HasPrefix(l, "/approve"):
+			case strings.HasPrefix(l, "/approve"):
 				a.approve(ctx, s, l)
+			case l != "":
+				*typedAhead = append(*typedAhead, l)
 			}
 		case ev, ok := <-events:
 			if !ok {
