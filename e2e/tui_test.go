@@ -4,6 +4,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +29,8 @@ func TestRealTUIConversation(t *testing.T) {
 // that machine would). It returns the screen and a way to type. When the
 // command ends the pane prints its exit code and stays, so a test can
 // see how it left.
+var tuiServers atomic.Int64
+
 func ourTUI(t *testing.T, g *gateway, args ...string) (screen func() string, waitScreen func(string), keys func(...string), tmux func(...string) string) {
 	t.Helper()
 	bin := needOurBin(t)
@@ -35,7 +38,8 @@ func ourTUI(t *testing.T, g *gateway, args ...string) (screen func() string, wai
 	if err != nil {
 		t.Skip("tmux is needed to drive the TUI: ", err)
 	}
-	sock := "oc-e2e-our-tui-" + strconv.Itoa(g.Port)
+	// One tmux server per TUI, so a test may run several on one gateway.
+	sock := "oc-e2e-our-tui-" + strconv.Itoa(g.Port) + "-" + strconv.FormatInt(tuiServers.Add(1), 10)
 	tmux = func(a ...string) string {
 		t.Helper()
 		out, err := exec.Command(tmuxBin, append([]string{"-L", sock}, a...)...).CombinedOutput()
@@ -185,4 +189,35 @@ func TestOurTUIApprovalAllow(t *testing.T) {
 	waitScreen(": allow-once")
 	waitScreen("⚙ sessions_list done")
 	waitScreen("listed after approval")
+}
+
+// TestOurResume: `openclaw resume QUERY` attaches the TUI to the one
+// recent session the query names (its conversation shows), and with no
+// query the TUI opens on its session picker.
+func TestOurResume(t *testing.T) {
+	needOurGateway(t)
+	t.Parallel()
+	model := fakemodel.New(t)
+	g := startGateway(t, gatewayOpts{Config: agentConfig(model.URL())})
+	c := ourClient(t, g)
+	c.run(t, "agent", "--session-key", "agent:main:release-notes", "-m", "draft the release notes").mustSucceed(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"query", []string{"resume", "release"}, []string{"session release-notes", "echo: draft the release notes"}},
+		{"picker", []string{"resume"}, []string{"release-notes", "main"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, waitScreen, keys, _ := ourTUI(t, g, tc.args...)
+			for _, w := range tc.want {
+				waitScreen(w)
+			}
+			keys("Escape")
+			keys("Escape")
+			keys("C-d")
+			waitScreen("[exit=0]")
+		})
+	}
 }

@@ -32,6 +32,7 @@ type tuiFlags struct {
 	message      string
 	timeoutMs    int
 	historyLimit int
+	pickSession  bool // open on the session picker (resume)
 }
 
 func addTUIFlags(f *flag.FlagSet, a *app) *tuiFlags {
@@ -124,6 +125,7 @@ func (a *app) runTUI(ctx context.Context, t *tuiFlags) error {
 		Deliver:        t.deliver,
 		Thinking:       t.thinking,
 		NewID:          func() string { return uuid.NewString()[:8] },
+		PickSession:    t.pickSession,
 	}, tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out))
 	if err != nil {
 		return fmt.Errorf("tui: %w", err)

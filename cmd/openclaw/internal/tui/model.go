@@ -23,6 +23,8 @@ type Options struct {
 	Thinking       string // shown in the footer
 	// NewID makes the last part of a /new session's key.
 	NewID func() string
+	// PickSession opens the session picker at start (openclaw resume).
+	PickSession bool
 }
 
 type entryKind int
@@ -198,6 +200,9 @@ type (
 // the model's to wait for: Run hands them in, so Update never blocks
 // and tests drive the model message by message.
 func (m Model) Init() tea.Cmd {
+	if m.opts.PickSession {
+		return tea.Batch(m.loadAgents(), m.openSessions())
+	}
 	return m.loadAgents()
 }
 
