@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -760,5 +761,30 @@ exec sleep 30
 	tried := strings.Fields(string(raw))
 	if len(tried) != 3 || tried[0] == tried[1] || tried[1] == tried[2] {
 		t.Fatalf("ports tried: %v, want three different ones", tried)
+	}
+}
+
+// A Chromium that crashes before opening its DevTools port is started once
+// more, and only once: a browser that always crashes is reported, not
+// retried forever.
+func TestExitedAtStartRetriedOnce(t *testing.T) {
+	dir := t.TempDir()
+	starts := filepath.Join(dir, "starts")
+	fake := filepath.Join(dir, "chromium")
+	script := "#!/bin/sh\necho start >> " + starts + "\necho 'Received signal 11 SEGV_MAPERR' >&2\nexit 1\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager(Config{StateDir: t.TempDir(), ExecPath: fake})
+	t.Cleanup(func() { m.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	_, err := m.ensure(ctx, DefaultProfileName)
+	if !errors.Is(err, errExitedAtStart) || !strings.Contains(err.Error(), "SEGV_MAPERR") {
+		t.Fatalf("ensure: %v, want the crash reported with its output", err)
+	}
+	raw, _ := os.ReadFile(starts)
+	if n := len(strings.Fields(string(raw))); n != 2 {
+		t.Fatalf("Chromium was started %d times, want 2", n)
 	}
 }

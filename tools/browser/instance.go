@@ -183,7 +183,7 @@ func (b *instance) launch(ctx context.Context) error {
 		}
 		select {
 		case <-b.exited:
-			return fmt.Errorf("chromium exited at start: %s", lastLines(b.output.String()))
+			return fmt.Errorf("%w: %s", errExitedAtStart, lastLines(b.output.String()))
 		case <-ctx.Done():
 			b.kill()
 			return ctx.Err()
@@ -195,6 +195,11 @@ func (b *instance) launch(ctx context.Context) error {
 		}
 	}
 }
+
+// errExitedAtStart marks a Chromium that ended before it opened its
+// DevTools port. On a loaded machine Chromium sometimes crashes this way
+// once; the manager tries one more start.
+var errExitedAtStart = errors.New("chromium exited at start")
 
 // errPortTaken marks a DevTools port that another program holds.
 var errPortTaken = errors.New("DevTools port in use")

@@ -197,6 +197,10 @@ func (m *Manager) ensure(ctx context.Context, name string) (*instance, error) {
 	}
 	if p.Remote() || p.CDPPort != 0 {
 		b, err := m.start(ctx, p)
+		if errors.Is(err, errExitedAtStart) {
+			m.log.Warn("chromium exited at start, starting it once more", "profile", name)
+			b, err = m.start(ctx, p)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -211,7 +215,8 @@ func (m *Manager) ensure(ctx context.Context, name string) (*instance, error) {
 	for _, b := range m.browsers {
 		used[b.port] = true
 	}
-	for range 3 {
+	crashed := false
+	for taken := 0; taken < 3; {
 		if p.CDPPort, err = freePort(used); err != nil {
 			return nil, err
 		}
@@ -219,6 +224,12 @@ func (m *Manager) ensure(ctx context.Context, name string) (*instance, error) {
 		if errors.Is(err, errPortTaken) {
 			m.log.Info("DevTools port taken, trying another", "port", p.CDPPort, "err", err)
 			used[p.CDPPort] = true
+			taken++
+			continue
+		}
+		if errors.Is(err, errExitedAtStart) && !crashed {
+			m.log.Warn("chromium exited at start, starting it once more", "profile", name)
+			crashed = true
 			continue
 		}
 		if err != nil {

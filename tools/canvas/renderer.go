@@ -154,6 +154,17 @@ func (r *Renderer) start() error {
 			return ErrNoBrowser
 		}
 	}
+	// On a loaded machine Chromium now and then crashes before it opens
+	// its DevTools port; one more start with a fresh profile gets past it.
+	err := r.launch(execPath)
+	if err != nil && strings.Contains(err.Error(), "chrome failed to start") {
+		err = r.launch(execPath)
+	}
+	return err
+}
+
+// launch starts one Chromium with a fresh profile.
+func (r *Renderer) launch(execPath string) error {
 	profile, err := os.MkdirTemp("", "openclaw-canvas-")
 	if err != nil {
 		return fmt.Errorf("canvas renderer: profile dir: %w", err)
