@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/openclaw-go/openclaw/gateway/store"
+
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -30,7 +32,7 @@ func (w *writer) snapshot(r *os.Root, rel, src string) (*os.File, error) {
 	if err := vacuumInto(w.ctx, live, out); err != nil {
 		return nil, fmt.Errorf("snapshot database %s: %w", src, err)
 	}
-	if problems, err := IntegrityCheck(w.ctx, out); err != nil || len(problems) > 0 {
+	if problems, err := store.IntegrityCheck(w.ctx, out); err != nil || len(problems) > 0 {
 		if err == nil {
 			err = fmt.Errorf("%s", strings.Join(problems, "; "))
 		}
@@ -59,35 +61,6 @@ func vacuumInto(ctx context.Context, live, out string) error {
 		return err
 	}
 	return os.Chmod(out, 0o600)
-}
-
-// IntegrityCheck runs PRAGMA integrity_check on the database at p,
-// read-only, and returns its complaints (none when it answers "ok").
-func IntegrityCheck(ctx context.Context, p string) ([]string, error) {
-	q := url.Values{}
-	q.Set("mode", "ro")
-	q.Add("_pragma", "query_only(1)")
-	db, err := sql.Open("sqlite", "file:"+p+"?"+q.Encode())
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, "PRAGMA integrity_check(20)")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			return nil, err
-		}
-		if line != "ok" {
-			out = append(out, line)
-		}
-	}
-	return out, rows.Err()
 }
 
 func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

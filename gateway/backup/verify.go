@@ -18,6 +18,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/openclaw-go/openclaw/gateway/store"
 )
 
 // VerifyResult is what Verify found, in OpenClaw's JSON shape plus the
@@ -258,7 +260,7 @@ func scan(ctx context.Context, archive, scratch string, x extractor) (*scanned, 
 	s.databases = len(names)
 	for _, name := range names {
 		p := dbCopies[name]
-		problems, err := IntegrityCheck(ctx, p)
+		problems, err := store.IntegrityCheck(ctx, p)
 		if err != nil {
 			return nil, invalid(archive, "database %s: %v", name, err)
 		}

@@ -2,17 +2,16 @@ package doctor
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/statelock"
+	"github.com/openclaw-go/openclaw/gateway/store"
 	"github.com/openclaw-go/openclaw/tools/execapprovals"
 )
 
@@ -87,7 +86,10 @@ func checkStore(ctx context.Context, r *run) Check {
 	}
 	ctx, cancel := context.WithTimeout(ctx, storeCheckTimeout)
 	defer cancel()
-	problems, err := integrityCheck(ctx, path)
+	problems, err := store.IntegrityCheck(ctx, path)
+	for i, p := range problems {
+		problems[i] = "- " + p
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		c.Status = StatusWarn
@@ -105,42 +107,6 @@ func checkStore(ctx context.Context, r *run) Check {
 		c.Status, c.Detail = StatusOK, "integrity_check ok"
 	}
 	return c
-}
-
-// integrityCheck runs PRAGMA integrity_check over a read-only connection
-// and returns its complaints (none when it answers "ok").
-func integrityCheck(ctx context.Context, path string) ([]string, error) {
-	q := url.Values{}
-	q.Set("mode", "ro")
-	q.Add("_pragma", "busy_timeout(5000)")
-	q.Add("_pragma", "query_only(1)")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	rows, err := db.QueryContext(ctx, "PRAGMA integrity_check(20)")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			return nil, err
-		}
-		if line != "ok" {
-			out = append(out, "- "+line)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // allowAllPatterns are allowlist patterns that match every executable.

@@ -186,3 +186,35 @@ func FromDir(component string, fsys fs.FS, dir string) Migrations {
 	}
 	return Migrations{Component: component, FS: sub}
 }
+
+// IntegrityCheck runs PRAGMA integrity_check on the database at path over a
+// read-only connection and returns its complaints (none when it answers
+// "ok"). It never writes, so it is safe on a live gateway's database and
+// on a copy inside an archive being verified.
+func IntegrityCheck(ctx context.Context, path string) ([]string, error) {
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "query_only(1)")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, "PRAGMA integrity_check(20)")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return nil, err
+		}
+		if line != "ok" {
+			out = append(out, line)
+		}
+	}
+	return out, rows.Err()
+}
