@@ -35,7 +35,7 @@ require (
 	golang.org/x/image v0.44.0
 	golang.org/x/text v0.43.0
 	gonum.org/v1/plot v0.17.0
-	google.golang.org/protobuf v1.36.11
+	google.golang.org/protobuf v1.36.12
 	modernc.org/sqlite v1.62.0
 	mvdan.cc/sh/v3 v3.14.1
 )
