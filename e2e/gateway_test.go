@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/openclaw-go/openclaw/e2e/harness"
 )
 
 // gatewayOpts configure startGateway.
@@ -99,12 +101,50 @@ func startGateway(t *testing.T, o gatewayOpts) *gateway {
 		writeFile(t, configPath, o.Config)
 	}
 	g.argv, g.timeout = argv, timeout
-	g.proc = startProc(t, peer+" gateway", env, dir, argv...)
+	for attempt := 1; ; attempt++ {
+		g.proc = startProc(t, peer+" gateway", g.Env, dir, g.argv...)
+		if o.NoWait || peer != "ours" {
+			break
+		}
+		// Parallel tests pick free ports independently; the one that
+		// loses the bind takes a new port.
+		if !g.waitOwnListener(t, timeout) && attempt < 5 {
+			g.movePort(t)
+			continue
+		}
+		break
+	}
 	if !o.NoWait {
 		g.waitListening(t, timeout)
 		g.waitReady(t, timeout)
 	}
 	return g
+}
+
+// waitOwnListener waits until our gateway process itself listens on its
+// port (not another test's gateway that was handed the same port). It
+// reports false when the gateway exited because the port was taken.
+func (g *gateway) waitOwnListener(t *testing.T, timeout time.Duration) bool {
+	t.Helper()
+	poll(timeout, func() bool { return g.proc.exited() || harness.ListensOn(g.proc.cmd.Process.Pid, g.Port) })
+	return !(g.proc.exited() && strings.Contains(g.proc.stderr.String(), "address already in use"))
+}
+
+// movePort points the gateway's argv, env and URL at a new free port.
+func (g *gateway) movePort(t *testing.T) {
+	old := strconv.Itoa(g.Port)
+	g.Port = freePort(t)
+	g.URL = fmt.Sprintf("ws://127.0.0.1:%d", g.Port)
+	for i, a := range g.argv {
+		if a == old && i > 0 && g.argv[i-1] == "--port" {
+			g.argv[i] = strconv.Itoa(g.Port)
+		}
+	}
+	for i, kv := range g.Env {
+		if kv == "OPENCLAW_GATEWAY_PORT="+old {
+			g.Env[i] = "OPENCLAW_GATEWAY_PORT=" + strconv.Itoa(g.Port)
+		}
+	}
 }
 
 // restart stops the gateway and starts it again on the same state.

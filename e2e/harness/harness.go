@@ -206,18 +206,41 @@ func (g *Gateway) current() *proc {
 
 func (g *Gateway) start(t testing.TB) {
 	t.Helper()
-	p, err := startProc(g.Env, g.Dir, Bin(), "gateway", "--port", strconv.Itoa(g.Port))
-	if err != nil {
-		t.Fatal(err)
+	for attempt := 1; ; attempt++ {
+		p, err := startProc(g.Env, g.Dir, Bin(), "gateway", "--port", strconv.Itoa(g.Port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.mu.Lock()
+		old := g.proc
+		g.proc = p
+		g.mu.Unlock()
+		if old != nil && t.Failed() {
+			t.Log(old.report())
+		}
+		if g.waitReady(t, 60*time.Second) {
+			return
+		}
+		// Another test's gateway took the port between FreePort and the
+		// bind: take a new one.
+		if attempt == 5 {
+			t.Fatalf("gateway could not bind a free port in %d tries:\n%s", attempt, p.report())
+		}
+		g.movePort(t)
 	}
-	g.mu.Lock()
-	old := g.proc
-	g.proc = p
-	g.mu.Unlock()
-	if old != nil && t.Failed() {
-		t.Log(old.report())
+}
+
+// movePort points the gateway at a new free port.
+func (g *Gateway) movePort(t testing.TB) {
+	old := "OPENCLAW_GATEWAY_PORT=" + strconv.Itoa(g.Port)
+	g.Port = FreePort(t)
+	g.URL = fmt.Sprintf("ws://127.0.0.1:%d", g.Port)
+	g.HTTP = fmt.Sprintf("http://127.0.0.1:%d", g.Port)
+	for i, kv := range g.Env {
+		if kv == old {
+			g.Env[i] = "OPENCLAW_GATEWAY_PORT=" + strconv.Itoa(g.Port)
+		}
 	}
-	g.waitReady(t, 60*time.Second)
 }
 
 // Kill ends the gateway with SIGKILL, as a crash or an OOM kill would.
@@ -263,7 +286,10 @@ func (g *Gateway) RSS(t testing.TB) int64 {
 	return 0
 }
 
-func (g *Gateway) waitReady(t testing.TB, timeout time.Duration) {
+// waitReady waits until this gateway (not another on the same port)
+// answers /readyz. It reports false when the gateway exited because the
+// port was taken, and fails the test on any other exit or the timeout.
+func (g *Gateway) waitReady(t testing.TB, timeout time.Duration) bool {
 	t.Helper()
 	hc := &http.Client{Timeout: 2 * time.Second}
 	var last string
@@ -279,14 +305,19 @@ func (g *Gateway) waitReady(t testing.TB, timeout time.Duration) {
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 		last = fmt.Sprintf("%d %s", resp.StatusCode, body)
-		return resp.StatusCode == http.StatusOK
+		return resp.StatusCode == http.StatusOK && ListensOn(g.PID(), g.Port)
 	})
 	if g.Exited() {
-		t.Fatalf("gateway exited while starting:\n%s", g.current().report())
+		p := g.current()
+		if strings.Contains(p.stderr.String(), "address already in use") {
+			return false
+		}
+		t.Fatalf("gateway exited while starting:\n%s", p.report())
 	}
 	if !ok {
 		t.Fatalf("gateway not ready after %v; last GET /readyz: %s", timeout, last)
 	}
+	return true
 }
 
 // Dial connects to the bus with the gateway token and no device, as a
