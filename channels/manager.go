@@ -466,6 +466,11 @@ func kick(c chan struct{}) {
 	}
 }
 
+// queueSafetyNet is how often the queue loops look at the database
+// without being kicked. Every write kicks them, so this only bounds a
+// missed kick; polling more often keeps an idle gateway's pages resident.
+const queueSafetyNet = time.Minute
+
 // inboundLoop hands pending events to per-chat lanes in arrival order.
 func (m *Manager) inboundLoop() {
 	defer m.wg.Done()
@@ -474,7 +479,7 @@ func (m *Manager) inboundLoop() {
 		case <-m.ctx.Done():
 			return
 		case <-m.inKick:
-		case <-time.After(5 * time.Second): // a safety net; kicks do the work
+		case <-time.After(queueSafetyNet): // kicks do the work
 		}
 		for {
 			rows, err := m.db.pendingInbound(m.ctx, m.cursor, 256)
@@ -1323,7 +1328,7 @@ func firstLine(s string) string {
 func (m *Manager) outboundLoop() {
 	defer m.wg.Done()
 	for {
-		wait := 5 * time.Second
+		wait := queueSafetyNet
 		if at, ok := m.db.nextOutboundAt(m.ctx); ok {
 			if d := time.Until(at); d < wait {
 				wait = max(d, 0)

@@ -32,6 +32,7 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/cron"
 	"github.com/openclaw-go/openclaw/gateway/devices"
+	"github.com/openclaw-go/openclaw/gateway/memtrim"
 	"github.com/openclaw-go/openclaw/gateway/pluginhost"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
@@ -292,9 +293,10 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	if s.opts.ReadyUI != nil && snap.Config.Gateway.ControlUI.IsEnabled() {
 		s.opts.ReadyUI("http://" + s.addr.String() + snap.Config.Gateway.ControlUI.Base() + "/")
 	}
-	// Start-up (config schema tables, migrations) leaves freed heap behind;
-	// give it back so an idle gateway stays small.
-	go debug.FreeOSMemory()
+	// Start-up (config schema tables, migrations) leaves freed heap behind
+	// and has touched much of the binary once; once the first clients and
+	// channels have settled, give both back so an idle gateway stays small.
+	go s.settle(ctx)
 
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
@@ -329,4 +331,23 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.srv.Shutdown(sctx, reason, restartMs)
 	s.log.Info("gateway stopped")
 	return result
+}
+
+// startupSettle is how long after listening the gateway gives start-up's
+// memory back: long enough for channels to connect and the first client
+// to come, short enough that an idle gateway is small when one looks.
+const startupSettle = 3 * time.Second
+
+func (s *System) settle(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(startupSettle):
+	}
+	debug.FreeOSMemory()
+	if n, err := memtrim.ReleaseCode(); err != nil {
+		s.log.Debug("gateway: release start-up pages", "err", err)
+	} else {
+		s.log.Debug("gateway: released start-up pages", "bytes", n)
+	}
 }
