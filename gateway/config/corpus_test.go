@@ -102,7 +102,7 @@ func measureEffect(name string, snap *Snapshot) corpusFile {
 				for key, child := range v {
 					step := key
 					if k != nil && !k.open {
-						if _, named := k.children[key]; !named && k.children["*"] != nil {
+						if k.named(key) == nil && k.named("*") != nil {
 							step = "*"
 						}
 					}

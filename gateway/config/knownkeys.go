@@ -3,6 +3,7 @@ package config
 import (
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -20,8 +21,24 @@ var knownKeysJSON []byte
 
 // keyTree is the parsed form of one knownkeys.json node.
 type keyTree struct {
-	open     bool
-	children map[string]*keyTree
+	open bool
+	// children are sorted by name, for binary search: a slice costs far
+	// less to build at each start than a map per node.
+	children []keyChild
+}
+
+type keyChild struct {
+	name string
+	node *keyTree
+}
+
+// named returns the child called exactly name, or nil.
+func (k *keyTree) named(name string) *keyTree {
+	i, ok := slices.BinarySearchFunc(k.children, name, func(c keyChild, name string) int { return strings.Compare(c.name, name) })
+	if !ok {
+		return nil
+	}
+	return k.children[i].node
 }
 
 var openTree = &keyTree{open: true}
@@ -34,10 +51,10 @@ func (k *keyTree) child(key string) *keyTree {
 	if k.open {
 		return openTree
 	}
-	if c, ok := k.children[key]; ok && key != "[]" {
+	if c := k.named(key); c != nil && key != "[]" {
 		return c
 	}
-	return k.children["*"]
+	return k.named("*")
 }
 
 // items returns the node for array elements, or nil when they are not checked.
@@ -45,7 +62,7 @@ func (k *keyTree) items() *keyTree {
 	if k == nil || k.open {
 		return nil
 	}
-	return k.children["[]"]
+	return k.named("[]")
 }
 
 // names lists the named keys, for "did you mean" hints.
@@ -54,48 +71,187 @@ func (k *keyTree) names() []string {
 		return nil
 	}
 	var out []string
-	for name := range k.children {
-		if name != "*" && name != "[]" {
-			out = append(out, name)
+	for _, c := range k.children {
+		if c.name != "*" && c.name != "[]" {
+			out = append(out, c.name)
 		}
 	}
-	slices.Sort(out)
 	return out
 }
 
-type knownKeysFile struct {
-	OpenClaw string          `json:"openclaw"`
-	Keys     json.RawMessage `json:"keys"`
-}
-
 var loadKnownKeys = sync.OnceValues(func() (*keyTree, string) {
-	var f knownKeysFile
-	if err := json.Unmarshal(knownKeysJSON, &f); err != nil {
-		panic(fmt.Sprintf("config: decode embedded knownkeys.json: %v", err))
-	}
-	tree, err := decodeKeyTree(f.Keys)
+	tree, version, err := decodeKnownKeys(knownKeysJSON)
 	if err != nil {
 		panic(fmt.Sprintf("config: decode embedded knownkeys.json: %v", err))
 	}
-	return tree, f.OpenClaw
+	return tree, version
 })
 
-func decodeKeyTree(raw json.RawMessage) (*keyTree, error) {
-	if strings.TrimSpace(string(raw)) == "1" {
+// decodeKnownKeys reads knownkeys.json ({"openclaw": version, "keys":
+// tree}) in one pass. Every config load needs the tree, and decoding the
+// 150 KB file level by level through encoding/json took milliseconds of
+// each start.
+func decodeKnownKeys(data []byte) (*keyTree, string, error) {
+	// One copy of the file as a string lets every key be a substring of
+	// it instead of an allocation of its own.
+	sc := &keyScanner{data: string(data)}
+	var tree *keyTree
+	var version string
+	err := sc.object(func(name string) error {
+		switch name {
+		case "openclaw":
+			v, err := sc.str()
+			version = v
+			return err
+		case "keys":
+			t, err := sc.tree()
+			tree = t
+			return err
+		}
+		return fmt.Errorf("unexpected member %q", name)
+	})
+	if err == nil {
+		if sc.space(); sc.pos != len(data) {
+			err = sc.errorf("trailing data")
+		}
+	}
+	if err == nil && tree == nil {
+		err = errors.New("no keys")
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return tree, version, nil
+}
+
+// keyScanner is a cursor over the generated JSON of knownkeys.json: only
+// objects, strings and the number 1 occur in it.
+type keyScanner struct {
+	data string
+	pos  int
+}
+
+func (sc *keyScanner) errorf(format string, args ...any) error {
+	return fmt.Errorf("offset %d: %s", sc.pos, fmt.Sprintf(format, args...))
+}
+
+func (sc *keyScanner) space() {
+	for sc.pos < len(sc.data) {
+		switch sc.data[sc.pos] {
+		case ' ', '\t', '\n', '\r':
+			sc.pos++
+		default:
+			return
+		}
+	}
+}
+
+// expect consumes byte c after optional space.
+func (sc *keyScanner) expect(c byte) error {
+	sc.space()
+	if sc.pos >= len(sc.data) || sc.data[sc.pos] != c {
+		return sc.errorf("want %q", c)
+	}
+	sc.pos++
+	return nil
+}
+
+// object reads {"name": value, ...}, calling member for each name with
+// the cursor on its value.
+func (sc *keyScanner) object(member func(name string) error) error {
+	if err := sc.expect('{'); err != nil {
+		return err
+	}
+	sc.space()
+	if sc.pos < len(sc.data) && sc.data[sc.pos] == '}' {
+		sc.pos++
+		return nil
+	}
+	for {
+		name, err := sc.str()
+		if err != nil {
+			return err
+		}
+		if err := sc.expect(':'); err != nil {
+			return err
+		}
+		if err := member(name); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		sc.space()
+		if sc.pos >= len(sc.data) {
+			return sc.errorf("unterminated object")
+		}
+		c := sc.data[sc.pos]
+		sc.pos++
+		switch c {
+		case ',':
+		case '}':
+			return nil
+		default:
+			return sc.errorf("want ',' or '}'")
+		}
+	}
+}
+
+// str reads a JSON string.
+func (sc *keyScanner) str() (string, error) {
+	if err := sc.expect('"'); err != nil {
+		return "", err
+	}
+	start, escaped := sc.pos-1, false
+	for sc.pos < len(sc.data) {
+		switch sc.data[sc.pos] {
+		case '\\':
+			escaped = true
+			sc.pos += 2
+			continue
+		case '"':
+			sc.pos++
+			raw := sc.data[start:sc.pos]
+			if !escaped {
+				return raw[1 : len(raw)-1], nil
+			}
+			var s string
+			if err := json.Unmarshal([]byte(raw), &s); err != nil {
+				return "", sc.errorf("bad string: %v", err)
+			}
+			return s, nil
+		}
+		sc.pos++
+	}
+	return "", sc.errorf("unterminated string")
+}
+
+// tree reads one node: 1, or an object of nodes.
+func (sc *keyScanner) tree() (*keyTree, error) {
+	sc.space()
+	if sc.pos < len(sc.data) && sc.data[sc.pos] == '1' {
+		sc.pos++
 		return openTree, nil
 	}
-	var kids map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &kids); err != nil {
+	t := &keyTree{}
+	err := sc.object(func(name string) error {
+		c, err := sc.tree()
+		t.children = append(t.children, keyChild{name, c})
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
-	t := &keyTree{children: make(map[string]*keyTree, len(kids))}
-	for name, sub := range kids {
-		c, err := decodeKeyTree(sub)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		t.children[name] = c
+	byName := func(a, b keyChild) int { return strings.Compare(a.name, b.name) }
+	if !slices.IsSortedFunc(t.children, byName) {
+		slices.SortStableFunc(t.children, byName)
 	}
+	// A repeated name keeps its last value, as encoding/json would.
+	out := t.children[:0]
+	for i, c := range t.children {
+		if i+1 < len(t.children) && t.children[i+1].name == c.name {
+			continue
+		}
+		out = append(out, c)
+	}
+	t.children = out
 	return t, nil
 }
 

@@ -218,7 +218,7 @@ func TestImplementedKeysExistInOpenClaw(t *testing.T) {
 				continue
 			}
 			child := k.child(f.name)
-			if child == nil || (k.children != nil && k.children[f.name] == nil) {
+			if child == nil || (k.children != nil && k.named(f.name) == nil) {
 				t.Errorf("%s is implemented but OpenClaw %s does not know it", p, version)
 				continue
 			}
