@@ -85,7 +85,7 @@ func (m *Manager) commandsRefused(cfg *config.Config, a *account, in Inbound) bo
 }
 
 // prefixVar matches responsePrefix's {variables}.
-var prefixVar = regexp.MustCompile(`\{([A-Za-z.]+)\}`)
+var prefixVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([A-Za-z.]+)\}`) })
 
 // responsePrefix is the text put before a reply: the account's or
 // channel's responsePrefix, else messages.responsePrefix ("" at any
@@ -107,7 +107,7 @@ func (m *Manager) responsePrefix(cfg *config.Config, p AccountPolicy, agentID st
 		}
 		return "[" + name + "]"
 	}
-	return prefixVar.ReplaceAllStringFunc(prefix, func(v string) string {
+	return prefixVar().ReplaceAllStringFunc(prefix, func(v string) string {
 		var val string
 		switch strings.ToLower(v[1 : len(v)-1]) {
 		case "model":

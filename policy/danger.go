@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Limits on what DangerousCommand inspects; past them the command itself
@@ -29,9 +30,11 @@ func DangerousCommand(cmd string) string {
 }
 
 var (
-	funcDef   = regexp.MustCompile(`([A-Za-z_:.][A-Za-z0-9_:.-]*)\s*\(\s*\)\s*\{([^}]*)\}`)
-	perlBomb  = regexp.MustCompile(`fork\s*while\s*fork`)
-	spaceRuns = regexp.MustCompile(`\s+`)
+	funcDef = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`([A-Za-z_:.][A-Za-z0-9_:.-]*)\s*\(\s*\)\s*\{([^}]*)\}`)
+	})
+	perlBomb  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`fork\s*while\s*fork`) })
+	spaceRuns = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s+`) })
 )
 
 func dangerIn(src string, depth int) string {
@@ -40,15 +43,15 @@ func dangerIn(src string, depth int) string {
 		return "command is too long to inspect"
 	case depth > maxInspectDepth:
 		return "command nests too deeply to inspect"
-	case perlBomb.MatchString(src):
+	case perlBomb().MatchString(src):
 		return "fork bomb"
 	}
 	bare := unquoted(src)
 	if strings.Contains(bare, "--no-preserve-root") {
 		return "rm --no-preserve-root"
 	}
-	for _, m := range funcDef.FindAllStringSubmatch(bare, -1) {
-		name, body := m[1], spaceRuns.ReplaceAllString(m[2], "")
+	for _, m := range funcDef().FindAllStringSubmatch(bare, -1) {
+		name, body := m[1], spaceRuns().ReplaceAllString(m[2], "")
 		if strings.Contains(body, name+"|"+name) && strings.Contains(body, "&") {
 			return "fork bomb"
 		}

@@ -3,6 +3,7 @@ package discord
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -10,13 +11,17 @@ import (
 // strike, inline code, fenced code, block quotes, lists and masked links
 // render as they are. What does not render, or is dangerous, is rewritten.
 var (
-	headingRE  = regexp.MustCompile(`^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
-	hruleRE    = regexp.MustCompile(`^ {0,3}([-*_])[ \t]*(?:[ \t]*(?:-|\*|_)){2,}[ \t]*$`)
-	fenceRE    = regexp.MustCompile("^( {0,3})(`{3,}|~{3,})(.*)$")
-	tableSepRE = regexp.MustCompile(`^[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$`)
+	headingRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`) })
+	hruleRE   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^ {0,3}([-*_])[ \t]*(?:[ \t]*(?:-|\*|_)){2,}[ \t]*$`)
+	})
+	fenceRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^( {0,3})(`{3,}|~{3,})(.*)$") })
+	tableSepRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$`)
+	})
 	// pingRE matches user (<@id>, <@!id>), role (<@&id>) and channel-wide
 	// pings, the latter also inside words (Discord finds them there too).
-	pingRE = regexp.MustCompile(`<@[!&]?\d+>|@(everyone|here)`)
+	pingRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<@[!&]?\d+>|@(everyone|here)`) })
 )
 
 // FormatMarkdown converts an agent's Markdown reply into Discord's
@@ -43,12 +48,12 @@ func FormatMarkdown(md string) string {
 			out = append(out, line)
 			continue
 		}
-		if m := fenceRE.FindStringSubmatch(line); m != nil && !(m[2][0] == '`' && strings.Contains(m[3], "`")) {
+		if m := fenceRE().FindStringSubmatch(line); m != nil && !(m[2][0] == '`' && strings.Contains(m[3], "`")) {
 			fence = m[2]
 			out = append(out, "```"+strings.TrimSpace(m[3]))
 			continue
 		}
-		if isTableRow(line) && i+1 < len(lines) && tableSepRE.MatchString(lines[i+1]) && strings.Contains(lines[i+1], "-") {
+		if isTableRow(line) && i+1 < len(lines) && tableSepRE().MatchString(lines[i+1]) && strings.Contains(lines[i+1], "-") {
 			j := i + 2
 			for j < len(lines) && isTableRow(lines[j]) {
 				j++
@@ -57,7 +62,7 @@ func FormatMarkdown(md string) string {
 			i = j - 1
 			continue
 		}
-		if m := headingRE.FindStringSubmatch(line); m != nil {
+		if m := headingRE().FindStringSubmatch(line); m != nil {
 			text := strings.TrimSpace(m[1])
 			if text == "" {
 				continue
@@ -68,7 +73,7 @@ func FormatMarkdown(md string) string {
 			out = append(out, disarm(text))
 			continue
 		}
-		if hruleRE.MatchString(line) {
+		if hruleRE().MatchString(line) {
 			out = append(out, "———")
 			continue
 		}
@@ -166,7 +171,7 @@ func disarm(line string) string {
 }
 
 func disarmText(s string) string {
-	return pingRE.ReplaceAllStringFunc(s, func(m string) string {
+	return pingRE().ReplaceAllStringFunc(s, func(m string) string {
 		if m[0] == '<' {
 			return "<\u200b" + m[1:]
 		}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
@@ -130,7 +131,7 @@ func (a *Adapter) SetCommands(ctx context.Context, cmds []channels.Command) erro
 		name := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(c.Name), "/"))
 		desc := strings.TrimSpace(c.Description)
 		switch {
-		case !commandName.MatchString(name):
+		case !commandName().MatchString(name):
 			a.log.Warn("telegram: custom command left out of the menu: a name is 1-32 of a-z, 0-9 and _", "command", c.Name)
 			continue
 		case desc == "":
@@ -171,7 +172,7 @@ func (a *Adapter) MemberInfo(ctx context.Context, chatID, userID string) (map[st
 }
 
 // commandName is what Telegram accepts as a bot command name.
-var commandName = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
+var commandName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_]{1,32}$`) })
 
 // maxMenuCommands is the most setMyCommands takes.
 const maxMenuCommands = 100

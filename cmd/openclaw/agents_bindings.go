@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
 )
@@ -17,14 +18,14 @@ type bindingSpec struct {
 	AccountID string
 }
 
-var channelIDRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+var channelIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`) })
 
 func parseBindingSpec(s string) (bindingSpec, error) {
 	raw := strings.TrimSpace(s)
 	ch, acct, hasAcct := strings.Cut(raw, ":")
 	b := bindingSpec{Channel: strings.ToLower(strings.TrimSpace(ch)), AccountID: strings.TrimSpace(acct)}
 	switch {
-	case !channelIDRE.MatchString(b.Channel):
+	case !channelIDRE().MatchString(b.Channel):
 		return b, usageErrorf("--bind %q: want channel[:accountId], e.g. telegram or telegram:ops (a channel id is letters, digits, _ and -)", s)
 	case hasAcct && b.AccountID == "":
 		return b, usageErrorf("--bind %q: the account after ':' is empty; leave out ':' for the default account, or use '*' for every account", s)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
 )
@@ -18,8 +19,8 @@ import (
 // characters becomes -, dashes trimmed at the ends), so `agents add "My
 // Agent"` makes my-agent, and "../../x" cannot name a path.
 var (
-	canonicalAgentIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
-	agentIDJunkRE      = regexp.MustCompile(`[^a-z0-9_-]+`)
+	canonicalAgentIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`) })
+	agentIDJunkRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9_-]+`) })
 )
 
 // reservedAgentIDs are OpenClaw's system agents, which no config entry
@@ -31,10 +32,10 @@ var reservedAgentIDs = map[string]bool{"openclaw": true, "crestodian": true}
 func strictAgentID(raw string) (id string, ok bool) {
 	s := strings.TrimSpace(raw)
 	low := strings.ToLower(s)
-	if canonicalAgentIDRE.MatchString(s) {
+	if canonicalAgentIDRE().MatchString(s) {
 		return low, true
 	}
-	id = strings.Trim(agentIDJunkRE.ReplaceAllString(low, "-"), "-")
+	id = strings.Trim(agentIDJunkRE().ReplaceAllString(low, "-"), "-")
 	if len(id) > 64 {
 		id = strings.TrimRight(id[:64], "-")
 	}

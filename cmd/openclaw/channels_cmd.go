@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -290,7 +291,7 @@ var refusedAddFlags = map[string]string{
 
 // accountIDPattern is what add and remove accept as an account id, so it
 // can be a key path step without quoting.
-var accountIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+var accountIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`) })
 
 // channelBlock is the config key of a channel account's settings: the
 // channel block for the default account (when it has no accounts entry of
@@ -314,7 +315,7 @@ func channelEditArgs(channel, account string) error {
 	if _, ok := channelSpecs[channel]; !ok {
 		return usageErrorf("channel %q cannot be configured here (one of %s)", channel, strings.Join(editableChannels, ", "))
 	}
-	if account != "" && !accountIDPattern.MatchString(account) {
+	if account != "" && !accountIDPattern().MatchString(account) {
 		return usageErrorf("account id %q must be letters, digits, '-' and '_'", account)
 	}
 	return nil
@@ -339,7 +340,7 @@ func wholeEnvRef(v string) (string, int) {
 		return "", 0
 	}
 	name := v[2 : len(v)-1]
-	if !envNamePattern.MatchString(name) {
+	if !envNamePattern().MatchString(name) {
 		return "", 0
 	}
 	return name, len(v)
@@ -347,15 +348,15 @@ func wholeEnvRef(v string) (string, int) {
 
 // envNamePattern is the config loader's variable name: upper case
 // letters, digits and _, not starting with a digit.
-var envNamePattern = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+var envNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`) })
 
 // envRefPattern finds the ${NAME} references the loader would expand.
-var envRefPattern = regexp.MustCompile(`\$\{[A-Z_][A-Z0-9_]*\}`)
+var envRefPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{[A-Z_][A-Z0-9_]*\}`) })
 
 // escapeEnvRefs puts one more $ before every ${NAME}: the loader turns
 // $${NAME} into the literal ${NAME}, and a $ before that stays a $.
 func escapeEnvRefs(v string) string {
-	return envRefPattern.ReplaceAllStringFunc(v, func(ref string) string { return "$" + ref })
+	return envRefPattern().ReplaceAllStringFunc(v, func(ref string) string { return "$" + ref })
 }
 
 // channelAddInput is what add was asked to write.

@@ -300,7 +300,7 @@ func (a *app) configureChannels(q *prompter) error {
 			return err
 		}
 		acct, err := q.askValid("Account id", "default", func(s string) error {
-			if !accountIDPattern.MatchString(s) {
+			if !accountIDPattern().MatchString(s) {
 				return errors.New("letters, digits, '-' and '_'")
 			}
 			return nil

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -29,21 +30,21 @@ func parseCronDuration(flagName, s string) (time.Duration, error) {
 }
 
 var (
-	cronSingleDuration = regexp.MustCompile(`^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$`)
-	cronDurationPart   = regexp.MustCompile(`(\d+(?:\.\d+)?)(ms|s|m|h|d)`)
+	cronSingleDuration = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$`) })
+	cronDurationPart   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\d+(?:\.\d+)?)(ms|s|m|h|d)`) })
 	cronUnitMs         = map[string]float64{"": 1, "ms": 1, "s": 1e3, "m": 60e3, "h": 3600e3, "d": 86400e3}
 )
 
 // cronDurationMs parses s into milliseconds.
 func cronDurationMs(s string) (int64, bool) {
 	s = strings.ToLower(strings.TrimSpace(s))
-	if m := cronSingleDuration.FindStringSubmatch(s); m != nil {
+	if m := cronSingleDuration().FindStringSubmatch(s); m != nil {
 		v, _ := strconv.ParseFloat(m[1], 64)
 		return int64(v*cronUnitMs[m[2]] + 0.5), true
 	}
 	var total float64
 	consumed := 0
-	for _, m := range cronDurationPart.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range cronDurationPart().FindAllStringSubmatchIndex(s, -1) {
 		if m[0] != consumed {
 			return 0, false
 		}
@@ -59,7 +60,9 @@ func cronDurationMs(s string) (int64, bool) {
 
 // cronAbsolute matches the ISO dates and times --at takes; group 2 is the
 // time, group 3 the offset.
-var cronAbsolute = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})(?:[Tt](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)([Zz]|[+-]\d{2}:?\d{2})?)?$`)
+var cronAbsolute = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})(?:[Tt](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)([Zz]|[+-]\d{2}:?\d{2})?)?$`)
+})
 
 // parseCronAt turns --at into the ISO time the gateway stores: an ISO
 // timestamp (without an offset it is in tz, else UTC), Unix milliseconds,
@@ -71,7 +74,7 @@ func parseCronAt(s, tz string, now time.Time) (string, error) {
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 && !strings.HasPrefix(s, "+") {
 		return iso(time.UnixMilli(n)), nil
 	}
-	if m := cronAbsolute.FindStringSubmatch(s); m != nil {
+	if m := cronAbsolute().FindStringSubmatch(s); m != nil {
 		loc := time.UTC
 		if m[3] == "" && tz != "" {
 			var err error
@@ -169,7 +172,7 @@ func (fs *flagSet) cronJobFlags(edit bool) *cronJobFlags {
 }
 
 // cronEveryWords is a positional "every 10m" schedule.
-var cronEveryWords = regexp.MustCompile(`(?i)^every\s+(.+)$`)
+var cronEveryWords = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^every\s+(.+)$`) })
 
 // schedule reads the schedule flags (and a positional schedule) into
 // a schedule object; nil when none is given.
@@ -182,7 +185,7 @@ func (f *cronJobFlags) schedule(fs *flagSet, positional string, now time.Time) (
 	}
 	if positional != "" {
 		// "every 10m", a five- or six-field cron expression, else a time.
-		if m := cronEveryWords.FindStringSubmatch(positional); m != nil {
+		if m := cronEveryWords().FindStringSubmatch(positional); m != nil {
 			every = strings.TrimSpace(m[1])
 		} else if n := len(strings.Fields(positional)); n == 5 || n == 6 {
 			expr = positional

@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -192,7 +193,7 @@ func nullIfEmpty(s string) any {
 	return s
 }
 
-var envRefRE = regexp.MustCompile(`\$\{([A-Z_][A-Z0-9_]*)\}`)
+var envRefRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Z_][A-Z0-9_]*)\}`) })
 
 // authOf works out where provider's key comes from, reading the file's
 // raw text for the source (the resolved config only has the value).
@@ -219,7 +220,7 @@ func authOf(cfg *config.Config, raw map[string]any, provider string) providerAut
 	v, _ := lookupPath(raw, segs)
 	switch x := v.(type) {
 	case string:
-		if m := envRefRE.FindAllStringSubmatch(x, -1); len(m) > 0 {
+		if m := envRefRE().FindAllStringSubmatch(x, -1); len(m) > 0 {
 			var vars []string
 			for _, g := range m {
 				vars = append(vars, g[1])

@@ -187,7 +187,7 @@ func checkOnboardFlags(fs *flag.FlagSet, f *onboardFlags) error {
 		return usageErrorf("--gateway-auth password needs --gateway-password")
 	case f.gatewayPort < 0 || f.gatewayPort > 65535:
 		return usageErrorf("--gateway-port %d: a port from 1 to 65535", f.gatewayPort)
-	case f.gatewayTokenRefEnv != "" && !envNamePattern.MatchString(f.gatewayTokenRefEnv):
+	case f.gatewayTokenRefEnv != "" && !envNamePattern().MatchString(f.gatewayTokenRefEnv):
 		return usageErrorf("--gateway-token-ref-env %q: upper case letters, digits and _", f.gatewayTokenRefEnv)
 	case f.remoteToken != "" && f.remotePassword != "":
 		return usageErrorf("pass either --remote-token or --remote-password, not both")
@@ -434,7 +434,7 @@ func (a *app) onboardModel(ctx context.Context, q *prompter, f *onboardFlags, p 
 	m := &modelSetup{choice: c, model: c.model, baseURL: c.baseURL}
 	if c.choice == "custom-api-key" {
 		id := cmp.Or(f.customProviderID, "custom")
-		if !providerIDPattern.MatchString(id) {
+		if !providerIDPattern().MatchString(id) {
 			return usageErrorf("--custom-provider-id %q: lower case letters, digits, _ and -", id)
 		}
 		m.choice.id = id

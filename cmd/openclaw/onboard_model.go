@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -70,7 +71,7 @@ func refuseAuthChoice(choice string) error {
 
 // providerIDPattern keeps a custom provider id a plain key and a plain
 // JSON pointer step.
-var providerIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+var providerIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`) })
 
 // secretsProviderName is the file secret provider onboarding writes the
 // model key to.

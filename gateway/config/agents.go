@@ -4,15 +4,16 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // DefaultAgentID is the agent that exists when none are configured.
 const DefaultAgentID = "main"
 
-var agentIDRE = regexp.MustCompile(`^[a-z0-9_][a-z0-9_-]{0,63}$`)
+var agentIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_][a-z0-9_-]{0,63}$`) })
 
 // ValidAgentID reports whether id is a valid agent id (case-insensitive).
-func ValidAgentID(id string) bool { return agentIDRE.MatchString(strings.ToLower(id)) }
+func ValidAgentID(id string) bool { return agentIDRE().MatchString(strings.ToLower(id)) }
 
 // validateAgents checks agent ids and defaults, and folds the older
 // agents.list form into entries with a warning.

@@ -4,10 +4,11 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
+	"sync"
 )
 
 // browserProfileName is what OpenClaw allows as a profile name.
-var browserProfileName = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+var browserProfileName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9-]{1,64}$`) })
 
 // Browser profile ports are taken from this range, as OpenClaw does.
 const (
@@ -18,7 +19,7 @@ const (
 // validateBrowser checks browser.*: profile names, ports and URLs.
 func (d *decoder) validateBrowser(c *Config) {
 	b := c.Browser
-	if b.DefaultProfile != "" && !browserProfileName.MatchString(b.DefaultProfile) {
+	if b.DefaultProfile != "" && !browserProfileName().MatchString(b.DefaultProfile) {
 		n, p := d.where("browser.defaultProfile", "browser")
 		d.errorAtPath(n, p, "profile name %q must be lowercase letters, digits and hyphens, at most 64", b.DefaultProfile)
 	}
@@ -31,7 +32,7 @@ func (d *decoder) validateBrowser(c *Config) {
 	for _, name := range names {
 		pr := b.Profiles[name]
 		path := "browser.profiles." + name
-		if !browserProfileName.MatchString(name) {
+		if !browserProfileName().MatchString(name) {
 			n, p := d.where(path, "browser.profiles")
 			d.errorAtPath(n, p, "profile name %q must be lowercase letters, digits and hyphens, at most 64", name)
 		}

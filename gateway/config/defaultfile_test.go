@@ -119,7 +119,7 @@ func TestEveryFieldDocumented(t *testing.T) {
 	var walk func(rt reflect.Type)
 	walk = func(rt reflect.Type) {
 		for _, f := range fieldsOf(rt) {
-			doc := fieldDocs[f.docKey()]
+			doc := fieldDocs()[f.docKey()]
 			if !strings.Contains(doc, "Default") {
 				t.Errorf("%s.%s: doc %q does not state the default", rt.Name(), f.goName, doc)
 			}

@@ -4,11 +4,12 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
+	"sync"
 )
 
 // mcpServerName keeps MCP server names usable in tool names
 // (<server>__<tool>).
-var mcpServerName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
+var mcpServerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`) })
 
 // validateMCP checks mcp.servers: a name fit for tool names, exactly one
 // of command and url, and a transport that matches.
@@ -21,7 +22,7 @@ func (d *decoder) validateMCP(c *Config) {
 	for _, name := range names {
 		s := c.MCP.Servers[name]
 		path := "mcp.servers." + name
-		if !mcpServerName.MatchString(name) {
+		if !mcpServerName().MatchString(name) {
 			n, p := d.where(path, "mcp.servers")
 			d.errorAtPath(n, p, "server name %q must be letters, digits, _ or -, at most 32 (it prefixes its tools' names)", name)
 		}
@@ -50,4 +51,4 @@ func (d *decoder) validateMCP(c *Config) {
 }
 
 // ValidMCPServerName reports whether name can name an MCP server.
-func ValidMCPServerName(name string) bool { return mcpServerName.MatchString(name) }
+func ValidMCPServerName(name string) bool { return mcpServerName().MatchString(name) }

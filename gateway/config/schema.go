@@ -32,7 +32,7 @@ func objectSchema(t reflect.Type, def reflect.Value, known *keyTree) map[string]
 	props := map[string]any{}
 	for _, f := range fieldsOf(t) {
 		p := fieldSchema(t.FieldByIndex(f.index).Type, f, def.FieldByIndex(f.index), known.child(f.name))
-		if doc := fieldDocs[f.docKey()]; doc != "" {
+		if doc := fieldDocs()[f.docKey()]; doc != "" {
 			p["description"] = doc
 		}
 		props[f.name] = p
@@ -42,7 +42,7 @@ func objectSchema(t reflect.Type, def reflect.Value, known *keyTree) map[string]
 		"properties":           props,
 		"additionalProperties": len(known.names()) > len(props) || known.child("\x00") != nil,
 	}
-	if doc := fieldDocs[t.Name()]; doc != "" {
+	if doc := fieldDocs()[t.Name()]; doc != "" {
 		s["description"] = doc
 	}
 	return s
@@ -96,7 +96,7 @@ func fieldAt(v reflect.Value, path string) (doc string, val reflect.Value, ok bo
 		found := false
 		for _, f := range fieldsOf(v.Type()) {
 			if f.name == key {
-				doc = fieldDocs[f.docKey()]
+				doc = fieldDocs()[f.docKey()]
 				v = v.FieldByIndex(f.index)
 				found = true
 				break

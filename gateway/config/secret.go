@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // SecretRef points at a secret kept outside the config file, in OpenClaw's
@@ -45,9 +46,9 @@ type SecretInput struct {
 
 var (
 	secretSources    = []string{"env", "file", "exec", "store"}
-	secretProviderRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
-	secretEnvIDRE    = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,127}$`)
-	secretExecIDRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/#-]{0,255}$`)
+	secretProviderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`) })
+	secretEnvIDRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,127}$`) })
+	secretExecIDRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/#-]{0,255}$`) })
 )
 
 // secretIDProblem checks a ref's id against its source's grammar, as
@@ -55,7 +56,7 @@ var (
 func secretIDProblem(source, id string) string {
 	switch source {
 	case "env", "store":
-		if !secretEnvIDRE.MatchString(id) {
+		if !secretEnvIDRE().MatchString(id) {
 			return fmt.Sprintf("id %q must be upper case letters, digits or _", id)
 		}
 	case "file":
@@ -63,7 +64,7 @@ func secretIDProblem(source, id string) string {
 			return fmt.Sprintf("id %q must be an absolute JSON pointer (\"/providers/openai/apiKey\") or \"value\" for a singleValue provider", id)
 		}
 	case "exec":
-		if !secretExecIDRE.MatchString(id) {
+		if !secretExecIDRE().MatchString(id) {
 			return fmt.Sprintf("id %q must start with a letter or digit and hold only letters, digits and . _ : / # -, at most 256", id)
 		}
 		for seg := range strings.SplitSeq(id, "/") {
@@ -170,7 +171,7 @@ func (s *SecretInput) decodeNode(d *decoder, n *node, path string) {
 	case !slices.Contains(secretSources, ref.Source):
 		d.issues.errorAt(n.get("source"), false, JoinPath(path, "source"), "%q is not a secret source; want one of %s", ref.Source, quoteList(secretSources))
 		return
-	case !secretProviderRE.MatchString(ref.Provider):
+	case !secretProviderRE().MatchString(ref.Provider):
 		d.issues.errorAt(n.get("provider"), false, JoinPath(path, "provider"), "provider %q must be lower case letters, digits, _ or -", ref.Provider)
 		return
 	}
@@ -201,7 +202,7 @@ func (SecretInput) jsonSchema() map[string]any {
 				"type": "object",
 				"properties": map[string]any{
 					"source":   map[string]any{"type": "string", "enum": secretSources},
-					"provider": map[string]any{"type": "string", "pattern": secretProviderRE.String()},
+					"provider": map[string]any{"type": "string", "pattern": secretProviderRE().String()},
 					"id":       map[string]any{"type": "string"},
 				},
 				"required":             []string{"source", "provider", "id"},

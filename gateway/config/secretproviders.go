@@ -58,7 +58,7 @@ func (d *decoder) checkSecretRefs(c *Config) {
 	for _, name := range names {
 		p := c.Secrets.Providers[name]
 		path := JoinPath("secrets.providers", name)
-		if !secretProviderRE.MatchString(name) {
+		if !secretProviderRE().MatchString(name) {
 			n, at := d.where(path)
 			d.errorAtPath(n, at, "provider alias %q must be lower case letters, digits, _ or -", name)
 		}

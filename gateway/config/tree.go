@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
@@ -140,7 +141,7 @@ type parsed struct {
 	ast  hujson.Value // AST of tr.out
 }
 
-var hujsonPosRE = regexp.MustCompile(`line (\d+), column (\d+)`)
+var hujsonPosRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+), column (\d+)`) })
 
 // parseJSON5 parses a JSON5 document. A syntax error comes back as an Issue
 // with the position in the original text.
@@ -161,7 +162,7 @@ func parseJSON5(f *srcFile) (*parsed, *Issue) {
 		// translateJSON5 checks the whole grammar, so this is a bug; still
 		// point as close to the trouble as hujson says.
 		off := 0
-		if m := hujsonPosRE.FindStringSubmatch(err.Error()); m != nil {
+		if m := hujsonPosRE().FindStringSubmatch(err.Error()); m != nil {
 			line, _ := strconv.Atoi(m[1])
 			col, _ := strconv.Atoi(m[2])
 			off = tr.srcOffset(outOffset(tr.out, line, col))

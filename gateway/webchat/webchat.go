@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -97,7 +98,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // hostPattern is what a Host header may look like to be named in the
 // policy: a name or address with an optional port. Anything else (the
 // header is the client's) leaves only 'self'.
-var hostPattern = regexp.MustCompile(`^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$`)
+var hostPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$`)
+})
 
 // ContentSecurityPolicy is the policy of WebChat responses for a request
 // to host: the page's own script and style only, images from the page or
@@ -107,7 +110,7 @@ var hostPattern = regexp.MustCompile(`^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9
 // older ones).
 func ContentSecurityPolicy(host string) string {
 	connect := "'self'"
-	if hostPattern.MatchString(host) {
+	if hostPattern().MatchString(host) {
 		connect += " ws://" + host + " wss://" + host
 	}
 	return strings.Join([]string{

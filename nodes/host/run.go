@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -193,10 +194,10 @@ func displayText(argv []string) string {
 	return strings.Join(words, " ")
 }
 
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9_@%+:,./-]+$`)
+var plainWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_@%+:,./-]+$`) })
 
 func shellQuote(s string, always bool) string {
-	if !always && plainWord.MatchString(s) {
+	if !always && plainWord().MatchString(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

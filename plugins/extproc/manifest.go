@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // ManifestFile is the name of a plugin folder's manifest.
@@ -34,7 +35,7 @@ type Manifest struct {
 	Dir string `json:"-"`
 }
 
-var idRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var idRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // LoadManifest reads and validates dir/openclaw.plugin.json.
 func LoadManifest(dir string) (Manifest, error) {
@@ -64,7 +65,7 @@ func (m Manifest) Validate() error {
 	switch {
 	case m.ID == "":
 		errs = append(errs, errors.New("id: required"))
-	case !idRE.MatchString(m.ID):
+	case !idRE().MatchString(m.ID):
 		errs = append(errs, fmt.Errorf("id: %q must be 1 to 64 letters, digits, - or _", m.ID))
 	}
 	if strings.TrimSpace(m.Command) == "" {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The environment a caller gives a command (exec's env argument,
@@ -70,7 +71,7 @@ var envHazards = []envHazard{
 // variables on host execution the same way.
 var refusedEnv = []string{"PATH", "LD_*", "DYLD_*", "BASH_ENV", "ENV"}
 
-var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // CheckEnv refuses a variable that a caller may never set, approval or
 // not: a name that is not a portable variable name, PATH, the dynamic
@@ -78,7 +79,7 @@ var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // as Windows does), or a value holding a NUL byte. The error wraps
 // ErrEnvRefused.
 func CheckEnv(name, value string) error {
-	if !envNamePattern.MatchString(name) {
+	if !envNamePattern().MatchString(name) {
 		return fmt.Errorf("%w: %q is not a valid variable name", ErrEnvRefused, name)
 	}
 	upper := strings.ToUpper(name)

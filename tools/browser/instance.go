@@ -509,12 +509,12 @@ func (w *limitedWriter) String() string {
 	return w.buf.String()
 }
 
-var devtoolsListening = regexp.MustCompile(`DevTools listening on (ws://\S+)`)
+var devtoolsListening = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`DevTools listening on (ws://\S+)`) })
 
 // devtoolsURL is the DevTools WebSocket URL Chromium announced, if it
 // has yet.
 func (w *limitedWriter) devtoolsURL() (string, bool) {
-	m := devtoolsListening.FindStringSubmatch(w.String())
+	m := devtoolsListening().FindStringSubmatch(w.String())
 	if m == nil {
 		return "", false
 	}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -39,10 +40,10 @@ type Profile struct {
 // Remote reports whether the profile attaches to a browser it does not run.
 func (p Profile) Remote() bool { return p.CDPURL != "" }
 
-var profileName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+var profileName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`) })
 
 func validName(name string) error {
-	if !profileName.MatchString(name) {
+	if !profileName().MatchString(name) {
 		return fmt.Errorf("profile name %q: use up to 64 lowercase letters, digits and hyphens", name)
 	}
 	return nil

@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
 // spoofedMarker matches text that imitates a begin or end marker of
 // wrapped content, ours or another tool's, after invisible characters
 // have been removed.
-var spoofedMarker = regexp.MustCompile(`(?i)(begin|end)[\s_\-]*(of[\s_\-]+)?(untrusted[\s_\-]+)?(external[\s_\-]+)?(web|external|untrusted)[\s_\-]*(content|data)`)
+var spoofedMarker = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(begin|end)[\s_\-]*(of[\s_\-]+)?(untrusted[\s_\-]+)?(external[\s_\-]+)?(web|external|untrusted)[\s_\-]*(content|data)`)
+})
 
 // wrapUntrusted frames text fetched from source so that the model can
 // tell where it starts and ends and that it is data, not instructions.
@@ -41,6 +44,6 @@ func defuse(s string) string {
 		}
 		return r
 	}, s)
-	s = spoofedMarker.ReplaceAllString(s, "[marker removed]")
+	s = spoofedMarker().ReplaceAllString(s, "[marker removed]")
 	return strings.ReplaceAll(s, "<<<", "‹‹‹")
 }

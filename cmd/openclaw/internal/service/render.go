@@ -96,7 +96,7 @@ func systemdQuote(s string) string {
 func RenderSystemdEnvFile(vars []Var) (string, error) {
 	var b strings.Builder
 	for _, v := range vars {
-		if !envKeyRE.MatchString(v.Key) {
+		if !envKeyRE().MatchString(v.Key) {
 			return "", fmt.Errorf("environment variable name %q is not a plain name", v.Key)
 		}
 		if strings.ContainsAny(v.Value, "$\\\"`\r\n\x00") {
@@ -113,7 +113,7 @@ func RenderSystemdEnvFile(vars []Var) (string, error) {
 func RenderShellEnvFile(vars []Var) (string, error) {
 	var b strings.Builder
 	for _, v := range vars {
-		if !envKeyRE.MatchString(v.Key) {
+		if !envKeyRE().MatchString(v.Key) {
 			return "", fmt.Errorf("environment variable name %q is not a plain name", v.Key)
 		}
 		if strings.ContainsAny(v.Value, "\r\n\x00") {

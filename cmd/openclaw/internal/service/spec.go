@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Kind is what the service runs.
@@ -105,9 +106,9 @@ func normProfile(p string) string {
 // profileRE is the profile rule the CLI enforces for --profile; the
 // package checks again, because the name becomes part of a file name and
 // a unit name.
-var profileRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var profileRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
-var envKeyRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envKeyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // Validate refuses a spec that could not be written safely: a profile
 // that is not a plain name, an empty program, a relative executable,
@@ -118,7 +119,7 @@ func (s Spec) Validate() error {
 	if s.Kind != Gateway && s.Kind != Node {
 		return fmt.Errorf("service kind %q: want gateway or node", s.Kind)
 	}
-	if p := normProfile(s.Profile); p != "" && !profileRE.MatchString(p) {
+	if p := normProfile(s.Profile); p != "" && !profileRE().MatchString(p) {
 		return fmt.Errorf("profile %q: a profile name is letters, digits, '-' and '_'", s.Profile)
 	}
 	if len(s.Program) == 0 || !strings.HasPrefix(s.Program[0], "/") {
@@ -146,7 +147,7 @@ func (s Spec) Validate() error {
 		}
 	}
 	for _, v := range append(append([]Var(nil), s.Env...), s.Secrets...) {
-		if !envKeyRE.MatchString(v.Key) {
+		if !envKeyRE().MatchString(v.Key) {
 			return fmt.Errorf("environment variable name %q is not a plain name", v.Key)
 		}
 		if err := check("environment variable "+v.Key, v.Value); err != nil {
