@@ -135,7 +135,7 @@ func (p *Anthropic) Complete(ctx context.Context, req Request, hooks Hooks) (*Re
 		}
 	}
 	if err := stream.Err(); err != nil || ctx.Err() != nil {
-		return nil, c.classify(ctx, rec, err, anthropicStreamError(err))
+		return nil, c.classify(ctx, rec.wrap(err), anthropicStreamError(err))
 	}
 	if !done {
 		return nil, &Error{Kind: KindUnavailable, Provider: c.provider, Model: c.model,

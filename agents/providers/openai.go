@@ -124,7 +124,7 @@ func (p *OpenAI) Complete(ctx context.Context, req Request, hooks Hooks) (*Respo
 		}
 	}
 	if err := stream.Err(); err != nil || ctx.Err() != nil {
-		return nil, c.classify(ctx, rec, err, openAIStreamError(err))
+		return nil, c.classify(ctx, rec.wrap(err), openAIStreamError(err))
 	}
 	if finish == "" {
 		return nil, &Error{Kind: KindUnavailable, Provider: c.provider, Model: c.model,
