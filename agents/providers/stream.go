@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	neturl "net/url"
 	"strings"
 )
 
@@ -22,6 +21,9 @@ const maxEventBytes = 8 << 20
 // maxLineBytes bounds one line: an event's worth of data and its field
 // name.
 const maxLineBytes = maxEventBytes + 64
+
+// userAgent goes with every model request that does not set its own.
+const userAgent = "openclaw-go"
 
 // errEventTooLarge ends a stream whose event passes maxEventBytes.
 var errEventTooLarge = fmt.Errorf("server-sent event larger than %d MiB", maxEventBytes>>20)
@@ -63,19 +65,16 @@ func postStream(ctx context.Context, client *http.Client, url string, header htt
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
 	if err != nil {
-		// Not the URL itself in the message: some deployments put
-		// credentials in it.
-		msg := err.Error()
-		if ue := (*neturl.Error)(nil); errors.As(err, &ue) {
-			msg = ue.Err.Error()
-		}
-		return nil, &buildError{kind: KindNotConfigured, msg: "bad base URL: " + msg, err: err}
+		return nil, badURL(err)
 	}
 	for k, vs := range header {
 		req.Header[k] = vs
 	}
 	if req.Header.Get("Content-Type") == "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", userAgent)
 	}
 
 	res, err := sameOrigin(client).Do(req)
