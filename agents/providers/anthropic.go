@@ -1,77 +1,110 @@
 package providers
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 	"time"
-
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
 )
 
 const (
-	// defaultAnthropicURL is used when Options.BaseURL is empty; the SDK
-	// adds "v1/messages".
+	// defaultAnthropicURL is used when Options.BaseURL is empty;
+	// "v1/messages" is added to it.
 	defaultAnthropicURL = "https://api.anthropic.com"
 	// defaultAnthropicMaxTokens is sent when Request.MaxTokens is 0: the
 	// Messages API requires max_tokens.
 	defaultAnthropicMaxTokens = 4096
+	// anthropicVersion is the API version requested in anthropic-version.
+	anthropicVersion = "2026-10-21"
 )
 
 // Anthropic streams completions from the Messages API (Anthropic or a
-// server that speaks it). It is safe for concurrent use.
+// server that speaks it). It speaks the wire protocol itself (POST
+// {baseUrl}/v1/messages with stream:true). It is safe for concurrent use.
 type Anthropic struct {
-	opts Options
-	log  *slog.Logger
-	msgs anthropic.MessageService
+	opts     Options
+	log      *slog.Logger
+	endpoint string
+	badBase  error // the base URL does not parse
+	header   http.Header
 }
 
 var _ Provider = (*Anthropic)(nil)
 
 // NewAnthropic returns a provider for the Messages API at o.BaseURL. A
-// trailing "/v1" on the base URL is dropped, since the SDK adds it. It
-// reads nothing from the environment (no ANTHROPIC_API_KEY, no profiles),
-// sends the key as x-api-key, and leaves retries to Chain.
+// trailing "/v1" on the base URL is dropped, since "v1/messages" is added.
+// It reads nothing from the environment (no ANTHROPIC_API_KEY, no
+// profiles), sends the key as x-api-key (or as a bearer token with
+// AuthHeader), and never retries; Chain does.
 func NewAnthropic(o Options) *Anthropic {
 	if o.BaseURL == "" {
 		o.BaseURL = defaultAnthropicURL
 	}
 	base := strings.TrimSuffix(strings.TrimSuffix(o.BaseURL, "/"), "/v1")
-	reqOpts := []option.RequestOption{
-		option.WithoutEnvironmentDefaults(),
-		option.WithBaseURL(base),
-		option.WithHTTPClient(o.httpClient()),
-		option.WithMaxRetries(0),
-	}
+	endpoint, err := endpointURL(base, "v1/messages")
+	header := http.Header{"Accept": {"application/json"}, "Anthropic-Version": {anthropicVersion}}
 	switch {
 	case o.APIKey != "" && o.AuthHeader:
-		reqOpts = append(reqOpts, option.WithHeader("Authorization", "Bearer "+o.APIKey))
+		header.Set("Authorization", "Bearer "+o.APIKey)
 	case o.APIKey != "":
-		reqOpts = append(reqOpts, option.WithHeader("x-api-key", o.APIKey))
+		header.Set("X-Api-Key", o.APIKey)
 	}
 	for k, v := range o.Headers {
-		reqOpts = append(reqOpts, option.WithHeader(k, v))
+		header.Set(k, v)
 	}
-	client := anthropic.NewClient(reqOpts...)
-	return &Anthropic{opts: o, log: o.logger(), msgs: client.Messages}
+	return &Anthropic{opts: o, log: o.logger(), endpoint: endpoint, badBase: err, header: header}
 }
 
 // Name is the provider's key in models.providers.
 func (p *Anthropic) Name() string { return p.opts.Name }
 
+// anthropicEvent is the part of a Messages stream event we read; one
+// struct serves every event type.
+type anthropicEvent struct {
+	Type    string `json:"type"`
+	Index   count  `json:"index"`
+	Message struct {
+		Usage anthropicUsage `json:"usage"`
+	} `json:"message"` // message_start
+	ContentBlock struct {
+		Type string   `json:"type"` // "text", "tool_use", "thinking"...
+		Text flexText `json:"text"`
+		ID   string   `json:"id"`
+		Name string   `json:"name"`
+	} `json:"content_block"` // content_block_start
+	Delta struct {
+		Type        string   `json:"type"` // "text_delta", "input_json_delta", "thinking_delta"...
+		Text        flexText `json:"text"`
+		PartialJSON flexText `json:"partial_json"`
+		StopReason  flexText `json:"stop_reason"` // message_delta
+	} `json:"delta"` // content_block_delta, message_delta
+	Usage anthropicUsage `json:"usage"` // message_delta
+}
+
+type anthropicUsage struct {
+	InputTokens              count `json:"input_tokens"`
+	OutputTokens             count `json:"output_tokens"`
+	CacheReadInputTokens     count `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens count `json:"cache_creation_input_tokens"`
+}
+
 // Complete streams one message, passing text to hooks.OnDelta as it
-// arrives and assembling tool_use blocks from their input_json_delta pieces.
+// arrives and assembling tool_use blocks from their input_json_delta
+// pieces. Thinking blocks are the model's own and are not part of the
+// answer.
 func (p *Anthropic) Complete(ctx context.Context, req Request, hooks Hooks) (*Response, error) {
 	c := p.opts.call(req.Model)
 	if req.Model == "" {
 		return nil, &Error{Kind: KindNotConfigured, Provider: p.opts.Name, Message: "no model given"}
 	}
-	params, err := anthropicParams(req, p.log)
+	body, err := anthropicBody(req, p.log)
 	if err != nil {
 		return nil, &Error{Kind: KindBadRequest, Provider: c.provider, Model: c.model,
 			Message: c.clean("build request: "+err.Error(), "build request"), Err: err}
@@ -79,63 +112,84 @@ func (p *Anthropic) Complete(ctx context.Context, req Request, hooks Hooks) (*Re
 
 	ctx, cancel := p.opts.callContext(ctx)
 	defer cancel()
-	start := time.Now()
-	rec := &failureRecorder{}
-	callOpts := []option.RequestOption{option.WithMiddleware(rec.middleware)}
-	if req.Temperature != nil {
-		// The SDK's params have no temperature field; the API takes one.
-		callOpts = append(callOpts, option.WithJSONSet("temperature", *req.Temperature))
+	if p.badBase != nil {
+		return nil, c.classify(ctx, p.badBase, nil)
 	}
-	stream := p.msgs.NewStreaming(ctx, params, callOpts...)
-	defer stream.Close()
+	start := time.Now()
+	res, err := postStream(ctx, p.opts.httpClient(), p.endpoint, p.header.Clone(), body)
+	if err != nil {
+		return nil, c.classify(ctx, err, nil)
+	}
+	defer res.Body.Close()
 
 	ans := newAnswer(hooks)
 	var usage Usage
 	var stop string
 	done := false
-	for stream.Next() {
-		ev := stream.Current()
+	events := newSSEReader(res.Body)
+	for !done {
+		sse, err := events.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, c.classify(ctx, err, nil)
+		}
+		data := bytes.TrimSpace(sse.Data)
+		if sse.Name == "error" {
+			// An error inside the 200 stream: overloaded_error, typically.
+			return nil, c.classify(ctx, nil, data)
+		}
+		if len(data) == 0 || sse.Name == "ping" {
+			continue
+		}
+		var ev anthropicEvent
+		if err := json.Unmarshal(data, &ev); err != nil {
+			return nil, c.classify(ctx, fmt.Errorf("the stream holds an event that is not JSON: %w", err), nil)
+		}
 		switch ev.Type {
+		case "error":
+			return nil, c.classify(ctx, nil, data)
 		case "message_start":
 			u := ev.Message.Usage
-			usage = Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-				CacheReadTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens}
+			usage = Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens),
+				CacheReadTokens: int64(u.CacheReadInputTokens), CacheWriteTokens: int64(u.CacheCreationInputTokens)}
 		case "content_block_start":
 			switch b := ev.ContentBlock; b.Type {
 			case "text":
-				ans.addText(b.Text)
+				ans.addText(string(b.Text))
 			case "tool_use":
-				ans.addCall(ev.Index, b.ID, b.Name, "")
+				ans.addCall(int64(ev.Index), b.ID, b.Name, "")
 			}
 		case "content_block_delta":
 			switch d := ev.Delta; d.Type {
 			case "text_delta":
-				ans.addText(d.Text)
+				ans.addText(string(d.Text))
 			case "input_json_delta":
-				ans.addCall(ev.Index, "", "", d.PartialJSON)
+				ans.addCall(int64(ev.Index), "", "", string(d.PartialJSON))
 			}
 		case "message_delta":
 			stop = string(ev.Delta.StopReason)
 			// message_delta's counts are cumulative; input counts appear
 			// only when the server revises them.
-			if n := ev.Usage.OutputTokens; n > 0 {
+			if n := int64(ev.Usage.OutputTokens); n > 0 {
 				usage.OutputTokens = n
 			}
-			if n := ev.Usage.InputTokens; n > 0 {
+			if n := int64(ev.Usage.InputTokens); n > 0 {
 				usage.InputTokens = n
 			}
-			if n := ev.Usage.CacheReadInputTokens; n > 0 {
+			if n := int64(ev.Usage.CacheReadInputTokens); n > 0 {
 				usage.CacheReadTokens = n
 			}
-			if n := ev.Usage.CacheCreationInputTokens; n > 0 {
+			if n := int64(ev.Usage.CacheCreationInputTokens); n > 0 {
 				usage.CacheWriteTokens = n
 			}
 		case "message_stop":
 			done = true
 		}
 	}
-	if err := stream.Err(); err != nil || ctx.Err() != nil {
-		return nil, c.classify(ctx, rec, err, anthropicStreamError(err))
+	if ctx.Err() != nil {
+		return nil, c.classify(ctx, nil, nil)
 	}
 	if !done {
 		return nil, &Error{Kind: KindUnavailable, Provider: c.provider, Model: c.model,
@@ -168,117 +222,137 @@ func anthropicStop(reason string) string {
 	return StopEnd // end_turn, stop_sequence, pause_turn
 }
 
-// anthropicStreamError returns the JSON of an error event that arrived
-// inside a 200 stream (an overloaded_error, typically).
-func anthropicStreamError(err error) []byte {
-	var ae *anthropic.Error
-	if errors.As(err, &ae) && ae.StatusCode < 400 {
-		return []byte(ae.RawJSON())
-	}
-	return nil
+// anthropicRequest is the body of a streamed Messages call.
+type anthropicRequest struct {
+	Model       string             `json:"model"`
+	MaxTokens   int                `json:"max_tokens"`
+	System      []anthropicText    `json:"system,omitempty"`
+	Messages    []anthropicMessage `json:"messages"`
+	Tools       []anthropicTool    `json:"tools,omitempty"`
+	Temperature *float64           `json:"temperature,omitempty"`
+	Stream      bool               `json:"stream"`
 }
 
-// anthropicParams translates a Request. Messages of one role in a row are
+type anthropicMessage struct {
+	Role    string `json:"role"`
+	Content []any  `json:"content"` // anthropicText, anthropicImage, anthropicToolUse, anthropicToolResult
+}
+
+type anthropicText struct {
+	Type string `json:"type"` // "text"
+	Text string `json:"text"`
+}
+
+type anthropicImage struct {
+	Type   string `json:"type"` // "image"
+	Source struct {
+		Type      string `json:"type"` // "base64"
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+	} `json:"source"`
+}
+
+type anthropicToolUse struct {
+	Type  string          `json:"type"` // "tool_use"
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+}
+
+type anthropicToolResult struct {
+	Type      string `json:"type"` // "tool_result"
+	ToolUseID string `json:"tool_use_id"`
+	Content   []any  `json:"content,omitempty"` // anthropicText, anthropicImage
+	IsError   bool   `json:"is_error,omitempty"`
+}
+
+type anthropicTool struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	InputSchema map[string]any `json:"input_schema"`
+}
+
+func textBlock(s string) anthropicText { return anthropicText{Type: "text", Text: s} }
+
+func imageBlock(img Image) anthropicImage {
+	b := anthropicImage{Type: "image"}
+	b.Source.Type, b.Source.MediaType, b.Source.Data = "base64", img.MediaType, base64.StdEncoding.EncodeToString(img.Data)
+	return b
+}
+
+// anthropicBody translates a Request. Messages of one role in a row are
 // merged, which puts consecutive tool results (RoleTool, sent as
 // tool_result blocks of a user turn) into one user message.
-func anthropicParams(req Request, log *slog.Logger) (anthropic.MessageNewParams, error) {
+func anthropicBody(req Request, log *slog.Logger) (*anthropicRequest, error) {
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = defaultAnthropicMaxTokens
 	}
-	params := anthropic.MessageNewParams{Model: req.Model, MaxTokens: int64(maxTokens)}
+	r := &anthropicRequest{Model: req.Model, MaxTokens: maxTokens, Temperature: req.Temperature,
+		Stream: true, Messages: []anthropicMessage{}}
 	if req.System != "" {
-		params.System = []anthropic.TextBlockParam{{Text: req.System}}
+		r.System = []anthropicText{textBlock(req.System)}
 	}
 
 	for i, m := range req.Messages {
 		var role string
-		var blocks []anthropic.ContentBlockParamUnion
+		var blocks []any
 		switch m.Role {
 		case RoleUser:
 			role = "user"
 			if m.Text != "" {
-				blocks = append(blocks, anthropic.NewTextBlock(m.Text))
+				blocks = append(blocks, textBlock(m.Text))
 			}
 			for _, img := range m.Images {
-				blocks = append(blocks, anthropic.NewImageBlockBase64(img.MediaType, base64.StdEncoding.EncodeToString(img.Data)))
+				blocks = append(blocks, imageBlock(img))
 			}
 		case RoleAssistant:
 			role = "assistant"
 			if m.Text != "" {
-				blocks = append(blocks, anthropic.NewTextBlock(m.Text))
+				blocks = append(blocks, textBlock(m.Text))
 			}
 			for _, tc := range m.ToolCalls {
-				blocks = append(blocks, anthropic.NewToolUseBlock(tc.ID, toolInput(tc, log), tc.Name))
+				blocks = append(blocks, anthropicToolUse{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: toolInput(tc, log)})
 			}
 		case RoleTool:
 			if m.ToolCallID == "" {
-				return params, fmt.Errorf("message %d: tool result without a call id", i)
+				return nil, fmt.Errorf("message %d: tool result without a call id", i)
 			}
 			role = "user"
 			blocks = append(blocks, toolResult(m))
 		default:
-			return params, fmt.Errorf("message %d: unknown role %q", i, m.Role)
+			return nil, fmt.Errorf("message %d: unknown role %q", i, m.Role)
 		}
 		if len(blocks) == 0 {
 			continue // the API refuses empty turns
 		}
-		if n := len(params.Messages); n > 0 && anthropicRole(params.Messages[n-1]) == role {
-			last := &params.Messages[n-1]
-			if role == "user" {
-				last.OfUser.Content = append(last.OfUser.Content, blocks...)
-			} else {
-				last.OfAssistant.Content = append(last.OfAssistant.Content, blocks...)
-			}
+		if n := len(r.Messages); n > 0 && r.Messages[n-1].Role == role {
+			r.Messages[n-1].Content = append(r.Messages[n-1].Content, blocks...)
 			continue
 		}
-		if role == "user" {
-			params.Messages = append(params.Messages, anthropic.NewUserMessage(blocks...))
-		} else {
-			params.Messages = append(params.Messages, anthropic.NewAssistantMessage(blocks...))
-		}
+		r.Messages = append(r.Messages, anthropicMessage{Role: role, Content: blocks})
 	}
 
 	for _, t := range req.Tools {
 		schema, err := schemaObject(t.Parameters)
 		if err != nil {
-			return params, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
+			return nil, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
 		}
-		tp := anthropic.ToolParam{Name: t.Name, InputSchema: inputSchema(schema)}
-		if t.Description != "" {
-			tp.Description = anthropic.String(t.Description)
-		}
-		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: &tp})
+		r.Tools = append(r.Tools, anthropicTool{Name: t.Name, Description: t.Description, InputSchema: inputSchema(schema)})
 	}
-	return params, nil
-}
-
-func anthropicRole(m anthropic.MessageParam) string {
-	switch {
-	case m.OfUser != nil:
-		return "user"
-	case m.OfAssistant != nil:
-		return "assistant"
-	}
-	return ""
+	return r, nil
 }
 
 // toolResult is a tool's output as a tool_result block.
-func toolResult(m Message) anthropic.ContentBlockParamUnion {
-	b := anthropic.ToolResultBlockParam{ToolUseID: m.ToolCallID}
+func toolResult(m Message) anthropicToolResult {
+	b := anthropicToolResult{Type: "tool_result", ToolUseID: m.ToolCallID, IsError: m.IsError}
 	if m.Text != "" {
-		b.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: m.Text}}}
+		b.Content = append(b.Content, textBlock(m.Text))
 	}
 	for _, img := range m.Images {
-		b.Content = append(b.Content, anthropic.ToolResultBlockParamContentUnion{OfImage: &anthropic.ImageBlockParam{
-			Source: anthropic.ImageBlockParamSourceUnion{OfBase64: &anthropic.Base64ImageSourceParam{
-				MediaType: anthropic.Base64ImageSourceMediaType(img.MediaType), Data: base64.StdEncoding.EncodeToString(img.Data)}},
-		}})
+		b.Content = append(b.Content, imageBlock(img))
 	}
-	if m.IsError {
-		b.IsError = anthropic.Bool(true)
-	}
-	return anthropic.ContentBlockParamUnion{OfToolResult: &b}
+	return b
 }
 
 // toolInput is a past call's arguments as a tool_use input, which must be
@@ -293,25 +367,32 @@ func toolInput(tc ToolCall, log *slog.Logger) json.RawMessage {
 	return args
 }
 
-// inputSchema splits a JSON Schema object into the SDK's fields.
-func inputSchema(schema map[string]any) anthropic.ToolInputSchemaParam {
-	s := anthropic.ToolInputSchemaParam{Properties: schema["properties"]}
-	if req, ok := schema["required"].([]any); ok {
-		for _, r := range req {
-			if name, ok := r.(string); ok {
-				s.Required = append(s.Required, name)
-			}
-		}
-	}
+// inputSchema is a tool's JSON Schema as input_schema, which must be an
+// object schema: the type is always "object", and of "required" only the
+// names (strings) are kept. Every other keyword goes as written.
+func inputSchema(schema map[string]any) map[string]any {
+	out := make(map[string]any, len(schema)+1)
 	for k, v := range schema {
 		switch k {
 		case "type", "properties", "required":
 			continue
 		}
-		if s.ExtraFields == nil {
-			s.ExtraFields = map[string]any{}
-		}
-		s.ExtraFields[k] = v
+		out[k] = v
 	}
-	return s
+	out["type"] = "object"
+	if props := schema["properties"]; props != nil {
+		out["properties"] = props
+	}
+	if req, ok := schema["required"].([]any); ok {
+		var names []string
+		for _, r := range req {
+			if name, ok := r.(string); ok {
+				names = append(names, name)
+			}
+		}
+		if len(names) > 0 {
+			out["required"] = names
+		}
+	}
+	return out
 }

@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -24,39 +23,6 @@ const maxErrorBody = 64 << 10
 // maxMessage bounds the length of Error.Message taken from a server.
 const maxMessage = 500
 
-// failureRecorder keeps the status, headers and body of the error response
-// one call received, before the SDK turns them into its own error type.
-// Classification reads them from here, so it works the same for both SDKs
-// and for servers whose error bodies the SDKs do not understand.
-type failureRecorder struct {
-	mu     sync.Mutex
-	status int
-	header http.Header
-	body   []byte
-}
-
-// middleware has the shape of both SDKs' option.Middleware.
-func (r *failureRecorder) middleware(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
-	res, err := next(req)
-	if err != nil || res == nil || res.StatusCode < http.StatusBadRequest {
-		return res, err
-	}
-	body, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-	_ = res.Body.Close()
-	res.Body = io.NopCloser(bytes.NewReader(body))
-
-	r.mu.Lock()
-	r.status, r.header, r.body = res.StatusCode, res.Header.Clone(), body
-	r.mu.Unlock()
-	return res, nil
-}
-
-func (r *failureRecorder) get() (status int, header http.Header, body []byte) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.status, r.header, r.body
-}
-
 // call names the completion being classified.
 type call struct {
 	provider string
@@ -66,9 +32,10 @@ type call struct {
 }
 
 // classify turns whatever ended a call into an *Error. ctx is the call's own
-// context (with the per-call timeout); streamBody is the JSON of an error
+// context (with the per-call timeout); err is what the call returned, a
+// *statusError for a non-2xx answer; streamBody is the JSON of an error
 // event received inside a 200 stream, when there was one.
-func (c call) classify(ctx context.Context, rec *failureRecorder, err error, streamBody []byte) *Error {
+func (c call) classify(ctx context.Context, err error, streamBody []byte) *Error {
 	err = c.scrub(err)
 	e := &Error{Provider: c.provider, Model: c.model, Err: err}
 	switch ctxErr := ctx.Err(); {
@@ -84,18 +51,26 @@ func (c call) classify(ctx context.Context, rec *failureRecorder, err error, str
 		return e
 	}
 
-	if status, header, body := rec.get(); status != 0 {
-		info := parseErrorBody(body)
-		e.Status = status
-		e.Kind = kindForStatus(status, info)
-		e.RetryAfter = retryAfter(header, time.Now())
-		e.Message = c.clean(info.message, http.StatusText(status))
+	if be := (*buildError)(nil); errors.As(err, &be) {
+		e.Kind, e.Message = be.kind, c.clean(be.msg, "build request")
+		return e
+	}
+	if se := (*statusError)(nil); errors.As(err, &se) {
+		info := parseErrorBody(se.body)
+		e.Status = se.status
+		e.Kind = kindForStatus(se.status, info)
+		e.RetryAfter = retryAfter(se.header, time.Now())
+		e.Message = c.clean(info.message, http.StatusText(se.status))
 		return e
 	}
 	if len(streamBody) > 0 {
 		info := parseErrorBody(streamBody)
 		e.Kind = kindForStreamError(info)
 		e.Message = c.clean("error in stream: "+info.message, "error in stream")
+		return e
+	}
+	if errors.Is(err, errCrossOriginRedirect) {
+		e.Kind, e.Message = KindNotConfigured, "the server redirected to another origin; the request was not sent there"
 		return e
 	}
 	if isTransportError(err) {
@@ -127,8 +102,8 @@ func (c call) clean(msg, fallback string) string {
 	return msg
 }
 
-// scrub wraps err so that its text never shows the API key: the SDKs'
-// errors may quote a server's body, and servers quote bad keys.
+// scrub wraps err so that its text never shows the API key: errors may
+// quote a server's body, and servers quote bad keys.
 func (c call) scrub(err error) error {
 	if err == nil || c.apiKey == "" {
 		return err

@@ -116,7 +116,7 @@ func TestClassifyWithoutResponse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := c.classify(tt.ctx, &failureRecorder{}, tt.err, nil)
+			e := c.classify(tt.ctx, tt.err, nil)
 			if e.Kind != tt.want {
 				t.Errorf("Kind = %s, want %s", e.Kind, tt.want)
 			}

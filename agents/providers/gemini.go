@@ -1,12 +1,13 @@
 package providers
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -113,43 +114,36 @@ func (p *Gemini) Complete(ctx context.Context, req Request, hooks Hooks) (*Respo
 	defer cancel()
 	start := time.Now()
 	endpoint := p.base + "/models/" + url.PathEscape(strings.TrimPrefix(req.Model, "models/")) + ":streamGenerateContent?alt=sse"
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
-	if err != nil {
-		return nil, &Error{Kind: KindNotConfigured, Provider: c.provider, Model: c.model, Message: c.clean(err.Error(), "bad base URL"), Err: err}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "text/event-stream")
+	header := http.Header{"Accept": {"text/event-stream"}}
 	for k, v := range p.opts.Headers {
-		hreq.Header.Set(k, v)
+		header.Set(k, v)
 	}
 	switch {
 	case p.opts.APIKey != "" && p.opts.AuthHeader:
-		hreq.Header.Set("Authorization", "Bearer "+p.opts.APIKey)
+		header.Set("Authorization", "Bearer "+p.opts.APIKey)
 	case p.opts.APIKey != "":
-		hreq.Header.Set("x-goog-api-key", p.opts.APIKey)
+		header.Set("x-goog-api-key", p.opts.APIKey)
 	}
-	rec := &failureRecorder{}
-	res, err := rec.middleware(hreq, p.opts.httpClient().Do)
+	res, err := postStream(ctx, p.opts.httpClient(), endpoint, header, body)
 	if err != nil {
-		return nil, c.classify(ctx, rec, err, nil)
+		return nil, c.classify(ctx, err, nil)
 	}
 	defer res.Body.Close()
-	if res.StatusCode >= http.StatusBadRequest {
-		return nil, c.classify(ctx, rec, fmt.Errorf("HTTP %d", res.StatusCode), nil)
-	}
 
 	ans := newAnswer(hooks)
 	var finish, blocked string
 	var usage Usage
 	calls := int64(0)
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(make([]byte, 64<<10), maxOllamaLine)
-	for sc.Scan() {
-		data, ok := bytes.CutPrefix(sc.Bytes(), []byte("data:"))
-		if !ok {
-			continue // event names, comments, blank separators
+	events := newSSEReader(res.Body)
+	for {
+		ev, err := events.Next()
+		if errors.Is(err, io.EOF) {
+			break
 		}
-		data = bytes.TrimSpace(data)
+		if err != nil {
+			return nil, c.classify(ctx, err, nil)
+		}
+		data := bytes.TrimSpace(ev.Data)
 		if len(data) == 0 {
 			continue
 		}
@@ -158,7 +152,7 @@ func (p *Gemini) Complete(ctx context.Context, req Request, hooks Hooks) (*Respo
 			return nil, &Error{Kind: KindUnavailable, Provider: c.provider, Model: c.model, Message: "the stream holds an event that is not JSON", Err: err}
 		}
 		if len(ch.Error) > 0 && string(ch.Error) != "null" {
-			return nil, c.classify(ctx, rec, nil, data)
+			return nil, c.classify(ctx, nil, data)
 		}
 		if ch.UsageMetadata != nil {
 			u := ch.UsageMetadata
@@ -186,8 +180,8 @@ func (p *Gemini) Complete(ctx context.Context, req Request, hooks Hooks) (*Respo
 			finish = cand.FinishReason
 		}
 	}
-	if err := sc.Err(); err != nil || ctx.Err() != nil {
-		return nil, c.classify(ctx, rec, err, nil)
+	if ctx.Err() != nil {
+		return nil, c.classify(ctx, nil, nil)
 	}
 	if blocked != "" && finish == "" {
 		return nil, &Error{Kind: KindRefusal, Provider: c.provider, Model: c.model, Message: "the prompt was blocked: " + blocked}
@@ -220,7 +214,7 @@ func (p *Gemini) Complete(ctx context.Context, req Request, hooks Hooks) (*Respo
 // body translates a Request into generateContent's JSON: the system prompt
 // as systemInstruction, turns as user/model contents, a step's tool
 // results as one user turn of functionResponse parts.
-func (p *Gemini) body(req Request) ([]byte, error) {
+func (p *Gemini) body(req Request) (map[string]any, error) {
 	var contents []geminiContent
 	add := func(role string, parts ...geminiPart) {
 		if n := len(contents); n > 0 && contents[n-1].Role == role && role == "user" && parts[0].FunctionResponse != nil && contents[n-1].Parts[0].FunctionResponse != nil {
@@ -301,7 +295,7 @@ func (p *Gemini) body(req Request) ([]byte, error) {
 	if len(gen) > 0 {
 		body["generationConfig"] = gen
 	}
-	return json.Marshal(body)
+	return body, nil
 }
 
 func geminiImages(imgs []Image) []geminiPart {

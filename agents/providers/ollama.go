@@ -97,27 +97,18 @@ func (p *Ollama) Complete(ctx context.Context, req Request, hooks Hooks) (*Respo
 	ctx, cancel := p.opts.callContext(ctx)
 	defer cancel()
 	start := time.Now()
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.base+"/api/chat", bytes.NewReader(body))
-	if err != nil {
-		return nil, &Error{Kind: KindNotConfigured, Provider: c.provider, Model: c.model, Message: c.clean(err.Error(), "bad base URL"), Err: err}
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/x-ndjson")
+	header := http.Header{"Accept": {"application/x-ndjson"}}
 	if p.opts.APIKey != "" {
-		hreq.Header.Set("Authorization", "Bearer "+p.opts.APIKey)
+		header.Set("Authorization", "Bearer "+p.opts.APIKey)
 	}
 	for k, v := range p.opts.Headers {
-		hreq.Header.Set(k, v)
+		header.Set(k, v)
 	}
-	rec := &failureRecorder{}
-	res, err := rec.middleware(hreq, p.opts.httpClient().Do)
+	res, err := postStream(ctx, p.opts.httpClient(), p.base+"/api/chat", header, body)
 	if err != nil {
-		return nil, c.classify(ctx, rec, err, nil)
+		return nil, c.classify(ctx, err, nil)
 	}
 	defer res.Body.Close()
-	if res.StatusCode >= http.StatusBadRequest {
-		return nil, c.classify(ctx, rec, fmt.Errorf("HTTP %d", res.StatusCode), nil)
-	}
 
 	ans := newAnswer(hooks)
 	var last ollamaChunk
@@ -135,7 +126,7 @@ func (p *Ollama) Complete(ctx context.Context, req Request, hooks Hooks) (*Respo
 			return nil, &Error{Kind: KindUnavailable, Provider: c.provider, Model: c.model, Message: "the stream holds a line that is not JSON", Err: err}
 		}
 		if ch.Error != "" {
-			return nil, c.classify(ctx, rec, nil, line)
+			return nil, c.classify(ctx, nil, line)
 		}
 		ans.addText(ch.Message.Content)
 		for _, tc := range ch.Message.ToolCalls {
@@ -150,7 +141,7 @@ func (p *Ollama) Complete(ctx context.Context, req Request, hooks Hooks) (*Respo
 		}
 	}
 	if err := sc.Err(); err != nil || ctx.Err() != nil {
-		return nil, c.classify(ctx, rec, err, nil)
+		return nil, c.classify(ctx, err, nil)
 	}
 	if !finished {
 		return nil, &Error{Kind: KindUnavailable, Provider: c.provider, Model: c.model, Message: "stream ended before the model finished"}
@@ -176,7 +167,7 @@ func (p *Ollama) Complete(ctx context.Context, req Request, hooks Hooks) (*Respo
 }
 
 // body translates a Request into /api/chat's JSON.
-func (p *Ollama) body(req Request) ([]byte, error) {
+func (p *Ollama) body(req Request) (ollamaRequest, error) {
 	r := ollamaRequest{Model: req.Model, Stream: true}
 	if req.System != "" {
 		r.Messages = append(r.Messages, ollamaMessage{Role: "system", Content: req.System})
@@ -200,7 +191,7 @@ func (p *Ollama) body(req Request) ([]byte, error) {
 		case RoleTool:
 			om.Role, om.ToolName = "tool", m.ToolName
 		default:
-			return nil, fmt.Errorf("message %d: unknown role %q", i, m.Role)
+			return r, fmt.Errorf("message %d: unknown role %q", i, m.Role)
 		}
 		for _, img := range m.Images {
 			om.Images = append(om.Images, base64.StdEncoding.EncodeToString(img.Data))
@@ -210,7 +201,7 @@ func (p *Ollama) body(req Request) ([]byte, error) {
 	for _, t := range req.Tools {
 		schema, err := schemaObject(t.Parameters)
 		if err != nil {
-			return nil, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
+			return r, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
 		}
 		r.Tools = append(r.Tools, map[string]any{"type": "function", "function": map[string]any{
 			"name": t.Name, "description": t.Description, "parameters": schema,
@@ -225,5 +216,5 @@ func (p *Ollama) body(req Request) ([]byte, error) {
 			r.Options["temperature"] = *req.Temperature
 		}
 	}
-	return json.Marshal(r)
+	return r, nil
 }

@@ -1,30 +1,33 @@
 package providers
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
 // defaultOpenAIURL is used when Options.BaseURL is empty.
 const defaultOpenAIURL = "https://api.openai.com/v1"
 
 // OpenAI streams chat completions from an OpenAI-compatible endpoint:
-// OpenAI, OpenRouter, Ollama, vLLM, llama.cpp, LM Studio. It is safe for
-// concurrent use.
+// OpenAI, OpenRouter, Ollama, vLLM, llama.cpp, LM Studio. It speaks the
+// wire protocol itself (POST {baseUrl}/chat/completions with stream:true).
+// It is safe for concurrent use.
 type OpenAI struct {
-	opts Options
-	log  *slog.Logger
-	chat openai.ChatCompletionService
+	opts     Options
+	log      *slog.Logger
+	endpoint string
+	badBase  error // the base URL does not parse
+	header   http.Header
 	// completionTokens sends max_completion_tokens, which OpenAI's own
 	// reasoning models require; other servers get the classic max_tokens.
 	completionTokens bool
@@ -34,22 +37,19 @@ var _ Provider = (*OpenAI)(nil)
 
 // NewOpenAI returns a provider for the Chat Completions endpoint at
 // o.BaseURL. It reads nothing from the environment (no OPENAI_API_KEY):
-// a gateway must not hand one provider's key to another server. The SDK's
-// own retries are off; Chain retries.
+// a gateway must not hand one provider's key to another server. It never
+// retries; Chain does.
 func NewOpenAI(o Options) *OpenAI {
 	if o.BaseURL == "" {
 		o.BaseURL = defaultOpenAIURL
 	}
-	reqOpts := []option.RequestOption{
-		option.WithBaseURL(o.BaseURL),
-		option.WithHTTPClient(o.httpClient()),
-		option.WithMaxRetries(0),
-	}
+	endpoint, err := endpointURL(o.BaseURL, "chat/completions")
+	header := http.Header{"Accept": {"application/json"}}
 	if o.APIKey != "" {
-		reqOpts = append(reqOpts, option.WithAPIKey(o.APIKey))
+		header.Set("Authorization", "Bearer "+o.APIKey)
 	}
 	for k, v := range o.Headers {
-		reqOpts = append(reqOpts, option.WithHeader(k, v))
+		header.Set(k, v)
 	}
 	completionTokens := false
 	if u, err := url.Parse(o.BaseURL); err == nil && strings.EqualFold(u.Hostname(), "api.openai.com") {
@@ -58,20 +58,52 @@ func NewOpenAI(o Options) *OpenAI {
 	if isOpenRouter(o.BaseURL) {
 		for k, v := range openRouterAttribution {
 			if !hasHeader(o.Headers, k) {
-				reqOpts = append(reqOpts, option.WithHeader(k, v))
+				header.Set(k, v)
 			}
 		}
 	}
 	return &OpenAI{
 		opts:             o,
 		log:              o.logger(),
-		chat:             openai.NewChatCompletionService(reqOpts...),
+		endpoint:         endpoint,
+		badBase:          err,
+		header:           header,
 		completionTokens: completionTokens,
 	}
 }
 
 // Name is the provider's key in models.providers.
 func (p *OpenAI) Name() string { return p.opts.Name }
+
+// openAIChunk is the part of a chat.completion.chunk event we read.
+type openAIChunk struct {
+	Choices []struct {
+		Index count `json:"index"`
+		Delta struct {
+			Content   flexText `json:"content"`
+			Refusal   flexText `json:"refusal"`
+			ToolCalls []struct {
+				Index    count  `json:"index"`
+				ID       string `json:"id"`
+				Function struct {
+					Name      flexText `json:"name"`
+					Arguments flexText `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason flexText `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens        count `json:"prompt_tokens"`
+		CompletionTokens    count `json:"completion_tokens"`
+		PromptTokensDetails struct {
+			CachedTokens count `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+	} `json:"usage"`
+	// Error is an error object sent inside the stream (OpenRouter and
+	// vLLM do this when a completion fails part-way).
+	Error json.RawMessage `json:"error"`
+}
 
 // Complete streams one chat completion, passing text to hooks.OnDelta as
 // it arrives and assembling tool calls from their streamed pieces.
@@ -80,7 +112,7 @@ func (p *OpenAI) Complete(ctx context.Context, req Request, hooks Hooks) (*Respo
 	if req.Model == "" {
 		return nil, &Error{Kind: KindNotConfigured, Provider: p.opts.Name, Message: "no model given"}
 	}
-	params, err := p.params(req)
+	body, err := p.body(req)
 	if err != nil {
 		return nil, &Error{Kind: KindBadRequest, Provider: c.provider, Model: c.model,
 			Message: c.clean("build request: "+err.Error(), "build request"), Err: err}
@@ -88,43 +120,72 @@ func (p *OpenAI) Complete(ctx context.Context, req Request, hooks Hooks) (*Respo
 
 	ctx, cancel := p.opts.callContext(ctx)
 	defer cancel()
+	if p.badBase != nil {
+		return nil, c.classify(ctx, p.badBase, nil)
+	}
 	start := time.Now()
-	rec := &failureRecorder{}
-	stream := p.chat.NewStreaming(ctx, params, option.WithMiddleware(rec.middleware))
-	defer stream.Close()
+	res, err := postStream(ctx, p.opts.httpClient(), p.endpoint, p.header.Clone(), body)
+	if err != nil {
+		return nil, c.classify(ctx, err, nil)
+	}
+	defer res.Body.Close()
 
 	ans := newAnswer(hooks)
 	var finish string
 	var usage Usage
 	refused := false
-	for stream.Next() {
-		chunk := stream.Current()
-		if chunk.JSON.Usage.Valid() {
+	events := newSSEReader(res.Body)
+	for {
+		ev, err := events.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, c.classify(ctx, err, nil)
+		}
+		data := bytes.TrimSpace(ev.Data)
+		if len(data) == 0 {
+			continue
+		}
+		if bytes.HasPrefix(data, []byte("[DONE]")) {
+			break
+		}
+		var chunk openAIChunk
+		if err := json.Unmarshal(data, &chunk); err != nil {
+			if streamError(data) {
+				return nil, c.classify(ctx, nil, data)
+			}
+			return nil, c.classify(ctx, fmt.Errorf("the stream holds an event that is not a JSON chunk: %w", err), nil)
+		}
+		if isErrorValue(chunk.Error) {
+			return nil, c.classify(ctx, nil, data)
+		}
+		if u := chunk.Usage; u != nil {
 			usage = Usage{
-				InputTokens:     chunk.Usage.PromptTokens,
-				OutputTokens:    chunk.Usage.CompletionTokens,
-				CacheReadTokens: chunk.Usage.PromptTokensDetails.CachedTokens,
+				InputTokens:     int64(u.PromptTokens),
+				OutputTokens:    int64(u.CompletionTokens),
+				CacheReadTokens: int64(u.PromptTokensDetails.CachedTokens),
 			}
 		}
 		for _, choice := range chunk.Choices {
 			if choice.Index != 0 {
 				continue // n is never set, but a server may still number choices
 			}
-			ans.addText(choice.Delta.Content)
+			ans.addText(string(choice.Delta.Content))
 			if choice.Delta.Refusal != "" {
 				refused = true
-				ans.addText(choice.Delta.Refusal)
+				ans.addText(string(choice.Delta.Refusal))
 			}
 			for _, tc := range choice.Delta.ToolCalls {
-				ans.addCall(tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments)
+				ans.addCall(int64(tc.Index), tc.ID, string(tc.Function.Name), string(tc.Function.Arguments))
 			}
 			if choice.FinishReason != "" {
-				finish = choice.FinishReason
+				finish = string(choice.FinishReason)
 			}
 		}
 	}
-	if err := stream.Err(); err != nil || ctx.Err() != nil {
-		return nil, c.classify(ctx, rec, err, openAIStreamError(err))
+	if ctx.Err() != nil {
+		return nil, c.classify(ctx, nil, nil)
 	}
 	if finish == "" {
 		return nil, &Error{Kind: KindUnavailable, Provider: c.provider, Model: c.model,
@@ -159,20 +220,76 @@ func openAIStop(finish string, refused, hasCalls bool) string {
 	return StopEnd
 }
 
-// openAIStreamError returns the data of an error event inside a stream.
-func openAIStreamError(err error) []byte {
-	var se *ssestream.StreamError
-	if errors.As(err, &se) {
-		return se.Event.Data
+// streamError reports whether an event is an error object: {"error":...}.
+func streamError(data []byte) bool {
+	var probe struct {
+		Error json.RawMessage `json:"error"`
 	}
-	return nil
+	return json.Unmarshal(data, &probe) == nil && isErrorValue(probe.Error)
 }
 
-// params translates a Request into the SDK's request body.
-func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
-	msgs := make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages)+1)
+// isErrorValue reports whether an "error" field holds anything.
+func isErrorValue(v json.RawMessage) bool {
+	v = bytes.TrimSpace(v)
+	return len(v) > 0 && string(v) != "null" && string(v) != "false" && string(v) != `""`
+}
+
+// openAIRequest is the body of a streamed chat completion.
+type openAIRequest struct {
+	Model         string          `json:"model"`
+	Messages      []openAIMessage `json:"messages"`
+	Stream        bool            `json:"stream"`
+	StreamOptions struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	Tools               []openAITool `json:"tools,omitempty"`
+	MaxTokens           int          `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int          `json:"max_completion_tokens,omitempty"`
+	Temperature         *float64     `json:"temperature,omitempty"`
+}
+
+type openAIMessage struct {
+	Role string `json:"role"`
+	// Content is a string or a list of openAIPart; nil (left out) for an
+	// assistant turn that only calls tools.
+	Content    any              `json:"content,omitempty"`
+	ToolCalls  []openAIToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string           `json:"tool_call_id,omitempty"`
+}
+
+type openAIPart struct {
+	Type     string          `json:"type"` // "text" or "image_url"
+	Text     string          `json:"text,omitempty"`
+	ImageURL *openAIImageURL `json:"image_url,omitempty"`
+}
+
+type openAIImageURL struct {
+	URL string `json:"url"`
+}
+
+type openAIToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"` // "function"
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type openAITool struct {
+	Type     string `json:"type"` // "function"
+	Function struct {
+		Name        string         `json:"name"`
+		Description string         `json:"description,omitempty"`
+		Parameters  map[string]any `json:"parameters"`
+	} `json:"function"`
+}
+
+// body translates a Request into the request body.
+func (p *OpenAI) body(req Request) (*openAIRequest, error) {
+	msgs := make([]openAIMessage, 0, len(req.Messages)+1)
 	if req.System != "" {
-		msgs = append(msgs, openai.SystemMessage(req.System))
+		msgs = append(msgs, openAIMessage{Role: "system", Content: req.System})
 	}
 	// Tool results' pictures wait for the end of the step's results: the
 	// chat API takes images from users only, and tool messages must
@@ -195,9 +312,9 @@ func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 			msgs = append(msgs, openAIAssistant(m))
 		case RoleTool:
 			if m.ToolCallID == "" {
-				return openai.ChatCompletionNewParams{}, fmt.Errorf("message %d: tool result without a call id", i)
+				return nil, fmt.Errorf("message %d: tool result without a call id", i)
 			}
-			msgs = append(msgs, openai.ToolMessage(m.Text, m.ToolCallID))
+			msgs = append(msgs, openAIMessage{Role: "tool", Content: m.Text, ToolCallID: m.ToolCallID})
 			if len(m.Images) > 0 {
 				if shown.Text == "" {
 					shown.Text = "Pictures from the tool results above:"
@@ -206,76 +323,63 @@ func (p *OpenAI) params(req Request) (openai.ChatCompletionNewParams, error) {
 				shown.Images = append(shown.Images, m.Images...)
 			}
 		default:
-			return openai.ChatCompletionNewParams{}, fmt.Errorf("message %d: unknown role %q", i, m.Role)
+			return nil, fmt.Errorf("message %d: unknown role %q", i, m.Role)
 		}
 	}
 	flush()
 
-	params := openai.ChatCompletionNewParams{
-		Model:         req.Model,
-		Messages:      msgs,
-		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
-	}
+	r := &openAIRequest{Model: req.Model, Messages: msgs, Stream: true}
+	r.StreamOptions.IncludeUsage = true
 	for _, t := range req.Tools {
 		schema, err := schemaObject(t.Parameters)
 		if err != nil {
-			return openai.ChatCompletionNewParams{}, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
+			return nil, fmt.Errorf("tool %q: parameters: %w", t.Name, err)
 		}
-		fn := openai.FunctionDefinitionParam{Name: t.Name, Parameters: schema}
-		if t.Description != "" {
-			fn.Description = openai.String(t.Description)
-		}
-		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(fn))
+		tool := openAITool{Type: "function"}
+		tool.Function.Name, tool.Function.Description, tool.Function.Parameters = t.Name, t.Description, schema
+		r.Tools = append(r.Tools, tool)
 	}
 	if req.MaxTokens > 0 {
 		if p.completionTokens {
-			params.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+			r.MaxCompletionTokens = req.MaxTokens
 		} else {
-			params.MaxTokens = openai.Int(int64(req.MaxTokens))
+			r.MaxTokens = req.MaxTokens
 		}
 	}
-	if req.Temperature != nil {
-		params.Temperature = openai.Float(*req.Temperature)
-	}
-	return params, nil
+	r.Temperature = req.Temperature
+	return r, nil
 }
 
 // openAIUser is a user turn: plain text, or, with images, a text part
 // followed by one image_url part per image as a base64 data URL.
-func openAIUser(m Message) openai.ChatCompletionMessageParamUnion {
+func openAIUser(m Message) openAIMessage {
 	if len(m.Images) == 0 {
-		return openai.UserMessage(m.Text)
+		return openAIMessage{Role: "user", Content: m.Text}
 	}
-	parts := make([]openai.ChatCompletionContentPartUnionParam, 0, len(m.Images)+1)
+	parts := make([]openAIPart, 0, len(m.Images)+1)
 	if m.Text != "" {
-		parts = append(parts, openai.TextContentPart(m.Text))
+		parts = append(parts, openAIPart{Type: "text", Text: m.Text})
 	}
 	for _, img := range m.Images {
-		parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{
+		parts = append(parts, openAIPart{Type: "image_url", ImageURL: &openAIImageURL{
 			URL: "data:" + img.MediaType + ";base64," + base64.StdEncoding.EncodeToString(img.Data),
-		}))
+		}})
 	}
-	return openai.UserMessage(parts)
+	return openAIMessage{Role: "user", Content: parts}
 }
 
 // openAIAssistant is an assistant turn: its text and the calls it made.
-func openAIAssistant(m Message) openai.ChatCompletionMessageParamUnion {
-	var a openai.ChatCompletionAssistantMessageParam
+func openAIAssistant(m Message) openAIMessage {
+	a := openAIMessage{Role: "assistant"}
 	if m.Text != "" || len(m.ToolCalls) == 0 {
-		a.Content.OfString = openai.String(m.Text)
+		a.Content = m.Text
 	}
 	for _, tc := range m.ToolCalls {
-		a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-			OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-				ID: tc.ID,
-				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{
-					Name:      tc.Name,
-					Arguments: argumentsText(tc.Arguments),
-				},
-			},
-		})
+		call := openAIToolCall{ID: tc.ID, Type: "function"}
+		call.Function.Name, call.Function.Arguments = tc.Name, argumentsText(tc.Arguments)
+		a.ToolCalls = append(a.ToolCalls, call)
 	}
-	return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}
+	return a
 }
 
 // openRouterAttribution are OpenRouter's app-attribution headers, sent as

@@ -1,8 +1,11 @@
 // Package providers talks to language models. A Provider streams one chat
 // completion (text and tool calls); a Chain tries a primary model and its
 // fallbacks with retries and backoff. Implementations exist for
-// OpenAI-compatible chat completions (openai-go) and Anthropic Messages
-// (anthropic-sdk-go).
+// OpenAI-compatible chat completions, Anthropic Messages, Ollama's native
+// chat and the Gemini API; each speaks its streaming wire protocol itself
+// (stream.go holds the shared POST and server-sent-event reader): the
+// vendors' SDKs would add tens of megabytes to the binary for the one
+// streaming endpoint each of them is used for.
 //
 // The package knows nothing else of the gateway: the agent loop hands it
 // messages and tool schemas and gets text, tool calls and usage back.

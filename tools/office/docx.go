@@ -55,18 +55,13 @@ func renderDocx(doc []block) ([]byte, int, error) {
 	document := xmlHead + `<w:document ` + wNS + `><w:body>` + body.String() +
 		`<w:sectPr><w:pgSz w:w="12240" w:h="15840"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="720" w:footer="720" w:gutter="0"/></w:sectPr></w:body></w:document>`
 	data, err := zipParts([]part{
-		{"[Content_Types].xml", xmlHead + `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
-			`<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>` +
-			`<Default Extension="xml" ContentType="application/xml"/>` +
-			`<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>` +
-			`<Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/>` +
-			`</Types>`},
-		{"_rels/.rels", xmlHead + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
-			`<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`},
-		{"word/_rels/document.xml.rels", xmlHead + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">` +
-			`<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>`},
-		{"word/document.xml", document},
-		{"word/styles.xml", docxStyles()},
+		{name: "[Content_Types].xml", body: contentTypesXML(
+			"/word/document.xml", "wordprocessingml.document.main+xml",
+			"/word/styles.xml", "wordprocessingml.styles+xml")},
+		{name: "_rels/.rels", body: relsXML("officeDocument", "word/document.xml")},
+		{name: "word/_rels/document.xml.rels", body: relsXML("styles", "styles.xml")},
+		{name: "word/document.xml", body: document},
+		{name: "word/styles.xml", body: docxStyles()},
 	})
 	return data, n, err
 }

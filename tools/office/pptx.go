@@ -6,9 +6,8 @@ import (
 )
 
 const (
-	pNS   = `xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"`
-	relNS = `http://schemas.openxmlformats.org/officeDocument/2006/relationships/`
-	emuH  = 6858000
+	pNS  = `xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"`
+	emuH = 6858000
 )
 
 type slide struct {
@@ -58,51 +57,39 @@ func renderPptx(doc []block, aspect string) ([]byte, int, error) {
 	if len(slides) > maxSlides {
 		return nil, 0, fmt.Errorf("%d slides; at most %d", len(slides), maxSlides)
 	}
-	rels := func(items ...string) string {
-		var b strings.Builder
-		b.WriteString(xmlHead + `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">`)
-		for i := 0; i+1 < len(items); i += 2 {
-			fmt.Fprintf(&b, `<Relationship Id="rId%d" Type="%s%s" Target="%s"/>`, i/2+1, relNS, items[i], items[i+1])
-		}
-		b.WriteString(`</Relationships>`)
-		return b.String()
+	var sldIDs strings.Builder
+	ct := []string{
+		"/ppt/presentation.xml", "presentationml.presentation.main+xml",
+		"/ppt/slideMasters/slideMaster1.xml", "presentationml.slideMaster+xml",
+		"/ppt/slideLayouts/slideLayout1.xml", "presentationml.slideLayout+xml",
+		"/ppt/theme/theme1.xml", "theme+xml",
 	}
-	var ct, presRels, sldIDs strings.Builder
-	ct.WriteString(xmlHead + `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
-		`<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>` +
-		`<Default Extension="xml" ContentType="application/xml"/>` +
-		`<Override PartName="/ppt/presentation.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"/>` +
-		`<Override PartName="/ppt/slideMasters/slideMaster1.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slideMaster+xml"/>` +
-		`<Override PartName="/ppt/slideLayouts/slideLayout1.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slideLayout+xml"/>` +
-		`<Override PartName="/ppt/theme/theme1.xml" ContentType="application/vnd.openxmlformats-officedocument.theme+xml"/>`)
 	presItems := []string{"slideMaster", "slideMasters/slideMaster1.xml", "theme", "theme/theme1.xml"}
 	var parts []part
 	for i, s := range slides {
 		n := i + 1
-		fmt.Fprintf(&ct, `<Override PartName="/ppt/slides/slide%d.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.slide+xml"/>`, n)
+		ct = append(ct, fmt.Sprintf("/ppt/slides/slide%d.xml", n), "presentationml.slide+xml")
 		presItems = append(presItems, "slide", fmt.Sprintf("slides/slide%d.xml", n))
 		fmt.Fprintf(&sldIDs, `<p:sldId id="%d" r:id="rId%d"/>`, 255+n, len(presItems)/2)
 		parts = append(parts,
-			part{fmt.Sprintf("ppt/slides/slide%d.xml", n), slideXML(s, w)},
-			part{fmt.Sprintf("ppt/slides/_rels/slide%d.xml.rels", n), rels("slideLayout", "../slideLayouts/slideLayout1.xml")})
+			part{name: fmt.Sprintf("ppt/slides/slide%d.xml", n), body: slideXML(s, w)},
+			part{name: fmt.Sprintf("ppt/slides/_rels/slide%d.xml.rels", n), body: relsXML("slideLayout", "../slideLayouts/slideLayout1.xml")})
 	}
-	ct.WriteString(`</Types>`)
-	presRels.WriteString(rels(presItems...))
 	pres := xmlHead + `<p:presentation ` + pNS + ` saveSubsetFonts="1">` +
 		`<p:sldMasterIdLst><p:sldMasterId id="2147483648" r:id="rId1"/></p:sldMasterIdLst>` +
 		`<p:sldIdLst>` + sldIDs.String() + `</p:sldIdLst>` +
 		fmt.Sprintf(`<p:sldSz cx="%d" cy="%d"/><p:notesSz cx="6858000" cy="9144000"/>`, w, emuH) +
 		`</p:presentation>`
 	all := []part{
-		{"[Content_Types].xml", ct.String()},
-		{"_rels/.rels", rels("officeDocument", "ppt/presentation.xml")},
-		{"ppt/presentation.xml", pres},
-		{"ppt/_rels/presentation.xml.rels", presRels.String()},
-		{"ppt/slideMasters/slideMaster1.xml", masterXML(w)},
-		{"ppt/slideMasters/_rels/slideMaster1.xml.rels", rels("slideLayout", "../slideLayouts/slideLayout1.xml", "theme", "../theme/theme1.xml")},
-		{"ppt/slideLayouts/slideLayout1.xml", layoutXML()},
-		{"ppt/slideLayouts/_rels/slideLayout1.xml.rels", rels("slideMaster", "../slideMasters/slideMaster1.xml")},
-		{"ppt/theme/theme1.xml", themeXML},
+		{name: "[Content_Types].xml", body: contentTypesXML(ct...)},
+		{name: "_rels/.rels", body: relsXML("officeDocument", "ppt/presentation.xml")},
+		{name: "ppt/presentation.xml", body: pres},
+		{name: "ppt/_rels/presentation.xml.rels", body: relsXML(presItems...)},
+		{name: "ppt/slideMasters/slideMaster1.xml", body: masterXML(w)},
+		{name: "ppt/slideMasters/_rels/slideMaster1.xml.rels", body: relsXML("slideLayout", "../slideLayouts/slideLayout1.xml", "theme", "../theme/theme1.xml")},
+		{name: "ppt/slideLayouts/slideLayout1.xml", body: layoutXML()},
+		{name: "ppt/slideLayouts/_rels/slideLayout1.xml.rels", body: relsXML("slideMaster", "../slideMasters/slideMaster1.xml")},
+		{name: "ppt/theme/theme1.xml", body: themeXML},
 	}
 	data, err := zipParts(append(all, parts...))
 	return data, len(slides), err

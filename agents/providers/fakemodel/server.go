@@ -1,5 +1,5 @@
 // Package fakemodel is a scripted language-model server for tests. It
-// speaks the real wire formats the providers' SDKs expect — OpenAI Chat
+// speaks the real wire formats the providers' clients expect — OpenAI Chat
 // Completions (POST /v1/chat/completions) and Anthropic Messages (POST
 // /v1/messages), streamed as server-sent events or as one JSON body — so
 // tests exercise the real clients end to end without a network.
