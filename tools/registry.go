@@ -37,7 +37,7 @@ func (r *Registry) Register(tools ...Tool) error {
 	defer r.mu.Unlock()
 	seen := map[string]bool{}
 	for _, t := range tools {
-		s := t.Spec()
+		s := specHead(t)
 		name := strings.ToLower(s.Name)
 		if name == "" {
 			return fmt.Errorf("register tool: empty name (source %s)", s.Source)
@@ -45,14 +45,14 @@ func (r *Registry) Register(tools ...Tool) error {
 		if old, dup := r.tools[name]; dup || seen[name] {
 			src := s.Source
 			if old != nil {
-				src = old.Spec().Source
+				src = specHead(old).Source
 			}
 			return fmt.Errorf("register tool %q: already registered (source %s)", s.Name, src)
 		}
 		seen[name] = true
 	}
 	for _, t := range tools {
-		r.tools[strings.ToLower(t.Spec().Name)] = t
+		r.tools[strings.ToLower(specHead(t).Name)] = t
 	}
 	r.gen++
 	return nil

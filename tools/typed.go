@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/invopop/jsonschema"
@@ -25,28 +26,55 @@ const (
 // fields, wrong types and missing required fields (those without
 // omitempty) are refused with a message naming the field.
 type Typed[A any] struct {
-	spec     Spec
-	required []string
-	fn       func(ctx context.Context, c Call, args A) (Result, error)
+	spec Spec // without Parameters
+	// schema is reflected on first use: a gateway registers some sixty
+	// tools at every start, and most are never described to a model
+	// before the process ends (a CLI command, a quiet gateway).
+	schema func() typedSchema
+	fn     func(ctx context.Context, c Call, args A) (Result, error)
+}
+
+type typedSchema struct {
+	parameters json.RawMessage
+	required   []string
 }
 
 var _ Tool = (*Typed[struct{}])(nil)
 
 // NewTyped makes a typed tool. spec.Parameters is filled in.
 func NewTyped[A any](spec Spec, fn func(ctx context.Context, c Call, args A) (Result, error)) *Typed[A] {
-	r := &jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, AllowAdditionalProperties: false}
-	s := r.Reflect(new(A))
-	s.Version = ""
-	schema, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("tools: schema of %s: %v", spec.Name, err)) // a programming error, caught by any test
-	}
-	spec.Parameters = schema
-	return &Typed[A]{spec: spec, required: s.Required, fn: fn}
+	name := spec.Name
+	spec.Parameters = nil
+	return &Typed[A]{spec: spec, fn: fn, schema: sync.OnceValue(func() typedSchema {
+		r := &jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, AllowAdditionalProperties: false}
+		s := r.Reflect(new(A))
+		s.Version = ""
+		schema, err := json.Marshal(s)
+		if err != nil {
+			panic(fmt.Sprintf("tools: schema of %s: %v", name, err)) // a programming error, caught by any test
+		}
+		return typedSchema{parameters: schema, required: s.Required}
+	})}
 }
 
 // Spec describes the tool.
-func (t *Typed[A]) Spec() Spec { return t.spec }
+func (t *Typed[A]) Spec() Spec {
+	spec := t.spec
+	spec.Parameters = t.schema().parameters
+	return spec
+}
+
+// specHead is Spec without the parameter schema, for the registry's
+// bookkeeping.
+func (t *Typed[A]) specHead() Spec { return t.spec }
+
+// specHead is t's Spec, without building a schema that is built lazily.
+func specHead(t Tool) Spec {
+	if h, ok := t.(interface{ specHead() Spec }); ok {
+		return h.specHead()
+	}
+	return t.Spec()
+}
 
 // Validate checks arguments against the schema's shape.
 func (t *Typed[A]) Validate(raw json.RawMessage) error {
@@ -64,7 +92,7 @@ func (t *Typed[A]) decode(raw json.RawMessage) (A, error) {
 		return args, errors.New("arguments must be a JSON object")
 	}
 	var missing []string
-	for _, name := range t.required {
+	for _, name := range t.schema().required {
 		if _, ok := present[name]; !ok {
 			missing = append(missing, name)
 		}
