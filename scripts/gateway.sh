@@ -5,15 +5,17 @@
 #
 # It is `go build` and `openclaw gateway`, with progress: the first build
 # compiles several hundred packages (the standard library, SQLite, the
-# model SDKs, the channel libraries) and takes many minutes on a small
-# machine, so each package is shown as it compiles, counted against the
-# total. Later builds reuse Go's build cache and take seconds.
+# channel libraries) and takes minutes on a small machine, so each package
+# is shown as it compiles, counted against the total. Later builds reuse
+# Go's build cache and take seconds. The binary is static (no cgo) and
+# stripped, the same as a release build.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bin=.cache/bin/openclaw
 mkdir -p "$(dirname "$bin")"
 printf '== resolving packages (the first run downloads the modules)\n' >&2
+export CGO_ENABLED=0
 total=$(go list -deps ./cmd/openclaw | wc -l)
 printf '== building %s (%d packages; a first build takes minutes, later ones seconds)\n' "$bin" "$total" >&2
 start=$(date +%s)
@@ -30,7 +32,7 @@ while IFS= read -r line; do
 	else
 		printf '%s\n' "$line" >&2
 	fi
-done < <(go build -v -o "$bin" ./cmd/openclaw 2>&1; echo "go build exit $?")
+done < <(go build -v -trimpath -ldflags "-s -w" -o "$bin" ./cmd/openclaw 2>&1; echo "go build exit $?")
 ((status == 0)) || { printf '== the build failed\n' >&2; exit "$status"; }
 printf '== built in %ds; starting the gateway\n' "$(($(date +%s) - start))" >&2
 exec "$bin" gateway "$@"
