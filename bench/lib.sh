@@ -44,6 +44,21 @@ tree_status() {
 	echo "$rss $threads $n"
 }
 
+# tree_rss_split PID: summed RssAnon and RssFile in kB over the process
+# tree (anonymous memory is the heap and stacks; file-backed is mostly
+# pages of the executable or, for Node, its loaded code).
+tree_rss_split() {
+	local anon=0 file=0 p v
+	for p in $(tree_pids "$1"); do
+		[[ -r /proc/$p/status ]] || continue
+		v=$(awk '/^RssAnon:/{print $2}' "/proc/$p/status")
+		anon=$((anon + ${v:-0}))
+		v=$(awk '/^RssFile:/{print $2}' "/proc/$p/status")
+		file=$((file + ${v:-0}))
+	done
+	echo "$anon $file"
+}
+
 # wait_ready PID PORT NAME: wait until the gateway on PORT accepts TCP
 # and GET /readyz answers 200 without "ready":false (the real gateway
 # listens seconds before its methods answer), at most 180 s.

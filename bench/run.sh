@@ -7,6 +7,9 @@
 #   GATEWAYS      which to measure, in order (default: "ours real")
 #   IDLE_SECONDS  wait before reading idle memory (default: 10)
 #   RESULTS_DIR   where raw results and logs go (default: .cache/bench/last)
+#   PIN           1 (default on 2+ cores with taskset): the gateway runs on
+#                 core 0 and the load client on core 1, so the client does
+#                 not take the gateway's CPU in the middle of a request
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,9 +28,14 @@ while read -r v; do unset "$v"; done < <(compgen -e | grep -E '^(OPENCLAW_|CLAWD
 
 bench_workdir bench
 
-log "building our binary and the load client"
-go build -o "$work/openclaw" ./cmd/openclaw
+log "building our binary (as the README and a release build it) and the load client"
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/openclaw" ./cmd/openclaw
 go build -o "$work/loadclient" ./bench/loadclient
+PIN=${PIN:-1}
+gw_pin=() lc_pin=()
+if [[ $PIN == 1 ]] && (($(nproc) >= 2)) && command -v taskset >/dev/null; then
+	gw_pin=(taskset -c 0) lc_pin=(taskset -c 1)
+fi
 if [[ " $GATEWAYS " == *" real "* ]]; then
 	log "installing the real OpenClaw $REAL_VERSION (skipped when present)"
 	real_cli=$(bash scripts/install-openclaw-real.sh)
@@ -75,7 +83,7 @@ measure() {
 
 	log "$name: starting on port $port"
 	t0=$(now_ns)
-	env "${env[@]}" setsid "${cmd[@]}" >"$RESULTS_DIR/$name-gateway.out" 2>"$RESULTS_DIR/$name-gateway.err" &
+	env "${env[@]}" setsid "${gw_pin[@]}" "${cmd[@]}" >"$RESULTS_DIR/$name-gateway.out" 2>"$RESULTS_DIR/$name-gateway.err" &
 	pid=$!
 	running+=("$pid")
 	# Tight polling for the first second (our gateway is expected well
@@ -111,13 +119,14 @@ measure() {
 	local wait_ns=$((t1 + IDLE_SECONDS * 1000000000 - $(now_ns)))
 	((wait_ns <= 0)) || sleep "$(awk -v n="$wait_ns" 'BEGIN{printf "%.3f", n/1e9}')"
 	read -r R[$name.idle_rss_kb] R[$name.threads] R[$name.procs] < <(tree_status "$pid")
+	read -r R[$name.idle_anon_kb] R[$name.idle_file_kb] < <(tree_rss_split "$pid")
 	log "$name: idle RSS ${R[$name.idle_rss_kb]} kB in ${R[$name.procs]} processes, ${R[$name.threads]} threads"
 
 	# Load: handshakes and health on 1, 8 and 32 connections.
 	local run conns reqs hs line kv
 	for run in 1:1000:20 8:1000:0 32:300:0; do
 		IFS=: read -r conns reqs hs <<<"$run"
-		line=$("$work/loadclient" -url "ws://127.0.0.1:$port" -token "$token" -method health \
+		line=$("${lc_pin[@]}" "$work/loadclient" -url "ws://127.0.0.1:$port" -token "$token" -method health \
 			-conns "$conns" -requests "$reqs" -handshakes "$hs" -summary \
 			-json "$RESULTS_DIR/$name-health-c$conns.json" 2>>"$RESULTS_DIR/loadclient.log") ||
 			{ log "$name: load client failed (c=$conns):"; tail -n 3 "$RESULTS_DIR/loadclient.log" >&2; exit 1; }
@@ -137,20 +146,24 @@ measure() {
 for g in $GATEWAYS; do
 	measure "$g"
 done
+R[ours.binary_kb]=$(($(stat -c %s "$work/openclaw") / 1024))
 
 
 
 cat <<EOF
 
 Side by side on $(nproc) cores, $(date -u +%Y-%m-%d); ours $("$work/openclaw" --version 2>/dev/null | head -n1), real OpenClaw $REAL_VERSION.
-The load client shares the cores with the gateway under test; compare ratios, not absolute numbers.
+$(if ((${#gw_pin[@]})); then echo "The gateway runs on core 0 and the load client on core 1 (taskset)."; else echo "The load client shares the cores with the gateway under test; compare ratios, not absolute numbers."; fi)
 
 | figure | ours | real OpenClaw | ours better by |
 | --- | --- | --- | --- |
 EOF
+row "binary (MiB; ours static and stripped)" binary_kb 1024 none
 row "launch to listening (ms)" listen_ms 1 low
 row "launch to ready (ms)" ready_ms 1 low
 row "idle RSS after ${IDLE_SECONDS} s (MB)" idle_rss_kb 1024 low
+row "  of it anonymous (MB)" idle_anon_kb 1024 low
+row "  of it file-backed (MB)" idle_file_kb 1024 low
 row "RSS after the load runs (MB)" load_rss_kb 1024 low
 row "processes when idle" procs 1 none
 row "threads when idle" threads 1 none
