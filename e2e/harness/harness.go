@@ -57,8 +57,8 @@ func Main(m *testing.M) {
 func Bin() string { return bin }
 
 // Build builds ./cmd/openclaw into out, race-instrumented when the tests
-// are, so the gateway's own races show up under real traffic; later
-// calls of Bin return out.
+// are, so the gateway's own races show up under real traffic, otherwise
+// as a release build; later calls of Bin return out.
 func Build(out string) error {
 	root, err := FindRepoRoot()
 	if err != nil {
@@ -66,14 +66,19 @@ func Build(out string) error {
 	}
 	repoRoot = root
 	args := []string{"build"}
+	env := os.Environ()
 	if raceEnabled {
 		args = append(args, "-race")
+	} else {
+		// The binary a release ships: static, stripped.
+		args = append(args, "-trimpath", "-ldflags", "-s -w")
+		env = append(env, "CGO_ENABLED=0")
 	}
 	args = append(args, "-o", out, "./cmd/openclaw")
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = root
+	cmd.Dir, cmd.Env = root, env
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, b)
 	}
