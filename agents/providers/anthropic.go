@@ -138,6 +138,9 @@ func (p *Anthropic) Complete(ctx context.Context, req Request, hooks Hooks) (*Re
 		data := bytes.TrimSpace(sse.Data)
 		if sse.Name == "error" {
 			// An error inside the 200 stream: overloaded_error, typically.
+			if len(data) == 0 {
+				data = []byte(`{"error":{"message":"an error event without details"}}`)
+			}
 			return nil, c.classify(ctx, nil, data)
 		}
 		if len(data) == 0 || sse.Name == "ping" {
