@@ -131,7 +131,7 @@ func TestXLSXCells(t *testing.T) {
 // capitals in entry names, the strict namespace.
 func TestXLSXWriters(t *testing.T) {
 	prefixed := zipOf(t, map[string]string{
-		`xl\workbook.xml`: `<x:workbook xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><x:sheets><x:sheet name="P" sheetId="1" r:id="R1"/></x:sheets></x:workbook>`,
+		`xl\workbook.xml`:            `<x:workbook xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><x:sheets><x:sheet name="P" sheetId="1" r:id="R1"/></x:sheets></x:workbook>`,
 		"xl/_rels/workbook.xml.rels": `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="R1" Type="` + relT + `worksheet" Target="worksheets/Sheet1.xml"/></Relationships>`,
 		"XL/WORKSHEETS/SHEET1.XML":   `<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><x:sheetData><x:row><x:c t="s"><x:v>0</x:v></x:c><x:c><x:v>1</x:v></x:c></x:row></x:sheetData></x:worksheet>`,
 		"xl/sharedStrings.xml":       `<sst xmlns="http://purl.oclc.org/ooxml/spreadsheetml/main"><si><t>s</t></si></sst>`,
