@@ -150,6 +150,9 @@ type document struct {
 	// parts describes the document's size, e.g. "pages: 3 (showing 1-2)".
 	parts string
 	text  string
+	// total is the length in runes of the whole text when text holds
+	// only its start (0: text is all of it).
+	total int
 	// more says how to read what a truncated text left out, beyond a
 	// bigger maxChars (e.g. "use pages" for a PDF).
 	more string
@@ -204,7 +207,7 @@ func renderWithin(rel string, d document, maxChars, limit int) string {
 // ceiling is the most maxChars one answer can show.
 func render(rel string, d document, maxChars, ceiling int) string {
 	text := d.text
-	total := utf8.RuneCountInString(text)
+	total := max(utf8.RuneCountInString(text), d.total)
 	var note string
 	if total > maxChars {
 		cut := 0

@@ -11,8 +11,8 @@ import (
 	"strings"
 )
 
-// maxXMLBytes bounds the unzipped document.xml, so a small zip bomb
-// cannot exhaust memory.
+// maxXMLBytes bounds the unzipped document.xml, and an XLSX's parts
+// together, so a small zip bomb cannot exhaust memory.
 const maxXMLBytes = 200 << 20
 
 // WordprocessingML's main namespace; elements are matched on it so that

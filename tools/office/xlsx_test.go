@@ -3,6 +3,8 @@ package office
 import (
 	"archive/zip"
 	"bytes"
+	"context"
+	"encoding/json"
 	"encoding/xml"
 	"io"
 	"os"
@@ -14,6 +16,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/docextract"
 )
 
 func TestColName(t *testing.T) {
@@ -251,4 +256,25 @@ func FuzzXlsx(f *testing.F) {
 			seen[strings.ToLower(name)] = true
 		}
 	})
+}
+
+// TestXlsxExtract reads a rendered workbook back with the gateway's own
+// extractor.
+func TestXlsxExtract(t *testing.T) {
+	dir, m := setup(t, nil)
+	md := "## Prices\n\n| Item | Price |\n|---|---|\n| Tea | 2.50 |\n| =1+1 | 1,200 |\n\n| k |\n|---|\n| v |\n\n## Other\n\n| a |\n|---|\n| b |\n"
+	r, err := call(t, m["XlsxRenderTool"], map[string]any{"markdown": md, "filename": "book"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := docextract.Tools(func(tools.Who) (string, error) { return dir, nil })[0]
+	raw, _ := json.Marshal(map[string]any{"path": r.Path})
+	res, err := ex.Call(context.Background(), tools.Call{Name: ex.Spec().Name, Args: raw})
+	if err != nil || res.IsError {
+		t.Fatalf("extract: %v %s", err, res.Text)
+	}
+	want := `sheets: 2 ("Prices", "Other")` + "\n\n## Prices\nItem\tPrice\nTea\t2.5\n=1+1\t1200\n\nk\nv\n\n## Other\na\nb\n"
+	if !strings.HasSuffix(res.Text, want) {
+		t.Errorf("extracted:\n%s\nwant suffix:\n%s", res.Text, want)
+	}
 }
