@@ -11,7 +11,7 @@ import (
 // use (the channel ledger, the tool audit, finished cron runs' sessions)
 // for as long as the gateway serves.
 func (s *System) retentionLoop() {
-	opts := retention.Options{Config: func() *config.Config { return s.current().snap.Config }, Log: s.log}
+	opts := retention.Options{Config: func() *config.Config { return s.current().snap.Config }, Log: s.log, FirstAfter: startupSettle}
 	if s.channels != nil {
 		opts.Ledger = s.channels
 	}

@@ -44,13 +44,17 @@ type Options struct {
 	Ledger       Ledger
 	Audit        Audit
 	CronSessions CronSessions
+	// FirstAfter delays the first sweep (0: at once), so a starting
+	// gateway answers its first clients before it deletes anything.
+	FirstAfter time.Duration
 }
 
 // Loop is the one owner of the retention timer.
 type Loop struct {
-	config   func() *config.Config
-	log      *slog.Logger
-	sweepers map[string]sweeper
+	config     func() *config.Config
+	log        *slog.Logger
+	sweepers   map[string]sweeper
+	firstAfter time.Duration
 }
 
 // New builds the loop over the table owners that opts names.
@@ -73,7 +77,7 @@ func New(opts Options) *Loop {
 			return st.SweepRetiredCron(ctx, now, KeptFor(cfg.Cron.SessionRetention), limit)
 		})
 	}
-	return &Loop{config: opts.Config, log: opts.Log, sweepers: out}
+	return &Loop{config: opts.Config, log: opts.Log, sweepers: out, firstAfter: opts.FirstAfter}
 }
 
 // sweeper is one table owner's retention step: delete at most limit rows
@@ -140,9 +144,18 @@ func sweepUntilDone(ctx context.Context, one sweeper, now time.Time, cfg *config
 	return total, nil
 }
 
-// Run sweeps at once and then every Every (of the config at that time)
-// until ctx ends.
+// Run sweeps after FirstAfter and then every Every (of the config at
+// that time) until ctx ends.
 func (l *Loop) Run(ctx context.Context) {
+	if l.firstAfter > 0 {
+		t := time.NewTimer(l.firstAfter)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
 	for {
 		l.sweepAll(ctx)
 		t := time.NewTimer(Every(l.config()))

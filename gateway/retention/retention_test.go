@@ -119,3 +119,18 @@ func TestRunStopsWithItsContext(t *testing.T) {
 		t.Fatalf("swept %d times under an ended context", len(ledger.got))
 	}
 }
+
+// TestRunWaitsFirstAfter: with FirstAfter, a gateway stopped during its
+// start has not swept at all.
+func TestRunWaitsFirstAfter(t *testing.T) {
+	ledger := &fakeLedger{}
+	l := New(Options{Config: config.Defaults, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Ledger: ledger, FirstAfter: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { l.Run(ctx); close(done) }()
+	cancel()
+	<-done
+	if len(ledger.got) != 0 {
+		t.Fatalf("swept %d times before FirstAfter", len(ledger.got))
+	}
+}
