@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/openclaw-go/openclaw/gateway"
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -92,6 +94,9 @@ func oneDashLong(args []string, names []string) []string {
 	return out
 }
 
+// startupGCPercent is GOGC while the gateway starts.
+const startupGCPercent = 400
+
 // runGateway runs the gateway in the foreground until SIGINT or SIGTERM
 // (through ctx). SIGUSR1 restarts it in process: listeners and stores are
 // closed and built again from the config file.
@@ -103,11 +108,18 @@ func runGateway(ctx context.Context, a *app, args []string) error {
 	stdout, stderr := a.stdout, a.stderr
 	home, _ := os.UserHomeDir()
 	paths := config.ResolvePaths(os.Getenv, home, f.dev)
+	// Start-up allocates a few megabytes that are garbage soon after
+	// (config tables, migrations, registrations); on a heap that small the
+	// default GOGC collects several times before the port opens. Collect
+	// less until serving, then go back to the user's setting.
+	gcPercent := debug.SetGCPercent(startupGCPercent)
+	var restoreGC sync.Once
 	opts := gateway.Options{
 		StateDir: paths.StateDir, ConfigPath: paths.ConfigPath, IncludeRoots: paths.IncludeRoots,
 		Port: f.port, Bind: f.bind, Token: f.token, AuthMode: f.auth, Dev: f.dev, Version: version,
 		Getenv: os.Getenv, Stderr: stderr, Verbose: f.verbose,
 		Ready: func(addr string) {
+			restoreGC.Do(func() { debug.SetGCPercent(gcPercent) })
 			fmt.Fprintf(stdout, "openclaw gateway listening on ws://%s (config %s)\n", addr, paths.ConfigPath)
 			fmt.Fprintf(stdout, "connect with: openclaw health   (the CLI reads the token from the config)\n")
 		},
@@ -138,6 +150,7 @@ func runGateway(ctx context.Context, a *app, args []string) error {
 		}
 	}()
 	opts.Restart = restart
+	defer restoreGC.Do(func() { debug.SetGCPercent(gcPercent) })
 	for {
 		err := gateway.Run(ctx, opts)
 		if errors.Is(err, gateway.ErrRestart) {
