@@ -20,7 +20,7 @@
 # `docker exec openclaw openclaw devices list` runs the CLI beside it.
 #
 # The build stage runs on the builder's own platform and cross-compiles,
-# so `docker buildx build --platform linux/arm64,linux/arm/v6 .` needs no
+# so `docker buildx build --platform linux/amd64,linux/arm64 .` needs no
 # emulation.
 
 # The go line of go.mod is 1.26.
