@@ -206,7 +206,7 @@ main() {
 		return 1
 	fi
 	if ((check)); then
-		printf '== %d targets built and checked%s\n' "${#targets[@]}" "$( ((budget > 0)) && echo ", each within $budget MiB")" >&2
+		printf '== built and checked%s: %s\n' "$( ((budget > 0)) && echo ", each within $budget MiB")" "${targets[*]}" >&2
 		return 0
 	fi
 
@@ -252,7 +252,7 @@ package() {
 		names+=("$name")
 	done
 	(cd dist && "${sum[@]}" "${names[@]}" >SHA256SUMS)
-	printf '== wrote %d archives and SHA256SUMS to dist/\n' "${#names[@]}" >&2
+	printf '== wrote SHA256SUMS and the archives to dist/:\n' >&2
 	(cd dist && ls -l "${names[@]}" SHA256SUMS)
 }
 
