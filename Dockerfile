@@ -2,7 +2,7 @@
 #
 # The gateway in a container. Two images from one file:
 #
-#   docker build -t openclaw .                              # the static binary on distroless
+#   docker build -t openclaw .                              # the static binary alone (scratch)
 #   docker build -t openclaw:chromium --target chromium .   # on Debian with Chromium, for the browser and canvas tools
 #
 # --build-arg VERSION=$(git describe --tags --always --dirty) sets what
@@ -40,7 +40,9 @@ ARG TARGETVARIANT
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
 	CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH GOARM=${TARGETVARIANT#v} \
 	go build -trimpath -ldflags "-s -w -X main.version=$VERSION" -o /out/openclaw ./cmd/openclaw \
-	&& mkdir -m 0700 /out/state
+	&& mkdir -m 0700 /out/state && mkdir -m 1777 /out/tmp \
+	&& echo 'nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin' >/out/passwd \
+	&& echo 'nonroot:x:65532:' >/out/group
 
 # With Chromium: `docker build --target chromium`.
 FROM debian:bookworm-slim AS chromium
@@ -64,9 +66,15 @@ EXPOSE 18789
 VOLUME /home/nonroot/.openclaw
 ENTRYPOINT ["/usr/local/bin/openclaw", "gateway", "--bind", "lan"]
 
-# The default image: the static binary alone (with CA certificates and
-# time zones), as user nonroot (65532).
-FROM gcr.io/distroless/static-debian12:nonroot
+# The default image: the static binary alone, with the build stage's CA
+# certificates (for the model APIs and channels) and time zones (for cron
+# schedules with a tz), as user nonroot (65532).
+FROM scratch
+COPY --from=build /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
+COPY --from=build /usr/share/zoneinfo /usr/share/zoneinfo
+COPY --from=build /out/passwd /etc/passwd
+COPY --from=build /out/group /etc/group
+COPY --from=build /out/tmp /tmp
 COPY --from=build /out/openclaw /usr/local/bin/openclaw
 COPY --from=build --chown=65532:65532 /out/state /home/nonroot/.openclaw
 ENV HOME=/home/nonroot
