@@ -116,8 +116,14 @@ func (s *System) checkStartable(snap *config.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	if ip, err := netip.ParseAddr(host); err == nil && !ip.IsLoopback() && g.Auth.Mode == "none" {
-		return fmt.Errorf("%s: gateway.auth.mode \"none\" is refused on a non-loopback bind (%s); use token auth", snap.Path, host)
+	// The --auth flag counts as much as the file: `--bind lan --auth none`
+	// would otherwise open the bus to the whole network.
+	mode, from := g.Auth.Mode, snap.Path+": gateway.auth.mode"
+	if s.opts.AuthMode != "" {
+		mode, from = s.opts.AuthMode, "--auth"
+	}
+	if mode == "none" && !loopbackHost(host) {
+		return fmt.Errorf("%s \"none\" is refused on a non-loopback bind (%s); use token auth", from, host)
 	}
 	if g.Auth.Mode == "trusted-proxy" && s.opts.AuthMode == "" {
 		// Without both, any client could name its own user: the header
@@ -213,4 +219,14 @@ func (s *System) listenHost() string {
 		return a.IP.String()
 	}
 	return ""
+}
+
+// loopbackHost reports whether a bind host reaches only this machine. An
+// empty host or a name other than localhost listens further.
+func loopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
