@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -32,6 +33,9 @@ type Store struct {
 	// wmu serialises this store's write transactions, so two appends never
 	// race for the same seq.
 	wmu sync.Mutex
+	// changes counts write transactions, so a reader that caches figures
+	// drawn from the store can tell it is still fresh without a query.
+	changes atomic.Uint64
 }
 
 // New returns a store over a database opened with Migrations applied.
@@ -157,8 +161,15 @@ type conn = store.Conn
 func (s *Store) write(ctx context.Context, fn func(c conn) error) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	// Counted after the transaction ends, committed or not: a reader that
+	// saw the old count then reads the new rows.
+	defer s.changes.Add(1)
 	return store.Immediate(ctx, s.db, fn)
 }
+
+// Changes is the number of write transactions this store has run. It
+// moves whenever the sessions or their transcripts may have changed.
+func (s *Store) Changes() uint64 { return s.changes.Load() }
 
 // Get returns the session with the given key.
 func (s *Store) Get(ctx context.Context, key string) (*Session, error) {

@@ -279,3 +279,32 @@ func TestDelete(t *testing.T) {
 		})
 	}
 }
+
+// TestChangesMoveWithWrites: health trusts Changes to say whether its
+// cached session figures are stale, so every kind of write must move it
+// and a read must not.
+func TestChangesMoveWithWrites(t *testing.T) {
+	s, _ := newTestStore(t)
+	ctx := context.Background()
+	step := func(what string, f func()) {
+		t.Helper()
+		before := s.Changes()
+		f()
+		if s.Changes() == before {
+			t.Fatalf("%s did not move Changes (%d)", what, before)
+		}
+	}
+	step("creating a session", func() { mustEnsure(t, s, "agent:main:main", Init{}) })
+	before := s.Changes()
+	if _, err := s.Get(ctx, "agent:main:main"); err != nil {
+		t.Fatal(err)
+	}
+	if s.Changes() != before {
+		t.Fatal("a read moved Changes")
+	}
+	step("deleting it", func() {
+		if _, err := s.Delete(ctx, "agent:main:main", true); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
