@@ -3,6 +3,7 @@ package e2e
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestWhatsAppUnlinkedIsAState: a configured but never linked WhatsApp
@@ -15,9 +16,15 @@ func TestWhatsAppUnlinkedIsAState(t *testing.T) {
   gateway: { mode: "local" },
   channels: { whatsapp: { allowFrom: ["+4917612345678"] } },
 }`})
-	st := ourClient(t, g).run(t, "channels", "status")
-	st.mustSucceed(t)
-	if !strings.Contains(st.Stdout, "WhatsApp") || !strings.Contains(st.Stdout, "logged-out") || !strings.Contains(st.Stdout, "channels login --channel whatsapp") {
+	// The account starts after the gateway is ready; it says "starting"
+	// until it has looked for a link.
+	var st result
+	settled := poll(30*time.Second, func() bool {
+		st = ourClient(t, g).run(t, "channels", "status")
+		st.mustSucceed(t)
+		return !strings.Contains(st.Stdout, "starting")
+	})
+	if !settled || !strings.Contains(st.Stdout, "WhatsApp") || !strings.Contains(st.Stdout, "logged-out") || !strings.Contains(st.Stdout, "channels login --channel whatsapp") {
 		t.Fatalf("channels status:\n%s", st.Stdout)
 	}
 	// Still serving.
