@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"time"
 
@@ -24,6 +25,7 @@ type conn struct {
 	index int // which load connection, from 0
 	sent  int // load requests sent (warm-up included)
 	ack   time.Duration
+	buf   []byte // the last frame read
 }
 
 // dial opens a socket and performs the handshake as the real CLI does:
@@ -60,7 +62,7 @@ func dial(ctx context.Context, cfg config) (*conn, time.Duration, error) {
 	}
 	if !res.OK {
 		ws.Close()
-		return nil, 0, res.Error
+		return nil, 0, responseError(res)
 	}
 	ws.SetReadDeadline(time.Time{})
 	return c, time.Since(start), nil
@@ -91,27 +93,36 @@ func dialWithin(ctx context.Context, cfg config) (time.Duration, int, error) {
 
 // call sends one request and reads until its response, skipping events.
 // For a two-stage method it reads past the {status:"accepted"} answer to
-// the final one and keeps in c.ack how long the first took.
-func (c *conn) call(method string, params any) (*protocol.Inbound, error) {
+// the final one and keeps in c.ack how long the first took. The frame's
+// payload is valid until the next call.
+func (c *conn) call(method string, params any) (frame, error) {
 	start, acked := time.Now(), false
 	c.ack = 0
 	id := strconv.Itoa(c.next) + ":bench"
 	c.next++
-	p, err := json.Marshal(params)
+	req := protocol.Request{Type: protocol.KindReq, ID: id, Method: method}
+	if params != nil {
+		p, err := json.Marshal(params)
+		if err != nil {
+			return frame{}, err
+		}
+		req.Params = p
+	}
+	b, err := json.Marshal(req)
 	if err != nil {
-		return nil, err
+		return frame{}, err
 	}
-	req := protocol.Request{Type: protocol.KindReq, ID: id, Method: method, Params: p}
-	if params == nil {
-		req.Params = nil
-	}
-	if err := c.ws.WriteJSON(req); err != nil {
-		return nil, err
+	if err := c.ws.WriteMessage(websocket.TextMessage, b); err != nil {
+		return frame{}, err
 	}
 	for {
-		var in protocol.Inbound
-		if err := c.ws.ReadJSON(&in); err != nil {
-			return nil, err
+		data, err := c.read()
+		if err != nil {
+			return frame{}, err
+		}
+		in, err := parseFrame(data)
+		if err != nil {
+			return frame{}, fmt.Errorf("read %s response: %w", method, err)
 		}
 		if in.Type != protocol.KindRes || in.ID != id {
 			continue
@@ -120,8 +131,49 @@ func (c *conn) call(method string, params any) (*protocol.Inbound, error) {
 			acked, c.ack = true, time.Since(start)
 			continue
 		}
-		return &in, nil
+		return in, nil
 	}
+}
+
+// read returns the next text frame in the connection's reused buffer.
+func (c *conn) read() ([]byte, error) {
+	for {
+		kind, r, err := c.ws.NextReader()
+		if err != nil {
+			return nil, err
+		}
+		if kind != websocket.TextMessage {
+			continue
+		}
+		b := c.buf[:0]
+		for {
+			if len(b) == cap(b) {
+				b = append(b, 0)[:len(b)]
+			}
+			n, err := r.Read(b[len(b):cap(b)])
+			b = b[:len(b)+n]
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		c.buf = b
+		return b, nil
+	}
+}
+
+// responseError is the error of a response that was not ok.
+func responseError(f frame) error {
+	if f.ErrorRaw == nil {
+		return errors.New("error response without error")
+	}
+	var e protocol.Error
+	if err := json.Unmarshal(f.ErrorRaw, &e); err != nil {
+		return fmt.Errorf("error response: %w", err)
+	}
+	return &e
 }
 
 // do performs one load request and returns its latency.
@@ -133,10 +185,7 @@ func (c *conn) do(method string, params any) (time.Duration, error) {
 		return d, err
 	}
 	if !res.OK {
-		if res.Error == nil {
-			return d, errors.New("error response without error")
-		}
-		return d, res.Error
+		return d, responseError(res)
 	}
 	if method == "agent" {
 		return d, agentOutcome(res.Payload)

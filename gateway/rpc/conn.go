@@ -27,6 +27,7 @@ type Conn struct {
 	cancel    context.CancelFunc
 	connected time.Time
 	preauth   *preauthSlot // released at hello-ok or close
+	readBuf   []byte       // owned by the read goroutine; see readFrame
 
 	// Set by the handshake.
 	role        protocol.Role
@@ -128,14 +129,25 @@ func (c *Conn) sendEvent(event string, payload any, withSeq bool) {
 func (c *Conn) sendResponse(r *protocol.Response) {
 	if raw, ok := r.Payload.(json.RawMessage); ok && r.OK {
 		// Cached payloads (health) are already valid JSON: splice them in
-		// rather than have encoding/json re-check every byte.
+		// rather than have encoding/json re-check every byte, into a
+		// pooled buffer, since copying the payload per call was most of
+		// what a busy health poller allocated.
 		id, _ := json.Marshal(r.ID)
-		b := make([]byte, 0, len(raw)+len(id)+40)
+		bp := frameBufs.Get().(*[]byte)
+		b := (*bp)[:0]
 		b = append(b, `{"type":"res","id":`...)
 		b = append(b, id...)
 		b = append(b, `,"ok":true,"payload":`...)
 		b = append(b, raw...)
-		c.sendDirect(append(b, '}'))
+		b = append(b, '}')
+		if c.writeNow(b) {
+			if cap(b) <= maxPooledFrame {
+				*bp = b
+				frameBufs.Put(bp)
+			}
+			return
+		}
+		c.enqueue(b) // the queue owns b now; the pool makes another
 		return
 	}
 	b, err := json.Marshal(r)
@@ -145,6 +157,15 @@ func (c *Conn) sendResponse(r *protocol.Response) {
 	}
 	c.sendDirect(b)
 }
+
+// frameBufs holds buffers for response frames written on the direct
+// path; gorilla copies a frame into the socket before WriteMessage
+// returns, so the buffer is free again at once.
+var frameBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// maxPooledFrame keeps one huge response from pinning its buffer in the
+// pool.
+const maxPooledFrame = 64 << 10
 
 // eventFrame is an event encoded once for many connections; only the
 // per-connection seq differs.
@@ -193,22 +214,33 @@ const writeTimeout = 30 * time.Second
 // path (one call in flight) without reordering anything queued earlier:
 // the writer takes a batch only while holding writeMu.
 func (c *Conn) sendDirect(b []byte) {
-	if c.writeMu.TryLock() {
-		c.mu.Lock()
-		direct := len(c.queue) == 0 && !c.closed && !c.closing
-		c.mu.Unlock()
-		if direct {
-			c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
-			err := c.ws.WriteMessage(websocket.TextMessage, b)
-			c.writeMu.Unlock()
-			if err != nil {
-				c.markClosed()
-			}
-			return
-		}
-		c.writeMu.Unlock()
+	if !c.writeNow(b) {
+		c.enqueue(b)
 	}
-	c.enqueue(b)
+}
+
+// writeNow writes b from the caller's goroutine when nothing is queued
+// before it and no write is under way, and reports whether it did (a
+// failed write counts: the connection is closed and b is dropped). On
+// false the caller still owns b.
+func (c *Conn) writeNow(b []byte) bool {
+	if !c.writeMu.TryLock() {
+		return false
+	}
+	c.mu.Lock()
+	direct := len(c.queue) == 0 && !c.closed && !c.closing
+	c.mu.Unlock()
+	if !direct {
+		c.writeMu.Unlock()
+		return false
+	}
+	c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+	err := c.ws.WriteMessage(websocket.TextMessage, b)
+	c.writeMu.Unlock()
+	if err != nil {
+		c.markClosed()
+	}
+	return true
 }
 
 func (c *Conn) enqueue(b []byte) {

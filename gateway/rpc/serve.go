@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"runtime/debug"
 	"time"
@@ -68,18 +69,46 @@ func (c *Conn) serve() {
 	c.readLoop()
 }
 
-// readFrame reads one text frame; binary frames are ignored.
+// readFrame reads one text frame; binary frames are ignored. The bytes
+// are only valid until the next call: they live in the connection's read
+// buffer, which every frame reuses (decoding copies what it keeps).
 func (c *Conn) readFrame() ([]byte, error) {
 	for {
-		kind, data, err := c.ws.ReadMessage()
+		kind, r, err := c.ws.NextReader()
 		if err != nil {
 			return nil, err
 		}
-		if kind == websocket.TextMessage {
-			return data, nil
+		if kind != websocket.TextMessage {
+			continue
 		}
+		if cap(c.readBuf) > maxKeptReadBuf {
+			c.readBuf = nil // one large frame does not stay resident
+		}
+		b := c.readBuf[:0]
+		if b == nil {
+			b = make([]byte, 0, 1024)
+		}
+		for {
+			if len(b) == cap(b) {
+				b = append(b, 0)[:len(b)]
+			}
+			n, err := r.Read(b[len(b):cap(b)])
+			b = b[:len(b)+n]
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		c.readBuf = b
+		return b, nil
 	}
 }
+
+// maxKeptReadBuf is the largest read buffer a connection keeps between
+// frames.
+const maxKeptReadBuf = 64 << 10
 
 func (c *Conn) handshake(nonce string) (*protocol.Response, bool) {
 	data, err := c.readFrame()
