@@ -74,6 +74,9 @@ type Options struct {
 // SessionLister is what health and status read of the session store.
 type SessionLister interface {
 	List(ctx context.Context, f sessions.ListFilter) ([]sessions.Session, int, error)
+	// Changes counts the store's writes; the health cache compares it
+	// to know its snapshot is fresh without a query per call.
+	Changes() uint64
 }
 
 // HeartbeatDefaults are the heartbeat runner's defaults.

@@ -21,6 +21,8 @@ func (noSessions) List(context.Context, sessions.ListFilter) ([]sessions.Session
 	return nil, 0, nil
 }
 
+func (noSessions) Changes() uint64 { return 0 }
+
 // testWing is a wing over a config file in a temp dir, with the root's
 // reload transaction replaced by one that records what it was asked.
 type testWing struct {
