@@ -208,11 +208,18 @@ type Result struct {
 // so the answer stays JSON under the runner's cap whatever the streams
 // hold (escaping makes an encoded stream longer than its text).
 func (r Result) fit(limit int) string {
-	out, errs := r.Stdout, r.Stderr
+	return fitStreams(r.Stdout, r.Stderr, limit, func(out, errs string) string {
+		r.Stdout, r.Stderr = out, errs
+		return tools.EncodeJSON(r)
+	})
+}
+
+// fitStreams is fit for any answer holding the two streams: encode builds
+// it from the streams as cut so far.
+func fitStreams(out, errs string, limit int, encode func(out, errs string) string) string {
 	keepOut, keepErr := utf8.RuneCountInString(out), utf8.RuneCountInString(errs)
 	for {
-		r.Stdout, r.Stderr = cutStream(out, keepOut), cutStream(errs, keepErr)
-		b := tools.EncodeJSON(r)
+		b := encode(cutStream(out, keepOut), cutStream(errs, keepErr))
 		over := utf8.RuneCountInString(b) - limit
 		if limit <= 0 || over <= 0 || keepOut+keepErr == 0 {
 			return b
@@ -261,6 +268,9 @@ func Tools(cfg Config, procs *Processes) []tools.Tool {
 		Name: "exec", Description: "Run a shell command in your workspace. Long runs move to the background (see process).",
 		Source: tools.SourceCore, Groups: []string{"group:runtime"}, Dangerous: true, Timeout: 31 * time.Minute,
 	}, func(ctx context.Context, c tools.Call, a ExecArgs) (tools.Result, error) {
+		if calledAsShellExecute(c) {
+			return cfg.runShellExecute(ctx, c, a, procs)
+		}
 		res, err := cfg.run(ctx, c, a, procs)
 		if err != nil {
 			return tools.Result{}, err
