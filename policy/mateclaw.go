@@ -15,8 +15,9 @@ import (
 // Docx/Xlsx/Pptx/PdfRenderTool, DatasourceTool, SqlQueryTool, send_file,
 // enable_tool, load_skill) need no entry. The generation tools map to
 // OpenClaw's names, which this gateway does not provide: a list naming
-// them is warned about as naming an unavailable core tool. MateClawDocTool,
-// the wiki_* and the Content Studio tools have no counterpart.
+// them is warned about as naming an unavailable core tool. MateClawDocTool
+// is ours under its own name; the wiki_* and the Content Studio tools have
+// no counterpart.
 var mateclawNames = map[string]string{
 	"ReadFileTool":      "read",
 	"WriteFileTool":     "write",

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openclaw-go/openclaw"
 	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -183,6 +184,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		Font: sync.OnceValue(func() string { return pdfrender.FindFont(h.cfg().Tools.PdfFont) })})...)
 	builtins = append(builtins, h.gatewayTool())
 	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
+	builtins = append(builtins, mateclaw.DocTool(openclaw.Docs))
 	builtins = append(builtins, message.Tools(opts.Messenger, workspace)...)
 	builtins = append(builtins, h.nodesTool(workspace))
 	builtins = append(builtins, automations.New(opts.Scheduler))
