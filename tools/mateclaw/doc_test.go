@@ -11,8 +11,8 @@ import (
 )
 
 var testDocs = fstest.MapFS{
-	"README.md": {Data: []byte("# openclaw-go\nIntro text.\n\n## Install\nRun scripts/gateway.sh to start.\n\n```sh\n# not a heading inside a fence\n```\n\n## Channels\nTelegram needs a bot token.\n")},
-	"docs/ARCHITECTURE.md": {Data: []byte("# Architecture\n## Policy\nThe policy chain: profile, byProvider, allow/deny. Telegram adapters live in channels.\n")},
+	"README.md":             {Data: []byte("# openclaw-go\nIntro text.\n\n## Install\nRun scripts/gateway.sh to start.\n\n```sh\n# not a heading inside a fence\n```\n\n## Channels\nTelegram needs a bot token.\n")},
+	"docs/ARCHITECTURE.md":  {Data: []byte("# Architecture\n## Policy\nThe policy chain: profile, byProvider, allow/deny. Telegram adapters live in channels.\n")},
 	"openclaw.json.example": {Data: []byte("{ gateway: { port: 18789 } }\n")},
 }
 
