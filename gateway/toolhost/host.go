@@ -153,7 +153,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	}
 	h.approvals = ap
 	workspace := func(who tools.Who) (string, error) { return opts.Agents.Workspace(who.AgentID) }
-	builtins := shell.Tools(shell.Config{
+	execCfg := shell.Config{
 		Workspace: workspace,
 		Policy: func(agentID string) execpolicy.Policy {
 			snap, err := h.execFile.Get()
@@ -169,7 +169,8 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		},
 		Approver: decisionApprover{ap},
 		Nodes:    nodeExec{opts.Nodes},
-	}, h.procs)
+	}
+	builtins := shell.Tools(execCfg, h.procs)
 	builtins = append(builtins, fs.Tools(workspace, fs.Reserved{Dir: opts.SkillsDir, Use: "skills are created, edited and deleted with skill_manage"})...)
 	webCfg := h.cfg().Tools.Web
 	builtins = append(builtins, web.FetchTool(fetchConfig(webCfg.Fetch, h.log)), web.SearchTool(searchConfig(webCfg.Search, h.cfg().Plugins.Entries, os.Getenv)))
@@ -186,7 +187,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
 	builtins = append(builtins, mateclaw.DocTool(openclaw.Docs))
 	builtins = append(builtins, message.Tools(opts.Messenger, workspace)...)
-	builtins = append(builtins, h.nodesTool(workspace))
+	builtins = append(builtins, h.nodesTool(workspace, execCfg))
 	builtins = append(builtins, automations.New(opts.Scheduler))
 	builtins = append(builtins, h.canvasTool(workspace))
 	builtins = append(builtins, h.browserTool(workspace))

@@ -91,6 +91,10 @@ type ExecArgs struct {
 	Ask            string            `json:"ask,omitempty" jsonschema:"enum=off,enum=on-miss,enum=always,description=When to ask a person for this call; it can only tighten the configured one"`
 	Node           string            `json:"node,omitempty" jsonschema:"description=Node id or name for host=node"`
 	Elevated       bool              `json:"elevated,omitempty" jsonschema:"description=Run outside the sandbox with elevated rights, when the operator enabled it"`
+
+	// node is set for a command given as argv for a node (the nodes
+	// tool's run) rather than a shell line; never from a model's JSON.
+	node *NodeArgv
 }
 
 // timeout is the run's time limit, def unless the call sets one; zero
@@ -255,15 +259,7 @@ func cutStream(s string, keep int) string {
 
 // Tools returns exec and process over one process table.
 func Tools(cfg Config, procs *Processes) []tools.Tool {
-	if cfg.MaxOutput <= 0 {
-		cfg.MaxOutput = 10_000
-	}
-	if cfg.LookPath == nil {
-		cfg.LookPath = osexec.LookPath
-	}
-	if cfg.EvalSymlinks == nil {
-		cfg.EvalSymlinks = filepath.EvalSymlinks
-	}
+	cfg = cfg.withDefaults()
 	execTool := tools.NewTyped(tools.Spec{
 		Name: "exec", Description: "Run a shell command in your workspace. Long runs move to the background (see process).",
 		Source: tools.SourceCore, Groups: []string{"group:runtime"}, Dangerous: true, Timeout: 31 * time.Minute,
@@ -278,6 +274,20 @@ func Tools(cfg Config, procs *Processes) []tools.Tool {
 		return tools.Result{Text: res.fit(c.MaxChars), IsError: res.Status == "denied" || (res.ExitCode != nil && *res.ExitCode != 0)}, nil
 	})
 	return []tools.Tool{execTool, processTool(procs, cfg.MaxOutput)}
+}
+
+// withDefaults fills what a Config may leave unset.
+func (cfg Config) withDefaults() Config {
+	if cfg.MaxOutput <= 0 {
+		cfg.MaxOutput = 10_000
+	}
+	if cfg.LookPath == nil {
+		cfg.LookPath = osexec.LookPath
+	}
+	if cfg.EvalSymlinks == nil {
+		cfg.EvalSymlinks = filepath.EvalSymlinks
+	}
+	return cfg
 }
 
 // workdir resolves the run directory inside the workspace.
