@@ -188,7 +188,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	builtins = append(builtins, mateclaw.DocTool(openclaw.Docs))
 	builtins = append(builtins, message.Tools(opts.Messenger, workspace)...)
 	builtins = append(builtins, h.nodesTool(workspace, execCfg))
-	builtins = append(builtins, automations.New(opts.Scheduler))
+	builtins = append(builtins, automations.New(opts.Scheduler, gatewayDialer{}))
 	builtins = append(builtins, h.canvasTool(workspace))
 	builtins = append(builtins, h.browserTool(workspace))
 	if opts.Extra != nil {

@@ -29,7 +29,13 @@ var (
 	_ nodestool.Gateway       = nodeGateway{}
 	_ nodestool.Pairing       = nodeGateway{}
 	_ nodestool.CommandRunner = nodeGateway{}
+	_ tools.GatewayDialer     = nodeGateway{}
 )
+
+// DialGateway lets the tool act on another gateway's nodes (gatewayUrl).
+func (nodeGateway) DialGateway(ctx context.Context, url, token string) (tools.GatewayConn, error) {
+	return gatewayDialer{}.DialGateway(ctx, url, token)
+}
 
 func (g nodeGateway) RunOnNode(ctx context.Context, c tools.Call, cmd nodestool.Command) (tools.Result, error) {
 	return g.exec.RunArgvOnNode(ctx, c, shell.NodeArgv{Node: cmd.Node, Argv: cmd.Argv, Cwd: cmd.Cwd, Env: cmd.Env,

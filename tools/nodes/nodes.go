@@ -89,6 +89,8 @@ type Args struct {
 	CommandTimeoutMs     int      `json:"commandTimeoutMs,omitempty" jsonschema:"description=run: milliseconds before the node kills the command"`
 	InvokeTimeoutMs      int      `json:"invokeTimeoutMs,omitempty" jsonschema:"description=How long to wait for the node (ms)"`
 	NeedsScreenRecording bool     `json:"needsScreenRecording,omitempty" jsonschema:"description=run: the command needs macOS screen-recording permission"`
+
+	tools.GatewayTarget
 }
 
 // ErrRunRefused is the answer to action run when the gateway gives the
@@ -174,7 +176,36 @@ type tool struct {
 	now       func() time.Time
 }
 
+// call acts on this gateway's nodes, or on another gateway's when the
+// call names one (the Gateway then dials it: tools.GatewayDialer).
 func (t *tool) call(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
+	remote, err := a.Remote()
+	if err != nil {
+		return tools.Result{}, err
+	}
+	ctx, cancel := a.WithTimeout(ctx)
+	defer cancel()
+	if !remote {
+		return t.act(ctx, c, a)
+	}
+	d, ok := t.g.(tools.GatewayDialer)
+	if !ok {
+		return tools.Result{}, errors.New("gatewayUrl: this gateway cannot reach other gateways")
+	}
+	if a.Action == "run" {
+		return tools.Result{}, errRemoteRun
+	}
+	conn, err := d.DialGateway(ctx, a.GatewayURL, a.GatewayToken)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	defer conn.Close()
+	rt := *t
+	rt.g = remoteGateway{conn}
+	return rt.act(ctx, c, a)
+}
+
+func (t *tool) act(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
 	switch a.Action {
 	case "status":
 		list, err := t.g.List(ctx)
