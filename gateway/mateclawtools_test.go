@@ -21,6 +21,10 @@ func TestMateClawToolsInATurn(t *testing.T) {
 		tc("d1", "MateClawDocTool", `{"query":"Switching from OpenClaw migrate"}`),
 		tc("d2", "MateClawDocTool", `{"path":"../openclaw.json"}`),
 		tc("x1", "ShellExecuteTool", `{"command":"printf hello; exit 2"}`),
+		tc("c1", "compliance_scan", `{"text":"稳赚不赔，全网最低价","extraBannedWords":["低价"]}`),
+		tc("c2", "content_item", `{"action":"record","topic":"冬季护肤","platform":"xhs"}`),
+		tc("c3", "content_item", `{"action":"check_recent","topic":"冬季 护肤!"}`),
+		tc("c4", "wechat_article_extract", `{"url":"http://127.0.0.1:1/s/x"}`),
 		fakemodel.Reply{Text: "done"},
 	)
 	var final map[string]any
@@ -42,5 +46,14 @@ func TestMateClawToolsInATurn(t *testing.T) {
 	}
 	if !strings.Contains(results["x1"], `{"exitCode":2,"stdout":"hello","stderr":"","timedOut":false}`) {
 		t.Fatalf("ShellExecuteTool result: %q", results["x1"])
+	}
+	if r := results["c1"]; !strings.Contains(r, `"passed":false`) || !strings.Contains(r, `"term":"稳赚不赔"`) || !strings.Contains(r, `"category":"extra"`) {
+		t.Fatalf("compliance_scan: %q", r)
+	}
+	if r := results["c3"]; !strings.Contains(r, `"duplicate":true`) {
+		t.Fatalf("content_item check_recent after record: %q", r)
+	}
+	if r := results["c4"]; !strings.Contains(r, "only https://mp.weixin.qq.com/") {
+		t.Fatalf("wechat_article_extract fetched another host: %q", r)
 	}
 }

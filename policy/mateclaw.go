@@ -16,8 +16,9 @@ import (
 // enable_tool, load_skill) need no entry. The generation tools map to
 // OpenClaw's names, which this gateway does not provide: a list naming
 // them is warned about as naming an unavailable core tool. MateClawDocTool
-// is ours under its own name; the wiki_* and the Content Studio tools have
-// no counterpart.
+// and the Content Studio tools (compliance_scan, content_item,
+// gzh_package, xhs_package, wechat_article_extract) are ours under their
+// own names; the wiki_* have no counterpart.
 var mateclawNames = map[string]string{
 	"ReadFileTool":      "read",
 	"WriteFileTool":     "write",

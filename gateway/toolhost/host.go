@@ -25,6 +25,7 @@ import (
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/automations"
 	"github.com/openclaw-go/openclaw/tools/browser"
+	"github.com/openclaw-go/openclaw/tools/contentstudio"
 	"github.com/openclaw-go/openclaw/tools/docextract"
 	"github.com/openclaw-go/openclaw/tools/execapprovals"
 	"github.com/openclaw-go/openclaw/tools/fs"
@@ -186,6 +187,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	builtins = append(builtins, h.gatewayTool())
 	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
 	builtins = append(builtins, mateclaw.DocTool(openclaw.Docs))
+	builtins = append(builtins, contentstudio.Tools(contentstudio.Config{Workspace: workspace, DB: opts.DB})...)
 	builtins = append(builtins, message.Tools(opts.Messenger, workspace)...)
 	builtins = append(builtins, h.nodesTool(workspace, execCfg))
 	builtins = append(builtins, automations.New(opts.Scheduler, gatewayDialer{}))
