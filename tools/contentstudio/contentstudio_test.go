@@ -100,7 +100,7 @@ func TestContentCalendar(t *testing.T) {
 		dup   bool
 	}{
 		{alice, "冬季护肤 —— 三个误区!", true}, // punctuation does not make it new
-		{alice, "冬季护肤的三个误区", true},    // close enough
+		{alice, "冬季护肤的三个误区", true},     // close enough
 		{alice, "夏天的防晒指南", false},
 		{bob, "冬季护肤：三个误区", false}, // another agent's calendar
 	} {
