@@ -187,7 +187,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	builtins = append(builtins, h.gatewayTool())
 	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
 	builtins = append(builtins, mateclaw.DocTool(openclaw.Docs))
-	builtins = append(builtins, contentstudio.Tools(contentstudio.Config{Workspace: workspace, DB: opts.DB})...)
+	builtins = append(builtins, contentstudio.Tools(contentstudio.Config{Workspace: workspace, DB: opts.DB, Approver: ap})...)
 	builtins = append(builtins, message.Tools(opts.Messenger, workspace)...)
 	builtins = append(builtins, h.nodesTool(workspace, execCfg))
 	builtins = append(builtins, automations.New(opts.Scheduler, gatewayDialer{}))

@@ -3,6 +3,7 @@ package contentstudio
 import (
 	"database/sql"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/openclaw-go/openclaw/tools"
@@ -20,10 +21,18 @@ type Config struct {
 	Transport http.RoundTripper
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
+	// Approver asks a person before gzh_publish publishes.
+	Approver tools.Approver
+	// WeChatAPI is the Official Account API's base URL (default
+	// WeChatAPI); WeChatClient reaches it (default: the guarded client).
+	WeChatAPI    string
+	WeChatClient *http.Client
+	// Getenv reads the WeChat credentials; nil is os.Getenv.
+	Getenv func(string) string
 }
 
-// Tools returns compliance_scan, content_item, gzh_package, xhs_package
-// and wechat_article_extract.
+// Tools returns compliance_scan, content_item, gzh_package, xhs_package,
+// wechat_article_extract and gzh_publish.
 func Tools(cfg Config) []tools.Tool {
 	now := cfg.Now
 	if now == nil {
@@ -34,6 +43,13 @@ func Tools(cfg Config) []tools.Tool {
 		rt = netguard.NewClient(netguard.Options{Timeout: 30 * time.Second, MaxRedirects: -1}).Transport
 	}
 	cal := &Calendar{DB: cfg.DB, Now: now}
+	api := &wechat{base: cmpOr(cfg.WeChatAPI, WeChatAPI), client: cfg.WeChatClient, env: cfg.Getenv}
+	if api.client == nil {
+		api.client = netguard.NewClient(netguard.Options{Timeout: 60 * time.Second, MaxRedirects: -1})
+	}
+	if api.env == nil {
+		api.env = os.Getenv
+	}
 	p := &packer{workspace: cfg.Workspace, cal: cal, now: now}
 	return []tools.Tool{
 		scanTool(),
@@ -49,5 +65,6 @@ func Tools(cfg Config) []tools.Tool {
 			Source:      tools.SourceCore, Groups: []string{"group:mateclaw"}, Timeout: tools.TimeoutFast,
 		}, p.xhs),
 		extractTool(newExtractor(rt)),
+		publishTool(&publisher{api: api, workspace: cfg.Workspace, approver: cfg.Approver, cal: cal}),
 	}
 }
