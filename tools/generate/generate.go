@@ -220,19 +220,33 @@ func keyHint(kind Kind) string {
 // reported together, each naming its model.
 func try[T any](ctx context.Context, cands []candidate, fn func(ctx context.Context, c candidate) (T, error)) (T, candidate, error) {
 	var zero T
-	var errs []string
+	var errs attempts
 	for _, c := range cands {
 		out, err := fn(ctx, c)
 		if err == nil {
 			return out, c, nil
 		}
+		errs = append(errs, fmt.Errorf("%s/%s: %w", c.provider, c.model, err))
 		if ctx.Err() != nil {
-			return zero, c, fmt.Errorf("%s/%s: %w", c.provider, c.model, err)
+			break
 		}
-		errs = append(errs, fmt.Sprintf("%s/%s: %v", c.provider, c.model, err))
 	}
-	return zero, candidate{}, errors.New(strings.Join(errs, "; "))
+	return zero, candidate{}, errs
 }
+
+// attempts is every candidate's failure; errors.Is sees each (ErrQuota,
+// netguard.ErrBlocked).
+type attempts []error
+
+func (a attempts) Error() string {
+	s := make([]string, len(a))
+	for i, e := range a {
+		s[i] = e.Error()
+	}
+	return strings.Join(s, "; ")
+}
+
+func (a attempts) Unwrap() []error { return a }
 
 // withTimeout bounds ctx by the configured provider timeout, if any.
 func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
