@@ -53,6 +53,7 @@ type fake struct {
 	taskID      string // overrides the submitted task id
 	imageB64    string // overrides b64_json
 	bigResult   bool   // serve a result larger than any test limit, without a length
+	redirect    string // when set, submissions answer 307 to it
 	failTask    bool
 	pollsToDone int
 }
@@ -75,6 +76,10 @@ func newFake(t *testing.T) *fake {
 			if r.Header.Get("Authorization") != "Bearer "+fakeKey {
 				w.WriteHeader(http.StatusUnauthorized)
 				io.WriteString(w, `{"error":{"message":"no key","type":"invalid_request_error"}}`)
+				return
+			}
+			if f.redirect != "" && r.Method == http.MethodPost {
+				http.Redirect(w, r, f.redirect, http.StatusTemporaryRedirect)
 				return
 			}
 			if status != 0 {

@@ -87,8 +87,8 @@ type Config struct {
 	// MaxBytes caps one downloaded result; 0 is DefaultMaxBytes.
 	MaxBytes func(kind Kind) int64
 	// API is the client for the providers' own endpoints, which come from
-	// the operator's config. Nil: a plain client (each call is bounded by
-	// its context).
+	// the operator's config. Nil: a client that follows no redirects (each
+	// call is bounded by its context).
 	API *http.Client
 	// PollInterval is how often an asynchronous job is asked how far it
 	// is. 0: 5 seconds.
@@ -124,7 +124,10 @@ func Tools(cfg Config) []tools.Tool {
 	e := &env{cfg: cfg, api: cfg.API,
 		download: netguard.NewClient(netguard.Options{Policy: cfg.Network})}
 	if e.api == nil {
-		e.api = &http.Client{}
+		// A provider's API answers where it was asked: a redirect (to
+		// another host, or an internal one) is reported, never followed
+		// with the request's body.
+		e.api = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	return []tools.Tool{e.imageTool(), e.videoTool(), e.musicTool(), e.model3dTool()}
 }

@@ -358,3 +358,16 @@ func TestKeyNeverInURLs(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIRedirectNotFollowed: a provider endpoint answering with a
+// redirect (here to a loopback path) gets an error, and the request with
+// its key and body is not replayed there.
+func TestAPIRedirectNotFollowed(t *testing.T) {
+	h := newHarness(t, loopbackOK, false)
+	h.f.redirect = h.f.URL + "/results/stolen"
+	_, err := h.call(t, "image_generate", `{"prompt":"x"}`)
+	mustContain(t, fmt.Sprint(err), "HTTP 307")
+	if h.f.saw("POST /results/stolen") || h.f.saw("GET /results/stolen") {
+		t.Fatal("the redirect was followed")
+	}
+}
