@@ -328,7 +328,10 @@ func TestInputsConfinedToWorkspace(t *testing.T) {
 	secret := filepath.Join(outside, "secret.png")
 	os.WriteFile(secret, pngBytes, 0o600)
 	os.Symlink(secret, filepath.Join(h.ws, "link.png"))
-	for _, src := range []string{secret, "../" + filepath.Base(outside) + "/secret.png", "link.png", "/etc/passwd"} {
+	if err := os.Link(secret, filepath.Join(h.ws, "hard.png")); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{secret, "../" + filepath.Base(outside) + "/secret.png", "link.png", "hard.png", "/etc/passwd"} {
 		_, err := h.call(t, "image_generate", fmt.Sprintf(`{"prompt":"x","image":%q}`, src))
 		if err == nil {
 			t.Errorf("%s: a file outside the workspace was read", src)
@@ -370,4 +373,16 @@ func TestAPIRedirectNotFollowed(t *testing.T) {
 	if h.f.saw("POST /results/stolen") || h.f.saw("GET /results/stolen") {
 		t.Fatal("the redirect was followed")
 	}
+}
+
+func TestTransparentGoesToGPTImage15(t *testing.T) {
+	h := newHarness(t, loopbackOK, false)
+	res, err := h.call(t, "image_generate", `{"prompt":"a sticker","background":"transparent","outputFormat":"png"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := h.f.body("/v1/images/generations"); b["model"] != "gpt-image-1.5" || b["background"] != "transparent" {
+		t.Errorf("asked %v", b)
+	}
+	mustContain(t, res.Text, `"model":"openai/gpt-image-1.5"`)
 }

@@ -80,6 +80,14 @@ func (e *env) openAIImages(ctx context.Context, c candidate, r imageRequest) (im
 		}
 	}
 	set("background", bg)
+	// gpt-image-2 refuses transparent backgrounds; gpt-image-1.5 makes
+	// them, so such a call goes there, as in OpenClaw.
+	model := c.model
+	if bg == "transparent" && model == "gpt-image-2" {
+		model = "gpt-image-1.5"
+		fields["model"] = model
+		res.applied["model"] = "openai/" + model
+	}
 
 	var ans openAIImagesAnswer
 	var err error
