@@ -1,6 +1,7 @@
 package toolhost
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,7 +9,9 @@ import (
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/generate"
+	"github.com/openclaw-go/openclaw/tools/message"
 )
 
 func loadConfig(t *testing.T, src string, env map[string]string) *config.Config {
@@ -77,5 +80,48 @@ func TestGenerateModels(t *testing.T) {
 	}
 	if m := generateModels(cfg, generate.KindModel3D); m.Primary != "" {
 		t.Errorf("model3d %+v", m)
+	}
+}
+
+// fakeMessenger is the channels as the generation tools see them.
+type fakeMessenger struct {
+	message.Messenger
+	bound bool
+	sent  []string
+}
+
+func (m *fakeMessenger) Conversation(ctx context.Context, sessionKey, runID string) (message.Conversation, bool, error) {
+	return message.Conversation{Channel: "telegram", ChatID: "42"}, m.bound, nil
+}
+
+func (m *fakeMessenger) SendFile(ctx context.Context, to message.Conversation, file, caption, key string) (any, error) {
+	m.sent = append(m.sent, to.ChatID+":"+filepath.Base(file)+":"+key)
+	return "ok", nil
+}
+
+func TestChatAttacher(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		m     *fakeMessenger
+		sent  bool
+		calls int
+	}{
+		{"chat conversation", &fakeMessenger{bound: true}, true, 1},
+		{"not a chat", &fakeMessenger{}, false, 0},
+		{"no channels", nil, false, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var a chatAttacher
+			if c.m != nil {
+				a.m = c.m
+			}
+			sent, err := a.Attach(t.Context(), tools.Who{SessionKey: "agent:main:main", RunID: "r"}, "/tmp/x/cat.png", "", "r:c:0")
+			if err != nil || sent != c.sent {
+				t.Fatalf("sent %v, %v", sent, err)
+			}
+			if c.m != nil && (len(c.m.sent) != c.calls || (c.calls == 1 && c.m.sent[0] != "42:cat.png:r:c:0")) {
+				t.Errorf("SendFile calls %v", c.m.sent)
+			}
+		})
 	}
 }

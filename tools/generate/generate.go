@@ -298,7 +298,7 @@ type saved struct {
 // deliver saves assets under generated/ in the workspace (names made here:
 // the filename hint keeps only a slug of its last element) and sends each
 // to the chat, or publishes a link when there is no chat or it is too big.
-func (e *env) deliver(ctx context.Context, c tools.Call, assets []asset, filename, seed, caption string) ([]saved, error) {
+func (e *env) deliver(ctx context.Context, c tools.Call, assets []asset, filename, seed string) ([]saved, error) {
 	ws, err := e.openWorkspace(c.Who)
 	if err != nil {
 		return nil, err
@@ -319,7 +319,7 @@ func (e *env) deliver(ctx context.Context, c tools.Call, assets []asset, filenam
 			return out, err
 		}
 		s := saved{Path: rel, Bytes: len(a.data), Delivered: "workspace"}
-		if e.attach(ctx, c, rel, a.data, caption, i, &s) {
+		if e.attach(ctx, c, rel, a.data, i, &s) {
 			out = append(out, s)
 			continue
 		}
@@ -338,7 +338,7 @@ func (e *env) deliver(ctx context.Context, c tools.Call, assets []asset, filenam
 // attach sends one saved result to the chat from a private copy (so a
 // later swap of the workspace file for a link changes nothing); it reports
 // whether it was sent.
-func (e *env) attach(ctx context.Context, c tools.Call, rel string, data []byte, caption string, i int, s *saved) bool {
+func (e *env) attach(ctx context.Context, c tools.Call, rel string, data []byte, i int, s *saved) bool {
 	if e.cfg.Attach == nil {
 		return false
 	}
@@ -351,10 +351,7 @@ func (e *env) attach(ctx context.Context, c tools.Call, rel string, data []byte,
 		s.Note = fmt.Sprintf("could not stage the attachment (%v)", err)
 		return false
 	}
-	if i > 0 {
-		caption = ""
-	}
-	sent, err := e.cfg.Attach.Attach(ctx, c.Who, copyPath, caption, fmt.Sprintf("%s:%s:%d", c.Who.RunID, c.ID, i))
+	sent, err := e.cfg.Attach.Attach(ctx, c.Who, copyPath, "", fmt.Sprintf("%s:%s:%d", c.Who.RunID, c.ID, i))
 	if err != nil {
 		s.Note = fmt.Sprintf("could not send it to the chat (%v)", err)
 		return false

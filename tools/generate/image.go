@@ -122,7 +122,7 @@ func (e *env) generateImage(ctx context.Context, c tools.Call, a ImageArgs) (too
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("image_generate: %w", err)
 	}
-	files, err := e.deliver(ctx, c, res.assets, a.Filename, prompt, "")
+	files, err := e.deliver(ctx, c, res.assets, a.Filename, prompt)
 	if err != nil {
 		return tools.Result{}, err
 	}

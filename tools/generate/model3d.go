@@ -102,7 +102,7 @@ func (e *env) generateModel3D(ctx context.Context, c tools.Call, a Model3DArgs) 
 	if seed == "" {
 		seed = "model"
 	}
-	files, err := e.deliver(ctx, c, []asset{m}, a.Filename, seed, "")
+	files, err := e.deliver(ctx, c, []asset{m}, a.Filename, seed)
 	if err != nil {
 		return tools.Result{}, err
 	}

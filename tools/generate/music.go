@@ -90,7 +90,7 @@ func (e *env) generateMusic(ctx context.Context, c tools.Call, a MusicArgs) (too
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("music_generate: %w", err)
 	}
-	files, err := e.deliver(ctx, c, []asset{track}, a.Filename, a.Prompt, "")
+	files, err := e.deliver(ctx, c, []asset{track}, a.Filename, a.Prompt)
 	if err != nil {
 		return tools.Result{}, err
 	}

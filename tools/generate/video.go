@@ -105,7 +105,7 @@ func (e *env) generateVideo(ctx context.Context, c tools.Call, a VideoArgs) (too
 	if err != nil {
 		return tools.Result{}, fmt.Errorf("video_generate: %w", err)
 	}
-	files, err := e.deliver(ctx, c, []asset{res.asset}, a.Filename, a.Prompt, "")
+	files, err := e.deliver(ctx, c, []asset{res.asset}, a.Filename, a.Prompt)
 	if err != nil {
 		return tools.Result{}, err
 	}
