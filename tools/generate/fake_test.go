@@ -47,15 +47,16 @@ type fake struct {
 	polls    int
 
 	// Knobs for attacks and failures.
-	status      int    // when set, every API call answers this with errBody
-	errBody     string // the body of that answer
-	resultURL   string // overrides the task output URL
-	taskID      string // overrides the submitted task id
-	imageB64    string // overrides b64_json
-	bigResult   bool   // serve a result larger than any test limit, without a length
-	redirect    string // when set, submissions answer 307 to it
-	failTask    bool
-	pollsToDone int
+	status          int    // when set, every API call answers this with errBody
+	errBody         string // the body of that answer
+	resultURL       string // overrides the task output URL
+	taskID          string // overrides the submitted task id
+	imageB64        string // overrides b64_json
+	bigResult       bool   // serve a result larger than any test limit, without a length
+	redirect        string // when set, submissions answer 307 to it
+	contentRedirect bool   // OpenAI's video content answers with a redirect to storage
+	failTask        bool
+	pollsToDone     int
 }
 
 type editRequest struct {
@@ -170,6 +171,54 @@ func newFake(t *testing.T) *fake {
 			task["status"], task["output"] = "SUCCEEDED", []string{f.result("/results/video.mp4?sig=abc")}
 		}
 		json.NewEncoder(w).Encode(task)
+	}))
+	mux.HandleFunc("POST /v1/videos", api(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseMultipartForm(32 << 20); err != nil {
+			t.Errorf("videos: not multipart: %v", err)
+			return
+		}
+		v := map[string]any{}
+		for k, vals := range r.MultipartForm.Value {
+			v[k] = vals[0]
+		}
+		if fh := r.MultipartForm.File["input_reference"]; len(fh) == 1 {
+			v["input_reference"] = fh[0].Header.Get("Content-Type")
+		}
+		f.mu.Lock()
+		f.bodies[r.URL.Path] = v
+		f.mu.Unlock()
+		id := "video_68d7512d07848190b3e45da0ecbebcde004da08e1e0678d5"
+		if f.taskID != "" {
+			id = f.taskID
+		}
+		json.NewEncoder(w).Encode(map[string]any{"id": id, "object": "video", "model": v["model"], "status": "queued", "progress": 0,
+			"created_at": 1764500000, "size": v["size"], "seconds": v["seconds"]})
+	}))
+	mux.HandleFunc("GET /v1/videos/{id}", api(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.polls++
+		n := f.polls
+		f.mu.Unlock()
+		v := map[string]any{"id": r.PathValue("id"), "object": "video", "model": "sora-2"}
+		switch {
+		case f.failTask:
+			v["status"], v["error"] = "failed", map[string]any{"code": "moderation_blocked", "message": "Your request was blocked by our moderation system."}
+		case n == 1:
+			v["status"], v["progress"] = "queued", 0
+		case n < f.pollsToDone+1:
+			v["status"], v["progress"] = "in_progress", 50
+		default:
+			v["status"], v["progress"], v["completed_at"] = "completed", 100, 1764500100
+		}
+		json.NewEncoder(w).Encode(v)
+	}))
+	mux.HandleFunc("GET /v1/videos/{id}/content", api(func(w http.ResponseWriter, r *http.Request) {
+		if f.contentRedirect {
+			http.Redirect(w, r, f.result("/results/video.mp4?X-Amz-Signature=abc"), http.StatusFound)
+			return
+		}
+		w.Header().Set("Content-Type", "video/mp4")
+		w.Write(mp4Bytes)
 	}))
 	mux.HandleFunc("POST /v1/music_generation", api(func(w http.ResponseWriter, r *http.Request) {
 		readJSON(r)

@@ -40,7 +40,7 @@ func FuzzAPIError(f *testing.F) {
 	})
 }
 
-// FuzzTaskAnswers: any task answer from Runway or Meshy reads as a state
+// FuzzTaskAnswers: any task answer from OpenAI, Runway or Meshy reads as a state
 // that is done, failed or pending, with a fraction in range.
 func FuzzTaskAnswers(f *testing.F) {
 	for _, s := range []string{
@@ -50,6 +50,8 @@ func FuzzTaskAnswers(f *testing.F) {
 		`{"id":"t","status":"IN_PROGRESS","progress":140}`,
 		`{"status":"SUCCEEDED","model_urls":{"glb":"https://x/m.glb"}}`,
 		`{"status":"succeeded","progress":-3}`,
+		`{"id":"video_1","object":"video","status":"in_progress","progress":33}`,
+		`{"id":"video_1","status":"failed","error":{"code":"moderation_blocked","message":"blocked"}}`,
 	} {
 		f.Add(s)
 	}
@@ -61,6 +63,10 @@ func FuzzTaskAnswers(f *testing.F) {
 		var m meshyTask
 		if json.Unmarshal([]byte(body), &m) == nil {
 			check(t, meshyState(m, "glb"))
+		}
+		var v soraVideo
+		if json.Unmarshal([]byte(body), &v) == nil {
+			check(t, soraState(v))
 		}
 	})
 }

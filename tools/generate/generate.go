@@ -1,6 +1,6 @@
 // Package generate holds the generation tools: image_generate (OpenAI
-// Images, text-to-image and edits), video_generate (Runway's task API),
-// music_generate (MiniMax's music_generation) and model3d_generate
+// Images, text-to-image and edits), video_generate (OpenAI's Videos API or
+// Runway's task API, both asynchronous jobs), music_generate (MiniMax's music_generation) and model3d_generate
 // (Meshy's text- and image-to-3D tasks).
 //
 // Each call picks a provider/model (the call's model, else the configured
@@ -210,7 +210,7 @@ func keyHint(kind Kind) string {
 	case KindImage:
 		return "set OPENAI_API_KEY or models.providers.openai.apiKey"
 	case KindVideo:
-		return "set RUNWAYML_API_SECRET (or RUNWAY_API_KEY) or models.providers.runway.apiKey"
+		return "set OPENAI_API_KEY or models.providers.openai.apiKey (Sora), or RUNWAYML_API_SECRET (or RUNWAY_API_KEY) or models.providers.runway.apiKey"
 	case KindMusic:
 		return "set MINIMAX_API_KEY or models.providers.minimax.apiKey"
 	case KindModel3D:

@@ -95,7 +95,7 @@ func TestImageEdit(t *testing.T) {
 // at 50%, SUCCEEDED with an output URL the fake serves.
 func TestVideoJob(t *testing.T) {
 	h := newHarness(t, loopbackOK, true)
-	res, err := h.call(t, "video_generate", `{"prompt":"a lobster surfing at sunset","aspectRatio":"9:16","durationSeconds":10,"resolution":"720P"}`)
+	res, err := h.call(t, "video_generate", `{"prompt":"a lobster surfing at sunset","model":"runway/gen4.5","aspectRatio":"9:16","durationSeconds":10,"resolution":"720P"}`)
 	if err != nil || res.IsError {
 		t.Fatalf("call: %v %+v", err, res)
 	}
@@ -181,7 +181,7 @@ func TestProviderErrors(t *testing.T) {
 		{"openai key echoed", "image_generate", `{"prompt":"x"}`, 401,
 			`{"error":{"message":"Incorrect API key provided: ` + fakeKey + `.","type":"invalid_request_error","code":"invalid_api_key"}}`,
 			ErrAuth, []string{"Incorrect API key provided: [redacted]", "check its API key"}},
-		{"runway credits", "video_generate", `{"prompt":"x"}`, 400, `{"error":"You do not have enough credits to run this task."}`,
+		{"runway credits", "video_generate", `{"prompt":"x","model":"runway/gen4.5"}`, 400, `{"error":"You do not have enough credits to run this task."}`,
 			ErrQuota, []string{"enough credits"}},
 		{"meshy payment", "model3d_generate", `{"prompt":"x"}`, 402, `{"message":"Insufficient credits"}`,
 			ErrQuota, []string{"HTTP 402", "Insufficient credits"}},
@@ -215,7 +215,7 @@ func TestMiniMaxBalance(t *testing.T) {
 func TestVideoTaskFailed(t *testing.T) {
 	h := newHarness(t, loopbackOK, false)
 	h.f.failTask = true
-	_, err := h.call(t, "video_generate", `{"prompt":"x"}`)
+	_, err := h.call(t, "video_generate", `{"prompt":"x","model":"runway/gen4.5"}`)
 	if err == nil {
 		t.Fatal("a failed task succeeded")
 	}
@@ -232,7 +232,7 @@ func TestNoKey(t *testing.T) {
 		t.Fatal("no error without a key")
 	}
 	mustContain(t, err.Error(), "OPENAI_API_KEY")
-	_, err = h.call(t, "video_generate", `{"prompt":"x","model":"sora/sora-2"}`)
+	_, err = h.call(t, "video_generate", `{"prompt":"x","model":"pika/pika-2"}`)
 	mustContain(t, fmt.Sprint(err), "not a video provider/model here")
 }
 
@@ -242,7 +242,7 @@ func TestList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustContain(t, res.Text, `"provider":"runway"`, `"defaultModel":"runway/gen4.5"`, `"configured":true`)
+	mustContain(t, res.Text, `"provider":"runway"`, `"defaultModel":"runway/gen4.5"`, `"defaultModel":"openai/sora-2"`, `"configured":true`)
 }
 
 // The attacks: a prompt-injected model choosing paths and file names, and
@@ -258,7 +258,7 @@ func TestResultURLToPrivateAddressRefused(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, netguard.Policy{}, false) // no allowlist
 			h.f.resultURL = c.url
-			_, err := h.call(t, "video_generate", `{"prompt":"x"}`)
+			_, err := h.call(t, "video_generate", `{"prompt":"x","model":"runway/gen4.5"}`)
 			if err == nil {
 				t.Fatal("a result URL to an internal address was fetched")
 			}
@@ -275,7 +275,7 @@ func TestResultURLToPrivateAddressRefused(t *testing.T) {
 func TestOversizedResultRefused(t *testing.T) {
 	h := newHarness(t, loopbackOK, false)
 	h.f.bigResult = true // 4 MB, limit 1 MB, no Content-Length
-	_, err := h.call(t, "video_generate", `{"prompt":"x"}`)
+	_, err := h.call(t, "video_generate", `{"prompt":"x","model":"runway/gen4.5"}`)
 	if err == nil {
 		t.Fatal("an oversized result was accepted")
 	}
@@ -301,8 +301,10 @@ func TestHostileTaskIDRefused(t *testing.T) {
 	for _, id := range []string{"../../v1/organization", "a/b", "..", "x?y=1", strings.Repeat("a", 200)} {
 		h := newHarness(t, loopbackOK, false)
 		h.f.taskID = id
-		_, err := h.call(t, "video_generate", `{"prompt":"x"}`)
-		mustContain(t, fmt.Sprint(err), "job id")
+		for _, model := range []string{"runway/gen4.5", "openai/sora-2"} {
+			_, err := h.call(t, "video_generate", `{"prompt":"x","model":"`+model+`"}`)
+			mustContain(t, fmt.Sprint(err), "job id")
+		}
 	}
 }
 
@@ -385,4 +387,56 @@ func TestTransparentGoesToGPTImage15(t *testing.T) {
 		t.Errorf("asked %v", b)
 	}
 	mustContain(t, res.Text, `"model":"openai/gpt-image-1.5"`)
+}
+
+// TestSoraJob runs OpenAI's video job: a multipart create, queued →
+// in_progress 50% → completed, then the content endpoint; the default
+// pick when OpenAI has a key.
+func TestSoraJob(t *testing.T) {
+	h := newHarness(t, loopbackOK, true)
+	os.WriteFile(filepath.Join(h.ws, "first.png"), pngBytes, 0o600)
+	res, err := h.call(t, "video_generate", `{"prompt":"a paper boat on a river","image":"first.png","aspectRatio":"9:16","durationSeconds":8}`)
+	if err != nil || res.IsError {
+		t.Fatalf("call: %v %+v", err, res)
+	}
+	got := files(t, res)
+	if len(got) != 1 || got[0].Delivered != "attachment" || !bytes.Equal(h.read(t, got[0].Path), mp4Bytes) {
+		t.Fatalf("files %+v", got)
+	}
+	b := h.f.body("/v1/videos")
+	if b["model"] != "sora-2" || b["prompt"] != "a paper boat on a river" || b["size"] != "720x1280" || b["seconds"] != "8" || b["input_reference"] != "image/png" {
+		t.Errorf("created %v", b)
+	}
+	mustContain(t, res.Text, `"model":"openai/sora-2"`, `"mode":"imageToVideo"`)
+	var saw []string
+	for _, e := range h.events {
+		saw = append(saw, fmt.Sprintf("%s@%.1f", e.Message, e.Fraction))
+	}
+	mustContain(t, strings.Join(saw, ","), "openai: queued@0.0", "openai: in_progress@0.5", "openai: completed@1.0")
+}
+
+// TestSoraContentRedirect: when the content endpoint redirects to storage,
+// the target is fetched without the key and through the network guard.
+func TestSoraContentRedirect(t *testing.T) {
+	h := newHarness(t, loopbackOK, false)
+	h.f.contentRedirect = true
+	if _, err := h.call(t, "video_generate", `{"prompt":"x"}`); err != nil {
+		t.Fatal(err)
+	}
+	if !h.f.saw("GET /results/video.mp4") {
+		t.Fatal("the redirect target was not fetched")
+	}
+	h2 := newHarness(t, netguard.Policy{}, false)
+	h2.f.contentRedirect = true
+	_, err := h2.call(t, "video_generate", `{"prompt":"x"}`)
+	if !errors.Is(err, netguard.ErrBlocked) || h2.f.saw("GET /results/video.mp4") {
+		t.Fatalf("a redirect to loopback storage: %v", err)
+	}
+}
+
+func TestSoraFailed(t *testing.T) {
+	h := newHarness(t, loopbackOK, false)
+	h.f.failTask = true
+	_, err := h.call(t, "video_generate", `{"prompt":"x"}`)
+	mustContain(t, fmt.Sprint(err), "failed", "blocked by our moderation system", "moderation_blocked")
 }

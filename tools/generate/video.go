@@ -16,9 +16,9 @@ import (
 type VideoArgs struct {
 	Action          string         `json:"action,omitempty" jsonschema:"enum=generate,enum=list,enum=status,description=generate (default); list shows the providers; status reports tasks (calls here run to completion)"`
 	Prompt          string         `json:"prompt,omitempty" jsonschema:"description=What the video shows; required for generate"`
-	Model           string         `json:"model,omitempty" jsonschema:"description=provider/model to use alone (e.g. runway/gen4.5); default: agents.defaults.mediaModels.video"`
+	Model           string         `json:"model,omitempty" jsonschema:"description=provider/model to use alone (e.g. openai/sora-2\\, runway/gen4.5); default: agents.defaults.mediaModels.video"`
 	Image           string         `json:"image,omitempty" jsonschema:"description=A reference image (first frame): a workspace path or an http(s) URL"`
-	Images          []string       `json:"images,omitempty" jsonschema:"description=Reference images; Runway takes one"`
+	Images          []string       `json:"images,omitempty" jsonschema:"description=Reference images; the providers here take one"`
 	ImageRoles      []string       `json:"imageRoles,omitempty" jsonschema:"description=Role of each image: first_frame\\, last_frame\\, reference_image"`
 	Video           string         `json:"video,omitempty" jsonschema:"description=A reference video (not supported by the providers here)"`
 	Videos          []string       `json:"videos,omitempty" jsonschema:"description=Reference videos (not supported here)"`
@@ -26,9 +26,9 @@ type VideoArgs struct {
 	AudioRef        string         `json:"audioRef,omitempty" jsonschema:"description=Reference audio (not supported here)"`
 	AudioRefs       []string       `json:"audioRefs,omitempty"`
 	AudioRoles      []string       `json:"audioRoles,omitempty"`
-	AspectRatio     string         `json:"aspectRatio,omitempty" jsonschema:"description=16:9 (default) or 9:16; with an image also 1:1\\, 4:3\\, 3:4\\, 21:9"`
+	AspectRatio     string         `json:"aspectRatio,omitempty" jsonschema:"description=16:9 (default) or 9:16; Runway with an image also 1:1\\, 4:3\\, 3:4\\, 21:9"`
 	Resolution      string         `json:"resolution,omitempty" jsonschema:"description=Resolution hint such as 720P"`
-	DurationSeconds int            `json:"durationSeconds,omitempty" jsonschema:"description=Length in seconds (Runway: 5 or 10; rounded)"`
+	DurationSeconds int            `json:"durationSeconds,omitempty" jsonschema:"description=Length in seconds (rounded: OpenAI 4\\, 8 or 12; Runway 5 or 10)"`
 	Size            string         `json:"size,omitempty" jsonschema:"description=Size hint"`
 	Audio           *bool          `json:"audio,omitempty" jsonschema:"description=Generated audio in the output where supported"`
 	Watermark       *bool          `json:"watermark,omitempty" jsonschema:"description=Provider watermark where supported"`
@@ -38,7 +38,7 @@ type VideoArgs struct {
 }
 
 // videoProviders are the video providers by id, with their default model.
-var videoProviders = map[string]string{"runway": "gen4.5"}
+var videoProviders = map[string]string{"openai": "sora-2", "runway": "gen4.5"}
 
 // videoResult is what a video provider made.
 type videoResult struct {
@@ -49,7 +49,7 @@ type videoResult struct {
 
 func (e *env) videoTool() tools.Tool {
 	return tools.NewTyped(spec("video_generate", "Video generation",
-		"Generate a short video from a prompt, optionally from a reference image (image: a workspace path or URL), with the configured video provider (Runway). "+
+		"Generate a short video from a prompt, optionally from a reference image (image: a workspace path or URL), with the configured video provider (OpenAI Sora or Runway). "+
 			"The job is polled to completion (minutes); the video is saved under generated/ and sent to this chat (elsewhere: a download link)."),
 		func(ctx context.Context, c tools.Call, a VideoArgs) (tools.Result, error) {
 			switch a.Action {
@@ -99,6 +99,8 @@ func (e *env) generateVideo(ctx context.Context, c tools.Call, a VideoArgs) (too
 		switch cand.provider {
 		case "runway":
 			return e.runwayVideo(ctx, cand, a, inputs)
+		case "openai":
+			return e.soraVideoJob(ctx, cand, a, inputs)
 		}
 		return videoResult{}, fmt.Errorf("no video provider %q", cand.provider)
 	})
