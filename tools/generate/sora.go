@@ -84,7 +84,9 @@ func (e *env) soraVideoJob(ctx context.Context, c candidate, a VideoArgs, inputs
 		if err != nil {
 			return videoResult{}, err
 		}
-		part.Write(img.Data)
+		if _, err := part.Write(img.Data); err != nil {
+			return videoResult{}, err
+		}
 	}
 	if err := w.Close(); err != nil {
 		return videoResult{}, err
