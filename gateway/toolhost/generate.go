@@ -9,12 +9,14 @@ import (
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/generate"
 	"github.com/openclaw-go/openclaw/tools/message"
+	"github.com/openclaw-go/openclaw/tools/netguard"
 )
 
 // generateTools builds image_generate, video_generate, music_generate and
-// model3d_generate. Keys and models are read from the running config at
-// each call; result URLs may reach what browser.ssrfPolicy allows (as in
-// OpenClaw, whose docs point LAN image endpoints there), read at start.
+// model3d_generate. Keys, models and the network policy are read from
+// the running config at each call; result URLs may reach what
+// browser.ssrfPolicy allows (as in OpenClaw, whose docs point LAN image
+// endpoints there).
 func (h *Host) generateTools(workspace func(tools.Who) (string, error)) []tools.Tool {
 	return generate.Tools(generate.Config{
 		Workspace:   workspace,
@@ -22,7 +24,7 @@ func (h *Host) generateTools(workspace func(tools.Who) (string, error)) []tools.
 		Models:      func(k generate.Kind) generate.Models { return generateModels(h.cfg(), k) },
 		Attach:      chatAttacher{h.opts.Messenger},
 		Publish:     h.publishFor,
-		Network:     browserPolicy(h.cfg().Browser),
+		Network:     func() netguard.Policy { return browserPolicy(h.cfg().Browser) },
 		MaxBytes: func(generate.Kind) int64 {
 			return int64(h.cfg().Agents.Defaults.MediaMaxMb) << 20 // 0: the tool's default
 		},

@@ -359,7 +359,7 @@ func newHarness(t *testing.T, policy netguard.Policy, chat bool) *harness {
 			h.links = append(h.links, rel)
 			return "http://gateway.test/files/tok/" + filepath.Base(rel), nil
 		},
-		Network:      policy,
+		Network:      func() netguard.Policy { return policy },
 		PollInterval: 1, // a nanosecond: the fake answers at once
 		MaxBytes:     func(Kind) int64 { return 1 << 20 },
 	}

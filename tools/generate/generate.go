@@ -82,8 +82,8 @@ type Config struct {
 	// Publish makes a one-time download link; nil: the path only.
 	Publish tools.Publisher
 	// Network says which internal addresses result and input URLs may
-	// reach. Default: none.
-	Network netguard.Policy
+	// reach, read at each call. Nil: none.
+	Network func() netguard.Policy
 	// MaxBytes caps one downloaded result; 0 is DefaultMaxBytes.
 	MaxBytes func(kind Kind) int64
 	// API is the client for the providers' own endpoints, which come from
@@ -111,18 +111,31 @@ const maxAttachBytes = 20 << 20
 // outDir is the workspace folder results are saved in.
 const outDir = "generated"
 
-// env is what every call shares: the config and its two clients.
+// env is what every call shares: the config and the providers' client.
 type env struct {
-	cfg      Config
-	api      *http.Client
-	download *http.Client
+	cfg Config
+	api *http.Client
+}
+
+// guard is the network policy of this call and a client held to it; the
+// client is cheap, and one per call lets a reloaded policy apply at once.
+type guard struct {
+	policy netguard.Policy
+	client *http.Client
+}
+
+func (e *env) guard() guard {
+	var p netguard.Policy
+	if e.cfg.Network != nil {
+		p = e.cfg.Network()
+	}
+	return guard{policy: p, client: netguard.NewClient(netguard.Options{Policy: p})}
 }
 
 // Tools returns image_generate, video_generate, music_generate and
 // model3d_generate.
 func Tools(cfg Config) []tools.Tool {
-	e := &env{cfg: cfg, api: cfg.API,
-		download: netguard.NewClient(netguard.Options{Policy: cfg.Network})}
+	e := &env{cfg: cfg, api: cfg.API}
 	if e.api == nil {
 		// A provider's API answers where it was asked: a redirect (to
 		// another host, or an internal one) is reported, never followed

@@ -88,7 +88,8 @@ func (e *env) fetchResult(ctx context.Context, provider, raw string, limit int64
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, fmt.Errorf("%s: result URL %q is not an http(s) URL", provider, clip(raw, 80))
 	}
-	if err := e.cfg.Network.CheckURL(u); err != nil {
+	g := e.guard()
+	if err := g.policy.CheckURL(u); err != nil {
 		return nil, fmt.Errorf("%s: result URL refused: %w", provider, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -97,7 +98,7 @@ func (e *env) fetchResult(ctx context.Context, provider, raw string, limit int64
 	}
 	req.Header.Set("User-Agent", "openclaw-go generate")
 	tools.ReportProgress(ctx, tools.Progress{Message: "downloading the result", Fraction: -1})
-	resp, err := e.download.Do(req)
+	resp, err := g.client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("%s: download result from %s: %v", provider, safeURL(raw), unwrapURLError(err))
 	}

@@ -158,12 +158,13 @@ func (e *env) loadInputs(ctx context.Context, who tools.Who, one string, many []
 		return nil, fmt.Errorf("%d reference images; at most %d", len(srcs), maxEditImages)
 	}
 	var ws *fs.Workspace
+	g := e.guard()
 	out := make([]imagetool.Image, 0, len(srcs))
 	for _, src := range srcs {
 		var img imagetool.Image
 		var err error
 		if imagetool.IsURL(src) {
-			img, err = imagetool.Fetch(ctx, e.download, src, maxInputImageB)
+			img, err = imagetool.Fetch(ctx, g.client, src, maxInputImageB)
 		} else {
 			if ws == nil {
 				if ws, err = e.openWorkspace(who); err != nil {
