@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -410,4 +409,3 @@ func mustContain(t *testing.T, s string, subs ...string) {
 	}
 }
 
-var _ = fmt.Sprint

@@ -194,12 +194,12 @@ func (e *env) candidates(kind Kind, requested string, known map[string]string) (
 		p, model, ok := strings.Cut(ref, "/")
 		p = strings.ToLower(strings.TrimSpace(p))
 		if _, has := known[p]; !has || !ok || model == "" {
-			skipped = append(skipped, fmt.Sprintf("%s: not a %s provider/model here (have %s)", ref, kind, strings.Join(sortedKeys(known), ", ")))
+			skipped = append(skipped, fmt.Sprintf("%s: not a %s provider/model here (have %s)", clip(ref, 80), kind, strings.Join(sortedKeys(known), ", ")))
 			continue
 		}
 		c := e.creds(p)
 		if c.APIKey == "" {
-			skipped = append(skipped, fmt.Sprintf("%s: no API key (%s)", ref, keyHint(kind)))
+			skipped = append(skipped, fmt.Sprintf("%s: no API key (%s)", clip(ref, 80), keyHint(kind)))
 			continue
 		}
 		out = append(out, candidate{provider: p, model: model, creds: c})
