@@ -182,6 +182,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	// a reloaded config applies at once.
 	builtins = append(builtins, image.Tool(image.Config{Workspace: workspace, Analyzer: opts.Agents}))
 	builtins = append(builtins, office.Tools(office.Config{Workspace: workspace, Publish: h.publishFor})...)
+	builtins = append(builtins, h.generateTools(workspace)...)
 	builtins = append(builtins, pdfrender.Tools(pdfrender.Config{Workspace: workspace, Publish: h.publishFor,
 		Font: sync.OnceValue(func() string { return pdfrender.FindFont(h.cfg().Tools.PdfFont) })})...)
 	builtins = append(builtins, h.gatewayTool())
