@@ -57,9 +57,11 @@ func TestTurnGeneratesAndDeliversImage(t *testing.T) {
 	ws := t.TempDir()
 	chat := &chatFiles{files: map[string][]byte{}}
 	gen := generate.Tools(generate.Config{
-		Workspace:   func(tools.Who) (string, error) { return ws, nil },
-		Credentials: func(string) generate.Credentials { return generate.Credentials{BaseURL: openai.URL + "/v1", APIKey: "sk-fake"} },
-		Attach:      chat,
+		Workspace: func(tools.Who) (string, error) { return ws, nil },
+		Credentials: func(string) generate.Credentials {
+			return generate.Credentials{BaseURL: openai.URL + "/v1", APIKey: "sk-fake"}
+		},
+		Attach: chat,
 	})
 	reg := tools.NewRegistry()
 	if err := reg.Register(append(f.svc.SessionTools(), gen...)...); err != nil {

@@ -408,4 +408,3 @@ func mustContain(t *testing.T, s string, subs ...string) {
 		}
 	}
 }
-
