@@ -1,0 +1,52 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+)
+
+// DefaultImage is docker.image's default, OpenClaw's sandbox image.
+const DefaultImage = "openclaw-sandbox:bookworm-slim"
+
+// container runs r in a throwaway container of b's image through the
+// docker or podman CLI: the workspace bind-mounted at its mount, no
+// network unless b.Network, every capability dropped, no new privileges,
+// a read-only root with a private /tmp. The image must be present: the
+// run is started with --pull=never.
+func (m *Manager) container(b *Box, r Run) (Spawn, error) {
+	prog, err := m.lookPath(b.Backend)
+	if err != nil {
+		return Spawn{}, fmt.Errorf("the %s sandbox needs the %s CLI: %w", b.Backend, b.Backend, err)
+	}
+	ws, err := PrepareWorkspace(b)
+	if err != nil {
+		return Spawn{}, err
+	}
+	dir, err := innerDir(b.Mount(), r.Workdir)
+	if err != nil {
+		return Spawn{}, err
+	}
+	image := b.Image
+	if image == "" {
+		image = DefaultImage
+	}
+	network := "none"
+	if b.Network {
+		network = "bridge"
+	}
+	mount := ws + ":" + b.Mount()
+	if b.Access == AccessRO {
+		mount += ":ro"
+	}
+	a := []string{prog, "run", "--rm", "-i", "--pull=never", "--network", network, "--cap-drop", "ALL",
+		"--security-opt", "no-new-privileges", "--read-only", "--tmpfs", "/tmp", "-v", mount, "-w", dir,
+		"-e", "OPENCLAW_SHELL=exec", "-e", "HOME=/tmp"}
+	if r.PTY {
+		a = append(a, "-t")
+	}
+	for _, kv := range r.Env {
+		a = append(a, "-e", kv)
+	}
+	a = append(a, "--", image, "/bin/sh", "-c", r.Script)
+	return Spawn{Argv: a, Env: os.Environ(), Dir: ws}, nil
+}
