@@ -1278,7 +1278,7 @@ type ToolPolicy struct {
 type AgentToolElevated struct {
 	// false refuses elevated for this agent; true still needs tools.elevated.enabled. Default: not set (tools.elevated.enabled).
 	Enabled *bool `json:"enabled"`
-	// Senders per channel who may use it, on top of tools.elevated.allowFrom: a channel listed here needs the sender in both. Default {} (tools.elevated.allowFrom alone).
+	// Senders per channel who may use it, on top of tools.elevated.allowFrom: when set, the sender must be listed in both. Default {} (tools.elevated.allowFrom alone).
 	AllowFrom map[string][]string `json:"allowFrom"`
 }
 

@@ -64,6 +64,9 @@ type SSH struct {
 type Caller struct {
 	AgentID    string
 	SessionKey string
+	// MainSession is the agent's main session key, agent:<id>:main (or
+	// the session.mainKey in place of main); "" means that default.
+	MainSession string
 	// AgentWorkspace is the agent's own workspace on the host.
 	AgentWorkspace string
 	// GlobalScope: session.scope is "global", whose one session
@@ -99,17 +102,21 @@ func (b *Box) Mount() string {
 	return MountRW
 }
 
-// IsMain says whether sessionKey is agentID's main session, the one
+// IsMain says whether c's session is its agent's main session, the one
 // mode non-main leaves on the host. A call with no session (an
 // operator's tools.invoke) counts as main.
-func IsMain(agentID, sessionKey string, globalScope bool) bool {
+func (c Caller) IsMain() bool {
 	switch {
-	case sessionKey == "":
+	case c.SessionKey == "":
 		return true
-	case globalScope && sessionKey == "global":
+	case c.GlobalScope && c.SessionKey == "global":
 		return true
 	}
-	return strings.EqualFold(sessionKey, "agent:"+agentID+":main")
+	main := c.MainSession
+	if main == "" {
+		main = "agent:" + c.AgentID + ":main"
+	}
+	return strings.EqualFold(c.SessionKey, main)
 }
 
 // ErrUnsupported is returned for a backend this gateway cannot run. The
@@ -123,7 +130,7 @@ func Resolve(s Settings, c Caller, stateDir string) (*Box, error) {
 	case "", ModeOff:
 		return nil, nil
 	case ModeNonMain:
-		if IsMain(c.AgentID, c.SessionKey, c.GlobalScope) {
+		if c.IsMain() {
 			return nil, nil
 		}
 	case ModeAll:
