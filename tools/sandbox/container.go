@@ -1,8 +1,13 @@
 package sandbox
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"os"
+	osexec "os/exec"
+	"time"
 )
 
 // DefaultImage is docker.image's default, OpenClaw's sandbox image.
@@ -38,7 +43,10 @@ func (m *Manager) container(b *Box, r Run) (Spawn, error) {
 	if b.Access == AccessRO {
 		mount += ":ro"
 	}
-	a := []string{prog, "run", "--rm", "-i", "--pull=never", "--network", network, "--cap-drop", "ALL",
+	var id [8]byte
+	rand.Read(id[:])
+	name := "openclaw-sandbox-" + hex.EncodeToString(id[:])
+	a := []string{prog, "run", "--rm", "-i", "--pull=never", "--name", name, "--network", network, "--cap-drop", "ALL",
 		"--security-opt", "no-new-privileges", "--read-only", "--tmpfs", "/tmp", "-v", mount, "-w", dir,
 		"-e", "OPENCLAW_SHELL=exec", "-e", "HOME=/tmp"}
 	if r.PTY {
@@ -48,5 +56,13 @@ func (m *Manager) container(b *Box, r Run) (Spawn, error) {
 		a = append(a, "-e", kv)
 	}
 	a = append(a, "--", image, "/bin/sh", "-c", r.Script)
-	return Spawn{Argv: a, Env: os.Environ(), Dir: ws}, nil
+	// Killing the CLI (a timeout, process kill, the turn's end) does not
+	// stop its container; removing it by name does, and is a no-op after
+	// --rm already did.
+	cleanup := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		osexec.CommandContext(ctx, prog, "rm", "-f", name).Run()
+	}
+	return Spawn{Argv: a, Env: os.Environ(), Dir: ws, Cleanup: cleanup}, nil
 }

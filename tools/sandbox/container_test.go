@@ -10,6 +10,7 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,4 +98,36 @@ func TestDockerSandbox(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a killed run leaves no container", func(t *testing.T) {
+		b := h.box(t, "rw")
+		b.Backend, b.Image = BackendDocker, image
+		sp, err := (&Manager{}).Command(context.Background(), b, Run{Script: "read line"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := osexec.Command(sp.Argv[0], sp.Argv[1:]...)
+		cmd.Env, cmd.Dir = sp.Env, sp.Dir
+		stdin, _ := cmd.StdinPipe() // never written: the container waits
+		defer stdin.Close()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		name := sp.Argv[slices.Index(sp.Argv, "--name")+1]
+		running := func() bool {
+			out, _ := osexec.Command(docker, "ps", "-aq", "--filter", "name="+name).Output()
+			return strings.TrimSpace(string(out)) != ""
+		}
+		for deadline := time.Now().Add(30 * time.Second); !running(); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the container did not start")
+			}
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+		sp.Cleanup()
+		if running() {
+			osexec.Command(docker, "rm", "-f", name).Run()
+			t.Fatal("the container outlived its killed CLI")
+		}
+	})
 }

@@ -17,6 +17,10 @@ type Spawn struct {
 	Argv []string
 	Env  []string
 	Dir  string
+	// Cleanup, when set, is called once the program has ended, however
+	// it ended: it removes what the run may have left (the container of
+	// a docker CLI that was killed).
+	Cleanup func()
 }
 
 // Run is one command for a box.

@@ -138,6 +138,9 @@ func (t *Processes) start(o startOptions) (*proc, error) {
 		if timer != nil {
 			timer.Stop()
 		}
+		if o.spawn != nil && o.spawn.Cleanup != nil {
+			o.spawn.Cleanup() // a container the killed CLI left behind
+		}
 		if copied != nil {
 			// A child that left the group may still hold the terminal; its
 			// output after ours ended is not worth hanging the run for.
