@@ -166,7 +166,7 @@ func Resolve(s Settings, c Caller, stateDir string) (*Box, error) {
 		return nil, fmt.Errorf("sandbox scope %q: want agent, session or shared", s.Scope)
 	}
 	if b.Access == AccessNone {
-		root := s.WorkspaceRoot
+		root := expandHome(s.WorkspaceRoot)
 		if root == "" {
 			root = filepath.Join(stateDir, "sandboxes")
 		}

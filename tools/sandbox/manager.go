@@ -42,6 +42,7 @@ type Manager struct {
 	// LookPath finds bwrap, ssh, docker, podman; nil is a PATH search.
 	LookPath func(string) (string, error)
 
+	seedMu sync.Mutex // held while a remote workspace is seeded
 	mu     sync.Mutex
 	seeded map[string]bool // ssh target + key
 }

@@ -130,6 +130,10 @@ func (m *Manager) ssh(ctx context.Context, b *Box, r Run) (Spawn, error) {
 // remote-canonical model).
 func (m *Manager) seed(ctx context.Context, b *Box) error {
 	id := b.SSH.Target + "\x00" + remoteDir(b)
+	// One seed at a time: two first calls must not both find the remote
+	// workspace missing and publish it twice.
+	m.seedMu.Lock()
+	defer m.seedMu.Unlock()
 	m.mu.Lock()
 	done := m.seeded[id]
 	m.mu.Unlock()
