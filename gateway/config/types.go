@@ -833,6 +833,8 @@ type AgentSandbox struct {
 	Docker SandboxDocker `json:"docker"`
 	// The ssh backend's target and keys. Default: see each key.
 	SSH SandboxSSH `json:"ssh"`
+	// How far a sandboxed session's session tools (sessions_list, sessions_history, sessions_send, ...) reach: "spawned" (its own session and the sub-agents it spawned) or "all" (as tools.sessions.visibility says). Default "spawned".
+	SessionToolsVisibility string `json:"sessionToolsVisibility" enum:"spawned,all"`
 }
 
 // SandboxDocker is agents.defaults.sandbox.docker.
