@@ -23,7 +23,13 @@
 //     boundary; workspaceAccess does not make remote paths read-only.
 //   - BackendDocker and BackendPodman run the box as a container through
 //     the docker or podman CLI, with the workspace bind-mounted; the image
-//     must already be present (nothing is pulled).
+//     must already be present (nothing is pulled). Each container is
+//     named, and Spawn.Cleanup removes it once the run ends, since a
+//     killed CLI leaves its container running.
+//
+// Known limits: a killed ssh client does not stop a remote command that
+// ignores its closed output (no terminal, so no hangup); the file tools
+// do not reach an ssh workspace.
 //
 // Resolve decides whether a caller is sandboxed (mode off, non-main or
 // all; the main session is agent:<id>:main) and builds its Box. Manager
