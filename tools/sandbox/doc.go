@@ -27,9 +27,10 @@
 //     named, and Spawn.Cleanup removes it once the run ends, since a
 //     killed CLI leaves its container running.
 //
-// Known limits: a killed ssh client does not stop a remote command that
-// ignores its closed output (no terminal, so no hangup); the file tools
-// do not reach an ssh workspace.
+// A killed ssh client does not stop its remote command (no terminal, so
+// no hangup): each run records its remote session id, and Spawn.Cleanup
+// kills that session. Known limit: the file tools do not reach an ssh
+// workspace.
 //
 // Resolve decides whether a caller is sandboxed (mode off, non-main or
 // all; the main session is agent:<id>:main) and builds its Box. Manager

@@ -17,9 +17,9 @@ type Spawn struct {
 	Argv []string
 	Env  []string
 	Dir  string
-	// Cleanup, when set, is called once the program has ended, however
-	// it ended: it removes what the run may have left (the container of
-	// a docker CLI that was killed).
+	// Cleanup, when set, is called once a killed program has ended: it
+	// stops what the run left behind (the container of a killed docker
+	// CLI, the remote command of a killed ssh client).
 	Cleanup func()
 }
 

@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // DefaultSSHRoot is ssh.workspaceRoot's default.
@@ -110,7 +113,14 @@ func (m *Manager) ssh(ctx context.Context, b *Box, r Run) (Spawn, error) {
 	if err != nil {
 		return Spawn{}, err
 	}
+	// The remote login shell leads the run's session: its id, kept in
+	// a file, lets Cleanup end the whole run when the client is killed
+	// (without a terminal, a dropped connection does not).
+	var rid [8]byte
+	rand.Read(rid[:])
+	pidFile := path.Join(path.Dir(remoteDir(b)), ".openclaw-runs", hex.EncodeToString(rid[:]))
 	var cmd strings.Builder
+	cmd.WriteString("mkdir -p " + shellQuote(path.Dir(pidFile)) + " && echo $$ > " + shellQuote(pidFile) + "; ")
 	cmd.WriteString("cd " + shellQuote(dir) + " || exit 1; export OPENCLAW_SHELL=exec")
 	for _, kv := range r.Env {
 		if k, v, ok := cutEnv(kv); ok {
@@ -122,7 +132,18 @@ func (m *Manager) ssh(ctx context.Context, b *Box, r Run) (Spawn, error) {
 	if err != nil {
 		return Spawn{}, err
 	}
-	return Spawn{Argv: append(argv, cmd.String()), Env: os.Environ(), Dir: ws}, nil
+	stopArgv, err := m.sshBase(b, false)
+	if err != nil {
+		return Spawn{}, err
+	}
+	pf := shellQuote(pidFile)
+	stop := "s=$(cat " + pf + " 2>/dev/null) && [ -n \"$s\" ] && pkill -KILL -s \"$s\"; rm -f " + pf
+	cleanup := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		osexec.CommandContext(ctx, stopArgv[0], append(stopArgv[1:], stop)...).Run()
+	}
+	return Spawn{Argv: append(argv, cmd.String()), Env: os.Environ(), Dir: ws, Cleanup: cleanup}, nil
 }
 
 // seed creates the box's remote workspace from its local one, once:

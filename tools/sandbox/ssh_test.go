@@ -174,3 +174,39 @@ func TestSSHSandboxRefusesUnknownHost(t *testing.T) {
 		t.Fatalf("unknown host key accepted: %v", err)
 	}
 }
+
+// TestSSHSandboxKilledRun: killing the local ssh client of a run (a
+// timeout, process kill) and calling Cleanup ends the remote command too.
+func TestSSHSandboxKilledRun(t *testing.T) {
+	srv := startSSHD(t)
+	h := newHost(t)
+	b, err := Resolve(srv.settings(filepath.Join(t.TempDir(), "remote")), Caller{AgentID: "main", SessionKey: "agent:main:x", AgentWorkspace: h.ws}, h.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := fmt.Sprintf("sleep %d", 3000+os.Getpid()%1000)
+	sp, err := (&Manager{}).Command(context.Background(), b, Run{Script: marker + "; echo done"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := osexec.Command(sp.Argv[0], sp.Argv[1:]...)
+	cmd.Env, cmd.Dir = sp.Env, sp.Dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	remote := func() bool { return osexec.Command("pgrep", "-f", "^"+marker+"$").Run() == nil }
+	for deadline := time.Now().Add(30 * time.Second); !remote(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the remote command did not start")
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	sp.Cleanup()
+	for deadline := time.Now().Add(10 * time.Second); remote(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			osexec.Command("pkill", "-f", "^"+marker+"$").Run()
+			t.Fatal("the remote command outlived its killed client")
+		}
+	}
+}

@@ -49,6 +49,7 @@ type proc struct {
 	done                        chan struct{}
 	exitCode                    int
 	timedOut                    atomic.Bool
+	killed                      atomic.Bool   // kill was called: a sandbox may have left something behind
 	killedByCaller              atomic.Bool   // the process tool's kill or remove: no exit notice
 	noticed                     chan struct{} // closed once a background run's exit was handled
 	pollMu                      sync.Mutex
@@ -138,8 +139,10 @@ func (t *Processes) start(o startOptions) (*proc, error) {
 		if timer != nil {
 			timer.Stop()
 		}
-		if o.spawn != nil && o.spawn.Cleanup != nil {
-			o.spawn.Cleanup() // a container the killed CLI left behind
+		if o.spawn != nil && o.spawn.Cleanup != nil && p.killed.Load() {
+			// What a killed docker or ssh client leaves running: the
+			// container, the remote command.
+			o.spawn.Cleanup()
 		}
 		if copied != nil {
 			// A child that left the group may still hold the terminal; its
@@ -168,6 +171,7 @@ func (t *Processes) start(o startOptions) (*proc, error) {
 
 // kill ends the command's whole process group.
 func (p *proc) kill() {
+	p.killed.Store(true)
 	if p.cmd.Process != nil {
 		killGroup(p.cmd.Process)
 	}
