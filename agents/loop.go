@@ -179,7 +179,16 @@ func (s *Service) runTools(ctx context.Context, turn *Turn, ev *runEvents, calls
 			}()
 			ev.agent("tool", map[string]any{"phase": "start", "name": call.Name, "toolCallId": call.ID, "args": call.Arguments})
 			started := time.Now()
-			r := s.opts.Tools.Run(ctx, turn, call)
+			// A long tool (a generation job) reports how far it is; those
+			// reports go out as update events of this call.
+			tctx := tools.WithProgress(ctx, func(p tools.Progress) {
+				partial := map[string]any{"text": p.Message}
+				if p.Fraction >= 0 {
+					partial["progress"] = p.Fraction
+				}
+				ev.agent("tool", map[string]any{"phase": "update", "name": call.Name, "toolCallId": call.ID, "partialResult": partial})
+			})
+			r := s.opts.Tools.Run(tctx, turn, call)
 			took := time.Since(started)
 			r.Text = tools.FitResult(r.Text, maxObservationChars)
 			out[i] = r

@@ -95,6 +95,13 @@ func TestExecNode(t *testing.T) {
 		t.Fatalf("run on named node: ok=%v %+v", ok, r)
 	}
 
+	// The nodes tool's run takes an argv array to the same node on the
+	// same path; no shell reads its words, so $(id) stays text.
+	ok, text := invokeTool(t, c, "nodes", `{"action":"run","node":"exec-e2e-node","command":["sh","-c","echo \"$1 $FOO\"","x","$(id)"],"env":["FOO=bar"],"commandTimeoutMs":20000}`)
+	if err := json.Unmarshal([]byte(text), &r); err != nil || !ok || r.Status != "completed" || r.Stdout != "$(id) bar\n" || r.Node != nodeID {
+		t.Fatalf("nodes run: ok=%v %q %+v\n%s", ok, text, r, node.report())
+	}
+
 	// 2. ask=always: the gateway asks; an operator decides.
 	setNodeApprovals("allowlist", "always")
 	resolveNext := func(command, decision string) (bool, execResult) {

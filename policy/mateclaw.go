@@ -13,10 +13,13 @@ import (
 // MateClaw tools we ship under their own name (DateTimeTool,
 // FileTypeDetectorTool, DocumentExtractTool, WorkspaceMemoryTool, the
 // Docx/Xlsx/Pptx/PdfRenderTool, DatasourceTool, SqlQueryTool, send_file,
-// enable_tool, load_skill) need no entry. The generation tools map to
-// OpenClaw's names, which this gateway does not provide: a list naming
-// them is warned about as naming an unavailable core tool. MateClawDocTool,
-// the wiki_* and the Content Studio tools have no counterpart.
+// enable_tool, load_skill) need no entry, and neither does
+// model3d_generate. The generation tools map to OpenClaw's names
+// (image_generate, video_generate, music_generate), which tools/generate
+// provides. MateClawDocTool and the Content Studio tools (compliance_scan,
+// content_item, gzh_package, xhs_package, wechat_article_extract,
+// gzh_publish) are ours under their own names; the wiki_* have no
+// counterpart.
 var mateclawNames = map[string]string{
 	"ReadFileTool":      "read",
 	"WriteFileTool":     "write",

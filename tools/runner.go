@@ -189,6 +189,9 @@ func (r *Runner) Run(ctx context.Context, call Call) (res Result) {
 	// An alias (MateClaw's DelegateAgentTool) or another spelling reaches
 	// the tool, its hooks, guard and audit under the tool's own name: a
 	// tool serving several names dispatches on it.
+	if call.Name != spec.Name {
+		call.CalledAs = call.Name
+	}
 	call.Name, entry.Tool = spec.Name, spec.Name
 	call.MaxChars = r.maxChars()
 	if ok, why := r.Permitted(ctx, call.Who, spec); !ok {

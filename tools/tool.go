@@ -95,8 +95,12 @@ type Who struct {
 type Call struct {
 	ID   string
 	Name string
-	Args json.RawMessage
-	Who  Who
+	// CalledAs is the name the model used when it differs from Name (an
+	// alias such as MateClaw's ShellExecuteTool), for a tool whose
+	// contract depends on it; "" otherwise.
+	CalledAs string
+	Args     json.RawMessage
+	Who      Who
 	// MaxChars is the most characters of Result.Text the caller passes on
 	// (the Runner sets its cap; 0 is none). A tool whose answer can be
 	// longer fits it under this itself, with its hints for getting the

@@ -772,6 +772,17 @@ type Agents struct {
 	List []LegacyAgent `json:"list"`
 }
 
+// MediaModels is agents.defaults.mediaModels: the provider/model each
+// generation tool tries first, then its fallbacks.
+type MediaModels struct {
+	// image_generate's model, as "provider/model" or {primary, fallbacks, timeoutMs}; the provider here is openai (OpenAI Images). Default: none (openai/gpt-image-2 when OpenAI has an API key).
+	Image MediaModelRef `json:"image"`
+	// video_generate's model, as "provider/model" or {primary, fallbacks, timeoutMs}; the provider here is runway. Default: none (runway/gen4.5 when Runway has an API key).
+	Video MediaModelRef `json:"video"`
+	// music_generate's model, as "provider/model" or {primary, fallbacks, timeoutMs}; the provider here is minimax. Default: none (minimax/music-2.6 when MiniMax has an API key).
+	Music MediaModelRef `json:"music"`
+}
+
 // AgentDefaults is agents.defaults.
 type AgentDefaults struct {
 	// Model as "provider/model" or an alias from agents.defaults.models, or {primary, fallbacks}. Default: none (a message then says which key to set).
@@ -782,6 +793,8 @@ type AgentDefaults struct {
 	ModelPolicy ModelPolicy `json:"modelPolicy"`
 	// Model the image tool analyses images with, as "provider/model" or {primary, fallbacks, timeoutMs}; it must accept image input. Default: none (the image tool then says to set it).
 	ImageModel MediaModelRef `json:"imageModel"`
+	// Models the generation tools (image_generate, video_generate, music_generate) use. Default: each kind unset.
+	MediaModels MediaModels `json:"mediaModels"`
 	// Workspace holding the agent's AGENTS.md, SOUL.md, IDENTITY.md, USER.md, BOOTSTRAP.md and MEMORY.md. Default "" (<state dir>/workspace).
 	Workspace string `json:"workspace"`
 	// Do not create the workspace's missing bootstrap files (AGENTS.md, SOUL.md, IDENTITY.md, USER.md, and BOOTSTRAP.md in a new workspace); files that exist are still read. Default false.

@@ -16,6 +16,7 @@ import (
 	"github.com/openclaw-go/openclaw/nodes"
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/canvas"
+	nodestool "github.com/openclaw-go/openclaw/tools/nodes"
 )
 
 // canvases holds the canvas host (the pages served under
@@ -125,10 +126,53 @@ func (p canvasPicker) Surface(ctx context.Context, who tools.Who, node string) (
 	return nil, fmt.Errorf("unknown node %q (use openclaw nodes status to list them, or node \"local\" for the built-in canvas)", node)
 }
 
+// RemoteSurface is the canvas of a node paired with another gateway: the
+// one connected canvas node there, or the one the call names. That
+// gateway's own built-in canvas is not reachable from here.
+func (p canvasPicker) RemoteSurface(ctx context.Context, url, token, node string) (canvas.Surface, func(), error) {
+	conn, err := gatewayDialer{}.DialGateway(ctx, url, token)
+	if err != nil {
+		return nil, nil, err
+	}
+	reg := nodestool.Remote(conn)
+	list, err := reg.List(ctx)
+	if err != nil {
+		conn.Close()
+		return nil, nil, fmt.Errorf("list the nodes of the gateway at %s: %w", url, err)
+	}
+	var found []nodestool.Node
+	for _, n := range list {
+		hasCanvas := slices.Contains(n.Caps, "canvas") ||
+			slices.ContainsFunc(n.Commands, func(c string) bool { return strings.HasPrefix(c, "canvas.") })
+		if !n.Connected || !hasCanvas {
+			continue
+		}
+		if node == "" || n.NodeID == node || strings.EqualFold(n.DisplayName, node) {
+			found = append(found, n)
+		}
+	}
+	switch {
+	case len(found) == 1:
+		return nodeCanvas{nodes: reg, id: found[0].NodeID}, func() { conn.Close() }, nil
+	case node != "":
+		conn.Close()
+		return nil, nil, fmt.Errorf("no connected canvas node %q on the gateway at %s", node, url)
+	default:
+		conn.Close()
+		return nil, nil, fmt.Errorf("the gateway at %s has %d connected canvas nodes; name one with node", url, len(found))
+	}
+}
+
+// canvasInvoker runs a command on a node: this gateway's registry or
+// another gateway's, over its node.invoke.
+type canvasInvoker interface {
+	Invoke(ctx context.Context, nodeID, command string, params any, timeout time.Duration) (json.RawMessage, error)
+}
+
 // nodeCanvas is a paired node's canvas, driven with node.invoke as
 // OpenClaw's node apps serve it.
 type nodeCanvas struct {
-	nodes *nodes.Registry
+	nodes canvasInvoker
 	id    string
 }
 

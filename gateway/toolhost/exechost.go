@@ -69,6 +69,9 @@ func runParams(req shell.NodeRunRequest) map[string]any {
 	if req.SessionKey != "" {
 		p["sessionKey"] = req.SessionKey
 	}
+	if req.NeedsScreenRecording {
+		p["needsScreenRecording"] = true
+	}
 	return p
 }
 
@@ -120,9 +123,12 @@ func (n nodeExec) Run(ctx context.Context, nodeID string, req shell.NodeRunReque
 		p["approvalSource"] = "gateway"
 	}
 	wait := invokeSlack
-	if req.Timeout > 0 {
+	switch {
+	case req.InvokeTimeout > 0:
+		wait = req.InvokeTimeout
+	case req.Timeout > 0:
 		wait += req.Timeout
-	} else {
+	default:
 		wait += 31 * time.Minute // beyond the node's own default
 	}
 	raw, err := reg.Invoke(ctx, nodeID, "system.run", p, wait)

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/openclaw-go/openclaw"
 	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -24,6 +25,7 @@ import (
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/automations"
 	"github.com/openclaw-go/openclaw/tools/browser"
+	"github.com/openclaw-go/openclaw/tools/contentstudio"
 	"github.com/openclaw-go/openclaw/tools/docextract"
 	"github.com/openclaw-go/openclaw/tools/execapprovals"
 	"github.com/openclaw-go/openclaw/tools/fs"
@@ -154,7 +156,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	h.approvals = ap
 	// A sandboxed caller's workspace tools act in its sandbox's folder.
 	workspace := h.toolWorkspace
-	builtins := shell.Tools(shell.Config{
+	execCfg := shell.Config{
 		Workspace: func(who tools.Who) (string, error) { return opts.Agents.Workspace(who.AgentID) },
 		Sandbox:   h.box,
 		Sandboxes: &sandbox.Manager{},
@@ -172,7 +174,8 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		},
 		Approver: decisionApprover{ap},
 		Nodes:    nodeExec{opts.Nodes},
-	}, h.procs)
+	}
+	builtins := shell.Tools(execCfg, h.procs)
 	builtins = append(builtins, fs.ToolsWith(fs.Config{Workspace: workspace, ReadOnly: h.readOnly, Mount: h.mount,
 		Reserved: []fs.Reserved{{Dir: opts.SkillsDir, Use: "skills are created, edited and deleted with skill_manage"}}})...)
 	webCfg := h.cfg().Tools.Web
@@ -184,13 +187,16 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	// a reloaded config applies at once.
 	builtins = append(builtins, image.Tool(image.Config{Workspace: workspace, Analyzer: opts.Agents}))
 	builtins = append(builtins, office.Tools(office.Config{Workspace: workspace, Publish: h.publishFor})...)
+	builtins = append(builtins, h.generateTools(workspace)...)
 	builtins = append(builtins, pdfrender.Tools(pdfrender.Config{Workspace: workspace, Publish: h.publishFor,
 		Font: sync.OnceValue(func() string { return pdfrender.FindFont(h.cfg().Tools.PdfFont) })})...)
 	builtins = append(builtins, h.gatewayTool())
 	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
+	builtins = append(builtins, mateclaw.DocTool(openclaw.Docs))
+	builtins = append(builtins, contentstudio.Tools(contentstudio.Config{Workspace: workspace, DB: opts.DB, Approver: ap})...)
 	builtins = append(builtins, message.Tools(opts.Messenger, workspace)...)
-	builtins = append(builtins, h.nodesTool(workspace))
-	builtins = append(builtins, automations.New(opts.Scheduler))
+	builtins = append(builtins, h.nodesTool(workspace, execCfg))
+	builtins = append(builtins, automations.New(opts.Scheduler, gatewayDialer{}))
 	builtins = append(builtins, h.canvasTool(workspace))
 	builtins = append(builtins, h.browserTool(workspace))
 	if opts.Extra != nil {

@@ -9,21 +9,38 @@ import (
 	"github.com/openclaw-go/openclaw/nodes"
 	"github.com/openclaw-go/openclaw/tools"
 	nodestool "github.com/openclaw-go/openclaw/tools/nodes"
+	"github.com/openclaw-go/openclaw/tools/shell"
 )
 
 // nodesTool builds the agents' nodes tool over the node registry.
-func (h *Host) nodesTool(workspace func(tools.Who) (string, error)) tools.Tool {
-	return nodestool.Tool(nodeGateway{h.opts.Nodes}, workspace, nil)
+func (h *Host) nodesTool(workspace func(tools.Who) (string, error), exec shell.Config) tools.Tool {
+	return nodestool.Tool(nodeGateway{nodes: h.opts.Nodes, exec: exec}, workspace, nil)
 }
 
 // nodeGateway gives the nodes tool the node registry. The registry is
-// read at call time: it is built after the tools.
-type nodeGateway struct{ nodes func() *nodes.Registry }
+// read at call time: it is built after the tools. exec is exec's own
+// configuration, so run takes exec host=node's path.
+type nodeGateway struct {
+	nodes func() *nodes.Registry
+	exec  shell.Config
+}
 
 var (
-	_ nodestool.Gateway = nodeGateway{}
-	_ nodestool.Pairing = nodeGateway{}
+	_ nodestool.Gateway       = nodeGateway{}
+	_ nodestool.Pairing       = nodeGateway{}
+	_ nodestool.CommandRunner = nodeGateway{}
+	_ tools.GatewayDialer     = nodeGateway{}
 )
+
+// DialGateway lets the tool act on another gateway's nodes (gatewayUrl).
+func (nodeGateway) DialGateway(ctx context.Context, url, token string) (tools.GatewayConn, error) {
+	return gatewayDialer{}.DialGateway(ctx, url, token)
+}
+
+func (g nodeGateway) RunOnNode(ctx context.Context, c tools.Call, cmd nodestool.Command) (tools.Result, error) {
+	return g.exec.RunArgvOnNode(ctx, c, shell.NodeArgv{Node: cmd.Node, Argv: cmd.Argv, Cwd: cmd.Cwd, Env: cmd.Env,
+		CommandTimeout: cmd.CommandTimeout, InvokeTimeout: cmd.InvokeTimeout, NeedsScreenRecording: cmd.NeedsScreenRecording})
+}
 
 var errNodesOff = errors.New("the node registry is not running")
 

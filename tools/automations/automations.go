@@ -64,6 +64,8 @@ type Args struct {
 	Mode  string `json:"mode,omitempty" jsonschema:"enum=force,enum=due,enum=now,enum=next-heartbeat,description=run: force (default) or due (only if it is due now); wake: now (default) or next-heartbeat"`
 	Limit int    `json:"limit,omitempty" jsonschema:"minimum=1,maximum=50,description=runs: how many entries (default 10)"`
 	Text  string `json:"text,omitempty" jsonschema:"description=wake: the system event to put in your main session"`
+
+	tools.GatewayTarget
 }
 
 // Defaults and limits of the arguments.
@@ -73,8 +75,10 @@ const (
 )
 
 // New returns the automations tool.
-func New(s Scheduler) tools.Tool {
-	t := &tool{s: s}
+// d reaches another gateway for a call that names one with gatewayUrl;
+// nil refuses such calls.
+func New(s Scheduler, d tools.GatewayDialer) tools.Tool {
+	t := &tool{s: s, d: d}
 	return tools.NewTyped(tools.Spec{
 		Name: "automations", Label: "Automations",
 		Description: "Schedule work for later and manage it: reminders and recurring agent runs. " +
@@ -89,19 +93,43 @@ func New(s Scheduler) tools.Tool {
 	}, t.call)
 }
 
-type tool struct{ s Scheduler }
+type tool struct {
+	s Scheduler
+	d tools.GatewayDialer
+}
 
 func (t *tool) call(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
-	who := c.Who
+	remote, err := a.Remote()
+	if err != nil {
+		return tools.Result{}, err
+	}
+	ctx, cancel := a.WithTimeout(ctx)
+	defer cancel()
+	s := t.s
+	if remote {
+		if t.d == nil {
+			return tools.Result{}, errors.New("gatewayUrl: this gateway cannot reach other gateways")
+		}
+		conn, err := t.d.DialGateway(ctx, a.GatewayURL, a.GatewayToken)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		defer conn.Close()
+		s = remoteScheduler{conn}
+	}
+	return act(ctx, s, c.Who, a)
+}
+
+func act(ctx context.Context, s Scheduler, who tools.Who, a Args) (tools.Result, error) {
 	switch a.Action {
 	case "status":
-		out, err := t.s.Status(ctx, who)
+		out, err := s.Status(ctx, who)
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("scheduler status: %w", err)
 		}
 		return render(a.Action, out)
 	case "list":
-		out, err := t.s.List(ctx, who, a.IncludeDisabled)
+		out, err := s.List(ctx, who, a.IncludeDisabled)
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("list jobs: %w", err)
 		}
@@ -111,7 +139,7 @@ func (t *tool) call(ctx context.Context, c tools.Call, a Args) (tools.Result, er
 		if err != nil {
 			return tools.Result{}, err
 		}
-		out, err := t.s.Add(ctx, who, job)
+		out, err := s.Add(ctx, who, job)
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("add job: %w", err)
 		}
@@ -125,7 +153,7 @@ func (t *tool) call(ctx context.Context, c tools.Call, a Args) (tools.Result, er
 		if err != nil {
 			return tools.Result{}, err
 		}
-		out, err := t.s.Update(ctx, who, id, patch)
+		out, err := s.Update(ctx, who, id, patch)
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("update job %s: %w", id, err)
 		}
@@ -135,7 +163,7 @@ func (t *tool) call(ctx context.Context, c tools.Call, a Args) (tools.Result, er
 		if err != nil {
 			return tools.Result{}, err
 		}
-		out, err := t.s.Remove(ctx, who, id)
+		out, err := s.Remove(ctx, who, id)
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("remove job %s: %w", id, err)
 		}
@@ -153,7 +181,7 @@ func (t *tool) call(ctx context.Context, c tools.Call, a Args) (tools.Result, er
 		default:
 			return tools.Result{}, fmt.Errorf("run: mode %q is unknown (force or due)", mode)
 		}
-		out, err := t.s.Run(ctx, who, id, mode)
+		out, err := s.Run(ctx, who, id, mode)
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("run job %s: %w", id, err)
 		}
@@ -167,7 +195,7 @@ func (t *tool) call(ctx context.Context, c tools.Call, a Args) (tools.Result, er
 			return tools.Result{}, fmt.Errorf("runs: limit %d is out of range (1..%d)", limit, MaxRunsLimit)
 		}
 		id := strings.TrimSpace(cmp.Or(a.ID, a.JobID))
-		out, err := t.s.Runs(ctx, who, id, limit)
+		out, err := s.Runs(ctx, who, id, limit)
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("read run history: %w", err)
 		}
@@ -184,7 +212,7 @@ func (t *tool) call(ctx context.Context, c tools.Call, a Args) (tools.Result, er
 		default:
 			return tools.Result{}, fmt.Errorf("wake: mode %q is unknown (now or next-heartbeat)", mode)
 		}
-		out, err := t.s.Wake(ctx, who, mode, a.Text)
+		out, err := s.Wake(ctx, who, mode, a.Text)
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("wake: %w", err)
 		}

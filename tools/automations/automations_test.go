@@ -77,7 +77,7 @@ var caller = tools.Who{AgentID: "work", SessionKey: "agent:work:telegram:direct:
 // error result from argument validation) into one text.
 func call(t *testing.T, s Scheduler, args string) (text string, isErr bool) {
 	t.Helper()
-	res, err := New(s).Call(context.Background(), tools.Call{ID: "c1", Name: "automations", Args: json.RawMessage(args), Who: caller})
+	res, err := New(s, nil).Call(context.Background(), tools.Call{ID: "c1", Name: "automations", Args: json.RawMessage(args), Who: caller})
 	if err != nil {
 		return err.Error(), true
 	}
@@ -279,7 +279,7 @@ func TestAutomationsTruncation(t *testing.T) {
 }
 
 func TestAutomationsSpec(t *testing.T) {
-	spec := New(&fakeScheduler{}).Spec()
+	spec := New(&fakeScheduler{}, nil).Spec()
 	if spec.Name != "automations" || spec.Tier != tools.TierCore || spec.Source != tools.SourceCore || spec.Timeout != tools.TimeoutFast {
 		t.Errorf("spec %+v", spec)
 	}

@@ -67,6 +67,15 @@ type Args struct {
 	JavaScript string `json:"javaScript,omitempty" jsonschema:"description=eval: JavaScript expression; a returned promise is awaited"`
 	JSONL      string `json:"jsonl,omitempty" jsonschema:"description=a2ui_push: A2UI v0.8 messages, one JSON object per line (surfaceUpdate, dataModelUpdate, beginRendering, deleteSurface)"`
 	Text       string `json:"text,omitempty" jsonschema:"description=a2ui_push: instead of jsonl, show this text as a one-component surface"`
+
+	tools.GatewayTarget
+}
+
+// RemotePicker is an optional capability of a Picker: the canvas of a node
+// paired with another gateway (gatewayUrl), reached with the call's own
+// token. done releases the connection.
+type RemotePicker interface {
+	RemoteSurface(ctx context.Context, url, token, node string) (s Surface, done func(), err error)
 }
 
 // Tool returns the canvas tool. workspace maps a caller to its workspace
@@ -113,8 +122,24 @@ func (t *tool) call(ctx context.Context, c tools.Call, a Args) (tools.Result, er
 	default:
 		return tools.Result{}, fmt.Errorf("unknown action %q (want present, hide, navigate, eval, snapshot, a2ui_push or a2ui_reset)", a.Action)
 	}
-	s, err := t.p.Surface(ctx, c.Who, strings.TrimSpace(a.Node))
+	remote, err := a.Remote()
 	if err != nil {
+		return tools.Result{}, err
+	}
+	ctx, cancel := a.WithTimeout(ctx)
+	defer cancel()
+	var s Surface
+	if remote {
+		rp, ok := t.p.(RemotePicker)
+		if !ok {
+			return tools.Result{}, errors.New("gatewayUrl: this gateway cannot reach other gateways")
+		}
+		var done func()
+		if s, done, err = rp.RemoteSurface(ctx, a.GatewayURL, a.GatewayToken, strings.TrimSpace(a.Node)); err != nil {
+			return tools.Result{}, err
+		}
+		defer done()
+	} else if s, err = t.p.Surface(ctx, c.Who, strings.TrimSpace(a.Node)); err != nil {
 		return tools.Result{}, err
 	}
 	switch a.Action {

@@ -115,3 +115,20 @@ func mediaType(data []byte) string {
 	}
 	return ""
 }
+
+// LoadFile reads one image from the workspace with the image tool's
+// confinement and checks: reached through the workspace root only, a
+// regular file of at most limit bytes, PNG, JPEG, GIF or WebP by content.
+// Tools that take images as inputs (image_generate's edits) use it.
+func LoadFile(ws *fs.Workspace, src string, limit int64) (Image, error) {
+	return readFile(ws, src, limit)
+}
+
+// Fetch downloads one image through client (a netguard client) with the
+// same size and type checks as LoadFile.
+func Fetch(ctx context.Context, client *http.Client, url string, limit int64) (Image, error) {
+	return fetch(ctx, client, url, limit)
+}
+
+// IsURL reports whether src names an http(s) URL rather than a path.
+func IsURL(src string) bool { return isURL(src) }

@@ -6,8 +6,9 @@
 // workspace under nodes/<date>/ and named to the model as MEDIA:<path>
 // (pictures) or FILE:<path> (videos).
 //
-// The `run` action (system.run) is refused here: commands on a node go
-// through exec approvals, so the model uses `exec` with host=node.
+// The `run` action (system.run) goes through the gateway's CommandRunner,
+// which is exec host=node's path: the node's exec approvals and a
+// person's approval where asked, never a shortcut around them.
 package nodes
 
 import (
@@ -81,17 +82,68 @@ type Args struct {
 	MaxAgeMs        int    `json:"maxAgeMs,omitempty" jsonschema:"description=location_get: accept a fix this old"`
 	DesiredAccuracy string `json:"desiredAccuracy,omitempty" jsonschema:"enum=coarse,enum=balanced,enum=precise,description=location_get: accuracy"`
 
-	// run's fields, accepted so the refusal can say what to do instead.
-	Command              []string `json:"command,omitempty" jsonschema:"description=run: refused here; use exec with host=node"`
-	Cwd                  string   `json:"cwd,omitempty"`
-	Env                  []string `json:"env,omitempty"`
-	CommandTimeoutMs     int      `json:"commandTimeoutMs,omitempty"`
+	// run's fields.
+	Command              []string `json:"command,omitempty" jsonschema:"description=run: the command as an argv array, such as [\"echo\",\"Hello\"]; no shell runs it"`
+	Cwd                  string   `json:"cwd,omitempty" jsonschema:"description=run: absolute directory on the node"`
+	Env                  []string `json:"env,omitempty" jsonschema:"description=run: extra environment as KEY=VAL entries (PATH, LD_* and similar are refused)"`
+	CommandTimeoutMs     int      `json:"commandTimeoutMs,omitempty" jsonschema:"description=run: milliseconds before the node kills the command"`
 	InvokeTimeoutMs      int      `json:"invokeTimeoutMs,omitempty" jsonschema:"description=How long to wait for the node (ms)"`
-	NeedsScreenRecording bool     `json:"needsScreenRecording,omitempty"`
+	NeedsScreenRecording bool     `json:"needsScreenRecording,omitempty" jsonschema:"description=run: the command needs macOS screen-recording permission"`
+
+	tools.GatewayTarget
 }
 
-// ErrRunRefused is the answer to action run.
+// ErrRunRefused is the answer to action run when the gateway gives the
+// tool no way to run commands.
 var ErrRunRefused = errors.New("nodes run is not available: commands on a node run through exec approvals; use the exec tool with host=node (and node=<id>) instead")
+
+// CommandRunner is an optional capability of a Gateway: run, a command
+// given as argv on a node, on the same path as exec host=node (the
+// node's exec approvals, a person's approval where asked, the audit).
+type CommandRunner interface {
+	RunOnNode(ctx context.Context, c tools.Call, cmd Command) (tools.Result, error)
+}
+
+// Command is one run request as the tool takes it.
+type Command struct {
+	Node                 string
+	Argv                 []string
+	Cwd                  string
+	Env                  map[string]string
+	CommandTimeout       time.Duration
+	InvokeTimeout        time.Duration
+	NeedsScreenRecording bool
+}
+
+// parseEnv reads run's env, KEY=VAL entries.
+func parseEnv(list []string) (map[string]string, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	env := make(map[string]string, len(list))
+	for _, kv := range list {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || strings.ContainsAny(k, " \t\n\x00") {
+			return nil, fmt.Errorf("run: env entry %q is not KEY=VAL", kv)
+		}
+		env[k] = v
+	}
+	return env, nil
+}
+
+func (t *tool) run(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
+	r, ok := t.g.(CommandRunner)
+	if !ok {
+		return tools.Result{}, ErrRunRefused
+	}
+	env, err := parseEnv(a.Env)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return r.RunOnNode(ctx, c, Command{Node: a.Node, Argv: a.Command, Cwd: a.Cwd, Env: env,
+		CommandTimeout: time.Duration(a.CommandTimeoutMs) * time.Millisecond, InvokeTimeout: time.Duration(a.InvokeTimeoutMs) * time.Millisecond,
+		NeedsScreenRecording: a.NeedsScreenRecording})
+}
 
 // Limits of media actions.
 const (
@@ -110,8 +162,8 @@ func Tool(g Gateway, workspace func(tools.Who) (string, error), now func() time.
 	t := &tool{g: g, workspace: workspace, now: now}
 	return tools.NewTyped(tools.Spec{
 		Name: "nodes", Label: "Nodes",
-		Description: "Discover and use paired nodes (phones, Macs, node hosts): status, describe, pending/approve/reject pairing, notify, camera_snap, camera_clip, screen_record, location_get. " +
-			"Pictures come back as MEDIA:<path>, videos as FILE:<path>, saved in your workspace. To run a command on a node use exec with host=node, not nodes.",
+		Description: "Discover and use paired nodes (phones, Macs, node hosts): status, describe, pending/approve/reject pairing, notify, run (an argv command, through the node's exec approvals), camera_snap, camera_clip, screen_record, location_get. " +
+			"Pictures come back as MEDIA:<path>, videos as FILE:<path>, saved in your workspace. Run a command only when the user asked for it.",
 		// Owner-only: it approves node pairing and takes pictures and the
 		// location of the owner's devices.
 		Source: tools.SourceCore, Groups: []string{"group:nodes"}, OwnerOnly: true, Timeout: 2 * time.Minute,
@@ -124,7 +176,36 @@ type tool struct {
 	now       func() time.Time
 }
 
+// call acts on this gateway's nodes, or on another gateway's when the
+// call names one (the Gateway then dials it: tools.GatewayDialer).
 func (t *tool) call(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
+	remote, err := a.Remote()
+	if err != nil {
+		return tools.Result{}, err
+	}
+	ctx, cancel := a.WithTimeout(ctx)
+	defer cancel()
+	if !remote {
+		return t.act(ctx, c, a)
+	}
+	d, ok := t.g.(tools.GatewayDialer)
+	if !ok {
+		return tools.Result{}, errors.New("gatewayUrl: this gateway cannot reach other gateways")
+	}
+	if a.Action == "run" {
+		return tools.Result{}, errRemoteRun
+	}
+	conn, err := d.DialGateway(ctx, a.GatewayURL, a.GatewayToken)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	defer conn.Close()
+	rt := *t
+	rt.g = remoteGateway{conn}
+	return rt.act(ctx, c, a)
+}
+
+func (t *tool) act(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
 	switch a.Action {
 	case "status":
 		list, err := t.g.List(ctx)
@@ -145,7 +226,7 @@ func (t *tool) call(ctx context.Context, c tools.Call, a Args) (tools.Result, er
 	case "pending", "approve", "reject":
 		return t.pairing(ctx, a)
 	case "run":
-		return tools.Result{}, ErrRunRefused
+		return t.run(ctx, c, a)
 	case "notify":
 		if strings.TrimSpace(a.Title) == "" && strings.TrimSpace(a.Body) == "" {
 			return tools.Result{}, errors.New("notify needs a title or a body")

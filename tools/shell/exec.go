@@ -98,6 +98,10 @@ type ExecArgs struct {
 	Ask            string            `json:"ask,omitempty" jsonschema:"enum=off,enum=on-miss,enum=always,description=When to ask a person for this call; it can only tighten the configured one"`
 	Node           string            `json:"node,omitempty" jsonschema:"description=Node id or name for host=node"`
 	Elevated       bool              `json:"elevated,omitempty" jsonschema:"description=Run outside the sandbox with elevated rights, when the operator enabled it"`
+
+	// node is set for a command given as argv for a node (the nodes
+	// tool's run) rather than a shell line; never from a model's JSON.
+	node *NodeArgv
 }
 
 // timeout is the run's time limit, def unless the call sets one; zero
@@ -228,11 +232,18 @@ type Result struct {
 // so the answer stays JSON under the runner's cap whatever the streams
 // hold (escaping makes an encoded stream longer than its text).
 func (r Result) fit(limit int) string {
-	out, errs := r.Stdout, r.Stderr
+	return fitStreams(r.Stdout, r.Stderr, limit, func(out, errs string) string {
+		r.Stdout, r.Stderr = out, errs
+		return tools.EncodeJSON(r)
+	})
+}
+
+// fitStreams is fit for any answer holding the two streams: encode builds
+// it from the streams as cut so far.
+func fitStreams(out, errs string, limit int, encode func(out, errs string) string) string {
 	keepOut, keepErr := utf8.RuneCountInString(out), utf8.RuneCountInString(errs)
 	for {
-		r.Stdout, r.Stderr = cutStream(out, keepOut), cutStream(errs, keepErr)
-		b := tools.EncodeJSON(r)
+		b := encode(cutStream(out, keepOut), cutStream(errs, keepErr))
 		over := utf8.RuneCountInString(b) - limit
 		if limit <= 0 || over <= 0 || keepOut+keepErr == 0 {
 			return b
@@ -268,6 +279,25 @@ func cutStream(s string, keep int) string {
 
 // Tools returns exec and process over one process table.
 func Tools(cfg Config, procs *Processes) []tools.Tool {
+	cfg = cfg.withDefaults()
+	execTool := tools.NewTyped(tools.Spec{
+		Name: "exec", Description: "Run a shell command in your workspace. Long runs move to the background (see process).",
+		Source: tools.SourceCore, Groups: []string{"group:runtime"}, Dangerous: true, Timeout: 31 * time.Minute,
+	}, func(ctx context.Context, c tools.Call, a ExecArgs) (tools.Result, error) {
+		if calledAsShellExecute(c) {
+			return cfg.runShellExecute(ctx, c, a, procs)
+		}
+		res, err := cfg.run(ctx, c, a, procs)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		return tools.Result{Text: res.fit(c.MaxChars), IsError: res.Status == "denied" || (res.ExitCode != nil && *res.ExitCode != 0)}, nil
+	})
+	return []tools.Tool{execTool, processTool(procs, cfg.MaxOutput)}
+}
+
+// withDefaults fills what a Config may leave unset.
+func (cfg Config) withDefaults() Config {
 	if cfg.MaxOutput <= 0 {
 		cfg.MaxOutput = 10_000
 	}
@@ -277,17 +307,7 @@ func Tools(cfg Config, procs *Processes) []tools.Tool {
 	if cfg.EvalSymlinks == nil {
 		cfg.EvalSymlinks = filepath.EvalSymlinks
 	}
-	execTool := tools.NewTyped(tools.Spec{
-		Name: "exec", Description: "Run a shell command in your workspace. Long runs move to the background (see process).",
-		Source: tools.SourceCore, Groups: []string{"group:runtime"}, Dangerous: true, Timeout: 31 * time.Minute,
-	}, func(ctx context.Context, c tools.Call, a ExecArgs) (tools.Result, error) {
-		res, err := cfg.run(ctx, c, a, procs)
-		if err != nil {
-			return tools.Result{}, err
-		}
-		return tools.Result{Text: res.fit(c.MaxChars), IsError: res.Status == "denied" || (res.ExitCode != nil && *res.ExitCode != 0)}, nil
-	})
-	return []tools.Tool{execTool, processTool(procs, cfg.MaxOutput)}
+	return cfg
 }
 
 // workdir resolves the run directory inside the workspace.

@@ -65,6 +65,60 @@ type NodeRunRequest struct {
 	Timeout    time.Duration // 0 = the node's default
 	AgentID    string
 	SessionKey string
+	// InvokeTimeout is how long to wait for the node's answer; 0 = the
+	// command's timeout and some slack.
+	InvokeTimeout time.Duration
+	// NeedsScreenRecording asks a macOS node to run the command with its
+	// screen-recording permission.
+	NeedsScreenRecording bool
+}
+
+// NodeArgv is a command given as an argv array for a node: the nodes
+// tool's run, as OpenClaw's seed documents it.
+type NodeArgv struct {
+	Node                 string
+	Argv                 []string
+	Cwd                  string
+	Env                  map[string]string
+	CommandTimeout       time.Duration // 0 = exec's default
+	InvokeTimeout        time.Duration // 0 = the command's timeout and some slack
+	NeedsScreenRecording bool
+}
+
+// RunArgvOnNode runs an argv command on a node on exec host=node's path:
+// the same environment rules, the node's own plan and verdict, a person's
+// approval where the node's policy or the gateway asks for one, and the
+// audit notes. The answer is exec's, with host and node.
+func (cfg Config) RunArgvOnNode(ctx context.Context, c tools.Call, r NodeArgv) (tools.Result, error) {
+	if len(r.Argv) == 0 || strings.TrimSpace(r.Argv[0]) == "" {
+		return tools.Result{}, errors.New("run: command must be a non-empty argv array, such as [\"echo\", \"Hello\"]")
+	}
+	if r.CommandTimeout < 0 || r.InvokeTimeout < 0 {
+		return tools.Result{}, errors.New("run: commandTimeoutMs and invokeTimeoutMs must not be negative")
+	}
+	a := ExecArgs{Command: argvText(r.Argv), Workdir: r.Cwd, Env: r.Env, Host: "node", Node: r.Node, node: &r}
+	res, err := cfg.withDefaults().runOnNode(ctx, c, a)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return tools.Result{Text: res.fit(c.MaxChars), IsError: res.Status == "denied" || (res.ExitCode != nil && *res.ExitCode != 0)}, nil
+}
+
+// argvText is argv as one line a person can read in an approval, each
+// word quoted when the shell would split or expand it.
+func argvText(argv []string) string {
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		if w != "" && !strings.ContainsFunc(w, func(r rune) bool {
+			return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ':' || r == ',' || r == '+' || r == '@' ||
+				('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9'))
+		}) {
+			words[i] = w
+			continue
+		}
+		words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(words, " ")
 }
 
 // NodePlan is a node's answer to system.run.prepare.
@@ -193,6 +247,14 @@ func (cfg Config) runOnNode(ctx context.Context, c tools.Call, a ExecArgs) (Resu
 	}
 	req := NodeRunRequest{Argv: nodeShellArgv(node.Platform, a.Command), Cwd: a.Workdir, Env: a.Env,
 		Timeout: a.timeout(cfg.settings().Timeout), AgentID: c.Who.AgentID, SessionKey: c.Who.SessionKey}
+	if r := a.node; r != nil {
+		// An argv runs as given, with no shell in between.
+		req.Argv = slices.Clone(r.Argv)
+		if r.CommandTimeout > 0 {
+			req.Timeout = r.CommandTimeout
+		}
+		req.InvokeTimeout, req.NeedsScreenRecording = r.InvokeTimeout, r.NeedsScreenRecording
+	}
 	denied := func(note string) Result {
 		tools.NoteAudit(ctx, tools.AuditNote{Decision: "denied", Reason: note})
 		return Result{Status: "denied", Host: "node", Node: node.ID, Note: note}
