@@ -15,8 +15,16 @@ import (
 // stranger's DM session, a sub-agent the stranger spawned, and another
 // agent's main session.
 func reachFixture(t *testing.T, visibility string) (*fixture, *sessionTools) {
+	return reachFixtureWith(t, visibility, "")
+}
+
+// reachFixtureWith is reachFixture with an agents.defaults.sandbox.
+func reachFixtureWith(t *testing.T, visibility, sandbox string) (*fixture, *sessionTools) {
 	t.Helper()
-	cfg := `{models:{providers:{fake:{baseUrl:"%s/v1", models:[{id:"echo-1"}]}}}, agents:{defaults:{model:"fake/echo-1"}, entries:{main:{}, helper:{}}}, session:{dmScope:"per-channel-peer"}`
+	if sandbox == "" {
+		sandbox = "{}"
+	}
+	cfg := `{models:{providers:{fake:{baseUrl:"%s/v1", models:[{id:"echo-1"}]}}}, agents:{defaults:{model:"fake/echo-1", sandbox:` + sandbox + `}, entries:{main:{}, helper:{}}}, session:{dmScope:"per-channel-peer"}`
 	if visibility != "" {
 		cfg += `, tools:{sessions:{visibility:"` + visibility + `"}}`
 	}
@@ -133,6 +141,47 @@ func TestSessionVisibilitySetting(t *testing.T) {
 			res := callSessionTool(st, &turn, "sessions_history", fmt.Sprintf(`{"sessionKey":%q}`, tt.target))
 			if got := !res.IsError; got != tt.want {
 				t.Fatalf("visible = %v, want %v: %s", got, tt.want, res.Text)
+			}
+		})
+	}
+}
+
+// TestSandboxedSessionToolsReachSpawnedOnly: under sandbox mode
+// non-main, the owner's own sandboxed group session cannot hand work to
+// the main session, which runs on the host (sessions_send, history), nor
+// see its siblings, unless sandbox.sessionToolsVisibility is "all"; it
+// keeps its own sub-agents. The main session is not sandboxed and keeps
+// its reach.
+func TestSandboxedSessionToolsReachSpawnedOnly(t *testing.T) {
+	group := Turn{AgentID: "main", SessionKey: "agent:main:telegram:direct:6666", Owner: true}
+	main := Turn{AgentID: "main", SessionKey: "agent:main:main", Owner: true}
+	tests := []struct {
+		name, sandbox string
+		turn          Turn
+		target        string
+		want          bool
+	}{
+		{"spawned by default: not main", `{mode:"non-main"}`, group, "agent:main:main", false},
+		{"spawned by default: own sub-agent", `{mode:"non-main"}`, group, "agent:main:subagent:grandkid", true},
+		{"spawned: not another agent", `{mode:"non-main"}`, group, "agent:helper:main", false},
+		{"all restores the visibility", `{mode:"non-main", sessionToolsVisibility:"all"}`, group, "agent:main:main", true},
+		{"main is not sandboxed under non-main", `{mode:"non-main"}`, main, "agent:main:telegram:direct:6666", true},
+		{"mode all sandboxes main too", `{mode:"all"}`, main, "agent:main:telegram:direct:6666", false},
+		{"off leaves the reach alone", `{mode:"off"}`, group, "agent:main:main", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, st := reachFixtureWith(t, "", tt.sandbox)
+			turn := tt.turn
+			res := callSessionTool(st, &turn, "sessions_history", fmt.Sprintf(`{"sessionKey":%q}`, tt.target))
+			if got := !res.IsError; got != tt.want {
+				t.Fatalf("visible = %v, want %v: %s", got, tt.want, res.Text)
+			}
+			if !tt.want {
+				sent := callSessionTool(st, &turn, "sessions_send", fmt.Sprintf(`{"sessionKey":%q,"message":"run this on the host","timeoutSeconds":0}`, tt.target))
+				if !sent.IsError {
+					t.Fatalf("sessions_send reached %s: %s", tt.target, sent.Text)
+				}
 			}
 		})
 	}

@@ -215,7 +215,42 @@ func (t *sessionTools) reach(turn *Turn) string {
 	if !turn.Owner && (v == VisibilityAll || v == VisibilityAgent) {
 		v = VisibilityTree
 	}
+	if v != VisibilitySelf && t.sandboxedSpawnedOnly(turn) {
+		v = visibilitySpawned
+	}
 	return v
+}
+
+// visibilitySpawned is a sandboxed session's reach under
+// agents.*.sandbox.sessionToolsVisibility "spawned" (the default): its
+// own session and the sub-agents it spawned, with no main-session
+// exception, so a sandboxed turn cannot hand work to a session that runs
+// on the host.
+const visibilitySpawned = "spawned"
+
+// sandboxedSpawnedOnly says whether turn's session is sandboxed
+// (agents.*.sandbox.mode "all", or "non-main" outside the main session)
+// with sessionToolsVisibility "spawned".
+func (t *sessionTools) sandboxedSpawnedOnly(turn *Turn) bool {
+	cfg := t.svc.config()
+	d, e := cfg.Agents.Defaults.Sandbox, cfg.Agents.Entries[turn.AgentID].Sandbox
+	pick := func(a, b string) string {
+		if a != "" {
+			return a
+		}
+		return b
+	}
+	if pick(e.SessionToolsVisibility, d.SessionToolsVisibility) == "all" {
+		return false
+	}
+	switch pick(e.Mode, d.Mode) {
+	case "all":
+		return true
+	case "non-main":
+		main := sessions.MainKey(turn.AgentID, cfg.Session.MainKey)
+		return turn.SessionKey != "" && !strings.EqualFold(turn.SessionKey, main) && !(cfg.Session.Scope == "global" && turn.SessionKey == "global")
+	}
+	return false
 }
 
 // visible reports whether a session is within reach of turn. Under "tree"
@@ -230,7 +265,7 @@ func (t *sessionTools) visible(ctx context.Context, turn *Turn, reach string, s 
 		return true
 	}
 	if s.AgentID != turn.AgentID {
-		if reach == VisibilityTree || reach == VisibilityAll {
+		if reach == VisibilityTree || reach == VisibilityAll || reach == visibilitySpawned {
 			if k, err := sessions.Parse(s.Key); err == nil && k.Kind == sessions.KindSubagent && t.descends(ctx, s, turn.SessionKey) {
 				return true
 			}
@@ -246,6 +281,8 @@ func (t *sessionTools) visible(ctx context.Context, turn *Turn, reach string, s 
 		if turn.Owner && s.AgentID == turn.AgentID && turn.SessionKey == sessions.MainKey(turn.AgentID, t.svc.config().Session.MainKey) {
 			return true
 		}
+		return t.descends(ctx, s, turn.SessionKey)
+	case visibilitySpawned:
 		return t.descends(ctx, s, turn.SessionKey)
 	}
 	return false

@@ -3,7 +3,8 @@
 # README's two commands, and what .ci/run calls.
 #
 # The end-to-end tests drive OpenClaw's TUI in tmux, the WebChat page in
-# Chromium, render CJK text with a TrueType font, and use the real
+# Chromium, render CJK text with a TrueType font, run sandboxed exec in
+# bubblewrap and against a loopback sshd, and use the real
 # OpenClaw CLI under Node 24 as a client. The system packages come from
 # apt-get when this runs as root on Debian or Ubuntu; otherwise the script
 # names what to install and stops. Node 24 and OpenClaw are installed with
@@ -21,6 +22,8 @@ command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 [[ -x /usr/bin/chromium ]] || missing+=(chromium)
 [[ -f /usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf ]] || missing+=(fonts-droid-fallback)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+[[ -x /usr/sbin/sshd ]] || missing+=(openssh-server)
 if ((${#missing[@]} > 0)); then
 	if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
 		say "installing ${missing[*]} (the end-to-end tests need them)"
@@ -30,7 +33,8 @@ if ((${#missing[@]} > 0)); then
 		printf 'scripts/test.sh: the tests need %s, which this machine lacks.\n' "${missing[*]}" >&2
 		printf 'On Debian or Ubuntu: sudo apt-get install -y %s\n' "${missing[*]}" >&2
 		printf '(tmux and Chromium at /usr/bin/chromium for the end-to-end tests, the font for\n' >&2
-		printf 'PdfRenderTool'\''s CJK text, npm to install Node 24 and the real OpenClaw CLI.)\n' >&2
+		printf 'PdfRenderTool'\''s CJK text, npm to install Node 24 and the real OpenClaw CLI, bwrap for\n' >&2
+		printf 'the local sandbox and sshd for the ssh sandbox'\''s tests.)\n' >&2
 		exit 1
 	fi
 fi

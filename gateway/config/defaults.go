@@ -56,6 +56,7 @@ func Defaults() *Config {
 			Heartbeat:         Heartbeat{Every: "30m", Target: "none"},
 			ContextInjection:  "always",
 			BootstrapMaxChars: 20_000, BootstrapTotalMaxChars: 60_000, TypingIntervalSeconds: 6,
+			Sandbox: AgentSandbox{Mode: "off", Scope: "agent", WorkspaceAccess: "none"},
 		}},
 		Cron:    Cron{Enabled: yes(), SessionRetention: RetentionOf(24 * time.Hour), FailureAlert: CronFailureAlert{Enabled: yes(), After: 2, CooldownMs: 3_600_000, Mode: "announce"}},
 		Browser: Browser{Enabled: yes(), DefaultProfile: "openclaw", EvaluateEnabled: yes(), Headless: yes()},

@@ -825,6 +825,57 @@ type AgentDefaults struct {
 	TypingMode string `json:"typingMode" enum:"never,instant,thinking,message"`
 	// Seconds between repeats of the typing indicator while a turn runs. Default 6.
 	TypingIntervalSeconds int `json:"typingIntervalSeconds" min:"1"`
+	// Where tool calls run: on the gateway host, or in a sandbox (exec and the file tools). Default: mode "off".
+	Sandbox AgentSandbox `json:"sandbox"`
+}
+
+// AgentSandbox is agents.defaults.sandbox and agents.entries.<id>.sandbox;
+// an agent's keys left unset come from agents.defaults.sandbox.
+type AgentSandbox struct {
+	// Which sessions are sandboxed: "off" (none), "non-main" (all but the agent's main session agent:<id>:main), "all". Default "off".
+	Mode string `json:"mode" enum:"off,non-main,all"`
+	// How many sandboxes there are: "agent" (one per agent), "session" (one per session), "shared" (one for every sandboxed session). Default "agent".
+	Scope string `json:"scope" enum:"agent,session,shared"`
+	// What a sandbox sees of the agent's workspace: "none" (a private sandbox workspace under workspaceRoot instead), "ro" (the workspace read-only at /agent; write, edit and apply_patch refused), "rw" (read-write at /workspace). Default "none".
+	WorkspaceAccess string `json:"workspaceAccess" enum:"none,ro,rw"`
+	// Folder holding the private sandbox workspaces of workspaceAccess "none", one per scope. Default "" (<state dir>/sandboxes).
+	WorkspaceRoot string `json:"workspaceRoot"`
+	// The sandbox runtime: "ssh" runs on another machine (see ssh); "docker" and "podman" a container through their CLI; "openshell" and "crabbox" are refused here. Default "" (the daemonless local sandbox, bubblewrap's bwrap, on Linux).
+	Backend string `json:"backend" enum:"docker,podman,ssh,openshell,crabbox"`
+	// Container settings; the local sandbox reads network from here too. Default: see each key.
+	Docker SandboxDocker `json:"docker"`
+	// The ssh backend's target and keys. Default: see each key.
+	SSH SandboxSSH `json:"ssh"`
+	// How far a sandboxed session's session tools (sessions_list, sessions_history, sessions_send, ...) reach: "spawned" (its own session and the sub-agents it spawned) or "all" (as tools.sessions.visibility says). Default "spawned".
+	SessionToolsVisibility string `json:"sessionToolsVisibility" enum:"spawned,all"`
+}
+
+// SandboxDocker is agents.defaults.sandbox.docker.
+type SandboxDocker struct {
+	// Image the docker and podman backends run. Default "" (openclaw-sandbox:bookworm-slim).
+	Image string `json:"image"`
+	// Network of the sandbox: "none" cuts it off; any other value ("bridge", "host", a network name) gives it network access (the local sandbox then shares the host's network). Default "" ("none").
+	Network string `json:"network"`
+}
+
+// SandboxSSH is agents.defaults.sandbox.ssh.
+type SandboxSSH struct {
+	// Where to run, as "user@host:port" (port optional). Default "" (the ssh backend then refuses to run).
+	Target string `json:"target"`
+	// The ssh program. Default "" ("ssh").
+	Command string `json:"command"`
+	// Remote folder holding one workspace per scope. Default "" ("/tmp/openclaw-sandboxes").
+	WorkspaceRoot string `json:"workspaceRoot"`
+	// Refuse a host whose key is not in the known hosts. Default true.
+	StrictHostKeyChecking *bool `json:"strictHostKeyChecking"`
+	// Let the server add its other host keys to the known hosts. Default true.
+	UpdateHostKeys *bool `json:"updateHostKeys"`
+	// Private key file to log in with. Default "" (ssh's own choice).
+	IdentityFile string `json:"identityFile"`
+	// Certificate for that key. Default "" (none).
+	CertificateFile string `json:"certificateFile"`
+	// Known hosts file. Default "" (ssh's own, ~/.ssh/known_hosts).
+	KnownHostsFile string `json:"knownHostsFile"`
 }
 
 // AgentModel is one agents.defaults.models entry.
@@ -885,6 +936,8 @@ type AgentEntry struct {
 	BootstrapTotalMaxChars int `json:"bootstrapTotalMaxChars" min:"1"`
 	// This agent's agents.defaults.contextInjection. Default "" (the defaults').
 	ContextInjection string `json:"contextInjection" enum:"always,continuation-skip,never"`
+	// This agent's sandbox; keys left unset come from agents.defaults.sandbox (under scope "shared" its docker and ssh keys are ignored). Default: the defaults'.
+	Sandbox AgentSandbox `json:"sandbox"`
 }
 
 // AgentGroupChat is agents.entries.<id>.groupChat.
@@ -1232,6 +1285,16 @@ type ToolPolicy struct {
 	ToolsBySender map[string]ToolRules `json:"toolsBySender"`
 	// Tool policy inside a sandbox for this agent. Default: the global one.
 	Sandbox ToolSandbox `json:"sandbox"`
+	// A further gate on exec's elevated flag for this agent: both it and tools.elevated must allow the sender. Default: not set (tools.elevated alone).
+	Elevated AgentToolElevated `json:"elevated"`
+}
+
+// AgentToolElevated is agents.entries.<id>.tools.elevated.
+type AgentToolElevated struct {
+	// false refuses elevated for this agent; true still needs tools.elevated.enabled. Default: not set (tools.elevated.enabled).
+	Enabled *bool `json:"enabled"`
+	// Senders per channel who may use it, on top of tools.elevated.allowFrom: when set, the sender must be listed in both. Default {} (tools.elevated.allowFrom alone).
+	AllowFrom map[string][]string `json:"allowFrom"`
 }
 
 // ToolProviderRules is one tools.byProvider entry.

@@ -92,6 +92,9 @@ type Options struct {
 	// FindChromium locates the browser binary; nil uses the browser tool's
 	// own search.
 	FindChromium func() (string, error)
+	// LookPath finds the sandbox backends' programs (bwrap, ssh, docker,
+	// podman); nil searches PATH.
+	LookPath func(string) (string, error)
 	// DiskFree returns the bytes free to this user on path's file system;
 	// nil asks the OS.
 	DiskFree func(path string) (uint64, error)
@@ -126,6 +129,7 @@ var checks = []checkFunc{
 	checkDiskSpace,
 	checkExecApprovals,
 	checkBrowser,
+	checkSandbox,
 	checkSecurity,
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -405,5 +406,37 @@ func TestChannelErrorsAreScrubbed(t *testing.T) {
 	noSecret(t, out, bot)
 	if !strings.Contains(out, "bot[redacted]/getMe") {
 		t.Fatalf("the error was dropped, not scrubbed:\n%s", out)
+	}
+}
+
+func TestSandboxCheck(t *testing.T) {
+	has := func(names ...string) func(string) (string, error) {
+		return func(n string) (string, error) {
+			if slices.Contains(names, n) {
+				return "/usr/bin/" + n, nil
+			}
+			return "", errors.New("not found")
+		}
+	}
+	for _, tc := range []struct {
+		name, cfg string
+		look      func(string) (string, error)
+		want      Status
+		detail    string
+	}{
+		{"off", `{}`, has(), StatusSkip, "no agent is sandboxed"},
+		{"local with bwrap", `{ agents: { defaults: { sandbox: { mode: "all" } } } }`, has("bwrap"), StatusOK, "/usr/bin/bwrap"},
+		{"local without bwrap", `{ agents: { defaults: { sandbox: { mode: "non-main" } } } }`, has(), StatusWarn, "bubblewrap"},
+		{"one agent without bwrap", `{ agents: { entries: { work: { sandbox: { mode: "all" } } } } }`, has(), StatusWarn, "agents.entries.work"},
+		{"ssh without a target", `{ agents: { defaults: { sandbox: { mode: "all", backend: "ssh" } } } }`, has("ssh"), StatusWarn, "without a target"},
+		{"ssh", `{ agents: { defaults: { sandbox: { mode: "all", backend: "ssh", ssh: { target: "u@h" } } } } }`, has("ssh"), StatusOK, "/usr/bin/ssh"},
+		{"openshell", `{ agents: { defaults: { sandbox: { mode: "all", backend: "openshell" } } } }`, has("bwrap"), StatusWarn, "cannot run here"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := runOne(t, checkSandbox, Options{Install: newInstall(t, tc.cfg), LookPath: tc.look})
+			if c.Status != tc.want || !strings.Contains(c.Detail, tc.detail) {
+				t.Fatalf("%+v", c)
+			}
+		})
 	}
 }

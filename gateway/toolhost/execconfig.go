@@ -57,31 +57,6 @@ func execSettings(e config.ToolExec) shell.Settings {
 	return set
 }
 
-// elevatedAllowed is OpenClaw's gate on exec's elevated flag:
-// tools.elevated.enabled, and the sender listed under their channel in
-// allowFrom (plain, or with an id:, from: or e164: prefix; "*" for anyone
-// on that channel). A call from no chat (an operator's) is looked up
-// under "webchat", OpenClaw's name for its own clients.
-func elevatedAllowed(el config.ToolElevated, who tools.Who) bool {
-	if !el.Enabled {
-		return false
-	}
-	channel := who.Channel
-	if channel == "" {
-		channel = "webchat"
-	}
-	for _, entry := range el.AllowFrom[channel] {
-		entry = strings.TrimSpace(entry)
-		for _, prefix := range []string{"id:", "from:", "e164:"} {
-			entry = strings.TrimPrefix(entry, prefix)
-		}
-		if entry == "*" || who.SenderID != "" && entry == who.SenderID {
-			return true
-		}
-	}
-	return false
-}
-
 // fetchConfig and searchConfig carry tools.web into the web tools.
 func fetchConfig(f config.ToolWebFetch, log *slog.Logger) web.FetchConfig {
 	ttl := time.Duration(f.CacheTTLMinutes) * time.Minute

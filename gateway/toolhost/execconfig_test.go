@@ -91,25 +91,33 @@ func TestExecRunSettings(t *testing.T) {
 	}
 }
 
-// TestElevatedAllowed: tools.elevated.enabled and allowFrom, per channel.
+// TestElevatedAllowed: tools.elevated.enabled and allowFrom, per channel,
+// and the agent's own gate, which can only narrow.
 func TestElevatedAllowed(t *testing.T) {
-	el := parseExecConfig(t, `{tools: {elevated: {enabled: true, allowFrom: {telegram: ["4242", "id:77"], discord: ["*"]}}}}`).Tools.Elevated
-	off := parseExecConfig(t, `{tools: {elevated: {allowFrom: {telegram: ["4242"]}}}}`).Tools.Elevated
+	el := parseExecConfig(t, `{tools: {elevated: {enabled: true, allowFrom: {telegram: ["4242", "id:77"], discord: ["*"]}}},
+	  agents: {entries: {shut: {tools: {elevated: {enabled: false}}}, narrow: {tools: {elevated: {allowFrom: {telegram: ["77"]}}}}}}}`)
+	off := parseExecConfig(t, `{tools: {elevated: {allowFrom: {telegram: ["4242"]}}}, agents: {entries: {main: {tools: {elevated: {enabled: true}}}}}}`)
 	for _, tc := range []struct {
-		el   config.ToolElevated
+		name string
+		cfg  *config.Config
 		who  tools.Who
 		want bool
 	}{
-		{el, tools.Who{Channel: "telegram", SenderID: "4242"}, true},
-		{el, tools.Who{Channel: "telegram", SenderID: "77"}, true},
-		{el, tools.Who{Channel: "telegram", SenderID: "6666"}, false},
-		{el, tools.Who{Channel: "slack", SenderID: "4242"}, false},
-		{el, tools.Who{Channel: "discord", SenderID: "1"}, true},
-		{el, tools.Who{Owner: true}, false},
-		{off, tools.Who{Channel: "telegram", SenderID: "4242"}, false},
+		{"listed sender", el, tools.Who{Channel: "telegram", SenderID: "4242"}, true},
+		{"id: prefix", el, tools.Who{Channel: "telegram", SenderID: "77"}, true},
+		{"unlisted sender", el, tools.Who{Channel: "telegram", SenderID: "6666"}, false},
+		{"other channel", el, tools.Who{Channel: "slack", SenderID: "4242"}, false},
+		{"star", el, tools.Who{Channel: "discord", SenderID: "1"}, true},
+		{"owner is not a sender", el, tools.Who{Owner: true}, false},
+		{"global gate off", off, tools.Who{Channel: "telegram", SenderID: "4242"}, false},
+		{"agent enabled cannot open the global gate", off, tools.Who{AgentID: "main", Channel: "telegram", SenderID: "4242"}, false},
+		{"agent gate off", el, tools.Who{AgentID: "shut", Channel: "telegram", SenderID: "4242"}, false},
+		{"agent list narrows: listed in both", el, tools.Who{AgentID: "narrow", Channel: "telegram", SenderID: "77"}, true},
+		{"agent list narrows: only global", el, tools.Who{AgentID: "narrow", Channel: "telegram", SenderID: "4242"}, false},
+		{"agent list narrows: channel it lacks", el, tools.Who{AgentID: "narrow", Channel: "discord", SenderID: "1"}, false},
 	} {
-		if got := elevatedAllowed(tc.el, tc.who); got != tc.want {
-			t.Errorf("%+v: %v, want %v", tc.who, got, tc.want)
+		if got := elevatedAllowed(tc.cfg, tc.who); got != tc.want {
+			t.Errorf("%s: %+v: %v, want %v", tc.name, tc.who, got, tc.want)
 		}
 	}
 }

@@ -35,6 +35,7 @@ import (
 	"github.com/openclaw-go/openclaw/tools/message"
 	"github.com/openclaw-go/openclaw/tools/office"
 	"github.com/openclaw-go/openclaw/tools/pdfrender"
+	"github.com/openclaw-go/openclaw/tools/sandbox"
 	"github.com/openclaw-go/openclaw/tools/shell"
 	"github.com/openclaw-go/openclaw/tools/sqltool"
 	"github.com/openclaw-go/openclaw/tools/web"
@@ -153,9 +154,12 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		return nil, err
 	}
 	h.approvals = ap
-	workspace := func(who tools.Who) (string, error) { return opts.Agents.Workspace(who.AgentID) }
+	// A sandboxed caller's workspace tools act in its sandbox's folder.
+	workspace := h.toolWorkspace
 	execCfg := shell.Config{
-		Workspace: workspace,
+		Workspace: func(who tools.Who) (string, error) { return opts.Agents.Workspace(who.AgentID) },
+		Sandbox:   h.box,
+		Sandboxes: &sandbox.Manager{},
 		Policy: func(agentID string) execpolicy.Policy {
 			snap, err := h.execFile.Get()
 			if err != nil {
@@ -164,7 +168,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 			return snap.File.PolicyWith(agentID, configuredExec(h.cfg().Tools.Exec))
 		},
 		Defaults: func() shell.Settings { return execSettings(h.cfg().Tools.Exec) },
-		Elevated: func(who tools.Who) bool { return elevatedAllowed(h.cfg().Tools.Elevated, who) },
+		Elevated: func(who tools.Who) bool { return elevatedAllowed(h.cfg(), who) },
 		Notify: func(who tools.Who, text string) {
 			opts.Wake(who.AgentID, who.SessionKey, text)
 		},
@@ -172,7 +176,8 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		Nodes:    nodeExec{opts.Nodes},
 	}
 	builtins := shell.Tools(execCfg, h.procs)
-	builtins = append(builtins, fs.Tools(workspace, fs.Reserved{Dir: opts.SkillsDir, Use: "skills are created, edited and deleted with skill_manage"})...)
+	builtins = append(builtins, fs.ToolsWith(fs.Config{Workspace: workspace, ReadOnly: h.readOnly, Mount: h.mount,
+		Reserved: []fs.Reserved{{Dir: opts.SkillsDir, Use: "skills are created, edited and deleted with skill_manage"}}})...)
 	webCfg := h.cfg().Tools.Web
 	builtins = append(builtins, web.FetchTool(fetchConfig(webCfg.Fetch, h.log)), web.SearchTool(searchConfig(webCfg.Search, h.cfg().Plugins.Entries, os.Getenv)))
 	builtins = append(builtins, memory.Tools(workspace, opts.DB)...)

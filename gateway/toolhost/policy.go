@@ -87,6 +87,7 @@ type policyKey struct {
 	snap               *config.Snapshot // the policy and guard are derived from it
 	agent, prov, model string
 	depth              int
+	sandboxed          bool
 	tools              uint64 // the registry's generation
 }
 
@@ -95,14 +96,15 @@ func (p *policyAdapter) decide(who tools.Who) (policy.Decision, error) {
 	l := p.h.live()
 	gen := p.h.runner.Registry.Generation()
 	specs := p.h.runner.Registry.Specs()
-	key := policyKey{l.Snap, who.AgentID, who.Provider, who.Model, who.Depth, gen}
+	sandboxed := who.Sandbox || p.h.sandboxed(who)
+	key := policyKey{l.Snap, who.AgentID, who.Provider, who.Model, who.Depth, sandboxed, gen}
 	p.mu.Lock()
 	if d, ok := p.cache[key]; ok {
 		p.mu.Unlock()
 		return d, nil
 	}
 	p.mu.Unlock()
-	in := policy.Input{Provider: who.Provider, Model: who.Model, Agent: who.AgentID, Sandboxed: who.Sandbox,
+	in := policy.Input{Provider: who.Provider, Model: who.Model, Agent: who.AgentID, Sandboxed: sandboxed,
 		SubagentDepth: who.Depth, Config: l.Policy}
 	for _, s := range specs {
 		in.Tools = append(in.Tools, policyTool(s))

@@ -20,7 +20,27 @@ import (
 // write, edit and apply_patch refuse to change anything in a reserved
 // folder.
 func Tools(workspace func(who tools.Who) (string, error), reserved ...Reserved) []tools.Tool {
-	w := opener{dir: workspace, reserved: reserved}
+	return ToolsWith(Config{Workspace: workspace, Reserved: reserved})
+}
+
+// Config is what the file tools need from the gateway.
+type Config struct {
+	// Workspace maps the caller to the folder its file tools act in: its
+	// agent's workspace, or its sandbox's.
+	Workspace func(who tools.Who) (string, error)
+	// ReadOnly, when it gives a reason, refuses the caller every change
+	// (a sandbox with workspaceAccess "ro"); nil refuses nothing.
+	ReadOnly func(who tools.Who) string
+	// Mount gives the workspace's absolute path inside the caller's
+	// sandbox ("/workspace", "/agent"), so that paths under it name
+	// workspace files; nil or "" for a caller on the host.
+	Mount    func(who tools.Who) string
+	Reserved []Reserved
+}
+
+// ToolsWith returns read, write, edit and apply_patch over cfg.
+func ToolsWith(cfg Config) []tools.Tool {
+	w := opener{dir: cfg.Workspace, readOnly: cfg.ReadOnly, mount: cfg.Mount, reserved: cfg.Reserved}
 	return []tools.Tool{newRead(w), newWrite(w), newEdit(w), newApplyPatch(w)}
 }
 
@@ -49,6 +69,8 @@ func spec(name, label, desc string, dangerous bool) tools.Spec {
 // opener opens a caller's workspace with the reserved folders set.
 type opener struct {
 	dir      func(who tools.Who) (string, error)
+	readOnly func(who tools.Who) string
+	mount    func(who tools.Who) string
 	reserved []Reserved
 }
 
@@ -59,6 +81,8 @@ type Workspace struct {
 	dir      string
 	root     *os.Root
 	reserved []Reserved
+	readOnly string // why nothing may change, or ""
+	mount    string // the workspace's path inside the caller's sandbox, or ""
 }
 
 // open resolves and opens the caller's workspace. The caller closes it.
@@ -72,6 +96,12 @@ func (o opener) open(who tools.Who) (*Workspace, error) {
 		return nil, err
 	}
 	ws.reserved = o.reserved
+	if o.readOnly != nil {
+		ws.readOnly = o.readOnly(who)
+	}
+	if o.mount != nil {
+		ws.mount = o.mount(who)
+	}
 	return ws, nil
 }
 
@@ -81,6 +111,9 @@ func (o opener) open(who tools.Who) (*Workspace, error) {
 // there. The deepest folder of rel that exists decides where the file
 // really lands; the folders below it are made as named.
 func (w *Workspace) writable(rel string) error {
+	if w.readOnly != "" {
+		return fmt.Errorf("%s: the workspace is read-only here: %s", displayPath(rel), w.readOnly)
+	}
 	if len(w.reserved) == 0 {
 		return nil
 	}
@@ -164,6 +197,12 @@ func (w *Workspace) rel(p string) (string, error) {
 		return "", fmt.Errorf("path %q contains a backslash; use forward slashes relative to the workspace", p)
 	}
 	orig := p
+	if w.mount != "" {
+		// A sandboxed caller names its files as its commands see them.
+		if rest, ok := strings.CutPrefix(p, w.mount); ok && (rest == "" || rest[0] == '/') {
+			p = "." + rest
+		}
+	}
 	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") {
 		r, ok := w.inside(p)
 		if !ok {

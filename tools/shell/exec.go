@@ -16,6 +16,7 @@ import (
 
 	"github.com/openclaw-go/openclaw/policy/execpolicy"
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/sandbox"
 )
 
 // Config wires the exec tool to the gateway.
@@ -35,6 +36,12 @@ type Config struct {
 	// Elevated says whether who may set exec's elevated flag
 	// (tools.elevated: enabled and the sender allowed); nil allows nobody.
 	Elevated func(who tools.Who) bool
+	// Sandbox gives the sandbox a caller's commands run in (nil: the
+	// host), from agents.*.sandbox; an error refuses the call, so a
+	// sandboxed caller never falls back to the host. nil sandboxes nobody.
+	Sandbox func(who tools.Who) (*sandbox.Box, error)
+	// Sandboxes builds the sandboxed commands; nil is a fresh Manager.
+	Sandboxes *sandbox.Manager
 	// Notify tells a session that a command exec left in the background
 	// has exited (tools.exec.notifyOnExit); nil tells nobody.
 	Notify func(who tools.Who, text string)
@@ -109,21 +116,34 @@ func (a ExecArgs) timeout(def time.Duration) time.Duration {
 	return def
 }
 
-// checkHost refuses the places exec cannot run yet, rather than running
-// on the gateway what was meant for a sandbox or another machine, and the
-// elevated flag unless tools.elevated lets this caller use it. With no
+// checkHost refuses the places exec cannot run, rather than running on
+// the gateway what was meant for a sandbox or another machine, and the
+// elevated flag unless tools.elevated lets this caller use it. A
+// sandboxed caller stays in its sandbox: host gateway or node are
+// refused unless it asks for elevated and may have it (OpenClaw: "auto
+// keeps exec in the sandbox and rejects both overrides"). With no
 // sandbox, an allowed elevated run is an ordinary one, under the same
 // approvals (OpenClaw's elevated "on"): it never skips a prompt.
-func (a ExecArgs) checkHost(elevatedOK bool) error {
+func (a ExecArgs) checkHost(sandboxed, elevatedOK bool) error {
 	switch a.Host {
-	case "", "auto", "gateway", "node":
-	case "sandbox":
-		return errors.New(`host "sandbox": no sandbox runtime is active on this gateway; use host "gateway" or "auto"`)
+	case "", "auto", "gateway", "node", "sandbox":
 	default:
 		return fmt.Errorf("host %q: want auto, sandbox, gateway or node", a.Host)
 	}
+	runtime := "direct"
+	if sandboxed {
+		runtime = "sandboxed"
+	}
 	if a.Elevated && !elevatedOK {
-		return errors.New("elevated is not available right now (runtime=direct); failing gates: tools.elevated.enabled, and the sender in tools.elevated.allowFrom.<channel>")
+		return fmt.Errorf("elevated is not available right now (runtime=%s); failing gates: tools.elevated.enabled, agents.entries.<id>.tools.elevated, and the sender in tools.elevated.allowFrom.<channel>", runtime)
+	}
+	switch {
+	case !sandboxed && a.Host == "sandbox":
+		return errors.New(`host "sandbox": this session is not sandboxed (agents.defaults.sandbox.mode); use host "gateway" or "auto"`)
+	case sandboxed && !a.Elevated && (a.Host == "gateway" || a.Host == "node"):
+		return fmt.Errorf("host %q: this session is sandboxed, so exec runs in its sandbox (host auto or sandbox); leaving it takes elevated, when tools.elevated allows this sender", a.Host)
+	case sandboxed && a.Elevated && a.Host == "sandbox":
+		return errors.New(`host "sandbox" with elevated: elevated runs outside the sandbox; drop one of them`)
 	}
 	return nil
 }
@@ -324,8 +344,19 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 	if strings.TrimSpace(a.Command) == "" {
 		return Result{}, errors.New("command is empty")
 	}
-	if err := a.checkHost(cfg.Elevated != nil && cfg.Elevated(c.Who)); err != nil {
+	var box *sandbox.Box
+	if cfg.Sandbox != nil {
+		b, err := cfg.Sandbox(c.Who)
+		if err != nil {
+			return Result{}, fmt.Errorf("sandbox: %w", err)
+		}
+		box = b
+	}
+	if err := a.checkHost(box != nil, cfg.Elevated != nil && cfg.Elevated(c.Who)); err != nil {
 		return Result{}, err
+	}
+	if a.Elevated {
+		box = nil // the escape hatch: this run leaves the sandbox
 	}
 	set := cfg.settings()
 	// The environment is the command's as much as its words are: the
@@ -342,6 +373,9 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 		return Result{}, err
 	}
 	env = append(gatewayEnv(ctx), env...)
+	if box != nil {
+		return cfg.runInSandbox(ctx, c, a, procs, box, env, shown)
+	}
 	lookPath := cfg.LookPath
 	if len(set.PathPrepend) > 0 {
 		// The policy must judge the program that will run: resolve names
@@ -354,6 +388,50 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 	if err != nil {
 		return Result{}, err
 	}
+	return cfg.execute(ctx, c, a, procs, launch{dir: dir, cwd: dir, env: env, lookPath: lookPath, shown: shown})
+}
+
+// launch is where one exec run goes: the host folder the exec policy
+// judges it in, what the approval shows, and how it starts.
+type launch struct {
+	dir      string // host folder: the analyser's, and the process's
+	cwd      string // the folder the command sees (inside a sandbox: its own path)
+	host     string // "sandbox" for a sandboxed run; "" the gateway
+	env      []string
+	lookPath func(string) (string, error)
+	shown    map[string]string
+	spawn    *sandbox.Spawn
+}
+
+// runInSandbox runs a in box: the same exec policy and approvals as on
+// the host, then the command inside the sandbox. tools.exec.pathPrepend
+// names host folders, which a sandbox does not see, so it is not used.
+func (cfg Config) runInSandbox(ctx context.Context, c tools.Call, a ExecArgs, procs *Processes, box *sandbox.Box, env []string, shown map[string]string) (Result, error) {
+	m := cfg.Sandboxes
+	if m == nil {
+		m = &sandbox.Manager{}
+	}
+	sp, err := m.Command(ctx, box, sandbox.Run{Script: a.Command, Workdir: a.Workdir, Env: env, PTY: a.PTY})
+	if err != nil {
+		return Result{}, fmt.Errorf("sandbox: %w", err)
+	}
+	cwd := box.Mount()
+	if a.Workdir != "" {
+		cwd = a.Workdir
+	}
+	res, err := cfg.execute(ctx, c, a, procs, launch{dir: sp.Dir, cwd: cwd, host: "sandbox", lookPath: cfg.LookPath, shown: shown, spawn: &sp})
+	if err == nil && res.Status != "denied" {
+		res.Host = "sandbox"
+	}
+	return res, err
+}
+
+// execute judges the command under the exec policy (asking a person when
+// it says so) and runs it where l says.
+func (cfg Config) execute(ctx context.Context, c tools.Call, a ExecArgs, procs *Processes, l launch) (Result, error) {
+	set := cfg.settings()
+	dir, shown := l.dir, l.shown
+	var err error
 	pol := execpolicy.DefaultPolicy()
 	if cfg.Policy != nil {
 		pol = cfg.Policy(c.Who.AgentID)
@@ -361,7 +439,7 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 	if pol, err = a.tighten(pol); err != nil {
 		return Result{}, err
 	}
-	an := execpolicy.Analyzer{LookPath: lookPath, EvalSymlinks: cfg.EvalSymlinks, Dir: dir, Env: a.Env}
+	an := execpolicy.Analyzer{LookPath: l.lookPath, EvalSymlinks: cfg.EvalSymlinks, Dir: dir, Env: a.Env}
 	dec, _, _ := execpolicy.Evaluate(pol, an, a.Command)
 	outcome := dec.Outcome
 	if how, settled := tools.GuardSettled(ctx); settled && outcome == execpolicy.AskUser {
@@ -376,7 +454,7 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 		if cfg.Approver == nil {
 			outcome = dec.Fallback
 		} else {
-			args, _ := json.Marshal(approvalShape{Command: a.Command, Cwd: dir, Env: shown})
+			args, _ := json.Marshal(approvalShape{Host: l.host, Command: a.Command, Cwd: l.cwd, Env: shown})
 			ok, id, err := cfg.Approver.Approve(ctx, tools.ApprovalRequest{Tool: "exec", Args: args, Who: c.Who, Reason: execReason(dec)})
 			if err != nil || !ok {
 				tools.NoteAudit(ctx, tools.AuditNote{ApprovalID: id, Decision: "denied", Reason: dec.Reason})
@@ -390,7 +468,7 @@ func (cfg Config) run(ctx context.Context, c tools.Call, a ExecArgs, procs *Proc
 		tools.NoteAudit(ctx, tools.AuditNote{Decision: "denied", Reason: dec.Reason})
 		return Result{Status: "denied", Note: "exec policy: " + dec.Reason}, nil
 	}
-	p, err := procs.start(startOptions{agent: c.Who.AgentID, session: c.Who.SessionKey, byOwner: c.Who.Owner, command: a.Command, dir: dir, env: env, timeout: a.timeout(set.Timeout), pty: a.PTY})
+	p, err := procs.start(startOptions{agent: c.Who.AgentID, session: c.Who.SessionKey, byOwner: c.Who.Owner, command: a.Command, dir: dir, env: l.env, timeout: a.timeout(set.Timeout), pty: a.PTY, spawn: l.spawn})
 	if err != nil {
 		return Result{}, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/sandbox"
 )
 
 // Processes is the table of commands exec started. A process belongs to
@@ -48,6 +49,7 @@ type proc struct {
 	done                        chan struct{}
 	exitCode                    int
 	timedOut                    atomic.Bool
+	killed                      atomic.Bool   // kill was called: a sandbox may have left something behind
 	killedByCaller              atomic.Bool   // the process tool's kill or remove: no exit notice
 	noticed                     chan struct{} // closed once a background run's exit was handled
 	pollMu                      sync.Mutex
@@ -61,6 +63,9 @@ type startOptions struct {
 	env                          []string // extra KEY=value pairs, already checked
 	timeout                      time.Duration
 	pty                          bool
+	// spawn, when set, is the sandboxed program to start in place of
+	// the host shell, with its own environment.
+	spawn *sandbox.Spawn
 }
 
 // start runs command with the platform's shell (shellArgv) in dir,
@@ -85,9 +90,13 @@ func (t *Processes) start(o startOptions) (*proc, error) {
 		os.Remove(errf.Name())
 	}
 	argv := shellArgv(runtime.GOOS, o.command)
+	env := append(append(os.Environ(), "OPENCLAW_SHELL=exec"), o.env...)
+	if o.spawn != nil {
+		argv, env = o.spawn.Argv, o.spawn.Env
+	}
 	cmd := osexec.Command(argv[0], argv[1:]...)
 	cmd.Dir = o.dir
-	cmd.Env = append(append(os.Environ(), "OPENCLAW_SHELL=exec"), o.env...)
+	cmd.Env = env
 	p := &proc{id: uuid.NewString()[:8], agent: o.agent, session: o.session, byOwner: o.byOwner, command: o.command, started: time.Now(), cmd: cmd,
 		stdout: out, stderr: errf, done: make(chan struct{}), noticed: make(chan struct{})}
 	var copied chan struct{} // closed when the terminal's output is all in out
@@ -130,6 +139,11 @@ func (t *Processes) start(o startOptions) (*proc, error) {
 		if timer != nil {
 			timer.Stop()
 		}
+		if o.spawn != nil && o.spawn.Cleanup != nil && p.killed.Load() {
+			// What a killed docker or ssh client leaves running: the
+			// container, the remote command.
+			o.spawn.Cleanup()
+		}
 		if copied != nil {
 			// A child that left the group may still hold the terminal; its
 			// output after ours ended is not worth hanging the run for.
@@ -157,6 +171,7 @@ func (t *Processes) start(o startOptions) (*proc, error) {
 
 // kill ends the command's whole process group.
 func (p *proc) kill() {
+	p.killed.Store(true)
 	if p.cmd.Process != nil {
 		killGroup(p.cmd.Process)
 	}

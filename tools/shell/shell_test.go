@@ -154,7 +154,7 @@ func TestExecArguments(t *testing.T) {
 		{"LD_PRELOAD refused", full(), `{"command":"ls","env":{"LD_PRELOAD":"/tmp/x.so"}}`, "error", "LD_PRELOAD may not be set"},
 		{"host gateway runs", full(), `{"command":"echo here","host":"gateway"}`, "completed", "here"},
 		{"host node is not yet", full(), `{"command":"echo here","host":"node"}`, "error", `host "node"`},
-		{"host sandbox refused without one", full(), `{"command":"echo here","host":"sandbox"}`, "error", "no sandbox runtime"},
+		{"host sandbox refused without one", full(), `{"command":"echo here","host":"sandbox"}`, "error", "this session is not sandboxed"},
 		{"unknown host", full(), `{"command":"echo here","host":"moon"}`, "error", "want auto, sandbox, gateway or node"},
 		{"elevated refused", full(), `{"command":"echo here","elevated":true}`, "error", "elevated is not available right now"},
 		{"security can tighten", full(), `{"command":"echo here","security":"deny"}`, "denied", ""},
