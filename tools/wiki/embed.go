@@ -39,6 +39,8 @@ type OpenAIEmbedder struct {
 	BaseURL string
 	APIKey  string
 	Name    string // the model, e.g. "text-embedding-3-small"
+	// Headers are sent with every request (set before Authorization).
+	Headers map[string]string
 	Client  *http.Client
 }
 
@@ -56,6 +58,9 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(e.BaseURL, "/")+"/embeddings", bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("embeddings request: %w", err)
+	}
+	for k, v := range e.Headers {
+		req.Header.Set(k, v)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if e.APIKey != "" {
