@@ -13,10 +13,10 @@ import (
 // MateClaw tools we ship under their own name (DateTimeTool,
 // FileTypeDetectorTool, DocumentExtractTool, WorkspaceMemoryTool, the
 // Docx/Xlsx/Pptx/PdfRenderTool, DatasourceTool, SqlQueryTool, send_file,
-// enable_tool, load_skill) need no entry. The generation tools map to
+// enable_tool, load_skill, the fourteen wiki_* tools) need no entry. The generation tools map to
 // OpenClaw's names, which this gateway does not provide: a list naming
-// them is warned about as naming an unavailable core tool. MateClawDocTool,
-// the wiki_* and the Content Studio tools have no counterpart.
+// them is warned about as naming an unavailable core tool. MateClawDocTool
+// and the Content Studio tools have no counterpart.
 var mateclawNames = map[string]string{
 	"ReadFileTool":      "read",
 	"WriteFileTool":     "write",
