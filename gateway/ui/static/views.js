@@ -11,6 +11,7 @@ import './channels.js';
 import './nodes.js';
 import './tools.js';
 import './cron.js';
+import './wiki.js';
 import './config.js';
 
 const nav = $('nav');
