@@ -34,30 +34,30 @@ var errBadSlug = errors.New("a page slug needs at least one letter or digit")
 // wiki lives in the database only), but they are kept to this shape so
 // that "../x", "x/../../y" and "X" all name one tidy key.
 func Slug(s string) (string, error) {
-	var b strings.Builder
+	out := make([]rune, 0, 32)
 	dash := false
-	n := 0
 	for _, r := range s {
-		if n >= maxSlugRunes {
+		if len(out) > maxSlugRunes {
 			break
 		}
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-				n++
+			if dash && len(out) > 0 {
+				out = append(out, '-')
 			}
-			b.WriteRune(unicode.ToLower(r))
-			n++
+			out = append(out, unicode.ToLower(r))
 			dash = false
 			continue
 		}
 		dash = true
 	}
-	out := strings.TrimSuffix(b.String(), "-")
-	if out == "" {
+	if len(out) > maxSlugRunes {
+		out = out[:maxSlugRunes]
+	}
+	slug := strings.TrimRight(string(out), "-")
+	if slug == "" {
 		return "", errBadSlug
 	}
-	return out, nil
+	return slug, nil
 }
 
 // cleanTitle trims a title and checks its length.

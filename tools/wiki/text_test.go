@@ -139,3 +139,23 @@ func FuzzLinks(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSlug: a slug is never empty without an error, holds no path
+// separator, dot or space, is at most maxSlugRunes, and is its own slug.
+func FuzzSlug(f *testing.F) {
+	for _, tc := range slugCases {
+		f.Add(tc.in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := Slug(in)
+		if err != nil {
+			return
+		}
+		if s == "" || strings.ContainsAny(s, "/\\. \x00") || utf8.RuneCountInString(s) > maxSlugRunes || strings.HasPrefix(s, "-") || strings.HasSuffix(s, "-") {
+			t.Fatalf("Slug(%q) = %q", in, s)
+		}
+		if again, err := Slug(s); err != nil || again != s {
+			t.Fatalf("Slug(Slug(%q)) = %q, %v; want %q", in, again, err, s)
+		}
+	})
+}
