@@ -106,3 +106,36 @@ func TestWikiAgentTurn(t *testing.T) {
 		t.Fatalf("agent other read main's page: %v", res)
 	}
 }
+
+// TestWikiPolicyAndGuard: group:wiki works in an agent's tools.deny, a
+// Tool Guard rule decides a wiki tool's calls, and with no embedding model
+// configured semantic search says it fell back to full text.
+func TestWikiPolicyAndGuard(t *testing.T) {
+	_, c := startWithConfig(t, fakemodel.New(t), `tools: { guard: { rules: [{ tool: "wiki_delete_page", action: "deny" }] } },
+  agents: { defaults: { model: "fake/echo-1" }, entries: { main: {}, nowiki: { tools: { deny: ["group:wiki"] } } } },`)
+	schemas := func(agent string) string {
+		return fmt.Sprint(call[map[string]any](t, c, "tools.schemas", map[string]any{"agentId": agent})["tools"])
+	}
+	if s := schemas("main"); !strings.Contains(s, "name:wiki_read_page ") {
+		t.Fatalf("main lacks the wiki tools: %s", s)
+	}
+	if s := schemas("nowiki"); strings.Contains(s, "wiki_") {
+		t.Fatalf("group:wiki in tools.deny left wiki tools: %s", s)
+	}
+	invoke := func(agent, name string, args map[string]any) map[string]any {
+		return call[map[string]any](t, c, "tools.invoke", map[string]any{"name": name, "agentId": agent, "args": args})
+	}
+	if res := invoke("main", "wiki_create_page", map[string]any{"title": "Cats", "content": "a cat"}); res["ok"] != true {
+		t.Fatalf("create: %v", res)
+	}
+	if res := invoke("main", "wiki_delete_page", map[string]any{"slug": "cats"}); res["ok"] == true || !strings.Contains(fmt.Sprint(res["output"]), "tool guard") {
+		t.Fatalf("a guarded delete ran: %v", res)
+	}
+	if res := invoke("nowiki", "wiki_list_pages", map[string]any{}); res["ok"] == true {
+		t.Fatalf("a denied agent listed a wiki: %v", res)
+	}
+	res := invoke("main", "wiki_semantic_search", map[string]any{"query": "cat"})
+	if out := fmt.Sprint(res["output"]); res["ok"] != true || !strings.Contains(out, `"mode":"fulltext"`) || !strings.Contains(out, "no embedding model") || !strings.Contains(out, "cats") {
+		t.Fatalf("semantic search without embeddings: %v", res)
+	}
+}
