@@ -33,6 +33,7 @@
 // instructions, with closing tags inside the text neutralised.
 //
 // Limits. A page holds at most 128 KiB, a source 32 KiB, a page 100
-// sources, a wiki 5,000 pages; wiki_read_many reads at most 10 pages and
-// shares the result's room among them.
+// sources, a wiki 5,000 pages and 64 MiB of pages and sources together;
+// wiki_read_many reads at most 10 pages and shares the result's room
+// among them; semantic search reads only the head of each page.
 package wiki

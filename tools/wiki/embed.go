@@ -176,9 +176,11 @@ var errNoEmbeddings = errors.New("no embedding model is configured (memory.searc
 // call; Note says when some are still waiting.
 func (s *Store) Semantic(ctx context.Context, e Embedder, agent, query string, archived bool, limit int) (semanticResult, error) {
 	res := semanticResult{Mode: "embeddings", Model: e.Model(), Results: []Hit{}}
-	rows, err := s.db.QueryContext(ctx, `SELECT p.slug, p.title, p.body, p.archived, e.model, e.hash, e.vec
+	// Only the head of each body is read: what is embedded is cut to
+	// maxEmbedInput bytes anyway, and a full wiki would not fit in memory.
+	rows, err := s.db.QueryContext(ctx, `SELECT p.slug, p.title, substr(p.body, 1, ?), p.archived, e.model, e.hash, e.vec
 		FROM wiki_pages p LEFT JOIN wiki_embeddings e ON e.agent_id = p.agent_id AND e.slug = p.slug
-		WHERE p.agent_id = ? AND (p.archived = 0 OR ?)`, agent, archived)
+		WHERE p.agent_id = ? AND (p.archived = 0 OR ?)`, maxEmbedInput, agent, archived)
 	if err != nil {
 		return res, fmt.Errorf("semantic search: %w", err)
 	}

@@ -69,6 +69,9 @@ func (s *Store) Put(ctx context.Context, agent string, p Page, sources []Source,
 			if n >= maxPages {
 				return fmt.Errorf("the wiki holds %d pages, its limit; delete or merge some first", n)
 			}
+			if err := checkRoom(ctx, c, agent, len(p.Body)+sourceBytes(sources)); err != nil {
+				return err
+			}
 			if _, err := c.ExecContext(ctx, `INSERT INTO wiki_pages (agent_id, slug, title, body, created_ms, updated_ms) VALUES (?, ?, ?, ?, ?, ?)`,
 				agent, p.Slug, p.Title, p.Body, now, now); err != nil {
 				return err
@@ -79,6 +82,13 @@ func (s *Store) Put(ctx context.Context, agent string, p Page, sources []Source,
 		case !overwrite:
 			return fmt.Errorf("page %q already exists: read it, then call again with overwrite true to replace it", p.Slug)
 		default:
+			var old int
+			if err := c.QueryRowContext(ctx, `SELECT length(CAST(body AS BLOB)) FROM wiki_pages WHERE id = ?`, id).Scan(&old); err != nil {
+				return err
+			}
+			if err := checkRoom(ctx, c, agent, len(p.Body)-old+sourceBytes(sources)); err != nil {
+				return err
+			}
 			if _, err := c.ExecContext(ctx, `UPDATE wiki_pages SET title = ?, body = ?, updated_ms = ? WHERE id = ?`, p.Title, p.Body, now, id); err != nil {
 				return err
 			}
@@ -97,6 +107,17 @@ func (s *Store) Put(ctx context.Context, agent string, p Page, sources []Source,
 // SetBody replaces a page's body (compile and enrich), keeping its title.
 func (s *Store) SetBody(ctx context.Context, agent, slug, body string) error {
 	err := store.Immediate(ctx, s.db, func(c store.Conn) error {
+		var old int
+		err := c.QueryRowContext(ctx, `SELECT length(CAST(body AS BLOB)) FROM wiki_pages WHERE agent_id = ? AND slug = ?`, agent, slug).Scan(&old)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if err := checkRoom(ctx, c, agent, len(body)-old); err != nil {
+			return err
+		}
 		res, err := c.ExecContext(ctx, `UPDATE wiki_pages SET body = ?, updated_ms = ? WHERE agent_id = ? AND slug = ?`,
 			body, s.now().UnixMilli(), agent, slug)
 		if err != nil {
@@ -111,6 +132,33 @@ func (s *Store) SetBody(ctx context.Context, agent, slug, body string) error {
 		return fmt.Errorf("save page %q: %w", slug, err)
 	}
 	return nil
+}
+
+// checkRoom refuses a write that would take the agent's wiki past
+// maxWikiBytes, counting page bodies and sources; replacing is the bytes
+// written beyond those replaced.
+func checkRoom(ctx context.Context, c store.Conn, agent string, adding int) error {
+	if adding <= 0 {
+		return nil
+	}
+	var used int64
+	if err := c.QueryRowContext(ctx, `SELECT
+		(SELECT COALESCE(SUM(length(CAST(body AS BLOB))), 0) FROM wiki_pages WHERE agent_id = ?) +
+		(SELECT COALESCE(SUM(length(CAST(body AS BLOB))), 0) FROM wiki_sources WHERE agent_id = ?)`, agent, agent).Scan(&used); err != nil {
+		return err
+	}
+	if used+int64(adding) > maxWikiBytes {
+		return fmt.Errorf("the wiki holds %d bytes and this would pass its limit of %d; delete or shorten pages first", used, maxWikiBytes)
+	}
+	return nil
+}
+
+func sourceBytes(sources []Source) int {
+	n := 0
+	for _, s := range sources {
+		n += len(s.Body)
+	}
+	return n
 }
 
 func setLinks(ctx context.Context, c store.Conn, agent, from string, to []string) error {
@@ -259,6 +307,9 @@ func (s *Store) AddSources(ctx context.Context, agent, slug string, sources []So
 		if err := c.QueryRowContext(ctx, `SELECT 1 FROM wiki_pages WHERE agent_id = ? AND slug = ?`, agent, slug).Scan(&one); errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		} else if err != nil {
+			return err
+		}
+		if err := checkRoom(ctx, c, agent, sourceBytes(sources)); err != nil {
 			return err
 		}
 		return addSources(ctx, c, agent, slug, sources, s.now().UnixMilli())

@@ -25,6 +25,10 @@ const (
 	maxTermRunes   = 64        // longest word of a search query kept
 )
 
+// maxWikiBytes bounds the page bodies and sources of one agent's wiki
+// (a variable so that tests can lower it).
+var maxWikiBytes int64 = 64 << 20
+
 // errBadSlug is returned for a slug or title with no letter or digit.
 var errBadSlug = errors.New("a page slug needs at least one letter or digit")
 

@@ -370,3 +370,28 @@ func TestSourceCap(t *testing.T) {
 		t.Fatal("a page took more sources than its cap")
 	}
 }
+
+// TestWikiByteCap: a model that keeps writing cannot fill the disk; what
+// it replaces or deletes frees room again.
+func TestWikiByteCap(t *testing.T) {
+	old := maxWikiBytes
+	maxWikiBytes = 10000
+	t.Cleanup(func() { maxWikiBytes = old })
+	f := newFixture(t)
+	f.create(t, "main", "A", strings.Repeat("a", 6000))
+	if _, err := f.call(t, "main", "wiki_create_page", map[string]any{"title": "B", "content": strings.Repeat("b", 5000)}); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("a page past the wiki's cap: %v", err)
+	}
+	if _, err := f.call(t, "main", "wiki_create_page", map[string]any{"title": "A", "content": "short", "overwrite": true,
+		"sources": []map[string]string{{"ref": "r", "text": strings.Repeat("s", 9000)}}}); err != nil {
+		t.Fatalf("replacing a page with a smaller one and a source that fits: %v", err)
+	}
+	f.model.answers = []string{strings.Repeat("c", 2000)}
+	if _, err := f.call(t, "main", "wiki_compile_page", map[string]any{"slug": "a"}); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("a compile past the cap: %v", err)
+	}
+	// Another agent has its own room.
+	f.create(t, "other", "B", strings.Repeat("b", 5000))
+	f.must(t, "main", "wiki_delete_page", map[string]any{"slug": "a"})
+	f.create(t, "main", "B", strings.Repeat("b", 5000))
+}
