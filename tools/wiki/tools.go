@@ -423,6 +423,10 @@ func emptyIfNil(s []string) []string {
 func (w *wiki) deletePage() tools.Tool {
 	s := spec("wiki_delete_page", "Delete wiki page",
 		"Delete a page of your wiki for good, with its sources. To keep it out of the way but recoverable, use wiki_archive_page.", false)
+	// The wiki is the agent's, and so the owner's: a chat stranger's turn on
+	// the same agent must not destroy it unasked. Dangerous makes such a
+	// call wait for a person's approval; the owner's calls run.
+	s.Dangerous = true
 	return tools.NewTyped(s, func(ctx context.Context, c tools.Call, a SlugArgs) (tools.Result, error) {
 		agent, err := agentOf(c)
 		if err != nil {

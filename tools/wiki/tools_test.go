@@ -104,7 +104,7 @@ func TestSpecs(t *testing.T) {
 	}
 	for name, tl := range f.tools {
 		s := tl.Spec()
-		if s.Source != tools.SourceCore || s.Tier != tools.TierCore || s.Dangerous || s.OwnerOnly ||
+		if s.Source != tools.SourceCore || s.Tier != tools.TierCore || s.Dangerous != (name == "wiki_delete_page") || s.OwnerOnly ||
 			s.Groups[0] != Group || !json.Valid(s.Parameters) || s.Description == "" {
 			t.Errorf("%s: spec %+v", name, s)
 		}
