@@ -5,8 +5,13 @@
 // Scope. Every agent has its own wiki. Each row is keyed by the agent ID of
 // the caller, which the tool runner derives from the session (never from
 // an argument), so an agent reads, searches, archives and deletes only its
-// own pages; sub-agents work in the wiki of the agent they run as. The
-// Control UI's wiki.* read methods take an agent ID and are operator.read.
+// own pages; sub-agents work in the wiki of the agent they run as. Like
+// the agent's memory files, the wiki is shared by every conversation of
+// that agent, chat strangers' included: wiki_delete_page is dangerous, so
+// a non-owner's delete waits for a person's approval; to keep strangers
+// out altogether, route them to another agent or deny "group:wiki" for
+// them (tools.toolsBySender). The Control UI's wiki.* read methods take an
+// agent ID and are operator.read.
 //
 // Storage. Tables wiki_pages (slug, title, Markdown body, archive state),
 // wiki_sources (the texts a page was written from, for wiki_trace_source
