@@ -395,3 +395,42 @@ func TestWikiByteCap(t *testing.T) {
 	f.must(t, "main", "wiki_delete_page", map[string]any{"slug": "a"})
 	f.create(t, "main", "B", strings.Repeat("b", 5000))
 }
+
+// TestConcurrentWrites: parallel calls (a model's parallel tool calls,
+// two sessions of one agent) neither fail with a busy database nor make
+// two pages of one slug.
+func TestConcurrentWrites(t *testing.T) {
+	f := newFixture(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for i := range 20 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			_, err := f.call(t, "main", "wiki_create_page", map[string]any{"title": "Shared", "content": fmt.Sprint("v", i), "overwrite": true,
+				"sources": []map[string]string{{"ref": fmt.Sprint("r", i), "text": "t"}}})
+			errs <- err
+		}()
+		go func() {
+			defer wg.Done()
+			_, err := f.call(t, "main", "wiki_create_page", map[string]any{"title": fmt.Sprint("Page ", i), "content": "[[Shared]]"})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l := f.must(t, "main", "wiki_list_pages", map[string]any{"limit": 200}); l["total"] != float64(21) {
+		t.Fatalf("pages: %v", l["total"])
+	}
+	if rel := f.must(t, "main", "wiki_related_pages", map[string]any{"slug": "shared"}); len(rel["linkedBy"].([]any)) != 20 {
+		t.Fatalf("backlinks: %v", rel["linkedBy"])
+	}
+	if tr := f.must(t, "main", "wiki_trace_source", map[string]any{"slug": "shared"}); len(tr["sources"].([]any)) != 20 {
+		t.Fatalf("sources: %d", len(tr["sources"].([]any)))
+	}
+}
