@@ -3,8 +3,8 @@
 // build step, nothing loaded from other hosts. The page is a bus client
 // like WebChat (whose connection code it reuses): login with the gateway
 // token (kept in sessionStorage only), a device identity, and one module
-// per view (Chat, Approvals, Sessions, Channels, Nodes, Tools, Cron, Wiki,
-// Config) over the same RPC methods the CLI uses.
+// per view (Chat, Approvals, Sessions, Channels, Nodes, Tools, Cron,
+// Config, Wiki) over the same RPC methods the CLI uses.
 //
 // Responses carry the same strict Content-Security-Policy as WebChat. The
 // logo (also the favicon) is an SVG drawn here, with no script in it.

@@ -11,8 +11,8 @@ import './channels.js';
 import './nodes.js';
 import './tools.js';
 import './cron.js';
-import './wiki.js';
 import './config.js';
+import './wiki.js';
 
 const nav = $('nav');
 const main = $('chat');
