@@ -2,11 +2,13 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/openclaw-go/openclaw/agents/providers/fakemodel"
+	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/tools/wiki"
 	"github.com/openclaw-go/openclaw/tools/wiki/wikitest"
 )
@@ -138,4 +140,30 @@ func TestWikiPolicyAndGuard(t *testing.T) {
 	if out := fmt.Sprint(res["output"]); res["ok"] != true || !strings.Contains(out, `"mode":"fulltext"`) || !strings.Contains(out, "no embedding model") || !strings.Contains(out, "cats") {
 		t.Fatalf("semantic search without embeddings: %v", res)
 	}
+}
+
+// TestWireWiki pins the wire shapes of wiki.list, wiki.get and
+// wiki.search, and their errors.
+func TestWireWiki(t *testing.T) {
+	_, c := startWithConfig(t, fakemodel.New(t), "")
+	res := call[map[string]any](t, c, "tools.invoke", map[string]any{"name": "wiki_create_page", "args": map[string]any{
+		"title": "Wire Page", "content": "shapes of [[Other Page]]", "sources": []map[string]string{{"ref": "spec.md", "text": "the spec"}}}})
+	if res["ok"] != true {
+		t.Fatalf("create: %v", res)
+	}
+	errText := func(name, method string, params any) {
+		t.Helper()
+		err := c.Call(context.Background(), method, params, nil)
+		var pe *protocol.Error
+		if !errors.As(err, &pe) {
+			t.Fatalf("%s: want a protocol error, got %v", method, err)
+		}
+		checkWire(t, name, map[string]any{"error": pe.Error(), "details": pe.Details})
+	}
+	checkWire(t, "wiki.list", call[any](t, c, "wiki.list", map[string]any{}), "created", "updated", "added")
+	checkWire(t, "wiki.get", call[any](t, c, "wiki.get", map[string]any{"slug": "wire-page"}), "created", "updated", "added")
+	checkWire(t, "wiki.search", call[any](t, c, "wiki.search", map[string]any{"query": "shapes"}), "score")
+	errText("wiki.get.missing", "wiki.get", map[string]any{"slug": "nope"})
+	errText("wiki.get.bad-slug", "wiki.get", map[string]any{"slug": "../"})
+	errText("wiki.list.unknown-agent", "wiki.list", map[string]any{"agentId": "nobody"})
 }
