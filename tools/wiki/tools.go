@@ -216,7 +216,7 @@ func (w *wiki) readMany() tools.Tool {
 type ListArgs struct {
 	IncludeArchived bool `json:"includeArchived,omitempty" jsonschema:"description=Also list archived pages"`
 	Limit           int  `json:"limit,omitempty" jsonschema:"minimum=1,maximum=200,description=Most pages to list (default 50)"`
-	Offset          int  `json:"offset,omitempty" jsonschema:"minimum=0,description=Pages to skip, for the next screen"`
+	Offset          int  `json:"offset,omitempty" jsonschema:"minimum=0,description=Pages to skip (for the next screen)"`
 }
 
 func (w *wiki) listPages() tools.Tool {
@@ -342,7 +342,7 @@ func (w *wiki) traceSource() tools.Tool {
 
 // SourceArg is a source given with a page.
 type SourceArg struct {
-	Ref  string `json:"ref" jsonschema:"description=Where it came from: a URL, a file path, \"conversation 2026-12-01\""`
+	Ref  string `json:"ref" jsonschema:"description=Where it came from: a URL or a file path or a note such as 'chat of 2026-12-01'"`
 	Text string `json:"text" jsonschema:"description=The source text the page draws on"`
 }
 

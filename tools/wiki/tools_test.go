@@ -434,3 +434,18 @@ func TestConcurrentWrites(t *testing.T) {
 		t.Fatalf("sources: %d", len(tr["sources"].([]any)))
 	}
 }
+
+// TestSchemaDescriptionsWhole: a comma in a jsonschema tag ends the
+// description there; every field's description must reach the model whole.
+func TestSchemaDescriptionsWhole(t *testing.T) {
+	f := newFixture(t)
+	want := map[string]string{
+		"wiki_create_page": "a note such as 'chat of 2026-12-01'",
+		"wiki_list_pages":  "Pages to skip (for the next screen)",
+	}
+	for name, s := range want {
+		if !strings.Contains(string(f.tools[name].Spec().Parameters), s) {
+			t.Errorf("%s's schema lacks %q: %s", name, s, f.tools[name].Spec().Parameters)
+		}
+	}
+}
