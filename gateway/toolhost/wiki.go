@@ -98,7 +98,11 @@ func (h *Host) registerWiki(srv *rpc.Server) {
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"agentId": agent, "page": page, "sources": srcs, "linksTo": rel.LinksTo, "linkedBy": rel.LinkedBy}, nil
+		revs, err := st.Revisions(ctx, agent, slug)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"agentId": agent, "page": page, "sources": srcs, "linksTo": rel.LinksTo, "linkedBy": rel.LinkedBy, "revisions": revs}, nil
 	}))
 	read("wiki.search", rpc.Typed(func(ctx context.Context, req *rpc.Request, p wikiParams) (any, error) {
 		agent, err := h.wikiAgent(p.AgentID)

@@ -16,7 +16,9 @@
 // Storage. Tables wiki_pages (slug, title, Markdown body, archive state),
 // wiki_sources (the texts a page was written from, for wiki_trace_source
 // and wiki_compile_page), wiki_links (from [[Title]] or [[slug|text]]
-// references in a body, recomputed on every write), wiki_embeddings
+// references in a body, recomputed on every write), wiki_revisions (the
+// last five bodies a page had before it was replaced, so that a rewrite
+// can be undone with wiki_read_page's revision), wiki_embeddings
 // (vectors for semantic search, keyed by the model and a hash of the text)
 // and the FTS5 table wiki_fts over titles and bodies; see [Migrations].
 // Nothing is written to the filesystem: a slug is only a database key,
@@ -38,7 +40,7 @@
 // instructions, with closing tags inside the text neutralised.
 //
 // Limits. A page holds at most 128 KiB, a source 32 KiB, a page 100
-// sources, a wiki 5,000 pages and 64 MiB of pages and sources together;
+// sources, a wiki 5,000 pages and 64 MiB of pages, sources and revisions together;
 // wiki_read_many reads at most 10 pages and shares the result's room
 // among them; semantic search reads only the head of each page.
 package wiki

@@ -82,11 +82,11 @@ func (s *Store) Put(ctx context.Context, agent string, p Page, sources []Source,
 		case !overwrite:
 			return fmt.Errorf("page %q already exists: read it, then call again with overwrite true to replace it", p.Slug)
 		default:
-			var old int
-			if err := c.QueryRowContext(ctx, `SELECT length(CAST(body AS BLOB)) FROM wiki_pages WHERE id = ?`, id).Scan(&old); err != nil {
+			// The old body is kept as a revision, so the new one adds.
+			if err := checkRoom(ctx, c, agent, len(p.Body)+sourceBytes(sources)); err != nil {
 				return err
 			}
-			if err := checkRoom(ctx, c, agent, len(p.Body)-old+sourceBytes(sources)); err != nil {
+			if err := keepRevision(ctx, c, agent, p.Slug, now); err != nil {
 				return err
 			}
 			if _, err := c.ExecContext(ctx, `UPDATE wiki_pages SET title = ?, body = ?, updated_ms = ? WHERE id = ?`, p.Title, p.Body, now, id); err != nil {
@@ -107,19 +107,23 @@ func (s *Store) Put(ctx context.Context, agent string, p Page, sources []Source,
 // SetBody replaces a page's body (compile and enrich), keeping its title.
 func (s *Store) SetBody(ctx context.Context, agent, slug, body string) error {
 	err := store.Immediate(ctx, s.db, func(c store.Conn) error {
-		var old int
-		err := c.QueryRowContext(ctx, `SELECT length(CAST(body AS BLOB)) FROM wiki_pages WHERE agent_id = ? AND slug = ?`, agent, slug).Scan(&old)
+		var one int
+		err := c.QueryRowContext(ctx, `SELECT 1 FROM wiki_pages WHERE agent_id = ? AND slug = ?`, agent, slug).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
-		if err := checkRoom(ctx, c, agent, len(body)-old); err != nil {
+		if err := checkRoom(ctx, c, agent, len(body)); err != nil {
+			return err
+		}
+		now := s.now().UnixMilli()
+		if err := keepRevision(ctx, c, agent, slug, now); err != nil {
 			return err
 		}
 		res, err := c.ExecContext(ctx, `UPDATE wiki_pages SET body = ?, updated_ms = ? WHERE agent_id = ? AND slug = ?`,
-			body, s.now().UnixMilli(), agent, slug)
+			body, now, agent, slug)
 		if err != nil {
 			return err
 		}
@@ -134,9 +138,9 @@ func (s *Store) SetBody(ctx context.Context, agent, slug, body string) error {
 	return nil
 }
 
-// checkRoom refuses a write that would take the agent's wiki past
-// maxWikiBytes, counting page bodies and sources; replacing is the bytes
-// written beyond those replaced.
+// checkRoom refuses a write of adding bytes that would take the agent's
+// wiki past maxWikiBytes, counting page bodies, sources and revisions (a
+// replaced body stays as a revision, so a replacement adds all its bytes).
 func checkRoom(ctx context.Context, c store.Conn, agent string, adding int) error {
 	if adding <= 0 {
 		return nil
@@ -144,13 +148,57 @@ func checkRoom(ctx context.Context, c store.Conn, agent string, adding int) erro
 	var used int64
 	if err := c.QueryRowContext(ctx, `SELECT
 		(SELECT COALESCE(SUM(length(CAST(body AS BLOB))), 0) FROM wiki_pages WHERE agent_id = ?) +
-		(SELECT COALESCE(SUM(length(CAST(body AS BLOB))), 0) FROM wiki_sources WHERE agent_id = ?)`, agent, agent).Scan(&used); err != nil {
+		(SELECT COALESCE(SUM(length(CAST(body AS BLOB))), 0) FROM wiki_sources WHERE agent_id = ?) +
+		(SELECT COALESCE(SUM(length(CAST(body AS BLOB))), 0) FROM wiki_revisions WHERE agent_id = ?)`, agent, agent, agent).Scan(&used); err != nil {
 		return err
 	}
 	if used+int64(adding) > maxWikiBytes {
 		return fmt.Errorf("the wiki holds %d bytes and this would pass its limit of %d; delete or shorten pages first", used, maxWikiBytes)
 	}
 	return nil
+}
+
+// maxRevisions is how many replaced bodies a page keeps.
+const maxRevisions = 5
+
+// keepRevision saves a page's current title and body before they are
+// replaced, and drops its revisions past maxRevisions.
+func keepRevision(ctx context.Context, c store.Conn, agent, slug string, now int64) error {
+	if _, err := c.ExecContext(ctx, `INSERT INTO wiki_revisions (agent_id, slug, title, body, replaced_ms)
+		SELECT agent_id, slug, title, body, ? FROM wiki_pages WHERE agent_id = ? AND slug = ?`, now, agent, slug); err != nil {
+		return err
+	}
+	_, err := c.ExecContext(ctx, `DELETE FROM wiki_revisions WHERE agent_id = ? AND slug = ? AND id NOT IN
+		(SELECT id FROM wiki_revisions WHERE agent_id = ? AND slug = ? ORDER BY id DESC LIMIT ?)`, agent, slug, agent, slug, maxRevisions)
+	return err
+}
+
+// Revision is a body a page had before it was replaced.
+type Revision struct {
+	N        int       `json:"revision"` // 1 is the body just before the current one
+	Title    string    `json:"title"`
+	Body     string    `json:"content"`
+	Replaced time.Time `json:"replaced"`
+}
+
+// Revisions returns a page's kept revisions, the most recent first.
+func (s *Store) Revisions(ctx context.Context, agent, slug string) ([]Revision, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT title, body, replaced_ms FROM wiki_revisions WHERE agent_id = ? AND slug = ? ORDER BY id DESC`, agent, slug)
+	if err != nil {
+		return nil, fmt.Errorf("revisions of %q: %w", slug, err)
+	}
+	defer rows.Close()
+	out := []Revision{}
+	for rows.Next() {
+		r := Revision{N: len(out) + 1}
+		var ms int64
+		if err := rows.Scan(&r.Title, &r.Body, &ms); err != nil {
+			return nil, fmt.Errorf("revisions of %q: %w", slug, err)
+		}
+		r.Replaced = time.UnixMilli(ms)
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 func sourceBytes(sources []Source) int {
@@ -251,6 +299,7 @@ func (s *Store) Delete(ctx context.Context, agent, slug string) error {
 		}
 		for _, q := range []string{
 			`DELETE FROM wiki_sources WHERE agent_id = ? AND slug = ?`,
+			`DELETE FROM wiki_revisions WHERE agent_id = ? AND slug = ?`,
 			`DELETE FROM wiki_links WHERE agent_id = ? AND from_slug = ?`,
 			`DELETE FROM wiki_embeddings WHERE agent_id = ? AND slug = ?`,
 		} {

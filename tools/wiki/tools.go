@@ -127,10 +127,17 @@ type SlugArgs struct {
 	Slug string `json:"slug" jsonschema:"description=The page's slug (or its title; it is turned into the slug)"`
 }
 
+// ReadArgs are wiki_read_page's arguments.
+type ReadArgs struct {
+	Slug     string `json:"slug" jsonschema:"description=The page's slug (or its title; it is turned into the slug)"`
+	Revision int    `json:"revision,omitempty" jsonschema:"minimum=0,maximum=5,description=Read an earlier version instead: 1 is the one before the current text (the page keeps 5)"`
+}
+
 func (w *wiki) readPage() tools.Tool {
 	return tools.NewTyped(spec("wiki_read_page", "Read wiki page",
-		"Read one page of your wiki: its title, Markdown content, archive state, and the pages it links to.", false),
-		func(ctx context.Context, c tools.Call, a SlugArgs) (tools.Result, error) {
+		"Read one page of your wiki: its title, Markdown content, archive state, the pages it links to, and how many earlier versions it keeps "+
+			"(read one with revision; restore it with wiki_create_page and overwrite).", false),
+		func(ctx context.Context, c tools.Call, a ReadArgs) (tools.Result, error) {
 			agent, err := agentOf(c)
 			if err != nil {
 				return tools.Result{}, err
@@ -143,6 +150,17 @@ func (w *wiki) readPage() tools.Tool {
 			if err != nil {
 				return tools.Result{}, err
 			}
+			revs, err := w.st.Revisions(ctx, agent, slug)
+			if err != nil {
+				return tools.Result{}, err
+			}
+			if a.Revision > 0 {
+				if a.Revision > len(revs) {
+					return tools.Result{}, fmt.Errorf("page %q keeps %d earlier versions; there is no revision %d", slug, len(revs), a.Revision)
+				}
+				r := revs[a.Revision-1]
+				p.Title, p.Body = r.Title, r.Body
+			}
 			if c.MaxChars > 0 && len(p.Body) > c.MaxChars-500 {
 				p.Body = clip(p.Body, max(c.MaxChars-500, 1000))
 			}
@@ -152,8 +170,10 @@ func (w *wiki) readPage() tools.Tool {
 			}
 			return jsonResult(struct {
 				Page
-				LinksTo []LinkedPage `json:"linksTo"`
-			}{p, rel.LinksTo})
+				Revision  int          `json:"revision,omitempty"`
+				Revisions int          `json:"revisions"`
+				LinksTo   []LinkedPage `json:"linksTo"`
+			}{p, a.Revision, len(revs), rel.LinksTo})
 		})
 }
 

@@ -383,7 +383,7 @@ func TestWikiByteCap(t *testing.T) {
 		t.Fatalf("a page past the wiki's cap: %v", err)
 	}
 	if _, err := f.call(t, "main", "wiki_create_page", map[string]any{"title": "A", "content": "short", "overwrite": true,
-		"sources": []map[string]string{{"ref": "r", "text": strings.Repeat("s", 9000)}}}); err != nil {
+		"sources": []map[string]string{{"ref": "r", "text": strings.Repeat("s", 3000)}}}); err != nil {
 		t.Fatalf("replacing a page with a smaller one and a source that fits: %v", err)
 	}
 	f.model.answers = []string{strings.Repeat("c", 2000)}
@@ -447,5 +447,41 @@ func TestSchemaDescriptionsWhole(t *testing.T) {
 		if !strings.Contains(string(f.tools[name].Spec().Parameters), s) {
 			t.Errorf("%s's schema lacks %q: %s", name, s, f.tools[name].Spec().Parameters)
 		}
+	}
+}
+
+// TestRevisions: a replaced page keeps its last five bodies, readable by
+// number, so a bad rewrite can be undone; deleting the page drops them.
+func TestRevisions(t *testing.T) {
+	f := newFixture(t)
+	f.create(t, "main", "Notes", "v0")
+	for i := 1; i <= 7; i++ {
+		f.must(t, "main", "wiki_create_page", map[string]any{"title": "Notes", "content": fmt.Sprint("v", i), "overwrite": true})
+	}
+	f.model.answers = []string{"compiled"}
+	f.must(t, "main", "wiki_compile_page", map[string]any{"slug": "notes"})
+	cur := f.must(t, "main", "wiki_read_page", map[string]any{"slug": "notes"})
+	if cur["content"] != "compiled" || cur["revisions"] != float64(maxRevisions) {
+		t.Fatalf("current: %v", cur)
+	}
+	for n, want := range map[int]string{1: "v7", 2: "v6", 5: "v3"} {
+		got := f.must(t, "main", "wiki_read_page", map[string]any{"slug": "notes", "revision": n})
+		if got["content"] != want || got["revision"] != float64(n) {
+			t.Fatalf("revision %d: %v", n, got)
+		}
+	}
+	if _, err := f.call(t, "main", "wiki_read_page", map[string]any{"slug": "notes", "revision": 6}); err == nil {
+		t.Fatal("a sixth revision was read")
+	}
+	if got := f.must(t, "other", "wiki_create_page", map[string]any{"title": "Notes", "content": "theirs"}); got["created"] != true {
+		t.Fatalf("other agent: %v", got)
+	}
+	if r := f.must(t, "other", "wiki_read_page", map[string]any{"slug": "notes"}); r["revisions"] != float64(0) {
+		t.Fatalf("another agent sees main's revisions: %v", r)
+	}
+	f.must(t, "main", "wiki_delete_page", map[string]any{"slug": "notes"})
+	f.create(t, "main", "Notes", "fresh")
+	if r := f.must(t, "main", "wiki_read_page", map[string]any{"slug": "notes"}); r["revisions"] != float64(0) {
+		t.Fatalf("a recreated page inherited revisions: %v", r)
 	}
 }
