@@ -106,7 +106,7 @@ async function openPage(slug) {
   head.append(el('h3', p.archived ? `${p.title} (archived)` : p.title), button('Close', () => { pageBox.hidden = true; }, 'close'));
   pageBox.replaceChildren(
     head,
-    el('p', `${p.slug} · updated ${when(Date.parse(p.updated))}`, 'muted'),
+    el('p', `${p.slug} · updated ${when(Date.parse(p.updated))} · ${(res?.revisions || []).length} earlier versions kept`, 'muted'),
     body,
     el('h4', 'Links to'), links.children.length ? links : el('p', 'none'),
     el('h4', 'Linked from'), back.children.length ? back : el('p', 'none'),
