@@ -43,6 +43,7 @@ import (
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/contentstudio"
 	"github.com/openclaw-go/openclaw/tools/memory"
+	"github.com/openclaw-go/openclaw/tools/wiki"
 )
 
 // Options are what the command line decides. Zero values mean "from the
@@ -179,7 +180,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		return err
 	}
 	s.state.Store(first)
-	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), admin.Migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations(), memory.Migrations(), channels.Migrations(), nodes.Migrations(), cron.Migrations(), contentstudio.Migrations())
+	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), admin.Migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations(), memory.Migrations(), wiki.Migrations(), channels.Migrations(), nodes.Migrations(), cron.Migrations(), contentstudio.Migrations())
 	if err != nil {
 		return err
 	}

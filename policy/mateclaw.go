@@ -13,13 +13,13 @@ import (
 // MateClaw tools we ship under their own name (DateTimeTool,
 // FileTypeDetectorTool, DocumentExtractTool, WorkspaceMemoryTool, the
 // Docx/Xlsx/Pptx/PdfRenderTool, DatasourceTool, SqlQueryTool, send_file,
-// enable_tool, load_skill) need no entry, and neither does
+// enable_tool, load_skill, the fourteen wiki_* tools) need no entry, and neither does
 // model3d_generate. The generation tools map to OpenClaw's names
 // (image_generate, video_generate, music_generate), which tools/generate
 // provides. MateClawDocTool and the Content Studio tools (compliance_scan,
 // content_item, gzh_package, xhs_package, wechat_article_extract,
-// gzh_publish) are ours under their own names; the wiki_* have no
-// counterpart.
+// gzh_publish) are ours under
+// their own names.
 var mateclawNames = map[string]string{
 	"ReadFileTool":      "read",
 	"WriteFileTool":     "write",

@@ -53,6 +53,36 @@ type Config struct {
 	Env EnvSection `json:"env"`
 	// Approvals forwards approval prompts to chats besides the one that asked. Default: not forwarded (the asking chat still gets its owner-only prompt).
 	Approvals Approvals `json:"approvals"`
+	// Memory configures memory search; here only its embedding model is read, by wiki_semantic_search. Default: no embedding model.
+	Memory Memory `json:"memory"`
+}
+
+// Memory is the memory.* section.
+type Memory struct {
+	// The embedding model semantic search uses. Default: none (wiki_semantic_search ranks by full text and says so).
+	Search MemorySearch `json:"search"`
+}
+
+// MemorySearch is memory.search.
+type MemorySearch struct {
+	// Whether embeddings are used at all; false makes wiki_semantic_search rank by full text. Default true.
+	Enabled *bool `json:"enabled"`
+	// Embedding provider: "openai" means any OpenAI-compatible POST /embeddings endpoint, the one kind used here. Default "" (none).
+	Provider string `json:"provider"`
+	// Embedding model id, e.g. "text-embedding-3-small". Default "" (none: no embeddings).
+	Model string `json:"model"`
+	// Where the embeddings endpoint is. Default: models.providers.openai's baseUrl and apiKey when provider is "openai".
+	Remote MemorySearchRemote `json:"remote"`
+}
+
+// MemorySearchRemote is memory.search.remote.
+type MemorySearchRemote struct {
+	// API root including its version, e.g. "http://127.0.0.1:8080/v1"; /embeddings is appended. Default "" (see remote).
+	BaseURL string `json:"baseUrl"`
+	// API key sent as a bearer token: a string, "${ENV_VAR}" or a SecretRef. Default "" (none).
+	APIKey SecretInput `json:"apiKey"`
+	// Extra HTTP headers sent with every embeddings request. Default {} (none).
+	Headers map[string]string `json:"headers"`
 }
 
 // AccessGroup is accessGroups.<name>.

@@ -58,6 +58,9 @@ type Agents interface {
 	SessionTools() []tools.Tool
 	// Analyze answers the image tool (agents.defaults.imageModel).
 	image.Analyzer
+	// CompleteOnce makes one model call on an agent's chain (the wiki's
+	// compile, enrich and explain steps).
+	CompleteOnce(ctx context.Context, o agents.OneShot) (string, error)
 }
 
 // Sessions reads a session, for tools.explain's activations.
@@ -181,6 +184,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	webCfg := h.cfg().Tools.Web
 	builtins = append(builtins, web.FetchTool(fetchConfig(webCfg.Fetch, h.log)), web.SearchTool(searchConfig(webCfg.Search, h.cfg().Plugins.Entries, os.Getenv)))
 	builtins = append(builtins, memory.Tools(workspace, opts.DB)...)
+	builtins = append(builtins, h.wikiTools()...)
 	builtins = append(builtins, h.sqlTools(workspace)...)
 	builtins = append(builtins, docextract.Tools(workspace)...)
 	// The agents service resolves the image model chain at each call, so
@@ -249,14 +253,15 @@ func (h *Host) Audit() *tools.SQLAudit { return h.audit }
 // Name implements the root's part.
 func (h *Host) Name() string { return "toolhost" }
 
-// Register serves the tools.*, approval, exec approvals and audit
-// methods, the /api/v1/tools routes, the canvas host and the download
+// Register serves the tools.*, approval, exec approvals, audit and
+// wiki.* methods, the /api/v1/tools routes, the canvas host and the download
 // links.
 func (h *Host) Register(srv *rpc.Server, mux *http.ServeMux) {
 	h.registerToolMethods(srv)
 	h.registerApprovals(srv)
 	h.registerExecApprovals(srv)
 	srv.HandleFunc("audit.list", rpc.Typed(h.handleAuditList))
+	h.registerWiki(srv)
 	h.registerToolAdmin(srv, mux)
 	mux.Handle(canvasPrefix, h.localOnly(h.canvas.host))
 	mux.HandleFunc("GET /files/{token}/{name}", h.downloads.serve)

@@ -4,7 +4,7 @@
 // like WebChat (whose connection code it reuses): login with the gateway
 // token (kept in sessionStorage only), a device identity, and one module
 // per view (Chat, Approvals, Sessions, Channels, Nodes, Tools, Cron,
-// Config) over the same RPC methods the CLI uses.
+// Config, Wiki) over the same RPC methods the CLI uses.
 //
 // Responses carry the same strict Content-Security-Policy as WebChat. The
 // logo (also the favicon) is an SVG drawn here, with no script in it.

@@ -12,6 +12,7 @@ import './nodes.js';
 import './tools.js';
 import './cron.js';
 import './config.js';
+import './wiki.js';
 
 const nav = $('nav');
 const main = $('chat');
