@@ -41,6 +41,11 @@ type Network struct {
 	// reaction only when messages.ackReaction is set, never with the
 	// agent's emoji by default (WhatsApp, as OpenClaw does).
 	AckWhenConfigured bool
+	// VoiceNotes says the network plays Ogg/Opus voice messages
+	// natively (Telegram, WhatsApp, Discord): spoken replies are asked
+	// for in Opus and sent as voice messages; elsewhere they go as an MP3
+	// file.
+	VoiceNotes bool
 	// Accounts lists the configured accounts; nil when the channel's block
 	// is absent.
 	Accounts func(cfg *config.Config) []AccountSpec

@@ -17,6 +17,7 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
+	"github.com/openclaw-go/openclaw/speech"
 	"github.com/openclaw-go/openclaw/gateway/store"
 )
 
@@ -104,6 +105,7 @@ func New(opts Options) *Host {
 		Approver:        approvalResolver{approvals: opts.Approvals, approver: h.chatApprover, posts: h.posts},
 		Networks:        networks,
 		Workspace:       opts.Agents.Workspace,
+		Speech:          &speech.Client{Getenv: opts.Getenv},
 		BootstrapOwner:  opts.BootstrapOwner,
 		OwnerConfigured: func() bool { return len(opts.Config().Commands.OwnerAllowFrom) > 0 },
 		OnStatus: func(channel, accountID string, st channels.Status) {
