@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
-	"github.com/openclaw-go/openclaw/speech"
 	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/speech"
 )
 
 // NativeCommands is the command menu published on networks that have

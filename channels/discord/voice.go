@@ -124,6 +124,3 @@ func OggDuration(b []byte) float64 {
 	}
 	return math.Max(1, math.Round(secs*100)/100)
 }
-
-
-

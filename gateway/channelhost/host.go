@@ -17,8 +17,8 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
-	"github.com/openclaw-go/openclaw/speech"
 	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/speech"
 )
 
 // Bus is the gateway's event bus: broadcasts to operators, and the
