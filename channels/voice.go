@@ -136,3 +136,44 @@ func saveOutbound(ws, name string, data []byte) (string, error) {
 	}
 	return rel, nil
 }
+
+// VoiceRequest is a one-off voice message (the tts tool).
+type VoiceRequest struct {
+	Channel, AccountID string
+	To                 Target
+	AgentID            string
+	Text               string
+	// Timeout bounds the provider call; 0 is tts.timeoutMs.
+	Timeout        time.Duration
+	IdempotencyKey string
+}
+
+// SendVoice speaks req.Text under the agent's tts settings (text over
+// tts.maxTextLength is refused, not cut) and queues it to the chat as a
+// voice message where the network has them, else as an audio file.
+func (m *Manager) SendVoice(ctx context.Context, req VoiceRequest) (SendResult, error) {
+	if m.opts.Speech == nil || m.opts.Workspace == nil {
+		return SendResult{}, errors.New("tts: speech is not available here")
+	}
+	a, err := m.resolveAccount(req.Channel, req.AccountID)
+	if err != nil {
+		return SendResult{}, err
+	}
+	ws, err := m.opts.Workspace(req.AgentID)
+	if err != nil {
+		return SendResult{}, fmt.Errorf("tts: workspace: %w", err)
+	}
+	audio, err := m.opts.Speech.SpeakText(ctx, m.cfg.Load().TTSFor(req.AgentID), req.Text, a.network.VoiceNotes, req.Timeout)
+	if err != nil {
+		return SendResult{}, fmt.Errorf("tts: %w", err)
+	}
+	name := "voice-" + strconv.FormatInt(time.Now().UnixNano(), 36) + audio.Ext
+	rel, err := saveOutbound(ws, name, audio.Data)
+	if err != nil {
+		return SendResult{}, fmt.Errorf("tts: save audio: %w", err)
+	}
+	return m.Send(ctx, SendRequest{
+		Channel: a.network.Name, AccountID: a.id, To: req.To, IdempotencyKey: req.IdempotencyKey,
+		Attachments: []Attachment{{Path: path.Join(ws, rel), Name: "voice" + audio.Ext, MIME: audio.MIME, Voice: audio.VoiceNote && a.network.VoiceNotes}},
+	})
+}

@@ -3,6 +3,7 @@ package channels
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -19,12 +20,13 @@ import (
 // voiceHarness is a manager on one account whose adapter can fetch
 // media, with the speech providers faked.
 type voiceHarness struct {
-	ad    *mediaAdapter
-	agent *echoAgent
-	fake  *speechtest.Server
-	ws    string
-	got   chan Dispatch
-	logs  *syncBuffer
+	ad      *mediaAdapter
+	agent   *echoAgent
+	fake    *speechtest.Server
+	ws      string
+	got     chan Dispatch
+	logs    *syncBuffer
+	manager *Manager
 }
 
 // syncBuffer is a log sink tests read while the manager writes.
@@ -71,6 +73,7 @@ func newVoiceHarness(t *testing.T, policy AccountPolicy, voiceNotes bool, tune f
 		Workspace:    func(string) (string, error) { return h.ws, nil }})
 	m.Start(context.Background())
 	t.Cleanup(func() { m.Close(context.Background()) })
+	h.manager = m
 	return h
 }
 
@@ -240,5 +243,33 @@ func TestTranscriptionQuotaToldToAgent(t *testing.T) {
 	d := <-h.got
 	if !strings.Contains(d.Text, "not transcribed: openai transcription: out of quota or credit") || strings.Contains(d.Text, speechtest.Key) {
 		t.Fatalf("agent saw %q", d.Text)
+	}
+}
+
+// TestSendVoiceTool: the tts tool's path queues a voice message to the
+// chat, and refuses text over tts.maxTextLength before any provider call
+// (a prompt-injected model cannot make the gateway read a novel aloud).
+func TestSendVoiceTool(t *testing.T) {
+	h := newVoiceHarness(t, openPolicy, true, func(cfg *config.Config, fake *speechtest.Server) {
+		speakAlways(cfg, fake)
+		cfg.TTS.Auto = "off" // the tool speaks whatever auto says
+		cfg.TTS.MaxTextLength = 200
+	})
+	m := h.manager
+	res, err := m.SendVoice(context.Background(), VoiceRequest{Channel: "telegram", To: Target{ChatID: "42"}, AgentID: "main",
+		Text: "Spoken on request.", IdempotencyKey: "tool-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := h.ad.waitSent(t, 1)
+	if at := got[0].Attachments; len(at) != 1 || !at[0].Voice || res.ChatID != "42" {
+		t.Fatalf("sent %+v (%+v)", got[0], res)
+	}
+	if _, err := m.SendVoice(context.Background(), VoiceRequest{Channel: "telegram", To: Target{ChatID: "42"}, AgentID: "main",
+		Text: strings.Repeat("a", 201), IdempotencyKey: "tool-2"}); !errors.Is(err, speech.ErrTooLarge) {
+		t.Fatalf("over-long text: %v", err)
+	}
+	if n := len(h.fake.Requests()); n != 1 {
+		t.Errorf("%d provider calls, want 1", n)
 	}
 }

@@ -35,6 +35,7 @@ import (
 	"github.com/openclaw-go/openclaw/tools/pdfrender"
 	"github.com/openclaw-go/openclaw/tools/shell"
 	"github.com/openclaw-go/openclaw/tools/sqltool"
+	"github.com/openclaw-go/openclaw/tools/tts"
 	"github.com/openclaw-go/openclaw/tools/web"
 )
 
@@ -95,6 +96,9 @@ type Options struct {
 	Nodes func() *nodes.Registry
 	// Messenger gives the message tools the channels.
 	Messenger message.Messenger
+	// Speaker gives the tts tool the channels and the speech providers;
+	// nil leaves the tool saying speech is not available.
+	Speaker tts.Speaker
 	// Scheduler backs the automations tool.
 	Scheduler automations.Scheduler
 	// Approvals hears approval requests and decisions (operators on the
@@ -184,6 +188,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	builtins = append(builtins, h.gatewayTool())
 	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
 	builtins = append(builtins, message.Tools(opts.Messenger, workspace)...)
+	builtins = append(builtins, tts.Tool(opts.Speaker))
 	builtins = append(builtins, h.nodesTool(workspace))
 	builtins = append(builtins, automations.New(opts.Scheduler))
 	builtins = append(builtins, h.canvasTool(workspace))
