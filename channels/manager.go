@@ -862,7 +862,9 @@ func (m *Manager) admit(ctx context.Context, cfg *config.Config, r inboundRow) (
 	text := strings.TrimSpace(in.Text)
 	voice := slices.ContainsFunc(in.Media, isAudio)
 	if len(in.Media) > 0 {
-		text = strings.TrimSpace(text + "\n\n" + m.saveMedia(ctx, cfg, a, agentID, r.ID, in.Media))
+		described, transcripts := m.saveMedia(ctx, cfg, a, agentID, r.ID, in.Media)
+		text = strings.TrimSpace(text + "\n\n" + described)
+		m.echoTranscripts(ctx, cfg, in, r.ID, transcripts)
 	}
 	if text == "" {
 		finish("dropped", "empty message", "", "")
@@ -1239,7 +1241,7 @@ func (m *Manager) mentionMatcher(patterns []string) func(string) bool {
 // saveMedia downloads a message's attachments into the agent's workspace
 // (inbox/<date>/) when the adapter can fetch them, and describes them for
 // the agent: a path it can read, or what the attachment was.
-func (m *Manager) saveMedia(ctx context.Context, cfg *config.Config, a *account, agentID string, rowID int64, media []Media) string {
+func (m *Manager) saveMedia(ctx context.Context, cfg *config.Config, a *account, agentID string, rowID int64, media []Media) (described string, transcripts []string) {
 	fetcher, _ := a.adapterNow().(MediaFetcher)
 	var ws string
 	if fetcher != nil && m.opts.Workspace != nil {
@@ -1267,12 +1269,15 @@ func (m *Manager) saveMedia(ctx context.Context, cfg *config.Config, a *account,
 		}
 		parts[i] = "[" + label + " saved at " + rel + "]"
 		if isAudio(md) {
-			if p, ok := m.transcribe(ctx, cfg, ws, rel, md); ok {
+			if p, heard, ok := m.transcribe(ctx, cfg, ws, rel, md); ok {
 				parts[i] = p
+				if heard != "" {
+					transcripts = append(transcripts, heard)
+				}
 			}
 		}
 	}
-	return strings.Join(parts, " ")
+	return strings.Join(parts, " "), transcripts
 }
 
 // saveAttachment writes one attachment under ws/inbox/<date>/ through an

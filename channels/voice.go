@@ -26,27 +26,50 @@ func isAudio(md Media) bool {
 // (no tools.media.audio provider): the attachment is then described as
 // any other. The file was cut at the media cap when it was saved; the
 // transcription's own maxBytes is checked again before any upload.
-func (m *Manager) transcribe(ctx context.Context, cfg *config.Config, ws, rel string, md Media) (part string, ok bool) {
+func (m *Manager) transcribe(ctx context.Context, cfg *config.Config, ws, rel string, md Media) (part, transcript string, ok bool) {
 	if m.opts.Speech == nil {
-		return "", false
+		return "", "", false
 	}
 	s, ok := m.opts.Speech.STTFor(cfg)
 	if !ok {
-		return "", false
+		return "", "", false
 	}
 	data, err := readCapped(ws, rel, s.MaxBytes)
 	if err == nil {
 		var text string
 		text, err = m.opts.Speech.Transcribe(ctx, s, data, path.Base(rel), md.MIME)
 		if err == nil && text == "" {
-			return "[Audio]\n(no speech in the recording)", true
+			return "[Audio]\n(no speech in the recording)", "", true
 		}
 		if err == nil {
-			return "[Audio]\nTranscript:\n" + text, true
+			return "[Audio]\nTranscript:\n" + text, text, true
 		}
 	}
 	m.log.Warn("channels: audio not transcribed", "kind", md.Kind, "err", err)
-	return "[Audio saved at " + rel + " (not transcribed: " + firstLine(err.Error()) + ")]", true
+	return "[Audio saved at " + rel + " (not transcribed: " + firstLine(err.Error()) + ")]", "", true
+}
+
+// echoTranscripts posts what was heard back in the chat when
+// tools.media.audio.echoTranscript is on.
+func (m *Manager) echoTranscripts(ctx context.Context, cfg *config.Config, in Inbound, rowID int64, transcripts []string) {
+	a := cfg.Tools.Media.Audio
+	if !a.EchoTranscript || len(transcripts) == 0 {
+		return
+	}
+	format := a.EchoFormat
+	if format == "" {
+		format = config.DefaultAudioEchoFormat
+	}
+	for i, text := range transcripts {
+		_, err := m.Send(ctx, SendRequest{
+			Channel: in.Channel, AccountID: in.AccountID, To: Target{ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID},
+			Text: strings.ReplaceAll(format, "{transcript}", text), ReplyToID: in.MessageID,
+			IdempotencyKey: "in-" + strconv.FormatInt(rowID, 10) + "-echo-" + strconv.Itoa(i),
+		})
+		if err != nil {
+			m.log.Warn("channels: transcript echo not sent", "err", err)
+		}
+	}
 }
 
 // readCapped reads ws/rel through an os.Root, refusing more than max bytes.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -271,5 +272,25 @@ func TestSendVoiceTool(t *testing.T) {
 	}
 	if n := len(h.fake.Requests()); n != 1 {
 		t.Errorf("%d provider calls, want 1", n)
+	}
+}
+
+// TestTranscriptEcho: with echoTranscript the chat sees what was heard,
+// in echoFormat, besides the reply.
+func TestTranscriptEcho(t *testing.T) {
+	h := newVoiceHarness(t, openPolicy, true, func(cfg *config.Config, _ *speechtest.Server) {
+		cfg.Tools.Media.Audio.EchoTranscript = true
+		cfg.Tools.Media.Audio.EchoFormat = "heard: {transcript}"
+	})
+	h.fake.SetTranscript("call mum")
+	h.ad.files["v1"] = "OggS" + strings.Repeat("\x01", 4000)
+	h.ad.push(t, voiceFrom("1", "42", "v1"))
+	<-h.got
+	var texts []string
+	for _, o := range h.ad.waitSent(t, 2) {
+		texts = append(texts, o.Text)
+	}
+	if !slices.Contains(texts, "heard: call mum") {
+		t.Fatalf("sent %q", texts)
 	}
 }
