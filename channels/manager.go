@@ -923,6 +923,14 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 	if len(agentIDs) == 1 {
 		if pv = m.newPreview(ctx, a, policy, in); pv != nil {
 			onText = pv.update
+			if m.opts.Speech != nil {
+				// The preview shows what the final reply will: no
+				// [[tts:...]] tags, no audio-only text.
+				onText = func(text string) {
+					visible, _ := speech.ParseDirectives(text)
+					pv.update(visible)
+				}
+			}
 		}
 	}
 	typing := &typingLatch{start: func() func() {
