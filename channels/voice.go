@@ -157,7 +157,28 @@ func saveOutbound(ws, name string, data []byte) (string, error) {
 	if err := root.WriteFile(rel, data, 0o600); err != nil {
 		return "", err
 	}
+	pruneOutbox(root, time.Now().AddDate(0, 0, -outboxDays))
 	return rel, nil
+}
+
+// outboxDays is how long generated audio is kept: far longer than any
+// delivery retries, short enough that spoken replies do not pile up.
+const outboxDays = 7
+
+// pruneOutbox removes the outbox/<date> folders from before cutoff.
+func pruneOutbox(root *os.Root, cutoff time.Time) {
+	f, err := root.Open("outbox")
+	if err != nil {
+		return
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	keep := cutoff.Format("2006-01-02")
+	for _, n := range names {
+		if _, err := time.Parse("2006-01-02", n); err == nil && n < keep {
+			_ = root.RemoveAll(path.Join("outbox", n))
+		}
+	}
 }
 
 // VoiceRequest is a one-off voice message (the tts tool).

@@ -294,3 +294,24 @@ func TestTranscriptEcho(t *testing.T) {
 		t.Fatalf("sent %q", texts)
 	}
 }
+
+// TestOutboxPruned: generated audio older than a week is removed when new
+// audio is saved; today's stays.
+func TestOutboxPruned(t *testing.T) {
+	ws := t.TempDir()
+	old := filepath.Join(ws, "outbox", "2020-01-02")
+	if err := os.MkdirAll(old, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(old, "voice.ogg"), []byte("x"), 0o600)
+	rel, err := saveOutbound(ws, "voice-1.ogg", []byte("OggS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("old outbox folder kept: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, rel)); err != nil {
+		t.Errorf("new audio gone: %v", err)
+	}
+}
