@@ -82,6 +82,7 @@ func audioOf(data []byte, format string) Audio {
 // STTSettings is how inbound audio is transcribed (OpenAI's
 // /audio/transcriptions), resolved from tools.media.
 type STTSettings struct {
+	Provider string // "openai" or "elevenlabs"
 	BaseURL  string
 	Key      string
 	Model    string
@@ -102,8 +103,11 @@ const minAudioBytes = 1024
 
 // STTFor resolves transcription from cfg: tools.media.audio, the first
 // tools.media.models entry that transcribes here (the preferredModel
-// first), else the openai provider's key from models.providers.openai or
-// OPENAI_API_KEY. ok is false when transcription is off or has no key.
+// first), else the first provider with a key: openai
+// (models.providers.openai.apiKey or OPENAI_API_KEY), then elevenlabs
+// (models.providers.elevenlabs.apiKey, tts.providers.elevenlabs.apiKey,
+// ELEVENLABS_API_KEY or XI_API_KEY). ok is false when transcription is
+// off or has no key.
 func (c *Client) STTFor(cfg *config.Config) (s STTSettings, ok bool) {
 	a := cfg.Tools.Media.Audio
 	if a.Enabled != nil && !*a.Enabled {
@@ -115,15 +119,36 @@ func (c *Client) STTFor(cfg *config.Config) (s STTSettings, ok bool) {
 		if !e.HandlesAudio() {
 			continue
 		}
-		if !found || strings.EqualFold("openai/"+e.Model, a.PreferredModel) {
+		if !found || strings.EqualFold(e.Provider+"/"+e.Model, a.PreferredModel) {
 			entry, found = e, true
 		}
 	}
-	mp := cfg.Models.Providers["openai"]
+	provider := strings.ToLower(entry.Provider)
+	if !found {
+		for _, id := range config.AudioProviders {
+			if c.sttKey(cfg, id) != "" {
+				provider = id
+				break
+			}
+		}
+	}
+	if provider == "" {
+		return STTSettings{}, false
+	}
+	mp := cfg.Models.Providers[provider]
+	defBase, defModel := OpenAIBaseURL, config.DefaultAudioModel
+	if provider == "elevenlabs" {
+		defBase, defModel = ElevenLabsBaseURL, config.DefaultElevenLabsAudioModel
+	}
+	preferred := ""
+	if p, m, ok := strings.Cut(a.PreferredModel, "/"); ok && strings.EqualFold(p, provider) {
+		preferred = m
+	}
 	s = STTSettings{
-		BaseURL:  trimBase(cmp.Or(entry.BaseURL, a.BaseURL, mp.BaseURL, OpenAIBaseURL)),
-		Key:      cmp.Or(mp.APIKey.Value, c.getenv("OPENAI_API_KEY")),
-		Model:    cmp.Or(entry.Model, strings.TrimPrefix(a.PreferredModel, "openai/"), config.DefaultAudioModel),
+		Provider: provider,
+		BaseURL:  trimBase(cmp.Or(entry.BaseURL, a.BaseURL, mp.BaseURL, defBase)),
+		Key:      c.sttKey(cfg, provider),
+		Model:    cmp.Or(entry.Model, preferred, defModel),
 		Language: cmp.Or(entry.Language, a.Language),
 		Prompt:   cmp.Or(entry.Prompt, a.Prompt),
 		MaxBytes: int64(cmp.Or(entry.MaxBytes, a.MaxBytes, config.DefaultAudioMaxBytes)),
@@ -133,25 +158,36 @@ func (c *Client) STTFor(cfg *config.Config) (s STTSettings, ok bool) {
 	if a.EchoTranscript {
 		s.Echo = cmp.Or(a.EchoFormat, config.DefaultAudioEchoFormat)
 	}
-	if strings.Contains(s.Model, "/") { // a preferredModel of another provider
-		s.Model = config.DefaultAudioModel
-	}
 	return s, s.Key != ""
 }
 
-// Transcribe sends audio to POST {base}/audio/transcriptions (multipart:
-// file, model, language, prompt) and returns the text. Audio over
+// sttKey is provider's transcription key.
+func (c *Client) sttKey(cfg *config.Config, provider string) string {
+	mp := cfg.Models.Providers[provider].APIKey.Value
+	switch provider {
+	case "openai":
+		return cmp.Or(mp, c.getenv("OPENAI_API_KEY"))
+	case "elevenlabs":
+		return cmp.Or(mp, c.elevenLabsKey(cfg.TTS.Providers["elevenlabs"]))
+	}
+	return ""
+}
+
+// Transcribe sends audio to OpenAI's POST {base}/audio/transcriptions
+// (multipart: file, model, language, prompt) or ElevenLabs' POST
+// {base}/v1/speech-to-text (file, model_id, language_code) and returns
+// the text. Audio over
 // s.MaxBytes is refused before any upload (ErrTooLarge); audio under
 // 1 KiB is taken as silence ("" and no call).
 func (c *Client) Transcribe(ctx context.Context, s STTSettings, audio []byte, name, mimeType string) (string, error) {
 	if s.MaxBytes > 0 && int64(len(audio)) > s.MaxBytes {
-		return "", fmt.Errorf("openai transcription: audio is %d bytes, over the %d allowed (tools.media.audio.maxBytes): %w", len(audio), s.MaxBytes, ErrTooLarge)
+		return "", fmt.Errorf("transcription: audio is %d bytes, over the %d allowed (tools.media.audio.maxBytes): %w", len(audio), s.MaxBytes, ErrTooLarge)
 	}
 	if len(audio) < minAudioBytes {
 		return "", nil
 	}
 	if s.Key == "" {
-		return "", fmt.Errorf("openai transcription: %w", ErrNoKey)
+		return "", fmt.Errorf("%s transcription: %w", s.Provider, ErrNoKey)
 	}
 	ctx, cancel := withTimeout(ctx, s.Timeout, time.Duration(config.DefaultAudioTimeoutSeconds)*time.Second)
 	defer cancel()
@@ -164,7 +200,16 @@ func (c *Client) Transcribe(ctx context.Context, s STTSettings, audio []byte, na
 	if err == nil {
 		_, err = fw.Write(audio)
 	}
+	// OpenAI: model, language, prompt. ElevenLabs (/v1/speech-to-text):
+	// model_id and language_code, the key in xi-api-key.
+	label, endpoint := "openai transcription", s.BaseURL+"/audio/transcriptions"
+	hdr := http.Header{"Authorization": {"Bearer " + s.Key}}
 	fields := [][2]string{{"model", s.Model}, {"response_format", "json"}, {"language", s.Language}, {"prompt", s.Prompt}}
+	if s.Provider == "elevenlabs" {
+		label, endpoint = "elevenlabs transcription", s.BaseURL+"/v1/speech-to-text"
+		hdr = http.Header{"Xi-Api-Key": {s.Key}}
+		fields = [][2]string{{"model_id", s.Model}, {"language_code", s.Language}}
+	}
 	for _, f := range fields {
 		if err == nil && f[1] != "" {
 			err = mw.WriteField(f[0], f[1])
@@ -174,10 +219,10 @@ func (c *Client) Transcribe(ctx context.Context, s STTSettings, audio []byte, na
 		err = mw.Close()
 	}
 	if err != nil {
-		return "", fmt.Errorf("openai transcription: %w", err)
+		return "", fmt.Errorf("%s: %w", label, err)
 	}
-	hdr := http.Header{"Authorization": {"Bearer " + s.Key}, "Content-Type": {mw.FormDataContentType()}}
-	data, err := c.post(ctx, "openai transcription", s.BaseURL+"/audio/transcriptions", s.Key, hdr, buf.Bytes(), maxJSONBytes)
+	hdr.Set("Content-Type", mw.FormDataContentType())
+	data, err := c.post(ctx, label, endpoint, s.Key, hdr, buf.Bytes(), maxJSONBytes)
 	if err != nil {
 		return "", err
 	}
@@ -185,7 +230,7 @@ func (c *Client) Transcribe(ctx context.Context, s STTSettings, audio []byte, na
 		Text *string `json:"text"`
 	}
 	if err := json.Unmarshal(data, &out); err != nil || out.Text == nil {
-		return "", fmt.Errorf("openai transcription: answer has no text")
+		return "", fmt.Errorf("%s: answer has no text", label)
 	}
 	text := strings.TrimSpace(*out.Text)
 	if r := []rune(text); s.MaxChars > 0 && len(r) > s.MaxChars {

@@ -240,3 +240,41 @@ func TestSpeakTextBounded(t *testing.T) {
 		t.Error("over-long text reached the provider")
 	}
 }
+
+// TestTranscribeElevenLabs: a tools.media.models entry for elevenlabs
+// sends Scribe's multipart request with the key in xi-api-key.
+func TestTranscribeElevenLabs(t *testing.T) {
+	fake := speechtest.New(t)
+	fake.SetTranscript("hallo welt")
+	c := &speech.Client{Getenv: func(k string) string {
+		if k == "ELEVENLABS_API_KEY" {
+			return speechtest.Key
+		}
+		return ""
+	}}
+	cfg := &config.Config{}
+	cfg.Tools.Media.Models = []config.MediaModelEntry{{Provider: "elevenlabs", Capabilities: []string{"audio"}, BaseURL: fake.ElevenLabsBase()}}
+	cfg.Tools.Media.Audio.Language = "de"
+	s, ok := c.STTFor(cfg)
+	if !ok || s.Provider != "elevenlabs" || s.Model != config.DefaultElevenLabsAudioModel {
+		t.Fatalf("settings %+v %v", s, ok)
+	}
+	text, err := c.Transcribe(context.Background(), s, make([]byte, 3000), "voice.ogg", "audio/ogg")
+	if err != nil || text != "hallo welt" {
+		t.Fatalf("%q %v", text, err)
+	}
+	r := fake.Requests()[0]
+	if r.Path != "/v1/speech-to-text" || r.Auth != speechtest.Key || r.Fields["model_id"] != "scribe_v2" || r.Fields["language_code"] != "de" {
+		t.Errorf("request %+v", r)
+	}
+	// Without an entry, openai wins when both have keys; elevenlabs is
+	// picked when only it has one.
+	cfg.Tools.Media.Models = nil
+	if s, ok := c.STTFor(cfg); !ok || s.Provider != "elevenlabs" || s.BaseURL != speech.ElevenLabsBaseURL {
+		t.Errorf("auto: %+v %v", s, ok)
+	}
+	cfg.Models.Providers = map[string]config.ModelProvider{"openai": {APIKey: config.SecretInput{Value: "sk-x"}}}
+	if s, _ := c.STTFor(cfg); s.Provider != "openai" {
+		t.Errorf("auto with both keys: %+v", s)
+	}
+}

@@ -1877,9 +1877,9 @@ type TTSVoiceSettings struct {
 // ToolMedia is tools.media: understanding inbound media before the agent
 // sees the message. Only audio (speech to text) is in effect here.
 type ToolMedia struct {
-	// Media models tried in order, each for the capabilities it lists; an entry's keys override tools.media.audio's. Only provider "openai" entries with the "audio" capability (or none listed) transcribe here. Default [] (audio picks the openai provider when it has an API key).
+	// Media models tried in order, each for the capabilities it lists; an entry's keys override tools.media.audio's. Only provider "openai" and "elevenlabs" entries with the "audio" capability (or none listed) transcribe here. Default [] (audio picks openai, else elevenlabs, whichever has an API key).
 	Models []MediaModelEntry `json:"models"`
-	// Speech to text of inbound voice notes and audio files. Default: on when an openai key is found.
+	// Speech to text of inbound voice notes and audio files. Default: on when an openai or elevenlabs key is found.
 	Audio MediaAudio `json:"audio"`
 }
 
@@ -1887,7 +1887,7 @@ type ToolMedia struct {
 type MediaModelEntry struct {
 	// Provider id ("openai"); a CLI entry has type "cli" instead. Default "".
 	Provider string `json:"provider"`
-	// Model id. Default "gpt-4o-transcribe" (openai audio).
+	// Model id. Default "gpt-4o-transcribe" (openai), "scribe_v2" (elevenlabs).
 	Model string `json:"model"`
 	// What the entry handles: "audio", "image", "video". Default [] (every capability its provider has).
 	Capabilities []string `json:"capabilities"`
@@ -1909,7 +1909,7 @@ type MediaModelEntry struct {
 
 // MediaAudio is tools.media.audio.
 type MediaAudio struct {
-	// false turns transcription off. Default true (on when an openai key is configured or found).
+	// false turns transcription off. Default true (on when an openai or elevenlabs key is configured or found).
 	Enabled *bool `json:"enabled"`
 	// "provider/model" to try first among the entries. Default "".
 	PreferredModel string `json:"preferredModel"`

@@ -1,6 +1,7 @@
 // Package speechtest is a fake of the speech providers' HTTP APIs, for
 // tests: OpenAI's /v1/audio/speech and /v1/audio/transcriptions and
-// ElevenLabs' /v1/text-to-speech/{voice_id}, in their real wire formats
+// ElevenLabs' /v1/text-to-speech/{voice_id} and /v1/speech-to-text, in
+// their real wire formats
 // (JSON or multipart in, audio bytes or JSON out, their error bodies),
 // so the real client code is what a test exercises.
 package speechtest
@@ -114,6 +115,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		req.Provider, req.Auth = "openai", r.Header.Get("Authorization")
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/audio/transcriptions":
 		req.Provider, req.Auth = "openai", r.Header.Get("Authorization")
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/speech-to-text":
+		req.Provider, req.Auth = "elevenlabs", r.Header.Get("Xi-Api-Key")
 	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/v1/text-to-speech/"):
 		req.Provider, req.Auth = "elevenlabs", r.Header.Get("Xi-Api-Key")
 	default:
@@ -163,6 +166,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Fields != nil {
 		w.Header().Set("Content-Type", "application/json")
+		if req.Provider == "elevenlabs" { // Scribe's answer carries more than the text
+			json.NewEncoder(w).Encode(map[string]any{"language_code": "eng", "language_probability": 0.98, "text": transcript, "words": []any{}})
+			return
+		}
 		json.NewEncoder(w).Encode(map[string]any{"text": transcript})
 		return
 	}
