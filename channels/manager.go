@@ -923,14 +923,6 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 	if len(agentIDs) == 1 {
 		if pv = m.newPreview(ctx, a, policy, in); pv != nil {
 			onText = pv.update
-			if m.opts.Speech != nil {
-				// The preview shows what the final reply will: no
-				// [[tts:...]] tags, no audio-only text.
-				onText = func(text string) {
-					visible, _ := speech.ParseDirectives(text)
-					pv.update(visible)
-				}
-			}
 		}
 	}
 	typing := &typingLatch{start: func() func() {
@@ -1258,7 +1250,9 @@ func (m *Manager) saveMedia(ctx context.Context, cfg *config.Config, a *account,
 			m.log.Warn("channels: no workspace for attachments", "agentId", agentID, "err", err)
 		}
 	}
-	limit := int64(cmp.Or(m.cfg.Load().Agents.Defaults.MediaMaxMb, m.opts.MediaMaxMb, 20)) << 20
+	// The account's own mediaMaxMb ("sent or received") first: a voice
+	// note or file over it is refused before the download.
+	limit := int64(cmp.Or(a.specNow().Policy.MediaMaxMb, m.cfg.Load().Agents.Defaults.MediaMaxMb, m.opts.MediaMaxMb, 20)) << 20
 	parts := make([]string, len(media))
 	for i, md := range media {
 		label := md.Kind

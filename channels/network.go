@@ -112,6 +112,7 @@ func CommonPolicy(cfg *config.Config, c config.ChannelCommon, streaming config.P
 		DMPolicy: c.DMPolicy, AllowFrom: c.AllowFrom, GroupPolicy: c.GroupPolicy,
 		MentionPatterns: c.MentionPatterns.Patterns, MentionScope: c.MentionPatterns.Scope, TextLimit: c.TextChunkLimit, ChunkMode: streaming.ChunkMode, StreamMode: streaming.Mode,
 		ReplyToMode: c.ReplyToMode, ResponsePrefix: c.ResponsePrefix, HistoryLimit: c.HistoryLimit, Groups: map[string]GroupPolicy{},
+		MediaMaxMb: c.MediaMaxMb,
 	}
 	if p.GroupPolicy == "" {
 		p.GroupPolicy = cfg.Channels.Defaults.GroupPolicy
