@@ -148,6 +148,10 @@ type Attachment struct {
 	Path string // a local file
 	Name string // the name shown; default the base of Path
 	MIME string
+	// Voice asks for a native voice message (Telegram sendVoice, a
+	// WhatsApp push-to-talk note, a Discord voice message); the file is
+	// Ogg/Opus. Networks without voice messages send it as a file.
+	Voice bool `json:",omitempty"`
 }
 
 // Button is an inline button; Data comes back as Inbound.CallbackData.

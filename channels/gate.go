@@ -12,6 +12,9 @@ import (
 // AccountPolicy is who may talk to one channel account and how, resolved
 // from the channel's config block.
 type AccountPolicy struct {
+	// MediaMaxMb caps an inbound attachment's download (the account's
+	// mediaMaxMb); 0 is agents.defaults.mediaMaxMb, else 20.
+	MediaMaxMb     int
 	DMPolicy       string   // pairing (default) | allowlist | open | disabled
 	AllowFrom      []string // sender ids; "*" = anyone
 	GroupPolicy    string   // allowlist (default) | open | disabled

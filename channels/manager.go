@@ -19,6 +19,7 @@ import (
 
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/speech"
 )
 
 // NativeCommands is the command menu published on networks that have
@@ -123,6 +124,9 @@ type Options struct {
 	// Workspace is an agent's workspace directory, where inbound
 	// attachments are saved (under inbox/); nil keeps them unsaved.
 	Workspace func(agentID string) (string, error)
+	// Speech transcribes inbound voice (tools.media.audio) and speaks
+	// replies (tts); nil turns both off.
+	Speech *speech.Client
 	// MediaMaxMb caps one saved attachment when agents.defaults.mediaMaxMb
 	// is unset; default 20.
 	MediaMaxMb int
@@ -769,6 +773,8 @@ type turn struct {
 	g    gated
 	text string
 	key  string
+	// voice: the message was a voice note or audio (tts.auto "inbound").
+	voice bool
 }
 
 // process takes a batch of events (one, or what collect mode gathered)
@@ -854,15 +860,18 @@ func (m *Manager) admit(ctx context.Context, cfg *config.Config, r inboundRow) (
 		return turn{}, false
 	}
 	text := strings.TrimSpace(in.Text)
+	voice := slices.ContainsFunc(in.Media, isAudio)
 	if len(in.Media) > 0 {
-		text = strings.TrimSpace(text + "\n\n" + m.saveMedia(ctx, a, agentID, r.ID, in.Media))
+		described, transcripts := m.saveMedia(ctx, cfg, a, agentID, r.ID, in.Media)
+		text = strings.TrimSpace(text + "\n\n" + described)
+		m.echoTranscripts(ctx, cfg, in, r.ID, transcripts)
 	}
 	if text == "" {
 		finish("dropped", "empty message", "", "")
 		return turn{}, false
 	}
 	key := SessionKey(cfg, agentID, g.binding, in, a.network.TopicThreads)
-	return turn{r: r, g: g, text: text, key: key}, true
+	return turn{r: r, g: g, text: text, key: key, voice: voice}, true
 }
 
 // runTurn runs an admitted message (with the messages collected into it)
@@ -990,7 +999,14 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 			res.reply = m.errorReply(policy, t.g.verdict.Group, in, res.err)
 		}
 		prefix := m.responsePrefix(cfg, policy, res.agentID, res.reply)
-		o := m.replyMessages(policy, in, t.r.ID, prefix, res.reply.Text)
+		visible, voiceNote := res.reply.Text, (*Outbound)(nil)
+		if res.err == nil {
+			visible, voiceNote = m.speakReply(ctx, cfg, a, res.agentID, in, t.r.ID, i, res.reply.Text, t.voice)
+		}
+		o := m.replyMessages(policy, in, t.r.ID, prefix, visible)
+		if voiceNote != nil {
+			o = append(o, *voiceNote)
+		}
 		if len(agentIDs) > 1 {
 			for j := range o {
 				o[j].IdempotencyKey += "-" + strconv.Itoa(i)
@@ -1225,7 +1241,7 @@ func (m *Manager) mentionMatcher(patterns []string) func(string) bool {
 // saveMedia downloads a message's attachments into the agent's workspace
 // (inbox/<date>/) when the adapter can fetch them, and describes them for
 // the agent: a path it can read, or what the attachment was.
-func (m *Manager) saveMedia(ctx context.Context, a *account, agentID string, rowID int64, media []Media) string {
+func (m *Manager) saveMedia(ctx context.Context, cfg *config.Config, a *account, agentID string, rowID int64, media []Media) (described string, transcripts []string) {
 	fetcher, _ := a.adapterNow().(MediaFetcher)
 	var ws string
 	if fetcher != nil && m.opts.Workspace != nil {
@@ -1234,7 +1250,9 @@ func (m *Manager) saveMedia(ctx context.Context, a *account, agentID string, row
 			m.log.Warn("channels: no workspace for attachments", "agentId", agentID, "err", err)
 		}
 	}
-	limit := int64(cmp.Or(m.cfg.Load().Agents.Defaults.MediaMaxMb, m.opts.MediaMaxMb, 20)) << 20
+	// The account's own mediaMaxMb ("sent or received") first: a voice
+	// note or file over it is refused before the download.
+	limit := int64(cmp.Or(a.specNow().Policy.MediaMaxMb, m.cfg.Load().Agents.Defaults.MediaMaxMb, m.opts.MediaMaxMb, 20)) << 20
 	parts := make([]string, len(media))
 	for i, md := range media {
 		label := md.Kind
@@ -1252,8 +1270,16 @@ func (m *Manager) saveMedia(ctx context.Context, a *account, agentID string, row
 			continue
 		}
 		parts[i] = "[" + label + " saved at " + rel + "]"
+		if isAudio(md) {
+			if p, heard, ok := m.transcribe(ctx, cfg, ws, rel, md); ok {
+				parts[i] = p
+				if heard != "" {
+					transcripts = append(transcripts, heard)
+				}
+			}
+		}
 	}
-	return strings.Join(parts, " ")
+	return strings.Join(parts, " "), transcripts
 }
 
 // saveAttachment writes one attachment under ws/inbox/<date>/ through an

@@ -41,6 +41,11 @@ type Network struct {
 	// reaction only when messages.ackReaction is set, never with the
 	// agent's emoji by default (WhatsApp, as OpenClaw does).
 	AckWhenConfigured bool
+	// VoiceNotes says the network plays Ogg/Opus voice messages
+	// natively (Telegram, WhatsApp, Discord): spoken replies are asked
+	// for in Opus and sent as voice messages; elsewhere they go as an MP3
+	// file.
+	VoiceNotes bool
 	// Accounts lists the configured accounts; nil when the channel's block
 	// is absent.
 	Accounts func(cfg *config.Config) []AccountSpec
@@ -107,6 +112,7 @@ func CommonPolicy(cfg *config.Config, c config.ChannelCommon, streaming config.P
 		DMPolicy: c.DMPolicy, AllowFrom: c.AllowFrom, GroupPolicy: c.GroupPolicy,
 		MentionPatterns: c.MentionPatterns.Patterns, MentionScope: c.MentionPatterns.Scope, TextLimit: c.TextChunkLimit, ChunkMode: streaming.ChunkMode, StreamMode: streaming.Mode,
 		ReplyToMode: c.ReplyToMode, ResponsePrefix: c.ResponsePrefix, HistoryLimit: c.HistoryLimit, Groups: map[string]GroupPolicy{},
+		MediaMaxMb: c.MediaMaxMb,
 	}
 	if p.GroupPolicy == "" {
 		p.GroupPolicy = cfg.Channels.Defaults.GroupPolicy

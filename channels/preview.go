@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/openclaw-go/openclaw/speech"
 )
 
 // preview shows a reply while it is written (streaming.mode "partial"):
@@ -26,6 +28,9 @@ type preview struct {
 	stopped chan struct{}
 	id      string // the preview message, "" until sent; owned by run, then finish
 	shown   string
+	// filter turns the text heard into the text shown, at each edit
+	// (not at each delta: it may read the whole text).
+	filter func(string) string
 }
 
 // newPreview starts a preview for a reply in to, or returns nil when the
@@ -49,6 +54,14 @@ func (m *Manager) newPreview(ctx context.Context, a *account, p AccountPolicy, i
 	}
 	if pv.interval < 0 {
 		pv.interval = 0
+	}
+	if m.opts.Speech != nil {
+		// The preview shows what the final reply will: no [[tts:...]]
+		// tags, no audio-only text.
+		pv.filter = func(text string) string {
+			visible, _ := speech.ParseDirectives(text)
+			return visible
+		}
 	}
 	go pv.run(ctx)
 	return pv
@@ -78,6 +91,9 @@ func (p *preview) run(ctx context.Context) {
 		p.mu.Lock()
 		text := p.text
 		p.mu.Unlock()
+		if p.filter != nil {
+			text = p.filter(text)
+		}
 		if limit := p.limit; limit > 0 {
 			if parts := Chunk(text, limit, ChunkLength); len(parts) > 0 {
 				text = parts[0]

@@ -27,6 +27,8 @@ func (m *Manager) Register(srv *rpc.Server) {
 	srv.HandleFunc("message.action", rpc.Typed(m.handleMessageAction))
 	srv.HandleFunc("web.login.start", rpc.Typed(m.handleLoginStart))
 	srv.HandleFunc("web.login.wait", rpc.Typed(m.handleLoginWait))
+	srv.HandleFunc("tts.status", rpc.Typed(m.handleTTSStatus))
+	srv.HandleFunc("tts.providers", rpc.Typed(m.handleTTSProviders))
 }
 
 // Some params types are aliases of struct literals, not defined types: a

@@ -56,6 +56,8 @@ func TestWireServices(t *testing.T) {
 	checkWire(t, "node.pair.list", call[any](t, c, "node.pair.list", map[string]any{}))
 	checkWire(t, "channels.status.none", call[any](t, c, "channels.status", map[string]any{}))
 	checkWire(t, "channels.pairing.list.none", call[any](t, c, "channels.pairing.list", map[string]any{}))
+	checkWire(t, "tts.status.off", call[any](t, c, "tts.status", map[string]any{}))
+	checkWire(t, "tts.providers", call[any](t, c, "tts.providers", map[string]any{}))
 
 	// cron: an added job read, changed and removed; the strict params.
 	every := map[string]any{"kind": "every", "everyMs": 3600000}

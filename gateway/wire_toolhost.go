@@ -35,6 +35,7 @@ func (s *System) buildToolhost(ctx context.Context, st *store.Store) error {
 		Sessions:       s.sessions,
 		Nodes:          func() *nodes.Registry { return s.nodes },
 		Messenger:      s.channels.Messenger(),
+		Speaker:        s.channels.Speaker(),
 		Scheduler:      automation.NewScheduler(func() *automation.Wing { return s.automator }),
 		ApprovalEvents: s.channels.ApprovalNotifier(),
 		Wake:           func(agentID, sessionKey, text string) { s.automator.Wake(agentID, sessionKey, cron.WakeNow, text) },

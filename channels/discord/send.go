@@ -43,6 +43,9 @@ func (a *Adapter) Send(ctx context.Context, msg channels.Outbound) (channels.Sen
 	if err != nil {
 		return channels.Sent{}, err
 	}
+	if len(files) == 1 && files[0].voice && !hasText && len(msg.Buttons) == 0 {
+		return a.sendVoice(ctx, channelID, msg, files[0])
+	}
 	rows, err := buttonRows(msg.Buttons)
 	if err != nil {
 		return channels.Sent{}, err
@@ -128,6 +131,7 @@ func (a *Adapter) split(text string) []string {
 // outFile is an attachment checked and ready to upload.
 type outFile struct {
 	path, name, mime string
+	voice            bool // sent as a voice message
 }
 
 // prepareFiles checks every attachment before anything is sent, so a
@@ -142,7 +146,7 @@ func (a *Adapter) prepareFiles(atts []channels.Attachment) ([]outFile, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, outFile{path: c.Path, name: c.Name, mime: c.MIME})
+		out = append(out, outFile{path: c.Path, name: c.Name, mime: c.MIME, voice: at.Voice})
 	}
 	return out, nil
 }

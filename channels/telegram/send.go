@@ -149,8 +149,8 @@ func (a *Adapter) callFormatted(ctx context.Context, method string, p tgbotapi.P
 // outFile is an attachment checked and ready to upload.
 type outFile struct {
 	path, name string
-	method     string // sendPhoto or sendDocument
-	field      string // photo or document
+	method     string // sendPhoto, sendVoice or sendDocument
+	field      string // photo, voice or document
 }
 
 // prepareFiles checks every attachment before anything is sent, so a
@@ -163,6 +163,12 @@ func (a *Adapter) prepareFiles(atts []channels.Attachment) ([]outFile, error) {
 			return nil, err
 		}
 		f := outFile{path: c.Path, name: c.Name, method: "sendDocument", field: "document"}
+		if at.Voice {
+			// A voice note: Ogg/Opus shown with a waveform and played inline.
+			f.method, f.field = "sendVoice", "voice"
+			out = append(out, f)
+			continue
+		}
 		switch strings.ToLower(strings.TrimSpace(strings.Split(c.MIME, ";")[0])) {
 		case "image/jpeg", "image/png", "image/webp":
 			if c.Size <= photoMaxBytes {

@@ -327,3 +327,24 @@ func TestLimits(t *testing.T) {
 		t.Errorf("defaults %d %q %q", b.TextLimit(), b.ChunkMode(), b.WebhookPath())
 	}
 }
+
+// TestSendVoiceNote: a voice attachment is uploaded with sendVoice in the
+// "voice" field, so Telegram shows a playable voice message, not a file.
+func TestSendVoiceNote(t *testing.T) {
+	fake := telegramtest.New(t, testToken)
+	a := newAdapter(t, fake, nil)
+	path, data := writeFile(t, "voice.ogg", 2048)
+	if _, err := a.Send(context.Background(), channels.Outbound{
+		To:          channels.Target{ChatID: "42"},
+		Attachments: []channels.Attachment{{Path: path, MIME: "audio/ogg", Voice: true}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	calls := fake.Calls("sendVoice")
+	if len(calls) != 1 {
+		t.Fatalf("sent %+v, want one sendVoice", fake.Sent())
+	}
+	if f, ok := calls[0].Files["voice"]; !ok || !bytes.Equal(f.Bytes, data) || calls[0].Params.Get("chat_id") != "42" {
+		t.Errorf("sendVoice call %+v", calls[0])
+	}
+}

@@ -11,7 +11,7 @@ import (
 // links it, which makes WhatsApp the network web.login.* link by default.
 func Network(h channels.Host) channels.Network {
 	return channels.Network{
-		Name: "whatsapp", Label: "WhatsApp", DeviceLogin: true, AckWhenConfigured: true,
+		Name: "whatsapp", Label: "WhatsApp", DeviceLogin: true, AckWhenConfigured: true, VoiceNotes: true,
 		Accounts: func(cfg *config.Config) []channels.AccountSpec { return accounts(h, cfg) },
 	}
 }

@@ -265,6 +265,7 @@ func isTransient(err error) bool {
 type outFile struct {
 	path, name, mime string // mime without parameters for media kinds
 	kind             whatsmeow.MediaType
+	voice            bool // a push-to-talk voice note (Ogg/Opus)
 }
 
 // prepareFiles checks every attachment before anything is sent, so a
@@ -280,7 +281,11 @@ func (a *Adapter) prepareFiles(atts []channels.Attachment) ([]outFile, error) {
 		if mt == "" {
 			mt = "application/octet-stream"
 		}
-		out = append(out, fileKind(outFile{path: c.Path, name: c.Name, mime: mt}))
+		f := fileKind(outFile{path: c.Path, name: c.Name, mime: mt})
+		if at.Voice {
+			f.kind, f.mime, f.voice = whatsmeow.MediaAudio, "audio/ogg; codecs=opus", true
+		}
+		out = append(out, f)
 	}
 	return out, nil
 }
@@ -341,11 +346,17 @@ func (a *Adapter) uploadFile(ctx context.Context, c Client, f outFile, caption s
 		}}, nil
 	case whatsmeow.MediaAudio:
 		// Audio carries no caption: the text follows as its own message.
-		return &waE2E.Message{AudioMessage: &waE2E.AudioMessage{
+		// A voice note is push-to-talk (PTT), shown with a waveform and
+		// played inline, as the phone records it.
+		am := &waE2E.AudioMessage{
 			URL: proto.String(up.URL), DirectPath: proto.String(up.DirectPath), MediaKey: up.MediaKey,
 			FileEncSHA256: up.FileEncSHA256, FileSHA256: up.FileSHA256, FileLength: proto.Uint64(up.FileLength),
 			Mimetype: proto.String(base), ContextInfo: ci,
-		}}, nil
+		}
+		if f.voice {
+			am.PTT = proto.Bool(true)
+		}
+		return &waE2E.Message{AudioMessage: am}, nil
 	}
 	return &waE2E.Message{DocumentMessage: &waE2E.DocumentMessage{
 		URL: proto.String(up.URL), DirectPath: proto.String(up.DirectPath), MediaKey: up.MediaKey,

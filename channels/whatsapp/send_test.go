@@ -350,3 +350,22 @@ func TestFetchMedia(t *testing.T) {
 		t.Error("a foreign file id was accepted")
 	}
 }
+
+// TestSendVoiceNote: a voice attachment goes as a push-to-talk audio
+// message in Ogg/Opus, the form WhatsApp plays as a voice note.
+func TestSendVoiceNote(t *testing.T) {
+	a, fake, _ := connected(t, nil)
+	path := writeFile(t, "voice.ogg", 2048)
+	if _, err := a.Send(context.Background(), channels.Outbound{To: channels.Target{ChatID: ada.String()},
+		Attachments: []channels.Attachment{{Path: path, MIME: "audio/ogg", Voice: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := fake.Sent()
+	if len(msgs) != 1 {
+		t.Fatalf("sent %d messages", len(msgs))
+	}
+	am := msgs[0].Message.GetAudioMessage()
+	if am == nil || !am.GetPTT() || am.GetMimetype() != "audio/ogg; codecs=opus" || am.GetFileLength() != 2048 {
+		t.Fatalf("sent %+v, want a PTT Ogg/Opus audio message", msgs[0].Message)
+	}
+}

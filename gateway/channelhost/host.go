@@ -18,6 +18,7 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/speech"
 )
 
 // Bus is the gateway's event bus: broadcasts to operators, and the
@@ -104,6 +105,7 @@ func New(opts Options) *Host {
 		Approver:        approvalResolver{approvals: opts.Approvals, approver: h.chatApprover, posts: h.posts},
 		Networks:        networks,
 		Workspace:       opts.Agents.Workspace,
+		Speech:          &speech.Client{Getenv: opts.Getenv},
 		BootstrapOwner:  opts.BootstrapOwner,
 		OwnerConfigured: func() bool { return len(opts.Config().Commands.OwnerAllowFrom) > 0 },
 		OnStatus: func(channel, accountID string, st channels.Status) {

@@ -3,9 +3,13 @@ package channelhost
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/message"
+	"github.com/openclaw-go/openclaw/tools/tts"
 )
 
 // Messenger gives the message tools the channels.
@@ -49,4 +53,32 @@ func (c messenger) SendFile(ctx context.Context, to message.Conversation, file, 
 		Channel: to.Channel, AccountID: to.AccountID, To: channels.Target{ChatID: to.ChatID, ThreadID: to.ThreadID},
 		Text: caption, Attachments: []channels.Attachment{{Path: file}}, IdempotencyKey: key,
 	})
+}
+
+// Speaker gives the tts tool the channels: a voice message to the chat
+// the calling run came from.
+func (h *Host) Speaker() tts.Speaker {
+	return speaker{messenger: messenger{m: h.Manager, route: h.Manager.RunRoute, agents: h.opts.Agents}}
+}
+
+type speaker struct{ messenger }
+
+var _ tts.Speaker = speaker{}
+
+func (s speaker) SpeakTo(ctx context.Context, who tools.Who, text string, timeout time.Duration, key string) (string, error) {
+	to, ok, err := s.Conversation(ctx, who.SessionKey, who.RunID)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", errors.New("tts: this conversation is not in a chat, so there is nowhere to send a voice message")
+	}
+	res, err := s.m.SendVoice(ctx, channels.VoiceRequest{
+		Channel: to.Channel, AccountID: to.AccountID, To: channels.Target{ChatID: to.ChatID, ThreadID: to.ThreadID},
+		AgentID: who.AgentID, Text: text, Timeout: timeout, IdempotencyKey: key,
+	})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("to %s chat %s (%s)", to.Channel, res.ChatID, res.Status), nil
 }

@@ -53,6 +53,8 @@ type Config struct {
 	Env EnvSection `json:"env"`
 	// Approvals forwards approval prompts to chats besides the one that asked. Default: not forwarded (the asking chat still gets its owner-only prompt).
 	Approvals Approvals `json:"approvals"`
+	// TTS speaks replies as voice notes (Telegram, WhatsApp, Discord) through OpenAI or ElevenLabs. Default: off.
+	TTS TTS `json:"tts"`
 	// Memory configures memory search; here only its embedding model is read, by wiki_semantic_search. Default: no embedding model.
 	Memory Memory `json:"memory"`
 }
@@ -952,6 +954,8 @@ type AgentEntry struct {
 	Default bool `json:"default"`
 	// Sub-agent settings for this agent. Default: agents.defaults.subagents.
 	Subagents AgentSubagents `json:"subagents"`
+	// This agent's tts settings, deep-merged over tts (provider blocks key by key). Default: tts as it is.
+	TTS TTS `json:"tts"`
 	// Tool policy for this agent, applied after the global one; its profile replaces the global profile. Default: none.
 	Tools ToolPolicy `json:"tools"`
 	// How the agent behaves in group chats. Default: mentioned by native mentions only.
@@ -1127,6 +1131,8 @@ type Tools struct {
 	Web ToolWeb `json:"web"`
 	// A Unicode TrueType font (.ttf) PdfRenderTool uses for text beyond Latin, such as CJK (this gateway's key; OpenClaw's own CLI does not know it). Default "" (the first CJK-capable .ttf found in the system's font folders, such as DroidSansFallbackFull.ttf from fonts-droid-fallback or a Noto Sans CJK .ttf, else NotoSans-Regular.ttf or DejaVuSans.ttf; a result says which characters the font lacks).
 	PdfFont string `json:"pdfFont"`
+	// Understanding of inbound media; here, speech to text of voice notes and audio files. Default: audio transcribed when an openai key is found.
+	Media ToolMedia `json:"media"`
 }
 
 // ToolExec is tools.exec.
@@ -1891,4 +1897,142 @@ type WhatsappGroup struct {
 	SystemPrompt string `json:"systemPrompt"`
 	// Tool limits in this chat, on top of the tool policy. Default: none.
 	Tools ChannelToolPolicy `json:"tools"`
+}
+
+// TTS is the tts section (and agents.entries.<id>.tts, which deep-merges
+// over it): replies spoken as voice notes.
+type TTS struct {
+	// When replies are spoken: "off", "always", "inbound" (only after an inbound voice message) or "tagged" (only replies carrying a [[tts:...]] directive or a [[tts:text]] block). Default "off".
+	Auto string `json:"auto" enum:"off,always,inbound,tagged"`
+	// Older form of auto: true means "always"; auto wins when both are set. Default false.
+	Enabled bool `json:"enabled"`
+	// Which replies are spoken: "final" (the answer) or "all" (tool and block replies too; this gateway sends only final replies, so both speak the answer). Default "final".
+	Mode string `json:"mode" enum:"final,all"`
+	// Speech provider id: "openai" or "elevenlabs" speak here (other ids OpenClaw knows are kept, with a warning, and speak nothing). Default "" (the first of openai, elevenlabs with an API key).
+	Provider string `json:"provider"`
+	// Hard cap on the characters sent to the provider; a longer reply is cut to fit before it is spoken. Default 4096.
+	MaxTextLength int `json:"maxTextLength" min:"1" max:"100000"`
+	// Milliseconds one provider request may take. Default 30000.
+	TimeoutMs int `json:"timeoutMs" min:"1" max:"600000"`
+	// Whether the model may steer one reply's speech with [[tts:...]] directives. Default: enabled, provider switching off.
+	ModelOverrides TTSModelOverrides `json:"modelOverrides"`
+	// Provider settings by provider id (openai, elevenlabs, ...). Default {} (each provider's defaults, keys from the environment).
+	Providers map[string]TTSProvider `json:"providers"`
+
+	present bool
+}
+
+// TTSModelOverrides is tts.modelOverrides.
+type TTSModelOverrides struct {
+	// Directives are obeyed (they are always taken out of the visible text). Default true.
+	Enabled *bool `json:"enabled"`
+	// A directive may name another provider. Default false.
+	AllowProvider bool `json:"allowProvider"`
+}
+
+// TTSProvider is tts.providers.<id>; each provider reads the keys it knows.
+type TTSProvider struct {
+	// API key (a string or SecretRef). Default "" (OPENAI_API_KEY for openai; ELEVENLABS_API_KEY or XI_API_KEY for elevenlabs).
+	APIKey SecretInput `json:"apiKey"`
+	// API base URL. Default "https://api.openai.com/v1" (openai, or OPENAI_TTS_BASE_URL), "https://api.elevenlabs.io" (elevenlabs).
+	BaseURL string `json:"baseUrl"`
+	// Model id. Default "gpt-4o-mini-tts" (openai), "eleven_multilingual_v2" (elevenlabs).
+	Model string `json:"model"`
+	// Older name of model (elevenlabs). Default "".
+	ModelID string `json:"modelId"`
+	// Voice name (openai). Default "coral".
+	SpeakerVoice string `json:"speakerVoice"`
+	// Older name of speakerVoice. Default "".
+	Voice string `json:"voice"`
+	// Voice id (elevenlabs). Default "pMsXgVXv3BLzUgSXRplE".
+	SpeakerVoiceID string `json:"speakerVoiceId"`
+	// Older name of speakerVoiceId. Default "".
+	VoiceID string `json:"voiceId"`
+	// How to speak (openai "instructions"). Default "" (none).
+	Instructions string `json:"instructions"`
+	// Audio format asked for (openai): "mp3", "opus" or "wav". Default "" (opus for a voice note, mp3 otherwise).
+	ResponseFormat string `json:"responseFormat" enum:"mp3,opus,wav"`
+	// Speaking speed (openai 0.25 to 4). Default 0 (the provider's, 1).
+	Speed float64 `json:"speed"`
+	// ElevenLabs voice settings, sent only when present. Default: the voice's own.
+	VoiceSettings TTSVoiceSettings `json:"voiceSettings"`
+	// ElevenLabs text normalization: "auto", "on" or "off". Default "" (the provider's).
+	ApplyTextNormalization string `json:"applyTextNormalization" enum:"auto,on,off"`
+	// ElevenLabs language, ISO 639-1 ("en"). Default "" (detected).
+	LanguageCode string `json:"languageCode"`
+	// ElevenLabs seed, 0 to 4294967295, for best-effort determinism. Default 0 (none).
+	Seed int `json:"seed" min:"0" max:"4294967295"`
+}
+
+// TTSVoiceSettings is tts.providers.elevenlabs.voiceSettings.
+type TTSVoiceSettings struct {
+	// 0 to 1. Default 0.5.
+	Stability float64 `json:"stability"`
+	// 0 to 1. Default 0.75.
+	SimilarityBoost float64 `json:"similarityBoost"`
+	// 0 to 1. Default 0.
+	Style float64 `json:"style"`
+	// Default true.
+	UseSpeakerBoost *bool `json:"useSpeakerBoost"`
+	// 0.5 to 2. Default 1.
+	Speed float64 `json:"speed"`
+
+	present bool
+}
+
+// ToolMedia is tools.media: understanding inbound media before the agent
+// sees the message. Only audio (speech to text) is in effect here.
+type ToolMedia struct {
+	// Media models tried in order, each for the capabilities it lists; an entry's keys override tools.media.audio's. Only provider "openai" and "elevenlabs" entries with the "audio" capability (or none listed) transcribe here. Default [] (audio picks openai, else elevenlabs, whichever has an API key).
+	Models []MediaModelEntry `json:"models"`
+	// Speech to text of inbound voice notes and audio files. Default: on when an openai or elevenlabs key is found.
+	Audio MediaAudio `json:"audio"`
+}
+
+// MediaModelEntry is one tools.media.models[] entry.
+type MediaModelEntry struct {
+	// Provider id ("openai"); a CLI entry has type "cli" instead. Default "".
+	Provider string `json:"provider"`
+	// Model id. Default "gpt-4o-transcribe" (openai), "scribe_v2" (elevenlabs).
+	Model string `json:"model"`
+	// What the entry handles: "audio", "image", "video". Default [] (every capability its provider has).
+	Capabilities []string `json:"capabilities"`
+	// "provider" or "cli"; CLI entries are not in effect here. Default "provider".
+	Type string `json:"type" enum:"provider,cli"`
+	// API base URL. Default: tools.media.audio.baseUrl, else models.providers.<provider>.baseUrl, else the provider's.
+	BaseURL string `json:"baseUrl"`
+	// Largest file sent to this entry, in bytes. Default: tools.media.audio.maxBytes.
+	MaxBytes int `json:"maxBytes" min:"1"`
+	// Characters of transcript kept. Default: tools.media.audio.maxChars.
+	MaxChars int `json:"maxChars" min:"1"`
+	// Language hint (ISO 639-1). Default: tools.media.audio.language.
+	Language string `json:"language"`
+	// Transcription prompt (context, spellings). Default: tools.media.audio.prompt.
+	Prompt string `json:"prompt"`
+	// Seconds one transcription may take. Default: tools.media.audio.timeoutSeconds.
+	TimeoutSeconds int `json:"timeoutSeconds" min:"1"`
+}
+
+// MediaAudio is tools.media.audio.
+type MediaAudio struct {
+	// false turns transcription off. Default true (on when an openai or elevenlabs key is configured or found).
+	Enabled *bool `json:"enabled"`
+	// "provider/model" to try first among the entries. Default "".
+	PreferredModel string `json:"preferredModel"`
+	// API base URL of the provider. Default: models.providers.<provider>.baseUrl, else the provider's.
+	BaseURL string `json:"baseUrl"`
+	// Largest audio file transcribed, in bytes; larger ones reach the agent untranscribed. Default 20971520 (20 MB).
+	MaxBytes int `json:"maxBytes" min:"1"`
+	// Characters of transcript kept. Default 0 (all).
+	MaxChars int `json:"maxChars" min:"0"`
+	// Language hint (ISO 639-1). Default "" (detected).
+	Language string `json:"language"`
+	// Transcription prompt (context, spellings in the audio's language). Default "" (none).
+	Prompt string `json:"prompt"`
+	// Seconds one transcription may take. Default 60.
+	TimeoutSeconds int `json:"timeoutSeconds" min:"1"`
+	// Also post the transcript in the chat. Default false.
+	EchoTranscript bool `json:"echoTranscript"`
+	// The echo's text; {transcript} is replaced. Default "📝 \"{transcript}\"".
+	EchoFormat string `json:"echoFormat"`
 }

@@ -58,6 +58,8 @@ func (d *decoder) validate(c *Config) {
 	d.validateChannels(c)
 	d.validateBrowser(c)
 	d.validateMCP(c)
+	d.validateTTS(c)
+	d.validateMedia(&c.Tools.Media)
 	d.validateHooks(&c.Hooks)
 	d.validateApprovals(&c.Approvals)
 	d.validateExec(&c.Tools.Exec)

@@ -38,6 +38,7 @@ import (
 	"github.com/openclaw-go/openclaw/tools/sandbox"
 	"github.com/openclaw-go/openclaw/tools/shell"
 	"github.com/openclaw-go/openclaw/tools/sqltool"
+	"github.com/openclaw-go/openclaw/tools/tts"
 	"github.com/openclaw-go/openclaw/tools/web"
 )
 
@@ -101,6 +102,9 @@ type Options struct {
 	Nodes func() *nodes.Registry
 	// Messenger gives the message tools the channels.
 	Messenger message.Messenger
+	// Speaker gives the tts tool the channels and the speech providers;
+	// nil leaves the tool saying speech is not available.
+	Speaker tts.Speaker
 	// Scheduler backs the automations tool.
 	Scheduler automations.Scheduler
 	// Approvals hears approval requests and decisions (operators on the
@@ -199,6 +203,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	builtins = append(builtins, mateclaw.DocTool(openclaw.Docs))
 	builtins = append(builtins, contentstudio.Tools(contentstudio.Config{Workspace: workspace, DB: opts.DB, Approver: ap})...)
 	builtins = append(builtins, message.Tools(opts.Messenger, workspace)...)
+	builtins = append(builtins, tts.Tool(opts.Speaker))
 	builtins = append(builtins, h.nodesTool(workspace, execCfg))
 	builtins = append(builtins, automations.New(opts.Scheduler, gatewayDialer{}))
 	builtins = append(builtins, h.canvasTool(workspace))

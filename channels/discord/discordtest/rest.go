@@ -169,6 +169,7 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 			Components      json.RawMessage `json:"components"`
 			AllowedMentions json.RawMessage `json:"allowed_mentions"`
 			Poll            json.RawMessage `json:"poll"`
+			Attachments     []Attachment    `json:"attachments"`
 			Reference       *struct {
 				MessageID string `json:"message_id"`
 			} `json:"message_reference"`
@@ -181,12 +182,21 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 			writeErr(w, 400, 50006, "Cannot send an empty message")
 			return
 		}
+		if m.Flags&voiceMessageFlag != 0 {
+			// Discord's rules for a voice message: no content, one file,
+			// and its length and waveform in the attachment metadata.
+			if name != "send" || m.Content != "" || len(files) != 1 || len(m.Attachments) != 1 ||
+				m.Attachments[0].DurationSecs <= 0 || m.Attachments[0].Waveform == "" {
+				writeErr(w, 400, 50161, "Voice messages must have a single audio attachment with duration_secs and waveform, and no content")
+				return
+			}
+		}
 		if len([]rune(m.Content)) > 2000 {
 			writeErr(w, 400, 50035, "Invalid Form Body: content: Must be 2000 or fewer in length.")
 			return
 		}
 		msg := Message{ChannelID: params[0], Content: m.Content, Flags: m.Flags, Components: m.Components,
-			AllowedMentions: m.AllowedMentions, Poll: m.Poll, Files: files}
+			AllowedMentions: m.AllowedMentions, Poll: m.Poll, Files: files, Attachments: m.Attachments}
 		if m.Reference != nil {
 			msg.ReplyTo = m.Reference.MessageID
 		}

@@ -81,7 +81,21 @@ type Message struct {
 	AllowedMentions json.RawMessage
 	Poll            json.RawMessage
 	Files           []File
+	// Attachments is the attachment metadata of payload_json (a voice
+	// message's duration and waveform).
+	Attachments []Attachment
 }
+
+// Attachment is one entry of a message's attachments metadata.
+type Attachment struct {
+	ID           json.Number `json:"id"`
+	Filename     string      `json:"filename"`
+	DurationSecs float64     `json:"duration_secs"`
+	Waveform     string      `json:"waveform"`
+}
+
+// voiceMessageFlag is IS_VOICE_MESSAGE.
+const voiceMessageFlag = 1 << 13
 
 // Callback is an interaction response or follow-up.
 type Callback struct {

@@ -30,6 +30,7 @@ func init() {
 		"unpinChatMessage":    ok,
 		"sendDocument":        sendFile("document"),
 		"sendPhoto":           sendFile("photo"),
+		"sendVoice":           sendFile("voice"),
 		"answerCallbackQuery": ok,
 		"setMyCommands":       (*Server).setMyCommands,
 		"getChat":             (*Server).getChat,

@@ -44,6 +44,14 @@ type Msg struct {
 	ReplyFrom User  // author of the replied-to message
 	Document  *Doc
 	Photo     bool
+	Voice     *Voice
+}
+
+// Voice is an attached voice note (Ogg/Opus, as Telegram's clients record).
+type Voice struct {
+	ID       string // file id; default "voice-<message id>"
+	Bytes    []byte
+	Duration int // seconds
 }
 
 // Doc is an attached document.
@@ -135,6 +143,16 @@ func (s *Server) AddDocument(chatID int64, from User, d Doc, caption string) int
 	return s.AddMessage(Msg{ChatID: chatID, From: from, Document: &d, Caption: caption})
 }
 
+// AddVoice queues a voice note from a private chat and makes its
+// recording downloadable.
+func (s *Server) AddVoice(from User, v Voice) int64 {
+	if v.ID == "" {
+		v.ID = "voice-" + itoa64(from.ID) + "-" + strconv.Itoa(len(v.Bytes))
+	}
+	s.AddFile(v.ID, v.Bytes)
+	return s.AddMessage(Msg{ChatID: from.ID, From: from, Voice: &v})
+}
+
 func (s *Server) messageObject(m Msg) map[string]any {
 	if m.MessageID == 0 {
 		s.mu.Lock()
@@ -192,6 +210,9 @@ func (s *Server) messageObject(m Msg) map[string]any {
 	}
 	if d := m.Document; d != nil {
 		msg["document"] = map[string]any{"file_id": "doc-" + d.Name, "file_unique_id": "u-" + d.Name, "file_name": d.Name, "mime_type": d.MIME, "file_size": len(d.Bytes)}
+	}
+	if v := m.Voice; v != nil {
+		msg["voice"] = map[string]any{"file_id": v.ID, "file_unique_id": "u-" + v.ID, "duration": v.Duration, "mime_type": "audio/ogg", "file_size": len(v.Bytes)}
 	}
 	if m.Photo {
 		msg["photo"] = []any{
