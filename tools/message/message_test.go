@@ -43,21 +43,35 @@ func TestMessageTool(t *testing.T) {
 	msg := Tools(fm, func(tools.Who) (string, error) { return ws, nil })[0]
 	tests := []struct {
 		name, session, args, want, err string
+		owner                           bool
 	}{
-		{"bound session defaults to its chat", "agent:main:main", `{"action":"send","message":"hi"}`, `telegram/default/42/ send {"message":"hi"}`, ""},
-		{"bound session may name its own chat", "agent:main:main", `{"action":"react","target":"42","messageId":"7","emoji":"👍"}`, `telegram/default/42/ react {"emoji":"👍","messageId":"7"}`, ""},
-		{"bound session may not message others", "agent:main:main", `{"action":"send","target":"43","message":"x"}`, "", "may only go to that chat"},
-		{"bound session may not switch channel", "agent:main:main", `{"action":"send","channel":"discord","message":"x"}`, "", "may only go to that chat"},
-		{"unbound session must name a target", "agent:main:other", `{"action":"send","message":"x"}`, "", "name a channel and a target"},
-		{"unbound session with a target", "agent:main:other", `{"action":"poll","channel":"telegram","target":"9","question":"Q","options":["a","b"]}`, `telegram//9/ poll {"options":["a","b"],"question":"Q"}`, ""},
+		{"bound session defaults to its chat", "agent:main:main", `{"action":"send","message":"hi"}`, `telegram/default/42/ send {"message":"hi"}`, "", false},
+		{"bound session may name its own chat", "agent:main:main", `{"action":"react","target":"42","messageId":"7","emoji":"👍"}`, `telegram/default/42/ react {"emoji":"👍","messageId":"7"}`, "", false},
+		{"bound session may not message others", "agent:main:main", `{"action":"send","target":"43","message":"x"}`, "", "may only go to that chat", false},
+		{"bound session may not switch channel", "agent:main:main", `{"action":"send","channel":"discord","message":"x"}`, "", "may only go to that chat", false},
+		{"unbound session must name a target", "agent:main:other", `{"action":"send","message":"x"}`, "", "name a channel and a target", false},
+		{"unbound session with a target", "agent:main:other", `{"action":"poll","channel":"telegram","target":"9","question":"Q","options":["a","b"]}`, `telegram//9/ poll {"options":["a","b"],"question":"Q"}`, "", false},
+		{"read passes its bounds", "agent:main:main", `{"action":"read","limit":20,"before":"99"}`, `telegram/default/42/ read {"before":"99","limit":20}`, "", false},
+		{"thread-create names the thread", "agent:main:main", `{"action":"thread-create","threadName":"Plans","messageId":"5","autoArchiveMinutes":60}`, `telegram/default/42/ thread-create {"autoArchiveMinutes":60,"messageId":"5","threadName":"Plans"}`, "", false},
+		{"a stranger cannot ban", "agent:main:main", `{"action":"ban","userId":"7","reason":"spam"}`, "", "only the owner", false},
+		{"a stranger cannot time out", "agent:main:main", `{"action":"timeout","userId":"7","durationMinutes":10}`, "", "only the owner", false},
+		{"a stranger cannot add a role", "agent:main:main", `{"action":"role-add","userId":"7","roleId":"admin"}`, "", "only the owner", false},
+		{"a stranger cannot kick", "agent:main:main", `{"action":"kick","userId":"7"}`, "", "only the owner", false},
+		{"a stranger cannot create events", "agent:main:main", `{"action":"event-create","eventName":"x","startTime":"2027-01-01T10:00:00Z"}`, "", "only the owner", false},
+		{"the owner may ban", "agent:main:main", `{"action":"ban","userId":"7","reason":"spam","deleteDays":1}`, `telegram/default/42/ ban {"deleteDays":1,"reason":"spam","userId":"7"}`, "", true},
+		{"the owner still may not ban in another chat", "agent:main:main", `{"action":"ban","target":"43","userId":"7"}`, "", "may only go to that chat", true},
+		{"the owner may time out until a time", "agent:main:main", `{"action":"timeout","userId":"7","until":"2027-01-01T10:00:00Z"}`, `telegram/default/42/ timeout {"until":"2027-01-01T10:00:00Z","userId":"7"}`, "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fm.acts = nil
-			res, err := msg.Call(context.Background(), tools.Call{ID: "c1", Args: json.RawMessage(tt.args), Who: tools.Who{SessionKey: tt.session, RunID: "r"}})
+			res, err := msg.Call(context.Background(), tools.Call{ID: "c1", Args: json.RawMessage(tt.args), Who: tools.Who{SessionKey: tt.session, RunID: "r", Owner: tt.owner}})
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err %v, want %q", err, tt.err)
+				}
+				if len(fm.acts) != 0 {
+					t.Errorf("a refused call reached the channel: %q", fm.acts)
 				}
 				return
 			}
