@@ -43,7 +43,7 @@ func TestMessageTool(t *testing.T) {
 	msg := Tools(fm, func(tools.Who) (string, error) { return ws, nil })[0]
 	tests := []struct {
 		name, session, args, want, err string
-		owner                           bool
+		owner                          bool
 	}{
 		{"bound session defaults to its chat", "agent:main:main", `{"action":"send","message":"hi"}`, `telegram/default/42/ send {"message":"hi"}`, "", false},
 		{"bound session may name its own chat", "agent:main:main", `{"action":"react","target":"42","messageId":"7","emoji":"👍"}`, `telegram/default/42/ react {"emoji":"👍","messageId":"7"}`, "", false},

@@ -53,6 +53,9 @@ type Server struct {
 	commands  json.RawMessage
 	channels  map[string]map[string]any
 	files     map[string][]byte
+	voice     map[string]string // user id -> voice channel id
+	emojis    []map[string]any
+	events    []map[string]any
 	gw        gateway
 }
 
@@ -61,6 +64,8 @@ type Call struct {
 	Route  string // e.g. "send", "edit", "react" (see Fail)
 	Method string
 	Path   string // below /api/v9
+	Query  string // the raw query string
+	Reason string // the X-Audit-Log-Reason header
 	Body   []byte // JSON body, or payload_json of a multipart body
 }
 
@@ -81,6 +86,7 @@ type Message struct {
 	AllowedMentions json.RawMessage
 	Poll            json.RawMessage
 	Files           []File
+	StickerIDs      []string
 }
 
 // Callback is an interaction response or follow-up.
