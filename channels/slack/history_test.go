@@ -52,7 +52,9 @@ func TestReadingActions(t *testing.T) {
 		{"read before", func() (any, error) { return a.Read(ctx, to, channels.ReadQuery{Before: second.MessageID}) },
 			"conversations.history", map[string]string{"channel": "C1", "latest": second.MessageID},
 			[]string{`"text":"first"`}, []string{`"text":"second"`}},
-		{"read a thread", func() (any, error) { return a.Read(ctx, channels.Target{ChatID: "C1", ThreadID: first.MessageID}, channels.ReadQuery{}) },
+		{"read a thread", func() (any, error) {
+			return a.Read(ctx, channels.Target{ChatID: "C1", ThreadID: first.MessageID}, channels.ReadQuery{})
+		},
 			"conversations.replies", map[string]string{"channel": "C1", "ts": first.MessageID},
 			[]string{`"text":"first"`, `"text":"a reply"`}, []string{`"text":"second"`}},
 		{"reactions", func() (any, error) { return a.Reactions(ctx, to, first.MessageID, "", 0) },
