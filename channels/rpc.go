@@ -500,6 +500,11 @@ func (m *Manager) handleMessageAction(ctx context.Context, req *rpc.Request, p a
 		return nil, bad(req.Method, err)
 	}
 	ar.IdempotencyKey = p.IdempotencyKey
+	// Banning, promoting and uploading act with the server's standing:
+	// an admin's, not any client that may send.
+	if slices.Contains(DangerousActions, ar.Action) && !req.Conn.Has(protocol.ScopeAdmin) {
+		return nil, protocol.MissingScope(protocol.ScopeAdmin)
+	}
 	res, err := m.Action(ctx, ar)
 	if err != nil {
 		return nil, bad(req.Method, err)
