@@ -70,9 +70,13 @@ func reactionCounts(rs []*discordgo.MessageReactions) []map[string]any {
 // Read returns up to q.Limit (default 20) messages of the channel or
 // thread, newest first.
 func (a *Adapter) Read(ctx context.Context, to channels.Target, q channels.ReadQuery) (any, error) {
+	ch, err := a.scoped(ctx, to)
+	if err != nil {
+		return nil, err
+	}
 	var msgs []*discordgo.Message
-	err := a.call(ctx, "read messages", func(o ...discordgo.RequestOption) (err error) {
-		msgs, err = a.rest.ChannelMessages(target(to), pageSize(q.Limit, 20), q.Before, q.After, "", o...)
+	err = a.call(ctx, "read messages", func(o ...discordgo.RequestOption) (err error) {
+		msgs, err = a.rest.ChannelMessages(ch, pageSize(q.Limit, 20), q.Before, q.After, "", o...)
 		return err
 	})
 	if err != nil {
@@ -88,9 +92,13 @@ func (a *Adapter) Read(ctx context.Context, to channels.Target, q channels.ReadQ
 // Reactions returns the reaction counts of a message; with an emoji,
 // also the users who reacted with it.
 func (a *Adapter) Reactions(ctx context.Context, to channels.Target, messageID, emoji string, limit int) (any, error) {
+	ch, err := a.scoped(ctx, to)
+	if err != nil {
+		return nil, err
+	}
 	var m *discordgo.Message
-	err := a.call(ctx, "get message", func(o ...discordgo.RequestOption) (err error) {
-		m, err = a.rest.ChannelMessage(target(to), messageID, o...)
+	err = a.call(ctx, "get message", func(o ...discordgo.RequestOption) (err error) {
+		m, err = a.rest.ChannelMessage(ch, messageID, o...)
 		return err
 	})
 	if err != nil {
@@ -103,7 +111,7 @@ func (a *Adapter) Reactions(ctx context.Context, to channels.Target, messageID, 
 	emoji = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(emoji, "<"), "a:"), ">")
 	var users []*discordgo.User
 	err = a.call(ctx, "list reactions", func(o ...discordgo.RequestOption) (err error) {
-		users, err = a.rest.MessageReactions(target(to), messageID, url.PathEscape(emoji), pageSize(limit, 25), "", "", o...)
+		users, err = a.rest.MessageReactions(ch, messageID, url.PathEscape(emoji), pageSize(limit, 25), "", "", o...)
 		return err
 	})
 	if err != nil {
@@ -119,9 +127,13 @@ func (a *Adapter) Reactions(ctx context.Context, to channels.Target, messageID, 
 
 // ListPins returns the channel's pinned messages.
 func (a *Adapter) ListPins(ctx context.Context, to channels.Target) (any, error) {
+	ch, err := a.scoped(ctx, to)
+	if err != nil {
+		return nil, err
+	}
 	var msgs []*discordgo.Message
-	err := a.call(ctx, "list pins", func(o ...discordgo.RequestOption) (err error) {
-		msgs, err = a.rest.ChannelMessagesPinned(target(to), o...)
+	err = a.call(ctx, "list pins", func(o ...discordgo.RequestOption) (err error) {
+		msgs, err = a.rest.ChannelMessagesPinned(ch, o...)
 		return err
 	})
 	if err != nil {
@@ -227,6 +239,27 @@ func (a *Adapter) ListChannels(ctx context.Context, to channels.Target) (any, er
 		out[i] = map[string]any{"id": c.ID, "name": c.Name, "type": c.Type, "parentId": c.ParentID, "position": c.Position}
 	}
 	return map[string]any{"ok": true, "guildId": guild, "channels": out}, nil
+}
+
+// scoped is the channel an action on to reads or writes: the thread when
+// the target names one, once Discord confirms it is a thread of the
+// target's channel. A thread id is a channel id on Discord, so without
+// the check a session bound to one channel could name any channel the
+// bot can see, in any server, as its "thread".
+func (a *Adapter) scoped(ctx context.Context, to channels.Target) (string, error) {
+	if to.ThreadID == "" || to.ThreadID == to.ChatID {
+		return to.ChatID, nil
+	}
+	var th struct {
+		ParentID string `json:"parent_id"`
+	}
+	if err := a.getJSON(ctx, "get thread", discordgo.EndpointChannel(to.ThreadID), &th); err != nil {
+		return "", err
+	}
+	if th.ParentID != to.ChatID {
+		return "", fmt.Errorf("discord: %s is not a thread of channel %s", to.ThreadID, to.ChatID)
+	}
+	return to.ThreadID, nil
 }
 
 // guildOf is the server of a channel; a DM has none.

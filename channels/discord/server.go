@@ -140,9 +140,13 @@ func (a *Adapter) Permissions(ctx context.Context, to channels.Target, userID st
 	if userID == "" {
 		return nil, errors.New("discord permissions: the bot's own id is not known yet; name a userId")
 	}
+	ch, err := a.scoped(ctx, to)
+	if err != nil {
+		return nil, err
+	}
 	var perms int64
-	err := a.call(ctx, "channel permissions", func(o ...discordgo.RequestOption) (err error) {
-		perms, err = a.rest.UserChannelPermissions(userID, target(to), o...)
+	err = a.call(ctx, "channel permissions", func(o ...discordgo.RequestOption) (err error) {
+		perms, err = a.rest.UserChannelPermissions(userID, ch, o...)
 		return err
 	})
 	if err != nil {
@@ -155,7 +159,7 @@ func (a *Adapter) Permissions(ctx context.Context, to channels.Target, userID st
 		}
 	}
 	slices.Sort(names)
-	return map[string]any{"ok": true, "userId": userID, "channelId": target(to), "permissions": fmt.Sprint(perms), "names": names}, nil
+	return map[string]any{"ok": true, "userId": userID, "channelId": ch, "permissions": fmt.Sprint(perms), "names": names}, nil
 }
 
 // permissionNames are the bits the agent most often asks about.
@@ -216,9 +220,13 @@ func (a *Adapter) SendSticker(ctx context.Context, to channels.Target, stickerID
 	}
 	ms := &discordgo.MessageSend{Content: FormatMarkdown(text), StickerIDs: stickerIDs,
 		AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}}
+	ch, err := a.scoped(ctx, to)
+	if err != nil {
+		return channels.Sent{}, err
+	}
 	var m *discordgo.Message
-	err := a.call(ctx, "send sticker", func(o ...discordgo.RequestOption) (err error) {
-		m, err = a.rest.ChannelMessageSendComplex(target(to), ms, o...)
+	err = a.call(ctx, "send sticker", func(o ...discordgo.RequestOption) (err error) {
+		m, err = a.rest.ChannelMessageSendComplex(ch, ms, o...)
 		return err
 	})
 	if err != nil {

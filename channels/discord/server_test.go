@@ -169,3 +169,39 @@ func TestServerActionsRefused(t *testing.T) {
 		})
 	}
 }
+
+// A thread id is a channel id on Discord: a session bound to c1 names
+// another server's channel as its "thread" to read it. The adapter asks
+// Discord what the thread's parent is and refuses before reading; a real
+// thread of c1 reads.
+func TestThreadMustBelongToTheChat(t *testing.T) {
+	fake := discordtest.New(t, testToken)
+	a := newAdapter(t, fake, nil)
+	ctx := context.Background()
+	fake.AddChannel("c1", map[string]any{"type": 0, "guild_id": "g1"})
+	fake.AddChannel("secret", map[string]any{"type": 0, "guild_id": "g2"})
+	fake.AddChannel("t1", map[string]any{"type": 11, "guild_id": "g1", "parent_id": "c1"})
+	stolen := channels.Target{ChatID: "c1", ThreadID: "secret"}
+	for name, do := range map[string]func() error{
+		"read":        func() error { _, err := a.Read(ctx, stolen, channels.ReadQuery{}); return err },
+		"list-pins":   func() error { _, err := a.ListPins(ctx, stolen); return err },
+		"reactions":   func() error { _, err := a.Reactions(ctx, stolen, "m1", "", 0); return err },
+		"permissions": func() error { _, err := a.Permissions(ctx, stolen, "111"); return err },
+		"sticker":     func() error { _, err := a.SendSticker(ctx, stolen, []string{"1"}, ""); return err },
+	} {
+		if err := do(); err == nil || !strings.Contains(err.Error(), "is not a thread of channel c1") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	for _, route := range []string{"messages", "pins", "message", "member", "send"} {
+		if n := len(fake.Calls(route)); n != 0 {
+			t.Errorf("%d %s calls reached the other channel", n, route)
+		}
+	}
+	if _, err := a.Read(ctx, channels.Target{ChatID: "c1", ThreadID: "t1"}, channels.ReadQuery{}); err != nil {
+		t.Fatal(err)
+	}
+	if c := fake.Calls("messages"); len(c) != 1 || c[0].Path != "/channels/t1/messages" {
+		t.Errorf("thread read %+v", c)
+	}
+}
