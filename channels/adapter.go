@@ -243,6 +243,13 @@ type (
 		ChatInfo(ctx context.Context, chatID string) (map[string]any, error)
 		MemberInfo(ctx context.Context, chatID, userID string) (map[string]any, error)
 	}
+	// ThreadVerifier confirms that a thread the caller named belongs to
+	// the target chat, on networks where a thread id could name another
+	// chat (a Discord thread id is a channel id). Manager.Action asks it
+	// before any action on a target with a thread.
+	ThreadVerifier interface {
+		VerifyThread(ctx context.Context, to Target) error
+	}
 	// Reader reads a chat's recent messages, newest first (read).
 	Reader interface {
 		Read(ctx context.Context, to Target, q ReadQuery) (any, error)

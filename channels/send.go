@@ -327,6 +327,11 @@ func (m *Manager) Action(ctx context.Context, req ActionRequest) (any, error) {
 	if err := need("a target chat", req.To.ChatID); err != nil && req.Action != "channel-list" && req.Action != "emoji-list" {
 		return nil, err
 	}
+	if v, ok := ad.(ThreadVerifier); ok && req.To.ThreadID != "" {
+		if err := v.VerifyThread(ctx, req.To); err != nil {
+			return nil, err
+		}
+	}
 	ok := map[string]any{"ok": true, "channel": a.network.Name, "action": req.Action}
 	switch req.Action {
 	case "send", "thread-reply":

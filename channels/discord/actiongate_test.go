@@ -96,3 +96,34 @@ func TestModerationOffByDefault(t *testing.T) {
 		t.Errorf("search: %v", err)
 	}
 }
+
+// A prompt-injected model in channel c1 names another server's channel
+// as the thread to post or delete in: the manager asks Discord whose
+// thread it is and refuses before the message goes out.
+func TestActionThreadOfAnotherChannelRefused(t *testing.T) {
+	ctx := context.Background()
+	fake := discordtest.New(t, testToken)
+	fake.AddChannel("c1", map[string]any{"type": 0, "guild_id": "g1"})
+	fake.AddChannel("secret", map[string]any{"type": 0, "guild_id": "g2"})
+	fake.AddChannel("t1", map[string]any{"type": 11, "guild_id": "g1", "parent_id": "c1"})
+	m := manager(t, fake, `{channels: {discord: {token: "x"}}}`)
+	for _, action := range []string{"send", "thread-reply", "delete", "react", "read"} {
+		_, err := m.Action(ctx, channels.ActionRequest{Channel: "discord", Action: action, To: channels.Target{ChatID: "c1", ThreadID: "secret"},
+			Text: "leak", MessageID: "5", Emoji: "👍", IdempotencyKey: "k-" + action})
+		if err == nil || !strings.Contains(err.Error(), "is not a thread of channel c1") {
+			t.Errorf("%s: %v", action, err)
+		}
+	}
+	for _, route := range []string{"send", "delete", "react", "messages"} {
+		if n := len(fake.Calls(route)); n != 0 {
+			t.Errorf("%d %s calls reached the other channel", n, route)
+		}
+	}
+	if _, err := m.Action(ctx, channels.ActionRequest{Channel: "discord", Action: "thread-reply", To: channels.Target{ChatID: "c1", ThreadID: "t1"},
+		Text: "in the thread", IdempotencyKey: "k-ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := fake.Sent(); len(s) != 1 || s[0].ChannelID != "t1" {
+		t.Errorf("sent %+v", s)
+	}
+}

@@ -20,6 +20,7 @@ var (
 	_ channels.PinLister      = (*Adapter)(nil)
 	_ channels.Threader       = (*Adapter)(nil)
 	_ channels.ChannelLister  = (*Adapter)(nil)
+	_ channels.ThreadVerifier = (*Adapter)(nil)
 )
 
 // maxPage is the most items one Discord list call returns.
@@ -260,6 +261,14 @@ func (a *Adapter) scoped(ctx context.Context, to channels.Target) (string, error
 		return "", fmt.Errorf("discord: %s is not a thread of channel %s", to.ThreadID, to.ChatID)
 	}
 	return to.ThreadID, nil
+}
+
+// VerifyThread refuses a thread that is not a thread of the target's
+// channel, before the manager runs any action (send, edit, delete, ...)
+// on it.
+func (a *Adapter) VerifyThread(ctx context.Context, to channels.Target) error {
+	_, err := a.scoped(ctx, to)
+	return err
 }
 
 // guildOf is the server of a channel; a DM has none.
