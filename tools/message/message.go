@@ -52,7 +52,8 @@ type Args struct {
 	AccountID string   `json:"accountId,omitempty" jsonschema:"description=Channel account (default: this conversation's)"`
 	Target    string   `json:"target,omitempty" jsonschema:"description=Chat id (default: this conversation)"`
 	ThreadID  string   `json:"threadId,omitempty" jsonschema:"description=Thread or forum topic id"`
-	Message   string   `json:"message,omitempty" jsonschema:"description=Text for send, edit, thread-reply, thread-create and sticker (Markdown)"`
+	Message   string   `json:"message,omitempty" jsonschema:"description=Text for send, edit, thread-reply, thread-create and sticker (Markdown); the caption with media"`
+	Media     string   `json:"media,omitempty" jsonschema:"description=send and thread-reply: a file of your workspace (up to 20 MB) to attach"`
 	MessageID string   `json:"messageId,omitempty" jsonschema:"description=The message to react to, edit, delete, pin, list reactions of or start a thread on"`
 	Emoji     string   `json:"emoji,omitempty" jsonschema:"description=Reaction emoji (for reactions: list who reacted with it)"`
 	Question  string   `json:"question,omitempty" jsonschema:"description=Poll question"`
@@ -111,6 +112,16 @@ func Tools(m Messenger, workspace func(tools.Who) (string, error)) []tools.Tool 
 		to, err := target(ctx, m, c.Who, a.Channel, a.AccountID, a.Target, a.ThreadID)
 		if err != nil {
 			return tools.Result{}, err
+		}
+		if a.Media != "" {
+			if a.Action != "send" && a.Action != "thread-reply" {
+				return tools.Result{}, fmt.Errorf("media goes with send or thread-reply, not %s", a.Action)
+			}
+			text, err := sendWorkspaceFile(ctx, m, workspace, c, to, a.Media, a.Message)
+			if err != nil {
+				return tools.Result{}, fmt.Errorf("%s media: %w", a.Action, err)
+			}
+			return tools.Result{Text: text}, nil
 		}
 		params := map[string]any{}
 		set := func(k, v string) {
@@ -175,33 +186,43 @@ func Tools(m Messenger, workspace func(tools.Who) (string, error)) []tools.Tool 
 		if err != nil {
 			return tools.Result{}, err
 		}
-		dir, err := workspace(c.Who)
-		if err != nil {
-			return tools.Result{}, err
-		}
-		ws, err := wsfs.OpenWorkspace(dir)
-		if err != nil {
-			return tools.Result{}, err
-		}
-		defer ws.Close()
-		rel, size, err := CheckFile(ws, a.Path)
+		text, err := sendWorkspaceFile(ctx, m, workspace, c, to, a.Path, a.Caption)
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("send_file: %w", err)
 		}
-		// Send a copy read through the workspace root: the path itself
-		// could be swapped for a symlink between this check and the
-		// upload, which happens later (and again on retries).
-		copyPath, err := snapshot(ws, rel)
-		if err != nil {
-			return tools.Result{}, fmt.Errorf("send_file: %w", err)
-		}
-		res, err := m.SendFile(ctx, to, copyPath, a.Caption, c.Who.RunID+":"+c.ID)
-		if err != nil {
-			return tools.Result{}, err
-		}
-		return tools.Result{Text: fmt.Sprintf("sent %s (%d bytes): %v", path.Base(rel), size, res)}, nil
+		return tools.Result{Text: text}, nil
 	})
 	return []tools.Tool{msg, sendFile}
+}
+
+// sendWorkspaceFile sends file p of the caller's workspace, confined as
+// CheckFile says, with caption.
+func sendWorkspaceFile(ctx context.Context, m Messenger, workspace func(tools.Who) (string, error), c tools.Call, to Conversation, p, caption string) (string, error) {
+	dir, err := workspace(c.Who)
+	if err != nil {
+		return "", err
+	}
+	ws, err := wsfs.OpenWorkspace(dir)
+	if err != nil {
+		return "", err
+	}
+	defer ws.Close()
+	rel, size, err := CheckFile(ws, p)
+	if err != nil {
+		return "", err
+	}
+	// Send a copy read through the workspace root: the path itself could
+	// be swapped for a symlink between this check and the upload, which
+	// happens later (and again on retries).
+	copyPath, err := snapshot(ws, rel)
+	if err != nil {
+		return "", err
+	}
+	res, err := m.SendFile(ctx, to, copyPath, caption, c.Who.RunID+":"+c.ID)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("sent %s (%d bytes): %v", path.Base(rel), size, res), nil
 }
 
 // CheckFile is the confinement of a file to send: p, relative to the

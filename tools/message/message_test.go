@@ -125,3 +125,38 @@ func TestSendFile(t *testing.T) {
 		})
 	}
 }
+
+// send with media attaches a workspace file, confined as send_file's.
+func TestSendMedia(t *testing.T) {
+	fm := &fakeMessenger{routes: map[string]Conversation{"s": {Channel: "telegram", AccountID: "default", ChatID: "42"}}, files: map[string]string{}}
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "chart.png"), []byte("png"), 0o600)
+	msg := Tools(fm, func(tools.Who) (string, error) { return ws, nil })[0]
+	tests := []struct{ name, args, err string }{
+		{"sends the file with its caption", `{"action":"send","media":"chart.png","message":"this week"}`, ""},
+		{"not out of the workspace", `{"action":"send","media":"../../etc/passwd"}`, "outside"},
+		{"not with react", `{"action":"react","media":"chart.png","messageId":"1","emoji":"x"}`, "media goes with send"},
+		{"not to another chat", `{"action":"send","target":"43","media":"chart.png"}`, "may only go to that chat"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clear(fm.files)
+			_, err := msg.Call(context.Background(), tools.Call{ID: "c", Args: json.RawMessage(tt.args), Who: tools.Who{SessionKey: "s", RunID: "r"}})
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err %v, want %q", err, tt.err)
+				}
+				if len(fm.files) != 0 {
+					t.Errorf("sent %v", fm.files)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fm.files["chart.png"] != "png" {
+				t.Errorf("sent %v", fm.files)
+			}
+		})
+	}
+}
