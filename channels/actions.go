@@ -167,8 +167,17 @@ func moreAction(ctx context.Context, ad Adapter, req ActionRequest, unsupported 
 			return do(nil, errors.New("event-create needs startTime (RFC 3339)"))
 		}
 		return do(e.CreateEvent(ctx, req.To, ev))
-	case "emoji-upload", "sticker-upload":
-		// Uploads take media, which the message action does not carry yet.
+	case "emoji-upload":
+		u, ok2 := ad.(EmojiUploader)
+		if !ok2 {
+			return do(nil, unsupported)
+		}
+		if err := errors.Join(need("emojiName", req.EmojiName), need("media (an image in your workspace)", req.MediaPath)); err != nil {
+			return do(nil, err)
+		}
+		return do(u.UploadEmoji(ctx, req.To, req.EmojiName, req.MediaPath))
+	case "sticker-upload":
+		// Not built yet on any network.
 		return do(nil, unsupported)
 	}
 	return nil, false, nil

@@ -301,6 +301,11 @@ type (
 	EmojiLister interface {
 		ListEmojis(ctx context.Context, to Target, limit int) (any, error)
 	}
+	// EmojiUploader adds a custom emoji to the chat's server from an
+	// image file (emoji-upload).
+	EmojiUploader interface {
+		UploadEmoji(ctx context.Context, to Target, name, imagePath string) (any, error)
+	}
 	// StickerSender sends stickers, with an optional text (sticker).
 	StickerSender interface {
 		SendSticker(ctx context.Context, to Target, stickerIDs []string, text string) (Sent, error)

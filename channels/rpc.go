@@ -594,6 +594,7 @@ func (m *Manager) ActionFromParams(channel, accountID, action string, params map
 	ar.UserID = str("userId", "memberId")
 	ar.Name = str("threadName", "name", "eventName")
 	ar.RoleID = str("roleId")
+	ar.EmojiName = str("emojiName")
 	ar.Reason = str("reason")
 	ar.Query = str("query")
 	ar.Before, ar.After = str("before"), str("after")

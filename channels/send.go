@@ -295,6 +295,11 @@ type ActionRequest struct {
 	StickerIDs      []string  // sticker
 	Event           EventSpec // event-create (Name is the event's name)
 	AutoArchive     int       // thread-create: minutes of inactivity before it archives
+	EmojiName       string    // emoji-upload
+	// MediaPath is emoji-upload's image: a file the caller confined (the
+	// message tool's copy of a workspace file). message.action never sets
+	// it: no client names a file of the gateway's machine.
+	MediaPath string
 }
 
 // Actions lists the message actions, for help texts.

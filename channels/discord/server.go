@@ -3,9 +3,12 @@ package discord
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -25,6 +28,7 @@ var (
 	_ channels.Moderator         = (*Adapter)(nil)
 	_ channels.PermissionsReader = (*Adapter)(nil)
 	_ channels.EmojiLister       = (*Adapter)(nil)
+	_ channels.EmojiUploader     = (*Adapter)(nil)
 	_ channels.StickerSender     = (*Adapter)(nil)
 	_ channels.VoiceStatuser     = (*Adapter)(nil)
 	_ channels.Eventer           = (*Adapter)(nil)
@@ -211,6 +215,60 @@ func (a *Adapter) ListEmojis(ctx context.Context, to channels.Target, limit int)
 		}
 	}
 	return map[string]any{"ok": true, "emojis": out}, nil
+}
+
+// maxEmojiBytes is Discord's limit on an emoji image.
+const maxEmojiBytes = 256 << 10
+
+// emojiName is what Discord accepts as an emoji name.
+func validEmojiName(n string) bool {
+	if len(n) < 2 || len(n) > 32 {
+		return false
+	}
+	for _, r := range n {
+		if !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// UploadEmoji adds a custom emoji (PNG, JPEG, GIF or WebP of at most
+// 256 KB) to the server.
+func (a *Adapter) UploadEmoji(ctx context.Context, to channels.Target, name, imagePath string) (any, error) {
+	if !validEmojiName(name) {
+		return nil, errors.New("discord emoji-upload: emojiName is 2-32 letters, digits or _")
+	}
+	f, err := os.Open(imagePath)
+	if err != nil {
+		return nil, fmt.Errorf("discord emoji-upload: %w", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxEmojiBytes+1))
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("discord emoji-upload: %w", err)
+	}
+	if len(data) > maxEmojiBytes {
+		return nil, errors.New("discord emoji-upload: the image is over 256 KB")
+	}
+	mime := http.DetectContentType(data)
+	if !slices.Contains([]string{"image/png", "image/jpeg", "image/gif", "image/webp"}, mime) {
+		return nil, fmt.Errorf("discord emoji-upload: %s is not a PNG, JPEG, GIF or WebP image", mime)
+	}
+	guild, err := a.guildOf(ctx, to.ChatID)
+	if err != nil {
+		return nil, err
+	}
+	p := &discordgo.EmojiParams{Name: name, Image: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)}
+	var e *discordgo.Emoji
+	err = a.call(ctx, "upload emoji", func(o ...discordgo.RequestOption) (err error) {
+		e, err = a.rest.GuildEmojiCreate(guild, p, o...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"ok": true, "name": e.Name, "identifier": e.Name + ":" + e.ID}, nil
 }
 
 // SendSticker sends up to three stickers, with an optional text.

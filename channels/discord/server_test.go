@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -203,5 +205,47 @@ func TestThreadMustBelongToTheChat(t *testing.T) {
 	}
 	if c := fake.Calls("messages"); len(c) != 1 || c[0].Path != "/channels/t1/messages" {
 		t.Errorf("thread read %+v", c)
+	}
+}
+
+// emoji-upload sends the image as a data URI; what Discord would refuse
+// (a bad name, not an image, over 256 KB) fails before any request.
+func TestUploadEmoji(t *testing.T) {
+	fake := discordtest.New(t, testToken)
+	a := newAdapter(t, fake, nil)
+	ctx := context.Background()
+	fake.AddChannel("c1", map[string]any{"type": 0, "guild_id": "g1"})
+	dir := t.TempDir()
+	png := filepath.Join(dir, "party.png")
+	os.WriteFile(png, append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 64)...), 0o600)
+	txt := filepath.Join(dir, "notes.txt")
+	os.WriteFile(txt, []byte("hello there"), 0o600)
+	big := filepath.Join(dir, "big.png")
+	os.WriteFile(big, append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 300<<10)...), 0o600)
+	to := channels.Target{ChatID: "c1"}
+
+	res, err := a.UploadEmoji(ctx, to, "party_time", png)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fake.Calls("emoji-create")
+	if len(c) != 1 || c[0].Path != "/guilds/g1/emojis" || !strings.Contains(string(c[0].Body), `"image":"data:image/png;base64,iVBORw0KGgo`) ||
+		!strings.Contains(string(c[0].Body), `"name":"party_time"`) {
+		t.Errorf("emoji-create %+v", c)
+	}
+	if got, _ := json.Marshal(res); !strings.Contains(string(got), `"identifier":"party_time:`) {
+		t.Errorf("result %s", got)
+	}
+	for _, tt := range []struct{ name, emoji, path, err string }{
+		{"bad name", "no spaces", png, "2-32 letters"},
+		{"not an image", "notes", txt, "is not a PNG"},
+		{"too big", "big", big, "over 256 KB"},
+	} {
+		if _, err := a.UploadEmoji(ctx, to, tt.emoji, tt.path); err == nil || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.err)
+		}
+	}
+	if n := len(fake.Calls("emoji-create")); n != 1 {
+		t.Errorf("%d emoji-create calls, want 1", n)
 	}
 }

@@ -41,6 +41,8 @@ func (c messenger) Act(ctx context.Context, to message.Conversation, action stri
 	}
 	ar.To = channels.Target{ChatID: to.ChatID, ThreadID: to.ThreadID}
 	ar.IdempotencyKey = key
+	// The tool confined the upload's file to the caller's workspace.
+	ar.MediaPath, _ = params["media"].(string)
 	return c.m.Action(ctx, ar)
 }
 

@@ -53,7 +53,7 @@ type Args struct {
 	Target    string   `json:"target,omitempty" jsonschema:"description=Chat id (default: this conversation)"`
 	ThreadID  string   `json:"threadId,omitempty" jsonschema:"description=Thread or forum topic id"`
 	Message   string   `json:"message,omitempty" jsonschema:"description=Text for send, edit, thread-reply, thread-create and sticker (Markdown); the caption with media"`
-	Media     string   `json:"media,omitempty" jsonschema:"description=send and thread-reply: a file of your workspace (up to 20 MB) to attach"`
+	Media     string   `json:"media,omitempty" jsonschema:"description=send and thread-reply: a file of your workspace (up to 20 MB) to attach; emoji-upload: the image"`
 	MessageID string   `json:"messageId,omitempty" jsonschema:"description=The message to react to, edit, delete, pin, list reactions of or start a thread on"`
 	Emoji     string   `json:"emoji,omitempty" jsonschema:"description=Reaction emoji (for reactions: list who reacted with it)"`
 	Question  string   `json:"question,omitempty" jsonschema:"description=Poll question"`
@@ -72,6 +72,7 @@ type Args struct {
 	DeleteDays         int      `json:"deleteDays,omitempty" jsonschema:"description=ban: days of the member's messages to delete (0 to 7)"`
 	Reason             string   `json:"reason,omitempty" jsonschema:"description=Reason for timeout, kick and ban (the server's audit log)"`
 	StickerID          []string `json:"stickerId,omitempty" jsonschema:"description=Stickers to send"`
+	EmojiName          string   `json:"emojiName,omitempty" jsonschema:"description=emoji-upload: the new emoji's name (media is its image)"`
 	EventName          string   `json:"eventName,omitempty" jsonschema:"description=event-create: the event's name"`
 	StartTime          string   `json:"startTime,omitempty" jsonschema:"description=event-create: when it starts (RFC 3339)"`
 	EndTime            string   `json:"endTime,omitempty" jsonschema:"description=event-create: when it ends (RFC 3339; required for external events)"`
@@ -113,7 +114,14 @@ func Tools(m Messenger, workspace func(tools.Who) (string, error)) []tools.Tool 
 		if err != nil {
 			return tools.Result{}, err
 		}
-		if a.Media != "" {
+		params := map[string]any{}
+		if a.Media != "" && a.Action == "emoji-upload" {
+			copyPath, _, _, err := workspaceCopy(workspace, c.Who, a.Media)
+			if err != nil {
+				return tools.Result{}, fmt.Errorf("emoji-upload media: %w", err)
+			}
+			params["media"] = copyPath
+		} else if a.Media != "" {
 			if a.Action != "send" && a.Action != "thread-reply" {
 				return tools.Result{}, fmt.Errorf("media goes with send or thread-reply, not %s", a.Action)
 			}
@@ -123,7 +131,6 @@ func Tools(m Messenger, workspace func(tools.Who) (string, error)) []tools.Tool 
 			}
 			return tools.Result{Text: text}, nil
 		}
-		params := map[string]any{}
 		set := func(k, v string) {
 			if v != "" {
 				params[k] = v
@@ -148,6 +155,7 @@ func Tools(m Messenger, workspace func(tools.Who) (string, error)) []tools.Tool 
 		set("location", a.Location)
 		set("eventType", a.EventType)
 		set("eventChannelId", a.EventChannelID)
+		set("emojiName", a.EmojiName)
 		setNum := func(k string, v int) {
 			if v != 0 {
 				params[k] = float64(v)
@@ -195,26 +203,32 @@ func Tools(m Messenger, workspace func(tools.Who) (string, error)) []tools.Tool 
 	return []tools.Tool{msg, sendFile}
 }
 
-// sendWorkspaceFile sends file p of the caller's workspace, confined as
-// CheckFile says, with caption.
-func sendWorkspaceFile(ctx context.Context, m Messenger, workspace func(tools.Who) (string, error), c tools.Call, to Conversation, p, caption string) (string, error) {
-	dir, err := workspace(c.Who)
+// workspaceCopy confines file p to the caller's workspace (CheckFile)
+// and returns a private copy's path, its workspace path and size. The
+// copy is read through the workspace root: the path itself could be
+// swapped for a symlink between this check and the upload, which happens
+// later (and again on retries).
+func workspaceCopy(workspace func(tools.Who) (string, error), who tools.Who, p string) (copyPath, rel string, size int64, err error) {
+	dir, err := workspace(who)
 	if err != nil {
-		return "", err
+		return "", "", 0, err
 	}
 	ws, err := wsfs.OpenWorkspace(dir)
 	if err != nil {
-		return "", err
+		return "", "", 0, err
 	}
 	defer ws.Close()
-	rel, size, err := CheckFile(ws, p)
-	if err != nil {
-		return "", err
+	if rel, size, err = CheckFile(ws, p); err != nil {
+		return "", "", 0, err
 	}
-	// Send a copy read through the workspace root: the path itself could
-	// be swapped for a symlink between this check and the upload, which
-	// happens later (and again on retries).
-	copyPath, err := snapshot(ws, rel)
+	copyPath, err = snapshot(ws, rel)
+	return copyPath, rel, size, err
+}
+
+// sendWorkspaceFile sends file p of the caller's workspace, confined as
+// CheckFile says, with caption.
+func sendWorkspaceFile(ctx context.Context, m Messenger, workspace func(tools.Who) (string, error), c tools.Call, to Conversation, p, caption string) (string, error) {
+	copyPath, rel, size, err := workspaceCopy(workspace, c.Who, p)
 	if err != nil {
 		return "", err
 	}

@@ -160,3 +160,30 @@ func TestSendMedia(t *testing.T) {
 		})
 	}
 }
+
+// emoji-upload hands the channel a private copy of the workspace image,
+// for the owner only.
+func TestEmojiUploadMedia(t *testing.T) {
+	fm := &fakeMessenger{routes: map[string]Conversation{"s": {Channel: "discord", AccountID: "default", ChatID: "42"}}, files: map[string]string{}}
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "party.png"), []byte("png"), 0o600)
+	msg := Tools(fm, func(tools.Who) (string, error) { return ws, nil })[0]
+	args := json.RawMessage(`{"action":"emoji-upload","emojiName":"party","media":"party.png"}`)
+	if _, err := msg.Call(context.Background(), tools.Call{ID: "c", Args: args, Who: tools.Who{SessionKey: "s", RunID: "r"}}); err == nil || !strings.Contains(err.Error(), "only the owner") {
+		t.Fatalf("a stranger's upload: %v", err)
+	}
+	if _, err := msg.Call(context.Background(), tools.Call{ID: "c", Args: args, Who: tools.Who{SessionKey: "s", RunID: "r", Owner: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(fm.acts) != 1 || !strings.Contains(fm.acts[0], `emoji-upload {"emojiName":"party","media":"`) {
+		t.Fatalf("acts %q", fm.acts)
+	}
+	var p struct{ Media string }
+	json.Unmarshal([]byte(fm.acts[0][strings.Index(fm.acts[0], "{"):]), &p)
+	if b, err := os.ReadFile(p.Media); err != nil || string(b) != "png" || strings.HasPrefix(p.Media, ws) {
+		t.Errorf("media %s: %q, %v (want a copy outside the workspace)", p.Media, b, err)
+	}
+	if _, err := msg.Call(context.Background(), tools.Call{ID: "c", Args: json.RawMessage(`{"action":"emoji-upload","emojiName":"x","media":"../x"}`), Who: tools.Who{SessionKey: "s", RunID: "r", Owner: true}}); err == nil || !strings.Contains(err.Error(), "outside") {
+		t.Errorf("upload from outside the workspace: %v", err)
+	}
+}

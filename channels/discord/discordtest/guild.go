@@ -65,6 +65,8 @@ func moreRoute(method string, p []string) (name string, params []string) {
 		return "ban", params
 	case is("GET", "guilds", "*", "emojis"):
 		return "emojis", params
+	case is("POST", "guilds", "*", "emojis"):
+		return "emoji-create", params
 	case is("GET", "guilds", "*", "voice-states", "*"):
 		return "voice-state", params
 	case is("GET", "guilds", "*", "scheduled-events"):
@@ -179,6 +181,18 @@ func (s *Server) serveMoreLocked(w http.ResponseWriter, r *http.Request, name st
 		w.WriteHeader(http.StatusNoContent)
 	case "emojis":
 		writeJSON(w, 200, orEmpty(s.emojis))
+	case "emoji-create":
+		var req struct {
+			Name  string `json:"name"`
+			Image string `json:"image"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil || req.Name == "" || !strings.HasPrefix(req.Image, "data:image/") {
+			writeErr(w, 400, 50035, "Invalid Form Body")
+			return true
+		}
+		e := map[string]any{"id": s.newIDLocked(), "name": req.Name, "animated": strings.HasPrefix(req.Image, "data:image/gif")}
+		s.emojis = append(s.emojis, e)
+		writeJSON(w, 201, e)
 	case "voice-state":
 		ch, ok := s.voice[params[1]]
 		if !ok {

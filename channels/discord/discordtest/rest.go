@@ -43,7 +43,7 @@ func Malformed() Fault { return Fault{status: http.StatusOK, malformed: true} }
 // users/@me, user, channel, member, send, edit, delete, typing, react,
 // pin, unpin, callback, followup, commands; and messages, message,
 // reactions, pins, thread-create, guild, threads, guild-channels, roles,
-// role-add, role-remove, member-edit, kick, ban, emojis, voice-state,
+// role-add, role-remove, member-edit, kick, ban, emojis, emoji-create, voice-state,
 // events, event-create.
 func (s *Server) Fail(route string, n int, f Fault) {
 	s.mu.Lock()
