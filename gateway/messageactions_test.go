@@ -1,11 +1,16 @@
 package gateway
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/openclaw-go/openclaw/agents/providers/fakemodel"
+	"github.com/openclaw-go/openclaw/channels/slack/slacktest"
 	"github.com/openclaw-go/openclaw/channels/telegram/telegramtest"
 )
 
@@ -57,5 +62,35 @@ func TestMessageToolModerationIsTheOwners(t *testing.T) {
 	calls := tg.Calls("banChatMember")
 	if len(calls) != 1 || calls[0].Params.Get("user_id") != "4002" || calls[0].Params.Get("chat_id") != "4001" {
 		t.Fatalf("the owner's kick made %+v (tool said %q)", calls, res)
+	}
+}
+
+// A client that may send (operator.write) asks message.action to ban:
+// banning needs operator.admin, and Telegram never hears of it; the same
+// client still reads its chat's member info.
+func TestMessageActionBanNeedsAdmin(t *testing.T) {
+	tg := telegramtest.New(t, wireBotToken)
+	sl := slacktest.New(t, "xoxb-wire-bot", "")
+	dir := t.TempDir()
+	cfg := fmt.Sprintf(wireChannelsConfig, "", wireBotToken, tg.URL())
+	if err := os.WriteFile(filepath.Join(dir, "openclaw.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := startGatewayIn(t, dir, map[string]string{"OPENCLAW_SLACK_API_URL": sl.APIURL()})
+	writer, err := r.dial(t, "t0k3n-channels", "operator.write")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var out any
+	err = writer.Call(ctx, "message.action", map[string]any{"channel": "telegram", "action": "ban", "params": map[string]any{"to": "-1005", "userId": "4001"}}, &out)
+	if err == nil || !strings.Contains(err.Error(), "operator.admin") {
+		t.Fatalf("a writer's ban: %v, %v", out, err)
+	}
+	if calls := tg.Calls("banChatMember"); len(calls) != 0 {
+		t.Fatalf("a writer's ban reached Telegram: %+v", calls)
+	}
+	if err := writer.Call(ctx, "message.action", map[string]any{"channel": "telegram", "action": "member-info", "params": map[string]any{"to": "-1005", "userId": "4001"}}, &out); err != nil {
+		t.Fatalf("member-info: %v", err)
 	}
 }
