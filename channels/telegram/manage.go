@@ -92,17 +92,20 @@ const (
 	maxRestrict = 366 * 24 * time.Hour
 )
 
-// noPermissions is what a timed-out member may do: nothing.
-var noPermissions = func() string {
+// sendPermissions are the ChatPermissions of sending, all set to on.
+func sendPermissions(on bool) string {
 	keys := []string{"can_send_messages", "can_send_audios", "can_send_documents", "can_send_photos", "can_send_videos",
 		"can_send_video_notes", "can_send_voice_notes", "can_send_polls", "can_send_other_messages", "can_add_web_page_previews"}
 	m := map[string]bool{}
 	for _, k := range keys {
-		m[k] = false
+		m[k] = on
 	}
 	b, _ := json.Marshal(m)
 	return string(b)
-}()
+}
+
+// noPermissions is what a timed-out member may do: nothing.
+var noPermissions = sendPermissions(false)
 
 // Timeout keeps a member of a supergroup from sending anything until
 // until (restrictChatMember). A zero until lifts it: the member gets the
@@ -116,9 +119,11 @@ func (a *Adapter) Timeout(ctx context.Context, to channels.Target, userID string
 		if err := a.callInto(ctx, "getChat", tgbotapi.Params{"chat_id": to.ChatID}, &chat); err != nil {
 			return err
 		}
+		// A field left out of ChatPermissions is false: without the chat's
+		// defaults, lifting must name every send right, not send "{}".
 		perms := string(chat.Permissions)
-		if perms == "" {
-			perms = "{}"
+		if len(chat.Permissions) == 0 || perms == "null" {
+			perms = sendPermissions(true)
 		}
 		return a.callInto(ctx, "restrictChatMember", tgbotapi.Params{"chat_id": to.ChatID, "user_id": userID, "permissions": perms}, nil)
 	}

@@ -77,6 +77,10 @@ func TestMemberAndTopicActions(t *testing.T) {
 	if err := json.Unmarshal([]byte(fake.Calls("restrictChatMember")[0].Params.Get("permissions")), &perms); err != nil || perms["can_send_messages"] {
 		t.Errorf("timeout permissions %v, %v", perms, err)
 	}
+	var lifted map[string]bool
+	if err := json.Unmarshal([]byte(fake.Calls("restrictChatMember")[1].Params.Get("permissions")), &lifted); err != nil || !lifted["can_send_messages"] {
+		t.Errorf("lifted permissions %v, %v: want sending back on", lifted, err)
+	}
 	if u := fake.Calls("unbanChatMember")[0].Params.Get("only_if_banned"); u != "true" {
 		t.Errorf("kick's unban only_if_banned = %q", u)
 	}
