@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -167,6 +168,17 @@ func (a *Adapter) CreateThread(ctx context.Context, to channels.Target, t channe
 	if len(name) > 100 {
 		name = name[:100]
 	}
+	if t.MessageID == "" {
+		var parent struct {
+			Type discordgo.ChannelType `json:"type"`
+		}
+		if err := a.getJSON(ctx, "get channel", discordgo.EndpointChannel(to.ChatID), &parent); err != nil {
+			return nil, err
+		}
+		if parent.Type == discordgo.ChannelTypeGuildForum || parent.Type == discordgo.ChannelTypeGuildMedia {
+			return a.forumPost(ctx, to, string(name), archive, t.Text)
+		}
+	}
 	var th *discordgo.Channel
 	err := a.call(ctx, "create thread", func(o ...discordgo.RequestOption) (err error) {
 		if t.MessageID != "" {
@@ -188,6 +200,28 @@ func (a *Adapter) CreateThread(ctx context.Context, to channels.Target, t channe
 		out["messageId"] = sent.MessageID
 	}
 	return out, nil
+}
+
+// forumPost starts a post of a forum (or media) channel: a thread whose
+// first message, text, Discord requires.
+func (a *Adapter) forumPost(ctx context.Context, to channels.Target, name string, archive int, text string) (any, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, errors.New("discord: a forum post needs its first message (message)")
+	}
+	content := FormatMarkdown(text)
+	if parts := channels.Chunk(content, a.opts.TextLimit, channels.ChunkLength); len(parts) > 0 {
+		content = parts[0]
+	}
+	ms := &discordgo.MessageSend{Content: content, AllowedMentions: &discordgo.MessageAllowedMentions{Parse: []discordgo.AllowedMentionType{}}}
+	var th *discordgo.Channel
+	err := a.call(ctx, "create forum post", func(o ...discordgo.RequestOption) (err error) {
+		th, err = a.rest.ForumThreadStartComplex(to.ChatID, &discordgo.ThreadStart{Name: name, AutoArchiveDuration: archive}, ms, o...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"ok": true, "threadId": th.ID, "name": th.Name, "parentId": th.ParentID}, nil
 }
 
 // ListThreads returns the active threads of the channel (of every

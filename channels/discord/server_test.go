@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,7 @@ func TestReadingAndServerActions(t *testing.T) {
 	fake.AddChannel("c1", map[string]any{"type": 0, "guild_id": "g1", "name": "general"})
 	fake.AddChannel("c2", map[string]any{"type": 2, "guild_id": "g1", "name": "voice"})
 	fake.AddChannel("dm1", map[string]any{"type": 1, "name": ""})
+	fake.AddChannel("f1", map[string]any{"type": 15, "guild_id": "g1", "name": "ideas"})
 	fake.AddEmoji("456", "party", false)
 	fake.AddEmoji("123", "dance", true)
 	fake.SetVoiceState("111", "c2")
@@ -61,6 +63,9 @@ func TestReadingAndServerActions(t *testing.T) {
 		{"thread-create on a message", func() (any, error) {
 			return a.CreateThread(ctx, to, channels.ThreadSpec{Name: "About hello", MessageID: sent.MessageID})
 		}, "thread-create", "/channels/c1/messages/" + sent.MessageID + "/threads", []string{`"name":"About hello"`}, []string{`"threadId":"` + sent.MessageID}},
+		{"thread-create in a forum posts its message with it", func() (any, error) {
+			return a.CreateThread(ctx, channels.Target{ChatID: "f1"}, channels.ThreadSpec{Name: "Ideas", Text: "**first** idea"})
+		}, "thread-create", "/channels/f1/threads", []string{`"name":"Ideas"`, `"message":{"content":"**first** idea"`}, []string{`"parentId":"f1"`}},
 		{"thread-list", func() (any, error) { return a.ListThreads(ctx, to, 0) },
 			"threads", "/guilds/g1/threads/active", nil, []string{`"name":"Plans"`, `"name":"About hello"`}},
 		{"channel-list", func() (any, error) { return a.ListChannels(ctx, to) },
@@ -127,8 +132,12 @@ func TestReadingAndServerActions(t *testing.T) {
 	if c := fake.Calls("messages")[0]; c.Query != "before=999&limit=5" {
 		t.Errorf("read query %s", c.Query)
 	}
-	if s := fake.Sent(); s[len(s)-2].Content != "first" {
-		t.Errorf("thread's first message %+v", s[len(s)-2])
+	var firsts []string
+	for _, m := range fake.Sent() {
+		firsts = append(firsts, m.Content)
+	}
+	if !slices.Contains(firsts, "first") || !slices.Contains(firsts, "**first** idea") {
+		t.Errorf("threads' first messages: sent %q", firsts)
 	}
 }
 

@@ -144,16 +144,27 @@ func (s *Server) serveMoreLocked(w http.ResponseWriter, r *http.Request, name st
 		writeJSON(w, 200, orEmpty(out))
 	case "thread-create":
 		var req struct {
-			Name string `json:"name"`
-			Type int    `json:"type"`
+			Name    string `json:"name"`
+			Type    int    `json:"type"`
+			Message *struct {
+				Content string `json:"content"`
+			} `json:"message"`
 		}
 		_ = json.Unmarshal(body, &req)
 		parent := s.channels[params[0]]
+		if forum := parent["type"] == 15 || parent["type"] == 16; forum != (req.Message != nil) && len(params) == 1 {
+			writeErr(w, 400, 50035, "Invalid Form Body: message is required for a forum post, and only there")
+			return true
+		}
 		th := map[string]any{"id": s.newIDLocked(), "name": req.Name, "type": 11, "parent_id": params[0], "guild_id": parent["guild_id"], "message_count": 0}
 		if len(params) == 2 {
 			th["id"] = params[1] // a thread on a message has the message's id
 		}
 		s.channels[th["id"].(string)] = th
+		if req.Message != nil {
+			s.sent = append(s.sent, Message{ID: th["id"].(string), ChannelID: th["id"].(string), Content: req.Message.Content})
+			s.notifyLocked()
+		}
 		writeJSON(w, 201, th)
 	case "guild":
 		writeJSON(w, 200, map[string]any{"id": params[0], "name": "guild " + params[0], "owner_id": OwnerID, "roles": roles(params[0])})
