@@ -177,8 +177,15 @@ func moreAction(ctx context.Context, ad Adapter, req ActionRequest, unsupported 
 		}
 		return do(u.UploadEmoji(ctx, req.To, req.EmojiName, req.MediaPath))
 	case "sticker-upload":
-		// Not built yet on any network.
-		return do(nil, unsupported)
+		u, ok2 := ad.(StickerUploader)
+		if !ok2 {
+			return do(nil, unsupported)
+		}
+		if err := errors.Join(need("stickerName", req.Sticker.Name), need("stickerTags", req.Sticker.Tags),
+			need("media (an image in your workspace)", req.MediaPath)); err != nil {
+			return do(nil, err)
+		}
+		return do(u.UploadSticker(ctx, req.To, req.Sticker, req.MediaPath))
 	}
 	return nil, false, nil
 }

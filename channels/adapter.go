@@ -306,6 +306,11 @@ type (
 	EmojiUploader interface {
 		UploadEmoji(ctx context.Context, to Target, name, imagePath string) (any, error)
 	}
+	// StickerUploader adds a sticker to the chat's server from an image
+	// file (sticker-upload).
+	StickerUploader interface {
+		UploadSticker(ctx context.Context, to Target, s StickerSpec, imagePath string) (any, error)
+	}
 	// StickerSender sends stickers, with an optional text (sticker).
 	StickerSender interface {
 		SendSticker(ctx context.Context, to Target, stickerIDs []string, text string) (Sent, error)
@@ -387,6 +392,14 @@ type ThreadSpec struct {
 	MessageID          string
 	Text               string
 	AutoArchiveMinutes int
+}
+
+// StickerSpec names a sticker to upload: Tags is the related emoji
+// (Discord's autocomplete).
+type StickerSpec struct {
+	Name        string
+	Description string
+	Tags        string
 }
 
 // EventSpec is a scheduled event to create. Start is required; a voice

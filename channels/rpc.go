@@ -595,6 +595,7 @@ func (m *Manager) ActionFromParams(channel, accountID, action string, params map
 	ar.Name = str("threadName", "name", "eventName")
 	ar.RoleID = str("roleId")
 	ar.EmojiName = str("emojiName")
+	ar.Sticker = StickerSpec{Name: str("stickerName"), Description: str("stickerDesc"), Tags: str("stickerTags")}
 	ar.Reason = str("reason")
 	ar.Query = str("query")
 	ar.Before, ar.After = str("before"), str("after")

@@ -283,20 +283,21 @@ type ActionRequest struct {
 	UserID         string
 	IdempotencyKey string
 	// The fields of the reading, thread, moderation and server actions.
-	Name            string    // thread-create's name, event-create's name
-	RoleID          string    // role-add, role-remove
-	Reason          string    // timeout, kick, ban (the server's audit log)
-	Until           time.Time // timeout: when it ends (zero with DurationMinutes 0 lifts it)
-	DurationMinutes int       // timeout: how long, when Until is zero
-	DeleteDays      int       // ban: days of the member's messages to delete (0-7)
-	Query           string    // search
-	Limit           int       // read, reactions, thread-list, search, emoji-list
-	Before, After   string    // read: message ids bounding the page
-	StickerIDs      []string  // sticker
-	Event           EventSpec // event-create (Name is the event's name)
-	AutoArchive     int       // thread-create: minutes of inactivity before it archives
-	EmojiName       string    // emoji-upload
-	// MediaPath is emoji-upload's image: a file the caller confined (the
+	Name            string      // thread-create's name, event-create's name
+	RoleID          string      // role-add, role-remove
+	Reason          string      // timeout, kick, ban (the server's audit log)
+	Until           time.Time   // timeout: when it ends (zero with DurationMinutes 0 lifts it)
+	DurationMinutes int         // timeout: how long, when Until is zero
+	DeleteDays      int         // ban: days of the member's messages to delete (0-7)
+	Query           string      // search
+	Limit           int         // read, reactions, thread-list, search, emoji-list
+	Before, After   string      // read: message ids bounding the page
+	StickerIDs      []string    // sticker
+	Event           EventSpec   // event-create (Name is the event's name)
+	AutoArchive     int         // thread-create: minutes of inactivity before it archives
+	EmojiName       string      // emoji-upload
+	Sticker         StickerSpec // sticker-upload
+	// MediaPath is emoji-upload's and sticker-upload's image: a file the caller confined (the
 	// message tool's copy of a workspace file). message.action never sets
 	// it: no client names a file of the gateway's machine.
 	MediaPath string

@@ -1,14 +1,19 @@
 package discord
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -29,6 +34,7 @@ var (
 	_ channels.PermissionsReader = (*Adapter)(nil)
 	_ channels.EmojiLister       = (*Adapter)(nil)
 	_ channels.EmojiUploader     = (*Adapter)(nil)
+	_ channels.StickerUploader   = (*Adapter)(nil)
 	_ channels.StickerSender     = (*Adapter)(nil)
 	_ channels.VoiceStatuser     = (*Adapter)(nil)
 	_ channels.Eventer           = (*Adapter)(nil)
@@ -269,6 +275,77 @@ func (a *Adapter) UploadEmoji(ctx context.Context, to channels.Target, name, ima
 		return nil, err
 	}
 	return map[string]any{"ok": true, "name": e.Name, "identifier": e.Name + ":" + e.ID}, nil
+}
+
+// maxStickerBytes is Discord's limit on a sticker file.
+const maxStickerBytes = 512 << 10
+
+// UploadSticker adds a sticker (PNG, APNG, GIF or Lottie JSON of at most
+// 512 KB) to the server, as Discord's multipart form.
+func (a *Adapter) UploadSticker(ctx context.Context, to channels.Target, st channels.StickerSpec, imagePath string) (any, error) {
+	if n := len([]rune(st.Name)); n < 2 || n > 30 {
+		return nil, errors.New("discord sticker-upload: stickerName is 2-30 characters")
+	}
+	f, err := os.Open(imagePath)
+	if err != nil {
+		return nil, fmt.Errorf("discord sticker-upload: %w", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxStickerBytes+1))
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("discord sticker-upload: %w", err)
+	}
+	if len(data) > maxStickerBytes {
+		return nil, errors.New("discord sticker-upload: the file is over 512 KB")
+	}
+	mime := http.DetectContentType(data)
+	if json.Valid(data) {
+		mime = "application/json"
+	}
+	if !slices.Contains([]string{"image/png", "image/gif", "application/json"}, mime) {
+		return nil, fmt.Errorf("discord sticker-upload: %s is not a PNG, APNG, GIF or Lottie JSON file", mime)
+	}
+	guild, err := a.guildOf(ctx, to.ChatID)
+	if err != nil {
+		return nil, err
+	}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for k, v := range map[string]string{"name": st.Name, "description": st.Description, "tags": st.Tags} {
+		if err := mw.WriteField(k, v); err != nil {
+			return nil, err
+		}
+	}
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", `form-data; name="file"; filename="`+filepath.Base(imagePath)+`"`)
+	h.Set("Content-Type", mime)
+	part, err := mw.CreatePart(h)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := part.Write(data); err != nil {
+		return nil, err
+	}
+	if err := mw.Close(); err != nil {
+		return nil, err
+	}
+	endpoint := discordgo.EndpointGuildStickers(guild)
+	var resp []byte
+	err = a.call(ctx, "upload sticker", func(o ...discordgo.RequestOption) (err error) {
+		resp, err = a.rest.RequestRaw(http.MethodPost, endpoint, mw.FormDataContentType(), body.Bytes(), endpoint, 0, o...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}
+	if err := decode("upload sticker", resp, &out); err != nil {
+		return nil, err
+	}
+	return map[string]any{"ok": true, "stickerId": out.ID, "name": out.Name}, nil
 }
 
 // SendSticker sends up to three stickers, with an optional text.

@@ -258,3 +258,35 @@ func TestUploadEmoji(t *testing.T) {
 		t.Errorf("%d emoji-create calls, want 1", n)
 	}
 }
+
+// sticker-upload posts Discord's multipart form: the fields and the file.
+func TestUploadSticker(t *testing.T) {
+	fake := discordtest.New(t, testToken)
+	a := newAdapter(t, fake, nil)
+	ctx := context.Background()
+	fake.AddChannel("c1", map[string]any{"type": 0, "guild_id": "g1"})
+	png := filepath.Join(t.TempDir(), "wave.png")
+	img := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 64)...)
+	os.WriteFile(png, img, 0o600)
+	res, err := a.UploadSticker(ctx, channels.Target{ChatID: "c1"}, channels.StickerSpec{Name: "wave", Description: "hello", Tags: "wave"}, png)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := fake.Calls("sticker-create"); len(c) != 1 || c[0].Path != "/guilds/g1/stickers" {
+		t.Errorf("calls %+v", c)
+	}
+	if st := fake.Stickers(); len(st) != 1 || st[0].Name != "wave.png" || string(st[0].Bytes) != string(img) {
+		t.Errorf("stickers %+v", st)
+	}
+	if got, _ := json.Marshal(res); !strings.Contains(string(got), `"name":"wave"`) || !strings.Contains(string(got), `"stickerId":"`) {
+		t.Errorf("result %s", got)
+	}
+	txt := filepath.Join(t.TempDir(), "a.txt")
+	os.WriteFile(txt, []byte("plain words"), 0o600)
+	if _, err := a.UploadSticker(ctx, channels.Target{ChatID: "c1"}, channels.StickerSpec{Name: "words", Tags: "x"}, txt); err == nil || !strings.Contains(err.Error(), "is not a PNG") {
+		t.Errorf("text sticker: %v", err)
+	}
+	if n := len(fake.Calls("sticker-create")); n != 1 {
+		t.Errorf("%d sticker-create calls", n)
+	}
+}

@@ -53,7 +53,7 @@ type Args struct {
 	Target    string   `json:"target,omitempty" jsonschema:"description=Chat id (default: this conversation)"`
 	ThreadID  string   `json:"threadId,omitempty" jsonschema:"description=Thread or forum topic id"`
 	Message   string   `json:"message,omitempty" jsonschema:"description=Text for send, edit, thread-reply, thread-create and sticker (Markdown); the caption with media"`
-	Media     string   `json:"media,omitempty" jsonschema:"description=send and thread-reply: a file of your workspace (up to 20 MB) to attach; emoji-upload: the image"`
+	Media     string   `json:"media,omitempty" jsonschema:"description=send and thread-reply: a file of your workspace (up to 20 MB) to attach; emoji-upload and sticker-upload: the image"`
 	MessageID string   `json:"messageId,omitempty" jsonschema:"description=The message to react to, edit, delete, pin, list reactions of or start a thread on"`
 	Emoji     string   `json:"emoji,omitempty" jsonschema:"description=Reaction emoji (for reactions: list who reacted with it)"`
 	Question  string   `json:"question,omitempty" jsonschema:"description=Poll question"`
@@ -73,6 +73,9 @@ type Args struct {
 	Reason             string   `json:"reason,omitempty" jsonschema:"description=Reason for timeout, kick and ban (the server's audit log)"`
 	StickerID          []string `json:"stickerId,omitempty" jsonschema:"description=Stickers to send"`
 	EmojiName          string   `json:"emojiName,omitempty" jsonschema:"description=emoji-upload: the new emoji's name (media is its image)"`
+	StickerName        string   `json:"stickerName,omitempty" jsonschema:"description=sticker-upload: the new sticker's name (media is its PNG, APNG, GIF or Lottie JSON)"`
+	StickerDesc        string   `json:"stickerDesc,omitempty" jsonschema:"description=sticker-upload: its description"`
+	StickerTags        string   `json:"stickerTags,omitempty" jsonschema:"description=sticker-upload: a related emoji name for autocomplete"`
 	EventName          string   `json:"eventName,omitempty" jsonschema:"description=event-create: the event's name"`
 	StartTime          string   `json:"startTime,omitempty" jsonschema:"description=event-create: when it starts (RFC 3339)"`
 	EndTime            string   `json:"endTime,omitempty" jsonschema:"description=event-create: when it ends (RFC 3339; required for external events)"`
@@ -115,10 +118,10 @@ func Tools(m Messenger, workspace func(tools.Who) (string, error)) []tools.Tool 
 			return tools.Result{}, err
 		}
 		params := map[string]any{}
-		if a.Media != "" && a.Action == "emoji-upload" {
+		if a.Media != "" && (a.Action == "emoji-upload" || a.Action == "sticker-upload") {
 			copyPath, _, _, err := workspaceCopy(workspace, c.Who, a.Media)
 			if err != nil {
-				return tools.Result{}, fmt.Errorf("emoji-upload media: %w", err)
+				return tools.Result{}, fmt.Errorf("%s media: %w", a.Action, err)
 			}
 			params["media"] = copyPath
 		} else if a.Media != "" {
@@ -156,6 +159,9 @@ func Tools(m Messenger, workspace func(tools.Who) (string, error)) []tools.Tool 
 		set("eventType", a.EventType)
 		set("eventChannelId", a.EventChannelID)
 		set("emojiName", a.EmojiName)
+		set("stickerName", a.StickerName)
+		set("stickerDesc", a.StickerDesc)
+		set("stickerTags", a.StickerTags)
 		setNum := func(k string, v int) {
 			if v != 0 {
 				params[k] = float64(v)

@@ -67,6 +67,8 @@ func moreRoute(method string, p []string) (name string, params []string) {
 		return "emojis", params
 	case is("POST", "guilds", "*", "emojis"):
 		return "emoji-create", params
+	case is("POST", "guilds", "*", "stickers"):
+		return "sticker-create", params
 	case is("GET", "guilds", "*", "voice-states", "*"):
 		return "voice-state", params
 	case is("GET", "guilds", "*", "scheduled-events"):
@@ -104,7 +106,7 @@ func (s *Server) AddEmoji(id, name string, animated bool) {
 }
 
 // serveMoreLocked answers the requests moreRoute names; false for others.
-func (s *Server) serveMoreLocked(w http.ResponseWriter, r *http.Request, name string, params []string, body []byte) bool {
+func (s *Server) serveMoreLocked(w http.ResponseWriter, r *http.Request, name string, params []string, body []byte, files []File) bool {
 	switch name {
 	case "messages":
 		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
@@ -192,6 +194,19 @@ func (s *Server) serveMoreLocked(w http.ResponseWriter, r *http.Request, name st
 		w.WriteHeader(http.StatusNoContent)
 	case "emojis":
 		writeJSON(w, 200, orEmpty(s.emojis))
+	case "sticker-create":
+		form := map[string]File{}
+		for _, f := range files {
+			form[f.Form] = f
+		}
+		name, tags := string(form["name"].Bytes), string(form["tags"].Bytes)
+		if name == "" || tags == "" || len(form["file"].Bytes) == 0 {
+			writeErr(w, 400, 50035, "Invalid Form Body")
+			return true
+		}
+		st := map[string]any{"id": s.newIDLocked(), "name": name, "tags": tags, "description": string(form["description"].Bytes), "type": 2, "format_type": 1}
+		s.stickers = append(s.stickers, File{Name: form["file"].Name, Bytes: form["file"].Bytes})
+		writeJSON(w, 200, st)
 	case "emoji-create":
 		var req struct {
 			Name  string `json:"name"`
@@ -283,4 +298,11 @@ func orEmpty(v []map[string]any) []map[string]any {
 		return []map[string]any{}
 	}
 	return v
+}
+
+// Stickers returns the files of the stickers uploaded, in order.
+func (s *Server) Stickers() []File {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]File(nil), s.stickers...)
 }

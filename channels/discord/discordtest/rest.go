@@ -43,7 +43,7 @@ func Malformed() Fault { return Fault{status: http.StatusOK, malformed: true} }
 // users/@me, user, channel, member, send, edit, delete, typing, react,
 // pin, unpin, callback, followup, commands; and messages, message,
 // reactions, pins, thread-create, guild, threads, guild-channels, roles,
-// role-add, role-remove, member-edit, kick, ban, emojis, emoji-create, voice-state,
+// role-add, role-remove, member-edit, kick, ban, emojis, emoji-create, sticker-create, voice-state,
 // events, event-create.
 func (s *Server) Fail(route string, n int, f Fault) {
 	s.mu.Lock()
@@ -242,7 +242,7 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 	case "delete", "typing", "react", "pin", "unpin":
 		w.WriteHeader(http.StatusNoContent)
 	default:
-		if !s.serveMoreLocked(w, r, name, params, body) {
+		if !s.serveMoreLocked(w, r, name, params, body, files) {
 			writeErr(w, 404, 0, "404: Not Found")
 		}
 	}
@@ -285,7 +285,7 @@ func readBody(r *http.Request) ([]byte, []File, error) {
 		if p.FormName() == "payload_json" {
 			body = b
 		} else {
-			files = append(files, File{Name: p.FileName(), Bytes: b})
+			files = append(files, File{Form: p.FormName(), Name: p.FileName(), Bytes: b})
 		}
 	}
 }

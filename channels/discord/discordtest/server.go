@@ -56,6 +56,7 @@ type Server struct {
 	voice     map[string]string // user id -> voice channel id
 	emojis    []map[string]any
 	events    []map[string]any
+	stickers  []File
 	gw        gateway
 }
 
@@ -71,6 +72,7 @@ type Call struct {
 
 // File is an uploaded file.
 type File struct {
+	Form  string // the multipart field's name
 	Name  string
 	Bytes []byte
 }
