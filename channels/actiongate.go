@@ -39,3 +39,14 @@ func (p AccountPolicy) actionAllowed(action string) error {
 	}
 	return nil
 }
+
+// ActionAllowed refuses action where the account's actions block turns
+// it off: for sends that do not go through Action (the message tools'
+// files).
+func (m *Manager) ActionAllowed(channel, accountID, action string) error {
+	a, err := m.resolveAccount(channel, accountID)
+	if err != nil {
+		return err
+	}
+	return a.specNow().Policy.actionAllowed(action)
+}

@@ -85,6 +85,13 @@ func TestActionSwitchedOffNeverReachesTheAdapter(t *testing.T) {
 	if _, err := m.Action(context.Background(), ActionRequest{Channel: "telegram", Action: "react", To: to, MessageID: "7", Emoji: "👍"}); err != nil {
 		t.Fatalf("react: %v", err)
 	}
+	// The files the message tools send ask the same switches.
+	if err := m.ActionAllowed("telegram", "", "delete"); err == nil {
+		t.Error("ActionAllowed(delete) = nil with deleteMessage off")
+	}
+	if err := m.ActionAllowed("", "", "react"); err != nil {
+		t.Errorf("ActionAllowed(react) = %v", err)
+	}
 	ad.mu.Lock()
 	defer ad.mu.Unlock()
 	if ad.deletes != 0 || ad.reacts != 1 {

@@ -247,6 +247,89 @@ type (
 		ChatInfo(ctx context.Context, chatID string) (map[string]any, error)
 		MemberInfo(ctx context.Context, chatID, userID string) (map[string]any, error)
 	}
+	// ThreadVerifier confirms that a thread the caller named belongs to
+	// the target chat, on networks where a thread id could name another
+	// chat (a Discord thread id is a channel id). Manager.Action asks it
+	// before any action on a target with a thread.
+	ThreadVerifier interface {
+		VerifyThread(ctx context.Context, to Target) error
+	}
+	// Reader reads a chat's recent messages, newest first (read).
+	Reader interface {
+		Read(ctx context.Context, to Target, q ReadQuery) (any, error)
+	}
+	// ReactionLister lists the reactions on a message (reactions); with
+	// an emoji, who reacted with it, where the network says.
+	ReactionLister interface {
+		Reactions(ctx context.Context, to Target, messageID, emoji string, limit int) (any, error)
+	}
+	// PinLister lists a chat's pinned messages (list-pins).
+	PinLister interface {
+		ListPins(ctx context.Context, to Target) (any, error)
+	}
+	// Threader starts and lists threads (thread-create, thread-list).
+	Threader interface {
+		CreateThread(ctx context.Context, to Target, t ThreadSpec) (any, error)
+		ListThreads(ctx context.Context, to Target, limit int) (any, error)
+	}
+	// ChannelLister lists the channels of the server or workspace the
+	// chat belongs to (channel-list).
+	ChannelLister interface {
+		ListChannels(ctx context.Context, to Target) (any, error)
+	}
+	// Searcher searches messages (search).
+	Searcher interface {
+		Search(ctx context.Context, to Target, query string, limit int) (any, error)
+	}
+	// Roles reads and changes the roles of the chat's server (role-info,
+	// role-add, role-remove).
+	Roles interface {
+		RoleInfo(ctx context.Context, to Target) (any, error)
+		AddRole(ctx context.Context, to Target, userID, roleID string) error
+		RemoveRole(ctx context.Context, to Target, userID, roleID string) error
+	}
+	// Moderator removes or silences members of the chat (or its server):
+	// timeout (a zero until lifts it), kick and ban.
+	Moderator interface {
+		Timeout(ctx context.Context, to Target, userID string, until time.Time, reason string) error
+		Kick(ctx context.Context, to Target, userID, reason string) error
+		Ban(ctx context.Context, to Target, userID, reason string, deleteDays int) error
+	}
+	// PermissionsReader tells what a member (the bot when userID is "")
+	// may do in the chat (permissions).
+	PermissionsReader interface {
+		Permissions(ctx context.Context, to Target, userID string) (any, error)
+	}
+	// EmojiLister lists the custom emoji of the chat's server or
+	// workspace (emoji-list).
+	EmojiLister interface {
+		ListEmojis(ctx context.Context, to Target, limit int) (any, error)
+	}
+	// EmojiUploader adds a custom emoji to the chat's server from an
+	// image file (emoji-upload).
+	EmojiUploader interface {
+		UploadEmoji(ctx context.Context, to Target, name, imagePath string) (any, error)
+	}
+	// StickerUploader adds a sticker to the chat's server from an image
+	// file (sticker-upload).
+	StickerUploader interface {
+		UploadSticker(ctx context.Context, to Target, s StickerSpec, imagePath string) (any, error)
+	}
+	// StickerSender sends stickers, with an optional text (sticker).
+	StickerSender interface {
+		SendSticker(ctx context.Context, to Target, stickerIDs []string, text string) (Sent, error)
+	}
+	// VoiceStatuser tells which voice channel a member is in
+	// (voice-status).
+	VoiceStatuser interface {
+		VoiceStatus(ctx context.Context, to Target, userID string) (any, error)
+	}
+	// Eventer lists and schedules the server's events (event-list,
+	// event-create).
+	Eventer interface {
+		ListEvents(ctx context.Context, to Target) (any, error)
+		CreateEvent(ctx context.Context, to Target, e EventSpec) (any, error)
+	}
 	// MediaFetcher downloads an inbound attachment (Inbound.Media) so the
 	// agent can read it. It must refuse more than maxBytes.
 	MediaFetcher interface {
@@ -296,6 +379,43 @@ type Poll struct {
 	MultiSelect  bool
 	Anonymous    bool
 	DurationSecs int
+}
+
+// ReadQuery bounds a read: at most Limit messages (0: the network's
+// default), older than Before or newer than After (message ids).
+type ReadQuery struct {
+	Limit  int
+	Before string
+	After  string
+}
+
+// ThreadSpec is a thread to start: named Name, on message MessageID
+// when set (else a thread of its own), with Text as its first message.
+type ThreadSpec struct {
+	Name               string
+	MessageID          string
+	Text               string
+	AutoArchiveMinutes int
+}
+
+// StickerSpec names a sticker to upload: Tags is the related emoji
+// (Discord's autocomplete).
+type StickerSpec struct {
+	Name        string
+	Description string
+	Tags        string
+}
+
+// EventSpec is a scheduled event to create. Start is required; a voice
+// or stage event names its ChannelID, an external one a Location and End.
+type EventSpec struct {
+	Name        string
+	Description string
+	Start       time.Time
+	End         time.Time
+	ChannelID   string
+	Location    string
+	Type        string // "voice", "stage" or "external"
 }
 
 // LoginStep is one thing to show a person linking a device.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -501,6 +502,11 @@ func (m *Manager) handleMessageAction(ctx context.Context, req *rpc.Request, p a
 		return nil, bad(req.Method, err)
 	}
 	ar.IdempotencyKey = p.IdempotencyKey
+	// Banning, promoting and uploading act with the server's standing:
+	// an admin's, not any client that may send.
+	if slices.Contains(DangerousActions, ar.Action) && !req.Conn.Has(protocol.ScopeAdmin) {
+		return nil, protocol.MissingScope(protocol.ScopeAdmin)
+	}
 	res, err := m.Action(ctx, ar)
 	if err != nil {
 		return nil, bad(req.Method, err)
@@ -524,6 +530,49 @@ func (m *Manager) ActionFromParams(channel, accountID, action string, params map
 		}
 		return ""
 	}
+	strs := func(keys ...string) []string {
+		var out []string
+		for _, k := range keys {
+			switch v := params[k].(type) {
+			case string:
+				if v != "" {
+					out = append(out, v)
+				}
+			case []any:
+				for _, e := range v {
+					if s, ok := e.(string); ok && s != "" {
+						out = append(out, s)
+					}
+				}
+			}
+		}
+		return out
+	}
+	// num reads a whole number in [lo, hi] (absent: 0), as JSON or text.
+	num := func(key string, lo, hi int) (int, error) {
+		var f float64
+		switch v := params[key].(type) {
+		case nil:
+			return 0, nil
+		case float64:
+			f = v
+		case string:
+			if v == "" {
+				return 0, nil
+			}
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return 0, fmt.Errorf("%s %q is not a number", key, v)
+			}
+			f = n
+		default:
+			return 0, fmt.Errorf("%s must be a number", key)
+		}
+		if f != float64(int(f)) || int(f) < lo || int(f) > hi {
+			return 0, fmt.Errorf("%s must be a whole number from %d to %d", key, lo, hi)
+		}
+		return int(f), nil
+	}
 	ar := ActionRequest{Channel: channel, AccountID: accountID, Action: strings.ToLower(action)}
 	if t := str("to", "target", "chatId", "channelId"); t != "" {
 		ch, to, err := m.ParseTarget(t)
@@ -545,6 +594,44 @@ func (m *Manager) ActionFromParams(channel, accountID, action string, params map
 	ar.Text = str("message", "text", "content")
 	ar.Emoji = str("emoji", "reaction")
 	ar.UserID = str("userId", "memberId")
+	ar.Name = str("threadName", "name", "eventName")
+	ar.RoleID = str("roleId")
+	ar.EmojiName = str("emojiName")
+	ar.Sticker = StickerSpec{Name: str("stickerName"), Description: str("stickerDesc"), Tags: str("stickerTags")}
+	ar.Reason = str("reason")
+	ar.Query = str("query")
+	ar.Before, ar.After = str("before"), str("after")
+	ar.StickerIDs = strs("stickerId", "stickerIds")
+	var err error
+	ar.Limit, err = num("limit", 0, 100)
+	if err == nil {
+		ar.DurationMinutes, err = num("durationMinutes", 0, 28*24*60)
+	}
+	if err == nil {
+		ar.DeleteDays, err = num("deleteDays", 0, 7)
+	}
+	if err == nil {
+		ar.AutoArchive, err = num("autoArchiveMinutes", 0, 10080)
+	}
+	if err != nil {
+		return ar, err
+	}
+	times := []struct {
+		key string
+		to  *time.Time
+	}{{"until", &ar.Until}, {"startTime", &ar.Event.Start}, {"endTime", &ar.Event.End}}
+	for _, t := range times {
+		if v := str(t.key); v != "" {
+			if *t.to, err = time.Parse(time.RFC3339, v); err != nil {
+				return ar, fmt.Errorf("%s %q is not an RFC 3339 time", t.key, v)
+			}
+		}
+	}
+	ar.Event.Name = str("eventName")
+	ar.Event.Description = str("desc", "description")
+	ar.Event.Location = str("location")
+	ar.Event.Type = str("eventType")
+	ar.Event.ChannelID = str("eventChannelId")
 	if q := str("question", "pollQuestion"); q != "" {
 		ar.Poll.Question = q
 		if opts, ok := params["options"].([]any); ok {

@@ -282,11 +282,32 @@ type ActionRequest struct {
 	Poll           Poll
 	UserID         string
 	IdempotencyKey string
+	// The fields of the reading, thread, moderation and server actions.
+	Name            string      // thread-create's name, event-create's name
+	RoleID          string      // role-add, role-remove
+	Reason          string      // timeout, kick, ban (the server's audit log)
+	Until           time.Time   // timeout: when it ends (zero with DurationMinutes 0 lifts it)
+	DurationMinutes int         // timeout: how long, when Until is zero
+	DeleteDays      int         // ban: days of the member's messages to delete (0-7)
+	Query           string      // search
+	Limit           int         // read, reactions, thread-list, search, emoji-list
+	Before, After   string      // read: message ids bounding the page
+	StickerIDs      []string    // sticker
+	Event           EventSpec   // event-create (Name is the event's name)
+	AutoArchive     int         // thread-create: minutes of inactivity before it archives
+	EmojiName       string      // emoji-upload
+	Sticker         StickerSpec // sticker-upload
+	// MediaPath is emoji-upload's and sticker-upload's image: a file the caller confined (the
+	// message tool's copy of a workspace file). message.action never sets
+	// it: no client names a file of the gateway's machine.
+	MediaPath string
 }
 
 // Actions lists the message actions, for help texts.
 var Actions = []string{"send", "react", "edit", "delete", "pin", "unpin", "poll", "typing", "channel-info", "member-info",
-	"reactions", "read", "list-pins", "thread-create", "thread-list", "thread-reply", "search", "channel-list"}
+	"reactions", "read", "list-pins", "thread-create", "thread-list", "thread-reply", "search", "channel-list",
+	"sticker", "role-info", "role-add", "role-remove", "emoji-list", "emoji-upload", "sticker-upload",
+	"voice-status", "event-list", "event-create", "timeout", "kick", "ban", "permissions"}
 
 // Action runs one message action through the channel's adapter, with a
 // clear error where the network (or this adapter) does not support it.
@@ -309,8 +330,13 @@ func (m *Manager) Action(ctx context.Context, req ActionRequest) (any, error) {
 		}
 		return nil
 	}
-	if err := need("a target chat", req.To.ChatID); err != nil && req.Action != "channel-list" {
+	if err := need("a target chat", req.To.ChatID); err != nil && req.Action != "channel-list" && req.Action != "emoji-list" {
 		return nil, err
+	}
+	if v, ok := ad.(ThreadVerifier); ok && req.To.ThreadID != "" {
+		if err := v.VerifyThread(ctx, req.To); err != nil {
+			return nil, err
+		}
 	}
 	ok := map[string]any{"ok": true, "channel": a.network.Name, "action": req.Action}
 	switch req.Action {
@@ -392,9 +418,9 @@ func (m *Manager) Action(ctx context.Context, req ActionRequest) (any, error) {
 			return nil, err
 		}
 		return in.MemberInfo(ctx, req.To.ChatID, req.UserID)
-	case "reactions", "read", "list-pins", "thread-create", "thread-list", "search", "channel-list":
-		// The Bot API has no history, search or listing calls.
-		return nil, unsupported
+	}
+	if res, handled, err := moreAction(ctx, ad, req, unsupported, need, ok); handled {
+		return res, err
 	}
 	return nil, fmt.Errorf("unknown action %q; known: %s", req.Action, strings.Join(Actions, ", "))
 }

@@ -109,12 +109,12 @@ func channelPolicy(guild channels.GroupPolicy, c config.DiscordGuildChannel) cha
 	return gp
 }
 
-// actionsOff maps channels.discord.actions; the groups whose actions do
-// not exist here (stickers, roles, moderation, events, ...) have no key.
+// actionsOff maps channels.discord.actions (presence has no message
+// action here). emoji-list, like react, is under reactions.
 func actionsOff(a config.DiscordActions) map[string]string {
 	const k = "channels.discord.actions."
 	return channels.ActionsOff(
-		channels.ActionSwitch{Key: k + "reactions", On: a.Reactions, Default: true, Actions: []string{"react", "reactions"}},
+		channels.ActionSwitch{Key: k + "reactions", On: a.Reactions, Default: true, Actions: []string{"react", "reactions", "emoji-list"}},
 		channels.ActionSwitch{Key: k + "polls", On: a.Polls, Default: true, Actions: []string{"poll"}},
 		channels.ActionSwitch{Key: k + "messages", On: a.Messages, Default: true, Actions: []string{"send", "edit", "delete", "read"}},
 		channels.ActionSwitch{Key: k + "threads", On: a.Threads, Default: true, Actions: []string{"thread-create", "thread-list", "thread-reply"}},
@@ -122,6 +122,17 @@ func actionsOff(a config.DiscordActions) map[string]string {
 		channels.ActionSwitch{Key: k + "search", On: a.Search, Default: true, Actions: []string{"search"}},
 		channels.ActionSwitch{Key: k + "memberInfo", On: a.MemberInfo, Default: true, Actions: []string{"member-info"}},
 		channels.ActionSwitch{Key: k + "channelInfo", On: a.ChannelInfo, Default: true, Actions: []string{"channel-info", "channel-list"}},
+		channels.ActionSwitch{Key: k + "roleInfo", On: a.RoleInfo, Default: true, Actions: []string{"role-info"}},
+		channels.ActionSwitch{Key: k + "channels", On: a.Channels, Default: true, Actions: []string{"channel-list"}},
+		channels.ActionSwitch{Key: k + "voiceStatus", On: a.VoiceStatus, Default: true, Actions: []string{"voice-status"}},
+		channels.ActionSwitch{Key: k + "events", On: a.Events, Default: true, Actions: []string{"event-list", "event-create"}},
+		channels.ActionSwitch{Key: k + "stickers", On: a.Stickers, Default: true, Actions: []string{"sticker"}},
+		channels.ActionSwitch{Key: k + "emojiUploads", On: a.EmojiUploads, Default: true, Actions: []string{"emoji-upload"}},
+		channels.ActionSwitch{Key: k + "stickerUploads", On: a.StickerUploads, Default: true, Actions: []string{"sticker-upload"}},
+		channels.ActionSwitch{Key: k + "permissions", On: a.Permissions, Default: true, Actions: []string{"permissions"}},
+		// OpenClaw keeps these off until the operator turns them on.
+		channels.ActionSwitch{Key: k + "roles", On: &a.Roles, Default: false, Actions: []string{"role-add", "role-remove"}},
+		channels.ActionSwitch{Key: k + "moderation", On: &a.Moderation, Default: false, Actions: []string{"timeout", "kick", "ban"}},
 	)
 }
 

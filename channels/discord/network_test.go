@@ -30,11 +30,14 @@ func TestActionsMapping(t *testing.T) {
 		name, actions string
 		off           []string
 	}{
-		{"defaults", `{}`, nil},
-		{"no messages", `{messages: false}`, []string{"delete", "edit", "read", "send"}},
-		{"no reactions, pins nor polls", `{reactions: false, pins: false, polls: false}`, []string{"list-pins", "pin", "poll", "react", "reactions", "unpin"}},
-		{"no lookups", `{memberInfo: false, channelInfo: false, search: false, threads: false}`,
+		{"defaults: roles and moderation are off", `{}`, []string{"ban", "kick", "role-add", "role-remove", "timeout"}},
+		{"roles and moderation on", `{roles: true, moderation: true}`, nil},
+		{"no messages", `{messages: false, roles: true, moderation: true}`, []string{"delete", "edit", "read", "send"}},
+		{"no reactions, pins nor polls", `{reactions: false, pins: false, polls: false, roles: true, moderation: true}`, []string{"emoji-list", "list-pins", "pin", "poll", "react", "reactions", "unpin"}},
+		{"no lookups", `{memberInfo: false, channelInfo: false, search: false, threads: false, roles: true, moderation: true}`,
 			[]string{"channel-info", "channel-list", "member-info", "search", "thread-create", "thread-list", "thread-reply"}},
+		{"no server actions", `{roleInfo: false, channels: false, voiceStatus: false, events: false, stickers: false, emojiUploads: false, stickerUploads: false, permissions: false}`,
+			[]string{"ban", "channel-list", "emoji-upload", "event-create", "event-list", "kick", "permissions", "role-add", "role-info", "role-remove", "sticker", "sticker-upload", "timeout", "voice-status"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

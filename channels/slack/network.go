@@ -101,17 +101,19 @@ func policy(cfg *config.Config, a config.SlackAccount) channels.AccountPolicy {
 	return p
 }
 
-// actionsOff maps channels.slack.actions (emojiList and permissions have
-// no message action here).
+// actionsOff maps channels.slack.actions (permissions has no message
+// action here). OpenClaw has no switch for kick on Slack: the message
+// tool runs it for the owner only.
 func actionsOff(a config.SlackActions) map[string]string {
 	const k = "channels.slack.actions."
 	return channels.ActionsOff(
 		channels.ActionSwitch{Key: k + "reactions", On: a.Reactions, Default: true, Actions: []string{"react", "reactions"}},
-		channels.ActionSwitch{Key: k + "messages", On: a.Messages, Default: true, Actions: []string{"send", "edit", "delete", "read", "thread-reply"}},
+		channels.ActionSwitch{Key: k + "messages", On: a.Messages, Default: true, Actions: []string{"send", "edit", "delete", "read", "thread-reply", "thread-list"}},
 		channels.ActionSwitch{Key: k + "pins", On: a.Pins, Default: true, Actions: []string{"pin", "unpin", "list-pins"}},
 		channels.ActionSwitch{Key: k + "memberInfo", On: a.MemberInfo, Default: true, Actions: []string{"member-info"}},
 		channels.ActionSwitch{Key: k + "channelInfo", On: a.ChannelInfo, Default: true, Actions: []string{"channel-info", "channel-list"}},
 		channels.ActionSwitch{Key: k + "search", On: a.Search, Default: true, Actions: []string{"search"}},
+		channels.ActionSwitch{Key: k + "emojiList", On: a.EmojiList, Default: true, Actions: []string{"emoji-list"}},
 	)
 }
 

@@ -29,7 +29,8 @@ func TestActionsMapping(t *testing.T) {
 		off           []string
 	}{
 		{"defaults", `{}`, nil},
-		{"read only", `{messages: false, reactions: false}`, []string{"delete", "edit", "react", "reactions", "read", "send", "thread-reply"}},
+		{"read only", `{messages: false, reactions: false}`, []string{"delete", "edit", "react", "reactions", "read", "send", "thread-list", "thread-reply"}},
+		{"no emoji list", `{emojiList: false}`, []string{"emoji-list"}},
 		{"no pins nor lookups", `{pins: false, memberInfo: false, channelInfo: false, search: false}`,
 			[]string{"channel-info", "channel-list", "list-pins", "member-info", "pin", "search", "unpin"}},
 	}

@@ -91,8 +91,9 @@ func policy(cfg *config.Config, a config.TelegramAccount) channels.AccountPolicy
 	return p
 }
 
-// actionsOff maps channels.telegram.actions: sticker and forum-topic
-// editing have no message action here, so only these switches exist.
+// actionsOff maps channels.telegram.actions (forum-topic editing has no
+// message action here). OpenClaw has no switch for kick, ban and
+// timeout on Telegram: the message tool runs them for the owner only.
 func actionsOff(a config.TelegramActions) map[string]string {
 	const k = "channels.telegram.actions."
 	return channels.ActionsOff(
@@ -102,6 +103,7 @@ func actionsOff(a config.TelegramActions) map[string]string {
 		channels.ActionSwitch{Key: k + "reactions", On: a.Reactions, Default: true, Actions: []string{"react", "reactions"}},
 		channels.ActionSwitch{Key: k + "poll", On: a.Poll, Default: true, Actions: []string{"poll"}},
 		channels.ActionSwitch{Key: k + "createForumTopic", On: a.CreateForumTopic, Default: true, Actions: []string{"thread-create"}},
+		channels.ActionSwitch{Key: k + "sticker", On: &a.Sticker, Default: false, Actions: []string{"sticker"}},
 	)
 }
 

@@ -36,12 +36,13 @@ func TestActionsMapping(t *testing.T) {
 		name, actions string
 		off           []string
 	}{
-		{"defaults", `{}`, nil},
-		{"no deletes", `{deleteMessage: false}`, []string{"delete"}},
+		{"defaults: sticker is off", `{}`, []string{"sticker"}},
+		{"sticker on", `{sticker: true}`, nil},
+		{"no deletes", `{sticker: true, deleteMessage: false}`, []string{"delete"}},
 		// sendMessage false takes polls with it, as OpenClaw documents.
-		{"no sends", `{sendMessage: false, poll: true}`, []string{"poll", "send", "thread-reply"}},
-		{"no reactions nor polls", `{reactions: false, poll: false}`, []string{"poll", "react", "reactions"}},
-		{"no edits nor topics", `{editMessage: false, createForumTopic: false}`, []string{"edit", "thread-create"}},
+		{"no sends", `{sticker: true, sendMessage: false, poll: true}`, []string{"poll", "send", "thread-reply"}},
+		{"no reactions nor polls", `{sticker: true, reactions: false, poll: false}`, []string{"poll", "react", "reactions"}},
+		{"no edits nor topics", `{sticker: true, editMessage: false, createForumTopic: false}`, []string{"edit", "thread-create"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

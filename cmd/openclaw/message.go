@@ -26,9 +26,13 @@ var messageSubcommands = map[string]func(ctx context.Context, a *app, args []str
 	"delete": runMessageAction("delete"),
 	"pin":    runMessageAction("pin"),
 	"unpin":  runMessageAction("unpin"),
+
+	"read":      runMessageRead("read", "read"),
+	"reactions": runMessageRead("reactions", "reactions"),
+	"pins":      runMessageRead("pins", "list-pins"),
 }
 
-// runMessage serves `openclaw message send|poll|react|edit|delete|pin|unpin`.
+// runMessage serves `openclaw message send|poll|react|edit|delete|pin|unpin|read|reactions|pins`.
 func runMessage(ctx context.Context, a *app, args []string) error {
 	sub, rest, err := subcommand("message", args, messageSubcommands)
 	if err != nil {

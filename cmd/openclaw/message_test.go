@@ -56,12 +56,24 @@ func TestMessageRequests(t *testing.T) {
 			method: "message.action", wantKey: true, wantScopes: write, payload: ok,
 			wantParams: `{"action":"unpin","channel":"telegram","params":{"messageId":"42","to":"5"}}`,
 			wantOut:    "{\n  \"channel\": \"telegram\",\n  \"ok\": true\n}\n"},
+		{name: "read", args: []string{"message", "read", "--channel", "discord", "--target", "c1", "--limit", "5", "--before", "99"},
+			method: "message.action", wantKey: true, wantScopes: write, payload: map[string]any{"ok": true, "messages": []any{}},
+			wantParams: `{"action":"read","channel":"discord","params":{"before":"99","limit":5,"to":"c1"}}`,
+			wantOut:    "{\n  \"messages\": [],\n  \"ok\": true\n}\n"},
+		{name: "reactions", args: []string{"message", "reactions", "--target", "discord:c1", "--message-id", "42", "--emoji", "👍"},
+			method: "message.action", wantKey: true, wantScopes: write, payload: ok,
+			wantParams: `{"action":"reactions","params":{"emoji":"👍","messageId":"42","to":"discord:c1"}}`,
+			wantOut:    "{\n  \"channel\": \"telegram\",\n  \"ok\": true\n}\n"},
+		{name: "pins", args: []string{"message", "pins", "--channel", "slack", "--target", "C1"},
+			method: "message.action", wantKey: true, wantScopes: write, payload: ok,
+			wantParams: `{"action":"list-pins","channel":"slack","params":{"to":"C1"}}`,
+			wantOut:    "{\n  \"channel\": \"telegram\",\n  \"ok\": true\n}\n"},
 	})
 }
 
 func TestMessageUsage(t *testing.T) {
 	runUsageCases(t, false, []usageCase{
-		{"no subcommand", []string{"message"}, "missing subcommand (one of delete, edit, pin, poll, react, send, unpin)"},
+		{"no subcommand", []string{"message"}, "missing subcommand (one of delete, edit, pin, pins, poll, react, reactions, read, send, unpin)"},
 		{"unknown subcommand", []string{"message", "broadcast"}, `openclaw message has no command "broadcast"`},
 		{"send without target", []string{"message", "send", "--message", "hi"}, "--target is required"},
 		{"send without message", []string{"message", "send", "--target", "5"}, "--message is required"},

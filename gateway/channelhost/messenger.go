@@ -45,10 +45,17 @@ func (c messenger) Act(ctx context.Context, to message.Conversation, action stri
 	}
 	ar.To = channels.Target{ChatID: to.ChatID, ThreadID: to.ThreadID}
 	ar.IdempotencyKey = key
+	// The tool confined the upload's file to the caller's workspace.
+	ar.MediaPath, _ = params["media"].(string)
 	return c.m.Action(ctx, ar)
 }
 
 func (c messenger) SendFile(ctx context.Context, to message.Conversation, file, caption, key string) (any, error) {
+	// A file is a send: where the channel's actions block turns sends
+	// off, files stay too.
+	if err := c.m.ActionAllowed(to.Channel, to.AccountID, "send"); err != nil {
+		return nil, err
+	}
 	return c.m.Send(ctx, channels.SendRequest{
 		Channel: to.Channel, AccountID: to.AccountID, To: channels.Target{ChatID: to.ChatID, ThreadID: to.ThreadID},
 		Text: caption, Attachments: []channels.Attachment{{Path: file}}, IdempotencyKey: key,

@@ -1536,6 +1536,8 @@ type TelegramActions struct {
 	Poll *bool `json:"poll"`
 	// thread-create (a forum topic). Default true.
 	CreateForumTopic *bool `json:"createForumTopic"`
+	// sticker (sending one). Default false.
+	Sticker bool `json:"sticker"`
 }
 
 // TelegramCustomCommand is one channels.telegram.customCommands entry.
@@ -1708,6 +1710,26 @@ type DiscordActions struct {
 	MemberInfo *bool `json:"memberInfo"`
 	// channel-info and channel-list. Default true.
 	ChannelInfo *bool `json:"channelInfo"`
+	// role-info. Default true.
+	RoleInfo *bool `json:"roleInfo"`
+	// channel-list (channelInfo false turns it off too). Default true.
+	Channels *bool `json:"channels"`
+	// voice-status. Default true.
+	VoiceStatus *bool `json:"voiceStatus"`
+	// event-list and event-create. Default true.
+	Events *bool `json:"events"`
+	// sticker (sending one). Default true.
+	Stickers *bool `json:"stickers"`
+	// emoji-upload. Default true.
+	EmojiUploads *bool `json:"emojiUploads"`
+	// sticker-upload. Default true.
+	StickerUploads *bool `json:"stickerUploads"`
+	// permissions. Default true.
+	Permissions *bool `json:"permissions"`
+	// role-add and role-remove. Default false.
+	Roles bool `json:"roles"`
+	// timeout, kick and ban. Default false.
+	Moderation bool `json:"moderation"`
 }
 
 // ChannelDM is channels.<discord|slack>.dm.
@@ -1819,6 +1841,8 @@ type SlackActions struct {
 	ChannelInfo *bool `json:"channelInfo"`
 	// search. Default true.
 	Search *bool `json:"search"`
+	// emoji-list. Default true.
+	EmojiList *bool `json:"emojiList"`
 }
 
 // SlackChannelEntry is channels.slack.channels.<channelId>.

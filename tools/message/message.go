@@ -47,18 +47,54 @@ const MaxFileBytes = 20 << 20
 
 // Args are the message tool's arguments.
 type Args struct {
-	Action    string   `json:"action" jsonschema:"enum=send,enum=react,enum=edit,enum=delete,enum=pin,enum=unpin,enum=poll,enum=typing,enum=channel-info,enum=member-info,enum=reactions,enum=read,enum=list-pins,enum=thread-create,enum=thread-list,enum=thread-reply,enum=search,enum=channel-list,description=What to do"`
+	Action    string   `json:"action" jsonschema:"enum=send,enum=react,enum=edit,enum=delete,enum=pin,enum=unpin,enum=poll,enum=typing,enum=channel-info,enum=member-info,enum=reactions,enum=read,enum=list-pins,enum=thread-create,enum=thread-list,enum=thread-reply,enum=search,enum=channel-list,enum=sticker,enum=role-info,enum=role-add,enum=role-remove,enum=emoji-list,enum=emoji-upload,enum=sticker-upload,enum=voice-status,enum=event-list,enum=event-create,enum=timeout,enum=kick,enum=ban,enum=permissions,description=What to do"`
 	Channel   string   `json:"channel,omitempty" jsonschema:"description=Channel id such as telegram (default: this conversation's)"`
 	AccountID string   `json:"accountId,omitempty" jsonschema:"description=Channel account (default: this conversation's)"`
 	Target    string   `json:"target,omitempty" jsonschema:"description=Chat id (default: this conversation)"`
 	ThreadID  string   `json:"threadId,omitempty" jsonschema:"description=Thread or forum topic id"`
-	Message   string   `json:"message,omitempty" jsonschema:"description=Text for send, edit and thread-reply (Markdown)"`
-	MessageID string   `json:"messageId,omitempty" jsonschema:"description=The message to react to, edit, delete or pin"`
-	Emoji     string   `json:"emoji,omitempty" jsonschema:"description=Reaction emoji"`
+	Message   string   `json:"message,omitempty" jsonschema:"description=Text for send, edit, thread-reply, thread-create and sticker (Markdown); the caption with media"`
+	Media     string   `json:"media,omitempty" jsonschema:"description=send and thread-reply: a file of your workspace (up to 20 MB) to attach; emoji-upload and sticker-upload: the image"`
+	MessageID string   `json:"messageId,omitempty" jsonschema:"description=The message to react to, edit, delete, pin, list reactions of or start a thread on"`
+	Emoji     string   `json:"emoji,omitempty" jsonschema:"description=Reaction emoji (for reactions: list who reacted with it)"`
 	Question  string   `json:"question,omitempty" jsonschema:"description=Poll question"`
 	Options   []string `json:"options,omitempty" jsonschema:"description=Poll options (2 to 12)"`
-	UserID    string   `json:"userId,omitempty" jsonschema:"description=Member for member-info"`
+	UserID    string   `json:"userId,omitempty" jsonschema:"description=Member for member-info, permissions, voice-status, role-add, role-remove, timeout, kick and ban"`
+
+	ThreadName         string   `json:"threadName,omitempty" jsonschema:"description=Name of the thread thread-create starts"`
+	AutoArchiveMinutes int      `json:"autoArchiveMinutes,omitempty" jsonschema:"description=thread-create: minutes of inactivity before the thread archives (60, 1440, 4320 or 10080)"`
+	Limit              int      `json:"limit,omitempty" jsonschema:"description=Most results for read, reactions, thread-list, search and emoji-list (at most 100)"`
+	Before             string   `json:"before,omitempty" jsonschema:"description=read: messages older than this message id"`
+	After              string   `json:"after,omitempty" jsonschema:"description=read: messages newer than this message id"`
+	Query              string   `json:"query,omitempty" jsonschema:"description=Text to search for"`
+	RoleID             string   `json:"roleId,omitempty" jsonschema:"description=Role for role-add and role-remove"`
+	DurationMinutes    int      `json:"durationMinutes,omitempty" jsonschema:"description=timeout: how long (omit with until to lift a timeout)"`
+	Until              string   `json:"until,omitempty" jsonschema:"description=timeout: when it ends (RFC 3339)"`
+	DeleteDays         int      `json:"deleteDays,omitempty" jsonschema:"description=ban: days of the member's messages to delete (0 to 7)"`
+	Reason             string   `json:"reason,omitempty" jsonschema:"description=Reason for timeout, kick and ban (the server's audit log)"`
+	StickerID          []string `json:"stickerId,omitempty" jsonschema:"description=Stickers to send"`
+	EmojiName          string   `json:"emojiName,omitempty" jsonschema:"description=emoji-upload: the new emoji's name (media is its image)"`
+	StickerName        string   `json:"stickerName,omitempty" jsonschema:"description=sticker-upload: the new sticker's name (media is its PNG, APNG, GIF or Lottie JSON)"`
+	StickerDesc        string   `json:"stickerDesc,omitempty" jsonschema:"description=sticker-upload: its description"`
+	StickerTags        string   `json:"stickerTags,omitempty" jsonschema:"description=sticker-upload: a related emoji name for autocomplete"`
+	EventName          string   `json:"eventName,omitempty" jsonschema:"description=event-create: the event's name"`
+	StartTime          string   `json:"startTime,omitempty" jsonschema:"description=event-create: when it starts (RFC 3339)"`
+	EndTime            string   `json:"endTime,omitempty" jsonschema:"description=event-create: when it ends (RFC 3339; required for external events)"`
+	Desc               string   `json:"desc,omitempty" jsonschema:"description=event-create: description"`
+	Location           string   `json:"location,omitempty" jsonschema:"description=event-create: where (an external event)"`
+	EventType          string   `json:"eventType,omitempty" jsonschema:"enum=voice,enum=stage,enum=external,description=event-create: kind of event (default external with a location, else voice)"`
+	EventChannelID     string   `json:"eventChannelId,omitempty" jsonschema:"description=event-create: the voice or stage channel it happens in"`
 }
+
+// ownerActions change who is in a chat, what they may do, or what its
+// server holds: the tool runs them only for the owner, so a chat stranger
+// (or a model their message talked into it) cannot ban or promote anyone.
+var ownerActions = map[string]bool{
+	"timeout": true, "kick": true, "ban": true, "role-add": true, "role-remove": true,
+	"emoji-upload": true, "sticker-upload": true, "event-create": true,
+}
+
+// OwnerOnlyAction reports whether action runs only for the owner.
+func OwnerOnlyAction(action string) bool { return ownerActions[action] }
 
 // SendFileArgs are send_file's arguments.
 type SendFileArgs struct {
@@ -71,14 +107,33 @@ type SendFileArgs struct {
 func Tools(m Messenger, workspace func(tools.Who) (string, error)) []tools.Tool {
 	msg := tools.NewTyped(tools.Spec{
 		Name: "message", Label: "Message",
-		Description: "Act on the chat this conversation is in (or, outside a chat, a channel and target you name): send, react, edit, delete, pin, unpin, poll, channel-info, member-info and more where the network supports them.",
+		Description: "Act on the chat this conversation is in (or, outside a chat, a channel and target you name): send, react, edit, delete, pin, unpin, poll, read, reactions, list-pins, threads, channel and member info, roles, emoji, stickers, events and more where the network supports them. timeout, kick, ban, role-add, role-remove, uploads and event-create run only for the owner.",
 		Source:      tools.SourceCore,
 	}, func(ctx context.Context, c tools.Call, a Args) (tools.Result, error) {
+		if ownerActions[a.Action] && !c.Who.Owner {
+			return tools.Result{}, fmt.Errorf("%s changes members or the server: only the owner may ask for it", a.Action)
+		}
 		to, err := target(ctx, m, c.Who, a.Channel, a.AccountID, a.Target, a.ThreadID)
 		if err != nil {
 			return tools.Result{}, err
 		}
 		params := map[string]any{}
+		if a.Media != "" && (a.Action == "emoji-upload" || a.Action == "sticker-upload") {
+			copyPath, _, _, err := workspaceCopy(workspace, c.Who, a.Media)
+			if err != nil {
+				return tools.Result{}, fmt.Errorf("%s media: %w", a.Action, err)
+			}
+			params["media"] = copyPath
+		} else if a.Media != "" {
+			if a.Action != "send" && a.Action != "thread-reply" {
+				return tools.Result{}, fmt.Errorf("media goes with send or thread-reply, not %s", a.Action)
+			}
+			text, err := sendWorkspaceFile(ctx, m, workspace, c, to, a.Media, a.Message)
+			if err != nil {
+				return tools.Result{}, fmt.Errorf("%s media: %w", a.Action, err)
+			}
+			return tools.Result{Text: text}, nil
+		}
 		set := func(k, v string) {
 			if v != "" {
 				params[k] = v
@@ -89,6 +144,40 @@ func Tools(m Messenger, workspace func(tools.Who) (string, error)) []tools.Tool 
 		set("emoji", a.Emoji)
 		set("question", a.Question)
 		set("userId", a.UserID)
+		set("threadName", a.ThreadName)
+		set("before", a.Before)
+		set("after", a.After)
+		set("query", a.Query)
+		set("roleId", a.RoleID)
+		set("until", a.Until)
+		set("reason", a.Reason)
+		set("eventName", a.EventName)
+		set("startTime", a.StartTime)
+		set("endTime", a.EndTime)
+		set("desc", a.Desc)
+		set("location", a.Location)
+		set("eventType", a.EventType)
+		set("eventChannelId", a.EventChannelID)
+		set("emojiName", a.EmojiName)
+		set("stickerName", a.StickerName)
+		set("stickerDesc", a.StickerDesc)
+		set("stickerTags", a.StickerTags)
+		setNum := func(k string, v int) {
+			if v != 0 {
+				params[k] = float64(v)
+			}
+		}
+		setNum("limit", a.Limit)
+		setNum("durationMinutes", a.DurationMinutes)
+		setNum("deleteDays", a.DeleteDays)
+		setNum("autoArchiveMinutes", a.AutoArchiveMinutes)
+		if len(a.StickerID) > 0 {
+			ids := make([]any, len(a.StickerID))
+			for i, id := range a.StickerID {
+				ids[i] = id
+			}
+			params["stickerId"] = ids
+		}
 		if len(a.Options) > 0 {
 			opts := make([]any, len(a.Options))
 			for i, o := range a.Options {
@@ -111,33 +200,49 @@ func Tools(m Messenger, workspace func(tools.Who) (string, error)) []tools.Tool 
 		if err != nil {
 			return tools.Result{}, err
 		}
-		dir, err := workspace(c.Who)
-		if err != nil {
-			return tools.Result{}, err
-		}
-		ws, err := wsfs.OpenWorkspace(dir)
-		if err != nil {
-			return tools.Result{}, err
-		}
-		defer ws.Close()
-		rel, size, err := CheckFile(ws, a.Path)
+		text, err := sendWorkspaceFile(ctx, m, workspace, c, to, a.Path, a.Caption)
 		if err != nil {
 			return tools.Result{}, fmt.Errorf("send_file: %w", err)
 		}
-		// Send a copy read through the workspace root: the path itself
-		// could be swapped for a symlink between this check and the
-		// upload, which happens later (and again on retries).
-		copyPath, err := snapshot(ws, rel)
-		if err != nil {
-			return tools.Result{}, fmt.Errorf("send_file: %w", err)
-		}
-		res, err := m.SendFile(ctx, to, copyPath, a.Caption, c.Who.RunID+":"+c.ID)
-		if err != nil {
-			return tools.Result{}, err
-		}
-		return tools.Result{Text: fmt.Sprintf("sent %s (%d bytes): %v", path.Base(rel), size, res)}, nil
+		return tools.Result{Text: text}, nil
 	})
 	return []tools.Tool{msg, sendFile}
+}
+
+// workspaceCopy confines file p to the caller's workspace (CheckFile)
+// and returns a private copy's path, its workspace path and size. The
+// copy is read through the workspace root: the path itself could be
+// swapped for a symlink between this check and the upload, which happens
+// later (and again on retries).
+func workspaceCopy(workspace func(tools.Who) (string, error), who tools.Who, p string) (copyPath, rel string, size int64, err error) {
+	dir, err := workspace(who)
+	if err != nil {
+		return "", "", 0, err
+	}
+	ws, err := wsfs.OpenWorkspace(dir)
+	if err != nil {
+		return "", "", 0, err
+	}
+	defer ws.Close()
+	if rel, size, err = CheckFile(ws, p); err != nil {
+		return "", "", 0, err
+	}
+	copyPath, err = snapshot(ws, rel)
+	return copyPath, rel, size, err
+}
+
+// sendWorkspaceFile sends file p of the caller's workspace, confined as
+// CheckFile says, with caption.
+func sendWorkspaceFile(ctx context.Context, m Messenger, workspace func(tools.Who) (string, error), c tools.Call, to Conversation, p, caption string) (string, error) {
+	copyPath, rel, size, err := workspaceCopy(workspace, c.Who, p)
+	if err != nil {
+		return "", err
+	}
+	res, err := m.SendFile(ctx, to, copyPath, caption, c.Who.RunID+":"+c.ID)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("sent %s (%d bytes): %v", path.Base(rel), size, res), nil
 }
 
 // CheckFile is the confinement of a file to send: p, relative to the

@@ -43,21 +43,35 @@ func TestMessageTool(t *testing.T) {
 	msg := Tools(fm, func(tools.Who) (string, error) { return ws, nil })[0]
 	tests := []struct {
 		name, session, args, want, err string
+		owner                          bool
 	}{
-		{"bound session defaults to its chat", "agent:main:main", `{"action":"send","message":"hi"}`, `telegram/default/42/ send {"message":"hi"}`, ""},
-		{"bound session may name its own chat", "agent:main:main", `{"action":"react","target":"42","messageId":"7","emoji":"👍"}`, `telegram/default/42/ react {"emoji":"👍","messageId":"7"}`, ""},
-		{"bound session may not message others", "agent:main:main", `{"action":"send","target":"43","message":"x"}`, "", "may only go to that chat"},
-		{"bound session may not switch channel", "agent:main:main", `{"action":"send","channel":"discord","message":"x"}`, "", "may only go to that chat"},
-		{"unbound session must name a target", "agent:main:other", `{"action":"send","message":"x"}`, "", "name a channel and a target"},
-		{"unbound session with a target", "agent:main:other", `{"action":"poll","channel":"telegram","target":"9","question":"Q","options":["a","b"]}`, `telegram//9/ poll {"options":["a","b"],"question":"Q"}`, ""},
+		{"bound session defaults to its chat", "agent:main:main", `{"action":"send","message":"hi"}`, `telegram/default/42/ send {"message":"hi"}`, "", false},
+		{"bound session may name its own chat", "agent:main:main", `{"action":"react","target":"42","messageId":"7","emoji":"👍"}`, `telegram/default/42/ react {"emoji":"👍","messageId":"7"}`, "", false},
+		{"bound session may not message others", "agent:main:main", `{"action":"send","target":"43","message":"x"}`, "", "may only go to that chat", false},
+		{"bound session may not switch channel", "agent:main:main", `{"action":"send","channel":"discord","message":"x"}`, "", "may only go to that chat", false},
+		{"unbound session must name a target", "agent:main:other", `{"action":"send","message":"x"}`, "", "name a channel and a target", false},
+		{"unbound session with a target", "agent:main:other", `{"action":"poll","channel":"telegram","target":"9","question":"Q","options":["a","b"]}`, `telegram//9/ poll {"options":["a","b"],"question":"Q"}`, "", false},
+		{"read passes its bounds", "agent:main:main", `{"action":"read","limit":20,"before":"99"}`, `telegram/default/42/ read {"before":"99","limit":20}`, "", false},
+		{"thread-create names the thread", "agent:main:main", `{"action":"thread-create","threadName":"Plans","messageId":"5","autoArchiveMinutes":60}`, `telegram/default/42/ thread-create {"autoArchiveMinutes":60,"messageId":"5","threadName":"Plans"}`, "", false},
+		{"a stranger cannot ban", "agent:main:main", `{"action":"ban","userId":"7","reason":"spam"}`, "", "only the owner", false},
+		{"a stranger cannot time out", "agent:main:main", `{"action":"timeout","userId":"7","durationMinutes":10}`, "", "only the owner", false},
+		{"a stranger cannot add a role", "agent:main:main", `{"action":"role-add","userId":"7","roleId":"admin"}`, "", "only the owner", false},
+		{"a stranger cannot kick", "agent:main:main", `{"action":"kick","userId":"7"}`, "", "only the owner", false},
+		{"a stranger cannot create events", "agent:main:main", `{"action":"event-create","eventName":"x","startTime":"2027-01-01T10:00:00Z"}`, "", "only the owner", false},
+		{"the owner may ban", "agent:main:main", `{"action":"ban","userId":"7","reason":"spam","deleteDays":1}`, `telegram/default/42/ ban {"deleteDays":1,"reason":"spam","userId":"7"}`, "", true},
+		{"the owner still may not ban in another chat", "agent:main:main", `{"action":"ban","target":"43","userId":"7"}`, "", "may only go to that chat", true},
+		{"the owner may time out until a time", "agent:main:main", `{"action":"timeout","userId":"7","until":"2027-01-01T10:00:00Z"}`, `telegram/default/42/ timeout {"until":"2027-01-01T10:00:00Z","userId":"7"}`, "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fm.acts = nil
-			res, err := msg.Call(context.Background(), tools.Call{ID: "c1", Args: json.RawMessage(tt.args), Who: tools.Who{SessionKey: tt.session, RunID: "r"}})
+			res, err := msg.Call(context.Background(), tools.Call{ID: "c1", Args: json.RawMessage(tt.args), Who: tools.Who{SessionKey: tt.session, RunID: "r", Owner: tt.owner}})
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err %v, want %q", err, tt.err)
+				}
+				if len(fm.acts) != 0 {
+					t.Errorf("a refused call reached the channel: %q", fm.acts)
 				}
 				return
 			}
@@ -109,5 +123,67 @@ func TestSendFile(t *testing.T) {
 				t.Errorf("sent %v", fm.files)
 			}
 		})
+	}
+}
+
+// send with media attaches a workspace file, confined as send_file's.
+func TestSendMedia(t *testing.T) {
+	fm := &fakeMessenger{routes: map[string]Conversation{"s": {Channel: "telegram", AccountID: "default", ChatID: "42"}}, files: map[string]string{}}
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "chart.png"), []byte("png"), 0o600)
+	msg := Tools(fm, func(tools.Who) (string, error) { return ws, nil })[0]
+	tests := []struct{ name, args, err string }{
+		{"sends the file with its caption", `{"action":"send","media":"chart.png","message":"this week"}`, ""},
+		{"not out of the workspace", `{"action":"send","media":"../../etc/passwd"}`, "outside"},
+		{"not with react", `{"action":"react","media":"chart.png","messageId":"1","emoji":"x"}`, "media goes with send"},
+		{"not to another chat", `{"action":"send","target":"43","media":"chart.png"}`, "may only go to that chat"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clear(fm.files)
+			_, err := msg.Call(context.Background(), tools.Call{ID: "c", Args: json.RawMessage(tt.args), Who: tools.Who{SessionKey: "s", RunID: "r"}})
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err %v, want %q", err, tt.err)
+				}
+				if len(fm.files) != 0 {
+					t.Errorf("sent %v", fm.files)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fm.files["chart.png"] != "png" {
+				t.Errorf("sent %v", fm.files)
+			}
+		})
+	}
+}
+
+// emoji-upload hands the channel a private copy of the workspace image,
+// for the owner only.
+func TestEmojiUploadMedia(t *testing.T) {
+	fm := &fakeMessenger{routes: map[string]Conversation{"s": {Channel: "discord", AccountID: "default", ChatID: "42"}}, files: map[string]string{}}
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "party.png"), []byte("png"), 0o600)
+	msg := Tools(fm, func(tools.Who) (string, error) { return ws, nil })[0]
+	args := json.RawMessage(`{"action":"emoji-upload","emojiName":"party","media":"party.png"}`)
+	if _, err := msg.Call(context.Background(), tools.Call{ID: "c", Args: args, Who: tools.Who{SessionKey: "s", RunID: "r"}}); err == nil || !strings.Contains(err.Error(), "only the owner") {
+		t.Fatalf("a stranger's upload: %v", err)
+	}
+	if _, err := msg.Call(context.Background(), tools.Call{ID: "c", Args: args, Who: tools.Who{SessionKey: "s", RunID: "r", Owner: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(fm.acts) != 1 || !strings.Contains(fm.acts[0], `emoji-upload {"emojiName":"party","media":"`) {
+		t.Fatalf("acts %q", fm.acts)
+	}
+	var p struct{ Media string }
+	json.Unmarshal([]byte(fm.acts[0][strings.Index(fm.acts[0], "{"):]), &p)
+	if b, err := os.ReadFile(p.Media); err != nil || string(b) != "png" || strings.HasPrefix(p.Media, ws) {
+		t.Errorf("media %s: %q, %v (want a copy outside the workspace)", p.Media, b, err)
+	}
+	if _, err := msg.Call(context.Background(), tools.Call{ID: "c", Args: json.RawMessage(`{"action":"emoji-upload","emojiName":"x","media":"../x"}`), Who: tools.Who{SessionKey: "s", RunID: "r", Owner: true}}); err == nil || !strings.Contains(err.Error(), "outside") {
+		t.Errorf("upload from outside the workspace: %v", err)
 	}
 }

@@ -41,7 +41,10 @@ func Malformed() Fault { return Fault{status: http.StatusOK, malformed: true} }
 
 // Fail makes the next n calls of route answer f. Routes: gateway/bot,
 // users/@me, user, channel, member, send, edit, delete, typing, react,
-// pin, unpin, callback, followup, commands.
+// pin, unpin, callback, followup, commands; and messages, message,
+// reactions, pins, thread-create, guild, threads, guild-channels, roles,
+// role-add, role-remove, member-edit, kick, ban, emojis, emoji-create, sticker-create, voice-state,
+// events, event-create.
 func (s *Server) Fail(route string, n int, f Fault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -119,7 +122,7 @@ func route(method, path string) (name string, params []string) {
 	case is("PUT", "applications", "*", "commands"):
 		return "commands", params
 	}
-	return "", nil
+	return moreRoute(method, p)
 }
 
 func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
@@ -131,7 +134,7 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	s.calls = append(s.calls, Call{Route: name, Method: r.Method, Path: path, Body: body})
+	s.calls = append(s.calls, Call{Route: name, Method: r.Method, Path: path, Query: r.URL.RawQuery, Reason: unescape(r.Header.Get("X-Audit-Log-Reason")), Body: body})
 	s.notifyLocked()
 	if r.Header.Get("Authorization") != "Bot "+s.token || s.revoked {
 		s.mu.Unlock()
@@ -170,6 +173,7 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 			AllowedMentions json.RawMessage `json:"allowed_mentions"`
 			Poll            json.RawMessage `json:"poll"`
 			Attachments     []Attachment    `json:"attachments"`
+			StickerIDs      []string        `json:"sticker_ids"`
 			Reference       *struct {
 				MessageID string `json:"message_id"`
 			} `json:"message_reference"`
@@ -178,7 +182,7 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 			writeErr(w, 400, 50035, "Invalid Form Body")
 			return
 		}
-		if m.Content == "" && len(files) == 0 && len(m.Poll) == 0 && name == "send" {
+		if m.Content == "" && len(files) == 0 && len(m.Poll) == 0 && len(m.StickerIDs) == 0 && name == "send" {
 			writeErr(w, 400, 50006, "Cannot send an empty message")
 			return
 		}
@@ -196,7 +200,7 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		msg := Message{ChannelID: params[0], Content: m.Content, Flags: m.Flags, Components: m.Components,
-			AllowedMentions: m.AllowedMentions, Poll: m.Poll, Files: files, Attachments: m.Attachments}
+			AllowedMentions: m.AllowedMentions, Poll: m.Poll, Files: files, Attachments: m.Attachments, StickerIDs: m.StickerIDs}
 		if m.Reference != nil {
 			msg.ReplyTo = m.Reference.MessageID
 		}
@@ -248,7 +252,9 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 	case "delete", "typing", "react", "pin", "unpin":
 		w.WriteHeader(http.StatusNoContent)
 	default:
-		writeErr(w, 404, 0, "404: Not Found")
+		if !s.serveMoreLocked(w, r, name, params, body, files) {
+			writeErr(w, 404, 0, "404: Not Found")
+		}
 	}
 }
 
@@ -289,7 +295,7 @@ func readBody(r *http.Request) ([]byte, []File, error) {
 		if p.FormName() == "payload_json" {
 			body = b
 		} else {
-			files = append(files, File{Name: p.FileName(), Bytes: b})
+			files = append(files, File{Form: p.FormName(), Name: p.FileName(), Bytes: b})
 		}
 	}
 }

@@ -53,6 +53,10 @@ type Server struct {
 	commands  json.RawMessage
 	channels  map[string]map[string]any
 	files     map[string][]byte
+	voice     map[string]string // user id -> voice channel id
+	emojis    []map[string]any
+	events    []map[string]any
+	stickers  []File
 	gw        gateway
 }
 
@@ -61,11 +65,14 @@ type Call struct {
 	Route  string // e.g. "send", "edit", "react" (see Fail)
 	Method string
 	Path   string // below /api/v9
+	Query  string // the raw query string
+	Reason string // the X-Audit-Log-Reason header
 	Body   []byte // JSON body, or payload_json of a multipart body
 }
 
 // File is an uploaded file.
 type File struct {
+	Form  string // the multipart field's name
 	Name  string
 	Bytes []byte
 }
@@ -84,6 +91,7 @@ type Message struct {
 	// Attachments is the attachment metadata of payload_json (a voice
 	// message's duration and waveform).
 	Attachments []Attachment
+	StickerIDs  []string
 }
 
 // Attachment is one entry of a message's attachments metadata.

@@ -29,6 +29,9 @@ func init() {
 		"files.getUploadURLExternal":   (*Server).getUploadURL,
 		"files.completeUploadExternal": (*Server).completeUpload,
 	}
+	for name, h := range historyHandlers() {
+		handlers[name] = h
+	}
 }
 
 func (s *Server) authTest(w http.ResponseWriter, _ Call) {

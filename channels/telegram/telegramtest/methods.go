@@ -37,6 +37,9 @@ func init() {
 		"getChatMember":       (*Server).getChatMember,
 		"getFile":             (*Server).getFile,
 	}
+	for name, h := range memberHandlers() {
+		handlers[name] = h
+	}
 }
 
 func (s *Server) getMe(w http.ResponseWriter, _ *http.Request, _ Call) {
@@ -327,11 +330,11 @@ func (s *Server) getChatMember(w http.ResponseWriter, _ *http.Request, c Call) {
 		writeError(w, http.StatusBadRequest, "Bad Request: invalid user_id specified", 0)
 		return
 	}
-	status := "member"
+	m := map[string]any{"status": "member", "user": map[string]any{"id": uid, "is_bot": uid == BotID, "first_name": "User " + strconv.FormatInt(uid, 10)}}
 	if uid == BotID {
-		status = "administrator"
+		m["status"], m["can_restrict_members"], m["can_delete_messages"], m["can_manage_topics"] = "administrator", true, true, true
 	}
-	writeResult(w, map[string]any{"status": status, "user": map[string]any{"id": uid, "is_bot": uid == BotID, "first_name": "User " + strconv.FormatInt(uid, 10)}})
+	writeResult(w, m)
 }
 
 // chatObject describes a chat by its id: positive ids are private chats,
