@@ -1,11 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 
@@ -25,7 +25,7 @@ type conn struct {
 	index int // which load connection, from 0
 	sent  int // load requests sent (warm-up included)
 	ack   time.Duration
-	buf   []byte // the last frame read
+	buf   bytes.Buffer // the last frame read
 }
 
 // dial opens a socket and performs the handshake as the real CLI does:
@@ -145,22 +145,11 @@ func (c *conn) read() ([]byte, error) {
 		if kind != websocket.TextMessage {
 			continue
 		}
-		b := c.buf[:0]
-		for {
-			if len(b) == cap(b) {
-				b = append(b, 0)[:len(b)]
-			}
-			n, err := r.Read(b[len(b):cap(b)])
-			b = b[:len(b)+n]
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, err
-			}
+		c.buf.Reset()
+		if _, err := c.buf.ReadFrom(r); err != nil {
+			return nil, err
 		}
-		c.buf = b
-		return b, nil
+		return c.buf.Bytes(), nil
 	}
 }
 

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/netip"
@@ -27,7 +28,7 @@ type Conn struct {
 	cancel    context.CancelFunc
 	connected time.Time
 	preauth   *preauthSlot // released at hello-ok or close
-	readBuf   []byte       // owned by the read goroutine; see readFrame
+	readBuf   bytes.Buffer // owned by the read goroutine; see readFrame
 
 	// Set by the handshake.
 	role        protocol.Role

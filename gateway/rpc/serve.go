@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"runtime/debug"
 	"time"
@@ -81,28 +80,14 @@ func (c *Conn) readFrame() ([]byte, error) {
 		if kind != websocket.TextMessage {
 			continue
 		}
-		if cap(c.readBuf) > maxKeptReadBuf {
-			c.readBuf = nil // one large frame does not stay resident
+		if c.readBuf.Cap() > maxKeptReadBuf {
+			c.readBuf = bytes.Buffer{} // one large frame does not stay resident
 		}
-		b := c.readBuf[:0]
-		if b == nil {
-			b = make([]byte, 0, 1024)
+		c.readBuf.Reset()
+		if _, err := c.readBuf.ReadFrom(r); err != nil {
+			return nil, err
 		}
-		for {
-			if len(b) == cap(b) {
-				b = append(b, 0)[:len(b)]
-			}
-			n, err := r.Read(b[len(b):cap(b)])
-			b = b[:len(b)+n]
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, err
-			}
-		}
-		c.readBuf = b
-		return b, nil
+		return c.readBuf.Bytes(), nil
 	}
 }
 
