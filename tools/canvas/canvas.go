@@ -130,6 +130,12 @@ func (t *tool) call(ctx context.Context, c tools.Call, a Args) (tools.Result, er
 	defer cancel()
 	var s Surface
 	if remote {
+		// The canvas is open to chat turns, unlike nodes and automations:
+		// a stranger's model must not make the gateway dial addresses of
+		// its choosing (an inner port scan by error text).
+		if !c.Who.Owner {
+			return tools.Result{}, errors.New("gatewayUrl is for the owner's turns only")
+		}
 		rp, ok := t.p.(RemotePicker)
 		if !ok {
 			return tools.Result{}, errors.New("gatewayUrl: this gateway cannot reach other gateways")

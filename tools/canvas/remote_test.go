@@ -24,9 +24,10 @@ func (p *remotePicker) RemoteSurface(_ context.Context, url, token, node string)
 }
 
 func TestCanvasOnAnotherGateway(t *testing.T) {
-	call := func(p Picker, args string) (tools.Result, error) {
-		return Tool(p, func(tools.Who) (string, error) { return t.TempDir(), nil }).Call(context.Background(), tools.Call{Name: "canvas", Args: json.RawMessage(args)})
+	callAs := func(owner bool, p Picker, args string) (tools.Result, error) {
+		return Tool(p, func(tools.Who) (string, error) { return t.TempDir(), nil }).Call(context.Background(), tools.Call{Name: "canvas", Args: json.RawMessage(args), Who: tools.Who{Owner: owner}})
 	}
+	call := func(p Picker, args string) (tools.Result, error) { return callAs(true, p, args) }
 	p := &remotePicker{fakePicker: fakePicker{s: &fakeSurface{}}, remote: &fakeSurface{}}
 	if _, err := call(p, `{"action":"present","url":"https://example.com","node":"far-mac","gatewayUrl":"ws://10.0.0.5:18789","gatewayToken":"theirs"}`); err != nil {
 		t.Fatal(err)
@@ -50,6 +51,11 @@ func TestCanvasOnAnotherGateway(t *testing.T) {
 		if len(p.reached) != 0 || len(p.nodes) != 0 {
 			t.Errorf("%s: reached %v, local %v", args, p.reached, p.nodes)
 		}
+	}
+	// A chat stranger's model cannot make the gateway dial an address.
+	stranger := &remotePicker{fakePicker: fakePicker{s: &fakeSurface{}}, remote: &fakeSurface{}}
+	if _, err := callAs(false, stranger, `{"action":"present","gatewayUrl":"ws://127.0.0.1:6379","gatewayToken":"x"}`); err == nil || !strings.Contains(err.Error(), "owner") || len(stranger.reached) != 0 {
+		t.Fatalf("a stranger's override: err %v, reached %v", err, stranger.reached)
 	}
 	// A picker without the capability refuses; it never shows the
 	// override's page on this gateway's canvas.
