@@ -109,11 +109,7 @@ func (w *wiki) compilePage() tools.Tool {
 		"Rewrite a page of your wiki from its recorded sources and current text with the model, so it stays grounded and organised. "+
 			"Add sources first with wiki_create_page.", true),
 		func(ctx context.Context, c tools.Call, a CompileArgs) (tools.Result, error) {
-			agent, err := agentOf(c)
-			if err != nil {
-				return tools.Result{}, err
-			}
-			slug, err := slugArg("slug", a.Slug)
+			agent, slug, err := pageOf(c, "slug", a.Slug)
 			if err != nil {
 				return tools.Result{}, err
 			}
@@ -154,11 +150,7 @@ func (w *wiki) enrichPage() tools.Tool {
 	return tools.NewTyped(spec("wiki_enrich_page", "Enrich wiki page",
 		"Let the model add [[links]] to the other pages of your wiki that a page mentions, and sections its text and sources support.", true),
 		func(ctx context.Context, c tools.Call, a CompileArgs) (tools.Result, error) {
-			agent, err := agentOf(c)
-			if err != nil {
-				return tools.Result{}, err
-			}
-			slug, err := slugArg("slug", a.Slug)
+			agent, slug, err := pageOf(c, "slug", a.Slug)
 			if err != nil {
 				return tools.Result{}, err
 			}
@@ -229,11 +221,7 @@ func (w *wiki) explainRelation() tools.Tool {
 	return tools.NewTyped(spec("wiki_explain_relation", "Explain wiki relation",
 		"Ask the model how two pages of your wiki relate, grounded in their text; also says whether either links to the other.", true),
 		func(ctx context.Context, c tools.Call, a ExplainArgs) (tools.Result, error) {
-			agent, err := agentOf(c)
-			if err != nil {
-				return tools.Result{}, err
-			}
-			from, err := slugArg("from", a.From)
+			agent, from, err := pageOf(c, "from", a.From)
 			if err != nil {
 				return tools.Result{}, err
 			}

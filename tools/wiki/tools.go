@@ -94,6 +94,17 @@ func agentOf(c tools.Call) (string, error) {
 	return c.Who.AgentID, nil
 }
 
+// pageOf is the caller's agent and the page a slug argument names.
+func pageOf(c tools.Call, field, s string) (agent, slug string, err error) {
+	if agent, err = agentOf(c); err != nil {
+		return "", "", err
+	}
+	if slug, err = slugArg(field, s); err != nil {
+		return "", "", err
+	}
+	return agent, slug, nil
+}
+
 // slugArg normalises a slug or title the model passed.
 func slugArg(field, s string) (string, error) {
 	slug, err := Slug(s)
@@ -138,11 +149,7 @@ func (w *wiki) readPage() tools.Tool {
 		"Read one page of your wiki: its title, Markdown content, archive state, the pages it links to, and how many earlier versions it keeps "+
 			"(read one with revision; restore it with wiki_create_page and overwrite).", false),
 		func(ctx context.Context, c tools.Call, a ReadArgs) (tools.Result, error) {
-			agent, err := agentOf(c)
-			if err != nil {
-				return tools.Result{}, err
-			}
-			slug, err := slugArg("slug", a.Slug)
+			agent, slug, err := pageOf(c, "slug", a.Slug)
 			if err != nil {
 				return tools.Result{}, err
 			}
@@ -328,11 +335,7 @@ func (w *wiki) traceSource() tools.Tool {
 	return tools.NewTyped(spec("wiki_trace_source", "Trace wiki sources",
 		"List the sources a wiki page was written from (reference and text, oldest first), to check where a claim came from.", false),
 		func(ctx context.Context, c tools.Call, a SlugArgs) (tools.Result, error) {
-			agent, err := agentOf(c)
-			if err != nil {
-				return tools.Result{}, err
-			}
-			slug, err := slugArg("slug", a.Slug)
+			agent, slug, err := pageOf(c, "slug", a.Slug)
 			if err != nil {
 				return tools.Result{}, err
 			}
@@ -448,11 +451,7 @@ func (w *wiki) deletePage() tools.Tool {
 	// call wait for a person's approval; the owner's calls run.
 	s.Dangerous = true
 	return tools.NewTyped(s, func(ctx context.Context, c tools.Call, a SlugArgs) (tools.Result, error) {
-		agent, err := agentOf(c)
-		if err != nil {
-			return tools.Result{}, err
-		}
-		slug, err := slugArg("slug", a.Slug)
+		agent, slug, err := pageOf(c, "slug", a.Slug)
 		if err != nil {
 			return tools.Result{}, err
 		}
@@ -470,11 +469,7 @@ func (w *wiki) archivePage(archive bool) tools.Tool {
 		name, label, desc = "wiki_unarchive_page", "Restore wiki page", "Restore an archived page of your wiki to listings and searches."
 	}
 	return tools.NewTyped(spec(name, label, desc, false), func(ctx context.Context, c tools.Call, a SlugArgs) (tools.Result, error) {
-		agent, err := agentOf(c)
-		if err != nil {
-			return tools.Result{}, err
-		}
-		slug, err := slugArg("slug", a.Slug)
+		agent, slug, err := pageOf(c, "slug", a.Slug)
 		if err != nil {
 			return tools.Result{}, err
 		}
@@ -496,11 +491,7 @@ func (w *wiki) relatedPages() tools.Tool {
 		"The pages near one page of your wiki: those it links to (exists false for a page not written yet), those linking to it, "+
 			"and pages sharing words with its title.", false),
 		func(ctx context.Context, c tools.Call, a RelatedArgs) (tools.Result, error) {
-			agent, err := agentOf(c)
-			if err != nil {
-				return tools.Result{}, err
-			}
-			slug, err := slugArg("slug", a.Slug)
+			agent, slug, err := pageOf(c, "slug", a.Slug)
 			if err != nil {
 				return tools.Result{}, err
 			}
