@@ -238,6 +238,15 @@ func (s *Server) Webhook() (url, secret string) {
 	return s.webhook.URL, s.webhook.Secret
 }
 
+// WaitWebhook waits until a webhook is registered and returns it. Waiting
+// on the setWebhook call is not enough: a call is recorded before its
+// handler stores the URL.
+func (s *Server) WaitWebhook(d time.Duration) (url, secret string) {
+	s.t.Helper()
+	s.waitFor(d, "a registered webhook", func() bool { return s.webhook.URL != "" })
+	return s.Webhook()
+}
+
 // Commands returns the raw JSON of the last setMyCommands.
 func (s *Server) Commands() json.RawMessage {
 	s.mu.Lock()
