@@ -53,6 +53,9 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 	}
 	tools := s.opts.Tools.Tools(ctx, turn)
 	extra := req.ExtraSystemPrompt
+	var private bool
+	private, extra = s.visibleDelivery(req, tools, extra, agent.ID, run.ID)
+	defer func() { res.Private = private }()
 	if s.opts.PromptInjections != nil {
 		extra = strings.Join(append([]string{extra}, s.opts.PromptInjections()...), "\n\n")
 	}

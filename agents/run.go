@@ -76,7 +76,23 @@ type StartRequest struct {
 	// the session key does not name the channel.
 	Channel  string
 	ChatType string
+	// Visible is how the run's final answer reaches its chat: "" posts
+	// it; VisibleMessageTool and VisibleRoomEvent keep it private, so the
+	// agent speaks only through message(action=send) (see RunResult.Private).
+	Visible string
 }
+
+// The strict delivery modes of StartRequest.Visible.
+const (
+	// VisibleMessageTool is messages.visibleReplies "message_tool". With no
+	// message tool under the run's policy the answer is posted after all:
+	// silence the agent cannot break would be a broken chat.
+	VisibleMessageTool = "message_tool"
+	// VisibleRoomEvent is an unmentioned message in an always-on room
+	// (messages.groupChat.unmentionedInbound "room_event"): quiet context,
+	// private even when the agent has no message tool.
+	VisibleRoomEvent = "room_event"
+)
 
 // Run is one accepted run.
 type Run struct {
@@ -159,6 +175,9 @@ type RunResult struct {
 	StopReason string
 	StartedAt  time.Time
 	EndedAt    time.Time
+	// Private: the final answer is not for the chat (StartRequest.Visible
+	// applied): the channel posts nothing of it.
+	Private bool
 }
 
 // Done is closed when the run has ended.

@@ -64,7 +64,17 @@ type Dispatch struct {
 	// each piece, once there is text); the typing indicator of the
 	// "message" typing mode starts there. It must not block.
 	OnTextStart func()
+	// Visible is how the answer reaches the chat: "" posts it,
+	// VisibleMessageTool and VisibleRoomEvent keep it private (the agent
+	// speaks through the message tool).
+	Visible string
 }
+
+// The strict delivery modes of Dispatch.Visible.
+const (
+	VisibleMessageTool = "message_tool"
+	VisibleRoomEvent   = "room_event"
+)
 
 // Steerer is implemented by a Dispatcher that can hand a message to a
 // session's running turn (messages.queue.mode steer); false when no turn
@@ -84,6 +94,8 @@ type Aborter interface {
 type Reply struct {
 	Text            string
 	Provider, Model string
+	// Private: the agent's final answer is not for the chat (Dispatch.Visible).
+	Private bool
 }
 
 // Approver resolves a Tool Guard approval from a button press.
@@ -168,6 +180,7 @@ type Manager struct {
 	history  groupHistory
 	matchers sync.Map // joined mention patterns -> compiled matcher
 	botLoop  botLoopGuard
+	runSends runSends // what channel turns' tools sent, by inbound row
 	// gateGen counts changes to what the gate reads besides the event
 	// itself: the config and the accounts' policies (SetConfig) and DM
 	// pairings (an approval). A message's verdict from when it queued is
@@ -775,6 +788,8 @@ type turn struct {
 	key  string
 	// voice: the message was a voice note or audio (tts.auto "inbound").
 	voice bool
+	// visible is Dispatch.Visible for this message.
+	visible string
 }
 
 // process takes a batch of events (one, or what collect mode gathered)
@@ -871,7 +886,26 @@ func (m *Manager) admit(ctx context.Context, cfg *config.Config, r inboundRow) (
 		return turn{}, false
 	}
 	key := SessionKey(cfg, agentID, g.binding, in, a.network.TopicThreads)
-	return turn{r: r, g: g, text: text, key: key, voice: voice}, true
+	return turn{r: r, g: g, text: text, key: key, voice: voice, visible: visibleMode(cfg, g, in, text)}, true
+}
+
+// visibleMode is how an admitted message's answer reaches its chat
+// (Dispatch.Visible). An unmentioned message in a group that needs no
+// mention is a room event where the agent's unmentionedInbound says so
+// and the network has them; a mention, a command, a direct message never
+// is. Otherwise messages.visibleReplies decides (groupChat's in groups).
+func visibleMode(cfg *config.Config, g gated, in Inbound, text string) string {
+	group := in.Chat.Kind != Direct
+	if group && g.a.network.RoomEvents && !g.verdict.Group.RequireMention &&
+		cfg.UnmentionedInbound(g.agentID) == VisibleRoomEvent &&
+		!strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "!") &&
+		!(g.mentioned != nil && g.mentioned(g.verdict.Group)) {
+		return VisibleRoomEvent
+	}
+	if cfg.VisibleReplies(group) == VisibleMessageTool {
+		return VisibleMessageTool
+	}
+	return ""
 }
 
 // runTurn runs an admitted message (with the messages collected into it)
@@ -879,6 +913,15 @@ func (m *Manager) admit(ctx context.Context, cfg *config.Config, r inboundRow) (
 // replies.
 func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t turn, joined []turn, dropped []string) {
 	in, a, policy := t.r.In, t.g.a, t.g.policy
+	// A turn that answers anyone's request is not a room event, even when
+	// room chatter was collected into it.
+	visible := t.visible
+	for _, j := range joined {
+		if visible == VisibleRoomEvent && j.visible != VisibleRoomEvent {
+			visible = j.visible
+		}
+	}
+	t.visible = visible
 	origin := Route{Channel: in.Channel, AccountID: in.AccountID, ChatID: in.Chat.ID, ChatKind: in.Chat.Kind, ThreadID: in.Chat.ThreadID}
 	text := t.text
 	if len(joined) > 0 {
@@ -920,7 +963,8 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 	// several replies are sent whole.
 	var pv *preview
 	var onText func(string)
-	if len(agentIDs) == 1 {
+	// A private answer must not stream into the chat either.
+	if len(agentIDs) == 1 && visible == "" {
 		if pv = m.newPreview(ctx, a, policy, in); pv != nil {
 			onText = pv.update
 		}
@@ -929,7 +973,11 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 		return m.typing(ctx, a, Target{ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID}, m.typingInterval(cfg))
 	}}
 	var onTextStart func()
-	switch typingMode(cfg, in) {
+	mode := typingMode(cfg, in)
+	if visible == VisibleRoomEvent {
+		mode = "never" // the room stays silent unless the agent sends
+	}
+	switch mode {
 	case "instant":
 		typing.begin()
 	case "message":
@@ -953,7 +1001,7 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 			CommandsRefused: m.commandsRefused(cfg, a, in),
 			ToolsAllow:      t.g.verdict.Group.ToolsAllow, ToolsDeny: t.g.verdict.Group.ToolsDeny,
 			Model:  cfg.ResolveModel(ChannelModel(cfg, in, a.network.TopicThreads)),
-			OnText: onText, OnTextStart: onTextStart,
+			OnText: onText, OnTextStart: onTextStart, Visible: visible,
 		})
 		results[i] = result{agentID: aid, key: key, reply: reply, err: err}
 	}
@@ -966,7 +1014,9 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 		}
 		m.mu.Unlock()
 	}
-	if st, ok := m.opts.Dispatcher.(Steerer); ok && len(keys) == 1 {
+	// A room event's answer is private: a request steered into it would
+	// go unanswered, so requests wait for their own turn.
+	if st, ok := m.opts.Dispatcher.(Steerer); ok && len(keys) == 1 && visible != VisibleRoomEvent {
 		m.mu.Lock()
 		l.steer = func(text string) bool { return st.Steer(keys[0], text) }
 		l.steerKey = keys[0]
@@ -990,13 +1040,24 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 	m.mu.Unlock()
 	typing.end()
 	var outs []Outbound
+	sentByTool := m.runSends.take(RunIDOf(t.r.ID), in.Chat.ID)
 	for i, res := range results {
 		if res.err != nil {
 			if ctx.Err() != nil {
 				return // stopping: the event stays pending
 			}
 			m.log.Warn("channels: agent run failed", "channel", in.Channel, "sessionKey", res.key, "err", res.err)
+			if visible == VisibleRoomEvent {
+				continue // a room event stays quiet, failures too
+			}
 			res.reply = m.errorReply(policy, t.g.verdict.Group, in, res.err)
+		}
+		if res.reply.Private {
+			// The operator can tell a model that missed message(action=send)
+			// from one that chose silence.
+			m.log.Info("channels: final reply kept private", "channel", in.Channel, "sessionKey", res.key,
+				"visible", visible, "chars", len(res.reply.Text), "didSendViaMessagingTool", sentByTool)
+			continue
 		}
 		prefix := m.responsePrefix(cfg, policy, res.agentID, res.reply)
 		visible, voiceNote := res.reply.Text, (*Outbound)(nil)

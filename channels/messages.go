@@ -21,6 +21,9 @@ func (m *Manager) acknowledge(ctx context.Context, cfg *config.Config, t turn) {
 	if in.MessageID == "" {
 		return
 	}
+	if t.visible == VisibleRoomEvent && cfg.Messages.AckScope() != "all" {
+		return // a room event's one receipt is ackReactionScope "all"'s
+	}
 	emoji, set := cfg.Messages.AckReaction.Of()
 	if !set {
 		if t.g.a.network.AckWhenConfigured {

@@ -46,6 +46,11 @@ type Network struct {
 	// for in Opus and sent as voice messages; elsewhere they go as an MP3
 	// file.
 	VoiceNotes bool
+	// RoomEvents says the network's group chats can carry ambient room
+	// events (messages.groupChat.unmentionedInbound "room_event"):
+	// Discord guild channels, Slack channels, Telegram groups, as in
+	// OpenClaw. Elsewhere unmentioned group messages stay user requests.
+	RoomEvents bool
 	// Accounts lists the configured accounts; nil when the channel's block
 	// is absent.
 	Accounts func(cfg *config.Config) []AccountSpec

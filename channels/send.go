@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/store"
@@ -186,6 +187,7 @@ func (m *Manager) Send(ctx context.Context, req SendRequest) (SendResult, error)
 		return SendResult{}, err
 	}
 	kick(m.outKick)
+	m.runSends.note(req.IdempotencyKey, req.To.ChatID)
 	res := SendResult{Channel: a.network.Name, AccountID: a.id, ChatID: req.To.ChatID, Status: "pending"}
 	last := rows[len(rows)-1].Out.IdempotencyKey
 	for wait := 5 * time.Millisecond; ; wait = min(wait*2, 250*time.Millisecond) {
@@ -452,4 +454,41 @@ func ApprovalButtons(approvalID string) [][]Button {
 		{Text: "Always", Data: "approve:" + approvalID + ":allow-always"},
 		{Text: "Deny", Data: "approve:" + approvalID + ":deny"},
 	}}
+}
+
+// runSends remembers, per channel turn, the chats its tools sent to (a
+// tool's idempotency key starts with its run id), so the turn's log can
+// say whether a private final reply was delivered another way.
+type runSends struct {
+	mu    sync.Mutex
+	chats map[int64]map[string]bool
+}
+
+func (r *runSends) note(key, chatID string) {
+	id, ok := InboundOfRun(key)
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.chats == nil {
+		r.chats = map[int64]map[string]bool{}
+	}
+	if r.chats[id] == nil {
+		r.chats[id] = map[string]bool{}
+	}
+	r.chats[id][chatID] = true
+}
+
+// take reports whether run runID sent to chatID, and forgets the run.
+func (r *runSends) take(runID, chatID string) bool {
+	id, ok := InboundOfRun(runID)
+	if !ok {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sent := r.chats[id][chatID]
+	delete(r.chats, id)
+	return sent
 }

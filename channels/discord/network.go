@@ -14,7 +14,7 @@ import (
 // OPENCLAW_DISCORD_GATEWAY_URL (a proxy, or a test double).
 func Network(h channels.Host) channels.Network {
 	return channels.Network{
-		Name: "discord", Label: "Discord", VoiceNotes: true,
+		Name: "discord", Label: "Discord", VoiceNotes: true, RoomEvents: true,
 		Accounts: func(cfg *config.Config) []channels.AccountSpec { return accounts(h, cfg) },
 	}
 }

@@ -11,7 +11,7 @@ import (
 // be moved with OPENCLAW_SLACK_API_URL (a proxy, or a test double).
 func Network(h channels.Host) channels.Network {
 	return channels.Network{
-		Name: "slack", Label: "Slack",
+		Name: "slack", Label: "Slack", RoomEvents: true,
 		Accounts: func(cfg *config.Config) []channels.AccountSpec { return accounts(h, cfg) },
 	}
 }

@@ -15,7 +15,7 @@ import (
 func Network(h channels.Host) channels.Network {
 	return channels.Network{
 		Name: "telegram", Label: "Telegram", Aliases: []string{"tg"},
-		TopicThreads: true, ReceiveMode: "polling", VoiceNotes: true,
+		TopicThreads: true, ReceiveMode: "polling", VoiceNotes: true, RoomEvents: true,
 		Accounts: func(cfg *config.Config) []channels.AccountSpec { return accounts(h, cfg) },
 	}
 }

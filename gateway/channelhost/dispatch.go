@@ -40,6 +40,7 @@ func (d agentDispatcher) run(ctx context.Context, req channels.Dispatch) (channe
 		Commands: &agents.CommandSender{ID: req.Origin.Channel + ":" + req.SenderID, CanApprove: d.approver(req.Origin.Channel, req.SenderID),
 			Refused: req.CommandsRefused},
 		OnDelta: textStarted(req.OnTextStart),
+		Visible: req.Visible,
 	})
 	if err != nil {
 		return channels.Reply{}, err
@@ -52,7 +53,7 @@ func (d agentDispatcher) run(ctx context.Context, req channels.Dispatch) (channe
 	res := run.Result()
 	switch res.Status {
 	case "ok":
-		return channels.Reply{Text: res.Text, Provider: res.Provider, Model: res.Model}, nil
+		return channels.Reply{Text: res.Text, Provider: res.Provider, Model: res.Model, Private: res.Private}, nil
 	case "aborted":
 		if ctx.Err() != nil {
 			return channels.Reply{}, ctx.Err()

@@ -256,3 +256,28 @@ func (c *Config) MentionPatterns(agentID string) []string {
 	}
 	return c.Messages.GroupChat.MentionPatterns
 }
+
+// UnmentionedInbound is agentID's groupChat.unmentionedInbound, over
+// messages.groupChat's: "room_event" or "user_request".
+func (c *Config) UnmentionedInbound(agentID string) string {
+	if e, ok := c.Agent(agentID); ok && e.GroupChat.UnmentionedInbound != "" {
+		return e.GroupChat.UnmentionedInbound
+	}
+	if v := c.Messages.GroupChat.UnmentionedInbound; v != "" {
+		return v
+	}
+	return "user_request"
+}
+
+// VisibleReplies is how final replies reach a chat of this kind:
+// "automatic" or "message_tool". Groups and channels take
+// messages.groupChat.visibleReplies first.
+func (c *Config) VisibleReplies(group bool) string {
+	if v := c.Messages.GroupChat.VisibleReplies; group && v != "" {
+		return v
+	}
+	if v := c.Messages.VisibleReplies; v != "" {
+		return v
+	}
+	return "automatic"
+}

@@ -547,6 +547,8 @@ type Messages struct {
 	Queue MessagesQueue `json:"queue"`
 	// Group chat settings every agent inherits. Default: each key at its own default.
 	GroupChat MessagesGroupChat `json:"groupChat"`
+	// How an agent's answers become visible in the chat it answers: automatic posts the final reply; message_tool keeps the final reply private, so only what the agent sends with message(action=send) is seen (when the agent has no message tool, replies stay automatic). groupChat.visibleReplies overrides it in groups and channels. Default "automatic".
+	VisibleReplies string `json:"visibleReplies" enum:"automatic,message_tool"`
 }
 
 // MessagesQueue is messages.queue.
@@ -567,6 +569,10 @@ type MessagesGroupChat struct {
 	MentionPatterns []string `json:"mentionPatterns"`
 	// How many recent group messages that did not mention the agent are kept (in memory) and shown to it, as context, with the next message that does; 0 turns it off. Default 50.
 	HistoryLimit int `json:"historyLimit" min:"0"`
+	// What an unmentioned message in a group that needs no mention (requireMention false) is: user_request, a message to answer; room_event, quiet room context the agent reads without its final reply being posted (it speaks only through message(action=send); no typing indicator). Mentions, commands and direct messages stay user requests. Discord guild channels, Slack channels and Telegram groups. Default "user_request".
+	UnmentionedInbound string `json:"unmentionedInbound" enum:"user_request,room_event"`
+	// messages.visibleReplies for groups and channels. Default: messages.visibleReplies.
+	VisibleReplies string `json:"visibleReplies" enum:"automatic,message_tool"`
 }
 
 // Gateway is the gateway.* section.
@@ -978,6 +984,8 @@ type AgentEntry struct {
 type AgentGroupChat struct {
 	// Regular expressions that count as mentioning the agent in a group message (case-insensitive). Default [] (native mentions only).
 	MentionPatterns []string `json:"mentionPatterns"`
+	// This agent's messages.groupChat.unmentionedInbound. Default: that key.
+	UnmentionedInbound string `json:"unmentionedInbound" enum:"user_request,room_event"`
 }
 
 // AgentIdentity is agents.entries.<id>.identity.
