@@ -158,3 +158,29 @@ func TestRoomEventsAutomaticMention(t *testing.T) {
 		t.Errorf("the group saw %q, want only the mention's answer", got)
 	}
 }
+
+// TestMessageToolRepliesFallBack: visibleReplies "message_tool" for an
+// agent whose tool policy takes the message tool away would leave it
+// mute; its replies are posted as usual instead. Room events stay quiet
+// even then.
+func TestMessageToolRepliesFallBack(t *testing.T) {
+	model := fakemodel.New(t)
+	ann := telegramtest.User{ID: 5001, Username: "ann", FirstName: "Ann"}
+	tg := telegramtest.New(t, sharedBotToken)
+	startWithConfig(t, model, fmt.Sprintf(`channels: { telegram: { botToken: %q, apiRoot: %q, allowFrom: [5001],
+    groupPolicy: "allowlist", groups: { "%d": { requireMention: false } } } },
+  tools: { deny: ["message"] },
+  messages: { visibleReplies: "message_tool", groupChat: { unmentionedInbound: "room_event" } },`, sharedBotToken, tg.URL(), roomGroup))
+
+	model.Script(fakemodel.Reply{Text: "kept to myself"})
+	tg.AddGroupText(roomGroup, ann, "chatter")
+	waitModelCalls(t, model, 1)
+	waitInbound(t, tg, 1)
+
+	model.Script(fakemodel.Reply{Text: "hello despite the setting"})
+	tg.AddPrivateText(ann, "hi")
+	waitSentWhere(t, tg, "the fallback reply", func(m telegramtest.Message) bool { return m.Text == "hello despite the setting" })
+	if got := sentToChat(tg, roomGroup); len(got) != 0 {
+		t.Errorf("the room event was answered: %q", got)
+	}
+}
