@@ -247,6 +247,12 @@ type (
 		ChatInfo(ctx context.Context, chatID string) (map[string]any, error)
 		MemberInfo(ctx context.Context, chatID, userID string) (map[string]any, error)
 	}
+	// DirectOpener finds the direct-message chat with a user, on networks
+	// where a user id is not a chat id (Discord, Slack); elsewhere the
+	// user's id is their DM's.
+	DirectOpener interface {
+		OpenDirect(ctx context.Context, userID string) (chatID string, err error)
+	}
 	// ThreadVerifier confirms that a thread the caller named belongs to
 	// the target chat, on networks where a thread id could name another
 	// chat (a Discord thread id is a channel id). Manager.Action asks it

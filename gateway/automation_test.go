@@ -25,7 +25,7 @@ func startWithConfig(t *testing.T, model *fakemodel.Server, extra string) (*runn
 	cfg := fmt.Sprintf(`{
   gateway: { mode: "local", auth: { token: "t0k3n-automation" } },
   models: { providers: { fake: { baseUrl: %q, api: "openai-completions", models: [{ id: "echo-1" }] } } },
-  agents: { defaults: { model: "fake/echo-1", heartbeat: { every: "30m" } } },
+  agents: { defaults: { model: "fake/echo-1", heartbeat: { every: "30m", target: "none" } } },
   %s
 }`, model.URL()+"/v1", extra)
 	if err := os.WriteFile(filepath.Join(dir, "openclaw.json"), []byte(cfg), 0o600); err != nil {

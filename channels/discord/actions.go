@@ -319,3 +319,27 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 }
 
 func (b *cappedBody) Close() error { return b.c.Close() }
+
+// OpenDirect returns the DM channel with userID, which Discord opens (or
+// finds) on request: a user id is not a channel to send to.
+func (a *Adapter) OpenDirect(ctx context.Context, userID string) (string, error) {
+	var body []byte
+	err := a.call(ctx, "open DM", func(o ...discordgo.RequestOption) (err error) {
+		body, err = a.rest.RequestWithBucketID(http.MethodPost, discordgo.EndpointUserChannels("@me"),
+			map[string]string{"recipient_id": userID}, discordgo.EndpointUserChannels(""), o...)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	var ch struct {
+		ID string `json:"id"`
+	}
+	if err := decode("open DM", body, &ch); err != nil {
+		return "", err
+	}
+	if ch.ID == "" {
+		return "", fmt.Errorf("discord open DM with %s: %w: no channel id", userID, ErrMalformedResponse)
+	}
+	return ch.ID, nil
+}

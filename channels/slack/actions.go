@@ -233,3 +233,19 @@ func toMap(v any) (map[string]any, error) {
 	err = json.Unmarshal(b, &out)
 	return out, err
 }
+
+// OpenDirect returns the DM conversation with userID (conversations.open):
+// Slack posts to a user id too, but into the app's home DM only once the
+// conversation exists, so it is opened first.
+func (a *Adapter) OpenDirect(ctx context.Context, userID string) (string, error) {
+	cctx, cancel := a.callCtx(ctx)
+	defer cancel()
+	ch, _, _, err := a.api.OpenConversationContext(cctx, &slackapi.OpenConversationParameters{Users: []string{userID}, ReturnIM: true})
+	if err != nil {
+		return "", a.classify(cctx, "conversations.open", err)
+	}
+	if ch == nil || ch.ID == "" {
+		return "", fmt.Errorf("slack conversations.open for %s: no channel id", userID)
+	}
+	return ch.ID, nil
+}

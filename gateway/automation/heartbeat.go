@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/openclaw-go/openclaw/agents"
+	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/cron"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
@@ -126,6 +128,15 @@ func (w *Wing) heartbeatIn(ctx context.Context, agentID, key, runID, trigger str
 			ev.Status, ev.Reason = hbSkipped, "HEARTBEAT.md has no tasks"
 			return finish()
 		}
+		if t := strings.TrimSpace(hb.Target); t == "" || t == "owner" {
+			// A poll whose answer could reach nobody costs a model call
+			// for nothing: OpenClaw skips it before the agent runs.
+			if _, err := w.ownerRoute(ctx); err != nil {
+				ev.Status, ev.Reason = hbSkipped, "no-route"
+				ev.Message = noOwnerMessage(err)
+				return finish()
+			}
+		}
 	}
 	prompt := hb.Prompt
 	if prompt == "" {
@@ -169,13 +180,25 @@ func (w *Wing) heartbeatIn(ctx context.Context, agentID, key, runID, trigger str
 		return finish()
 	}
 	target := strings.TrimSpace(hb.Target)
-	if target == "" || target == "none" {
+	if target == "none" {
 		ev.Status, ev.Reason = hbSkipped, "target none"
-		ev.Message = "The heartbeat answered, but agents.defaults.heartbeat.target is none: set it to last or a channel to receive heartbeat messages."
+		ev.Message = "The heartbeat answered, but agents.defaults.heartbeat.target is none: set it to owner, last or a channel to receive heartbeat messages."
 		out.DeliveryStatus = "not-requested"
 		return finish()
 	}
 	t := deliveryTarget{AgentID: agentID, Channel: target, To: hb.To, AccountID: hb.AccountID}
+	if target == "" || target == "owner" {
+		// OpenClaw's default: the owner's DM, never a group; to is ignored.
+		r, err := w.ownerRoute(ctx)
+		if err != nil {
+			ev.Status, ev.Reason = hbSkipped, "no-route"
+			ev.Message = noOwnerMessage(err)
+			out.DeliveryStatus, out.DeliveryError = "not-delivered", err.Error()
+			return finish()
+		}
+		t = deliveryTarget{AgentID: agentID, Channel: r.Channel, To: r.ChatID, AccountID: r.AccountID}
+		target = r.Channel
+	}
 	ev.Channel, ev.To = target, hb.To
 	if err := w.deliver(ctx, t, rest, "heartbeat:"+req.RunID); err != nil {
 		ev.Status, ev.Reason = hbFailed, err.Error()
@@ -342,4 +365,18 @@ func agentFor(cfg *config.Config, agentID, sessionKey string) (string, error) {
 		return "", errors.New("unknown agent " + agentID + ": configured agents are " + strings.Join(cfg.AgentIDs(), ", "))
 	}
 	return strings.ToLower(agentID), nil
+}
+
+// ownerRoute is the owner's DM, heartbeat target "owner" (the default).
+func (w *Wing) ownerRoute(ctx context.Context) (channels.Route, error) {
+	if w.chats == nil {
+		return channels.Route{}, fmt.Errorf("%w: no channels are running", channels.ErrNoOwnerRoute)
+	}
+	return w.chats.OwnerRoute(ctx, w.cfg().Commands.OwnerAllowFrom)
+}
+
+// noOwnerMessage says why a heartbeat for the owner went nowhere.
+func noOwnerMessage(err error) string {
+	return "The heartbeat has no owner to tell: " + err.Error() +
+		`; or set agents.defaults.heartbeat.target to "last", a channel with to, or "none".`
 }

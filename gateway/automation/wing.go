@@ -50,6 +50,10 @@ type Chats interface {
 	// ParseTarget reads a delivery target, naming the channel by the
 	// networks' names and aliases.
 	ParseTarget(target string) (channel string, t channels.Target, err error)
+	// OwnerRoute is the owner's direct chat, found from owners
+	// (commands.ownerAllowFrom) or the accounts' allowFrom
+	// (channels.ErrNoOwnerRoute when none names one person).
+	OwnerRoute(ctx context.Context, owners []string) (channels.Route, error)
 }
 
 // Events broadcasts bus events (rpc.Server).

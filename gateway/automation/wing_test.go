@@ -336,3 +336,14 @@ func TestFailureAlert(t *testing.T) {
 		t.Fatal("a new failure streak after a success did not alert")
 	}
 }
+
+// OwnerRoute answers the owner's DM as the first "telegram:<id>" entry of
+// owners names it.
+func (f *fakeChats) OwnerRoute(_ context.Context, owners []string) (channels.Route, error) {
+	for _, o := range owners {
+		if id, ok := strings.CutPrefix(o, "telegram:"); ok {
+			return channels.Route{Channel: "telegram", ChatID: id, ChatKind: channels.Direct}, nil
+		}
+	}
+	return channels.Route{}, channels.ErrNoOwnerRoute
+}

@@ -53,7 +53,7 @@ func Defaults() *Config {
 				MaxConcurrent: 8, MaxSpawnDepth: 1, MaxChildrenPerAgent: 5,
 				AnnounceTimeoutMs: 120_000, ArchiveAfterMinutes: 60,
 			},
-			Heartbeat:         Heartbeat{Every: "30m", Target: "none"},
+			Heartbeat:         Heartbeat{Every: "30m", Target: "owner"},
 			ContextInjection:  "always",
 			BootstrapMaxChars: 20_000, BootstrapTotalMaxChars: 60_000, TypingIntervalSeconds: 6,
 			Sandbox: AgentSandbox{Mode: "off", Scope: "agent", WorkspaceAccess: "none"},

@@ -318,7 +318,7 @@ var fieldDocs = sync.OnceValue(func() map[string]string {
 		"Heartbeat.Every":                                   "How often the agent's main session gets a heartbeat turn, as a duration like \"30m\" or \"1h\"; \"0m\" turns heartbeats off. Default \"30m\" (per agent: the defaults).",
 		"Heartbeat.Model":                                   "Model for heartbeat turns as \"provider/model\". Default \"\" (the agent's model).",
 		"Heartbeat.Prompt":                                  "The message a heartbeat turn sends the model. Default: read HEARTBEAT.md, act on it, and answer HEARTBEAT_OK when nothing needs attention.",
-		"Heartbeat.Target":                                  "Where a heartbeat's answer goes: \"none\", \"last\" (the chat the agent last talked in), or a channel id with to. Default \"none\".",
+		"Heartbeat.Target":                                  "Where a heartbeat's answer goes: \"owner\" (the owner's DM: the first person commands.ownerAllowFrom names, else the first of a channel's allowFrom; never a group, and a \"*\" names nobody), \"none\", \"last\" (the chat the agent last talked in), or a channel id with to. A scheduled heartbeat with no owner to tell is skipped before the model is called. Default \"owner\".",
 		"Heartbeat.TimeoutSeconds":                          "Seconds a heartbeat turn may take. Default 0 (10 minutes).",
 		"Heartbeat.To":                                      "Chat to send to when target names a channel. Default \"\".",
 		"HeartbeatActiveHours":                              "HeartbeatActiveHours is heartbeat.activeHours.",

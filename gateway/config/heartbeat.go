@@ -98,12 +98,7 @@ func (d *decoder) validateHeartbeat(path string, h Heartbeat) {
 		d.errorAtPath(n, p, "%v", err)
 	}
 	switch h.Target {
-	case "", "none", "last":
-	case "owner":
-		// OpenClaw sends to the operator's DM, found from
-		// commands.ownerAllowFrom or the channels' allowFrom; to is ignored.
-		n, p := d.where(path+".target", path)
-		d.warnAtPath(n, p, `target "owner" is not in effect here: the owner's DM is not resolved yet, so heartbeats are run but not delivered; set target to "last" or a channel with to`)
+	case "", "none", "last", "owner": // owner (the default) ignores to
 	default:
 		if h.To == "" {
 			n, p := d.where(path+".to", path+".target", path)

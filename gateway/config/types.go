@@ -489,7 +489,7 @@ type Heartbeat struct {
 	Every string `json:"every"`
 	// The message a heartbeat turn sends the model. Default: read HEARTBEAT.md, act on it, and answer HEARTBEAT_OK when nothing needs attention.
 	Prompt string `json:"prompt"`
-	// Where a heartbeat's answer goes: "none", "last" (the chat the agent last talked in), or a channel id with to. Default "none".
+	// Where a heartbeat's answer goes: "owner" (the owner's DM: the first person commands.ownerAllowFrom names, else the first of a channel's allowFrom; never a group, and a "*" names nobody), "none", "last" (the chat the agent last talked in), or a channel id with to. A scheduled heartbeat with no owner to tell is skipped before the model is called. Default "owner".
 	Target string `json:"target"`
 	// Chat to send to when target names a channel. Default "".
 	To string `json:"to"`

@@ -75,6 +75,8 @@ func moreRoute(method string, p []string) (name string, params []string) {
 		return "events", params
 	case is("POST", "guilds", "*", "scheduled-events"):
 		return "event-create", params
+	case is("POST", "users", "@me", "channels"):
+		return "dm-open", nil
 	}
 	return "", nil
 }
@@ -237,6 +239,20 @@ func (s *Server) serveMoreLocked(w http.ResponseWriter, r *http.Request, name st
 		ev["id"], ev["guild_id"], ev["status"] = s.newIDLocked(), params[0], 1
 		s.events = append(s.events, ev)
 		writeJSON(w, 200, ev)
+	case "dm-open":
+		// Discord answers with the one DM channel it keeps per user, the
+		// same each time.
+		var req struct {
+			RecipientID string `json:"recipient_id"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil || req.RecipientID == "" {
+			writeErr(w, 400, 50035, "Invalid Form Body")
+			return true
+		}
+		id := DMChannelOf(req.RecipientID)
+		ch := map[string]any{"id": id, "type": 1, "recipients": []any{map[string]any{"id": req.RecipientID, "username": "user" + req.RecipientID}}}
+		s.channels[id] = ch
+		writeJSON(w, 200, ch)
 	default:
 		return false
 	}
@@ -306,3 +322,6 @@ func (s *Server) Stickers() []File {
 	defer s.mu.Unlock()
 	return append([]File(nil), s.stickers...)
 }
+
+// DMChannelOf is the id of the DM channel the fake opens with a user.
+func DMChannelOf(userID string) string { return "9" + userID }

@@ -25,6 +25,7 @@ func init() {
 		"pins.add":                     ok,
 		"pins.remove":                  ok,
 		"conversations.info":           (*Server).conversationsInfo,
+		"conversations.open":           (*Server).conversationsOpen,
 		"users.info":                   (*Server).usersInfo,
 		"files.getUploadURLExternal":   (*Server).getUploadURL,
 		"files.completeUploadExternal": (*Server).completeUpload,
@@ -131,6 +132,19 @@ func (s *Server) conversationsInfo(w http.ResponseWriter, c Call) {
 		"id": ch, "name": "general", "is_channel": strings.HasPrefix(ch, "C"), "is_im": strings.HasPrefix(ch, "D"),
 		"is_private": false, "num_members": 3, "topic": map[string]any{"value": "testing"},
 	}})
+}
+
+// DMOf is the id of the DM conversation the fake opens with a user.
+func DMOf(userID string) string { return "D" + userID }
+
+func (s *Server) conversationsOpen(w http.ResponseWriter, c Call) {
+	users := c.Params.Get("users")
+	if users == "" || strings.Contains(users, ",") {
+		// Several users would be a group DM; the fake has only one-to-one.
+		writeJSON(w, http.StatusOK, map[string]any{"ok": false, "error": "users_list_not_supplied"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "channel": map[string]any{"id": DMOf(users), "is_im": true, "user": users}})
 }
 
 func (s *Server) usersInfo(w http.ResponseWriter, c Call) {
