@@ -390,6 +390,28 @@ func TestXhsPublishPackage(t *testing.T) {
 	}
 }
 
+// A note edited after packaging to carry flagged terms is re-scanned,
+// and publishing it is refused before anyone is asked.
+func TestXhsPublishRescans(t *testing.T) {
+	cfg, ws := env(t)
+	ap := &fixedApprover{ok: true}
+	cfg.Approver = ap
+	pkg := filepath.Join(ws, "exports", "xhs", "note-1")
+	os.MkdirAll(pkg, 0o755)
+	var cards []string
+	for i := range 3 {
+		name := "card-0" + string(rune('1'+i)) + ".png"
+		os.WriteFile(filepath.Join(pkg, name), pngOf(t, 300, 400), 0o644)
+		cards = append(cards, name)
+	}
+	note, _ := json.Marshal(map[string]any{"platform": "xhs", "title": "全网最低价", "body": "稳赚不赔", "cards": cards})
+	os.WriteFile(filepath.Join(pkg, "note.json"), note, 0o644)
+	_, err := call(t, cfg, "xhs_publish", `{"package":"exports/xhs/note-1","publish":true}`, alice)
+	if err == nil || !strings.Contains(err.Error(), "compliance scan") || ap.asked != 0 {
+		t.Fatalf("err %v, asked %d", err, ap.asked)
+	}
+}
+
 func keys(m map[string][]byte) []string {
 	var out []string
 	for k := range m {
