@@ -194,7 +194,10 @@ func (p *xhsPublisher) call(ctx context.Context, c tools.Call, a XhsPublishArgs)
 		}
 		args, _ := json.Marshal(map[string]any{"package": rel, "title": m.Title, "cards": len(cards), "publish": true})
 		ok, _, err := p.approver.Approve(ctx, tools.ApprovalRequest{Tool: "xhs_publish", Args: args, Who: c.Who, Reason: "publish the Xiaohongshu note " + m.Title})
-		if err != nil || !ok {
+		if err != nil {
+			return tools.Result{}, fmt.Errorf("publishing was not approved; nothing was uploaded: %w", err)
+		}
+		if !ok {
 			return tools.Result{}, errors.New("publishing was not approved; nothing was uploaded")
 		}
 	}
@@ -216,7 +219,12 @@ func (p *xhsPublisher) call(ctx context.Context, c tools.Call, a XhsPublishArgs)
 	creator := p.url()
 	if err := d.fill(creator, m, cards); err != nil {
 		if errors.Is(err, errXhsLogin) {
-			return tools.Result{}, fmt.Errorf("Xiaohongshu asks for a login: log in once at %s in browser profile %q (%s), then call xhs_publish again; the gateway never stores your password", creator, cmpOr(profile, "default"), p.browser.ProfileDir(profile))
+			which := "the browser's default profile"
+			if profile != "" {
+				which = fmt.Sprintf("browser profile %q", profile)
+			}
+			p.log.Warn("xhs creator page asks for a login", "agent", c.Who.AgentID, "profile", profile)
+			return tools.Result{}, fmt.Errorf("Xiaohongshu asks for a login: log in once at %s in %s (%s), then call xhs_publish again; the gateway never stores your password: %w", creator, which, p.browser.ProfileDir(profile), err)
 		}
 		return tools.Result{}, err
 	}
@@ -235,7 +243,7 @@ func (p *xhsPublisher) call(ctx context.Context, c tools.Call, a XhsPublishArgs)
 	out["published"] = true
 	p.log.Info("xhs note published", "agent", c.Who.AgentID, "package", rel)
 	if m.ContentItemID != "" {
-		ref := "xhs:browser:" + time.Now().UTC().Format(time.RFC3339)
+		ref := "xhs:browser:" + p.cal.now().UTC().Format(time.RFC3339)
 		if err := p.cal.MarkPublished(ctx, c.Who.AgentID, m.ContentItemID, ref); err != nil {
 			out["calendar"] = err.Error()
 		}
