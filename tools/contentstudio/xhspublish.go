@@ -84,13 +84,15 @@ var xhsSelectors = struct {
 	Drafted:       []string{".draft-saved"},
 }
 
-// Waits on the page, which is slow to load and to take images.
-const (
+// Waits on the page, which is slow to load and to take images. Vars, so
+// a test of a page that never gets there need not wait half a minute.
+var (
 	xhsLoadWait    = 30 * time.Second
 	xhsUploadWait  = 90 * time.Second
 	xhsConfirmWait = 30 * time.Second
-	xhsPoll        = 200 * time.Millisecond
 )
+
+const xhsPoll = 200 * time.Millisecond
 
 // XhsPublishArgs are xhs_publish's arguments. There is no URL among them:
 // where the browser goes is the operator's config, never the model's.

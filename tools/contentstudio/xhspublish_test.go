@@ -10,9 +10,11 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/browser"
@@ -26,6 +28,8 @@ type fakeCreator struct {
 	// loginInPlace shows the login form at the publish URL instead of
 	// redirecting to /login.
 	loginInPlace bool
+	// redesigned serves a page none of the selectors match.
+	redesigned bool
 
 	mu      sync.Mutex
 	hits    []string
@@ -49,6 +53,8 @@ func (f *fakeCreator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/publish/publish":
 		switch {
+		case f.redesigned:
+			w.Write([]byte(`<div class="new-uploader"><button>选择图片</button></div>`))
 		case f.loggedIn:
 			page("xhs_creator.html")
 		case f.loginInPlace:
@@ -275,7 +281,7 @@ func TestXhsPublish(t *testing.T) {
 					t.Fatalf("err %v", err)
 				}
 				if n := fake.requests(); n != 0 || fake.event("publish") != nil {
-					t.Fatalf("the page got %d requests: %v", n, fake.hits)
+					t.Fatalf("the page got %d requests", n)
 				}
 			})
 		}
@@ -300,10 +306,26 @@ func TestXhsPublish(t *testing.T) {
 						t.Fatalf("error %q lacks %q", msg, want)
 					}
 				}
+				tc.fake.mu.Lock()
+				defer tc.fake.mu.Unlock()
 				if len(tc.fake.events) != 0 || len(tc.fake.uploads) != 0 {
 					t.Fatalf("the login page got %v %v", tc.fake.events, tc.fake.uploads)
 				}
 			})
+		}
+	})
+	t.Run("a redesigned page fails loudly and presses nothing", func(t *testing.T) {
+		prev := xhsLoadWait
+		xhsLoadWait = 2 * time.Second
+		defer func() { xhsLoadWait = prev }()
+		fake := &fakeCreator{loggedIn: true, redesigned: true}
+		e := newXhsEnv(t, fake)
+		_, err := call(t, e.cfg, "xhs_publish", `{"package":"`+e.pkg+`"}`, alice)
+		if err == nil || !strings.Contains(err.Error(), "selectors need updating") {
+			t.Fatalf("err %v", err)
+		}
+		if len(fake.seen()) != 0 {
+			t.Fatalf("page events %v", fake.seen())
 		}
 	})
 	// Where the browser goes is config only: the model has no argument for
@@ -324,7 +346,7 @@ func TestXhsPublish(t *testing.T) {
 			}
 		}
 		if evil.requests() != 0 || fake.requests() != 0 {
-			t.Fatalf("requests: evil %v, creator %v", evil.hits, fake.hits)
+			t.Fatalf("requests: evil %d, creator %d", evil.requests(), fake.requests())
 		}
 		var schema struct {
 			Properties map[string]any `json:"properties"`
@@ -338,6 +360,21 @@ func TestXhsPublish(t *testing.T) {
 			t.Fatalf("schema properties %v", schema.Properties)
 		}
 	})
+}
+
+// xhs_publish is dangerous, the owner's, and in the extension tier (the
+// model enables it first), like the browser it drives.
+func TestXhsPublishSpec(t *testing.T) {
+	cfg, _ := env(t)
+	for _, tool := range Tools(cfg) {
+		if s := tool.Spec(); s.Name == "xhs_publish" {
+			if !s.Dangerous || !s.OwnerOnly || s.Tier != tools.TierExtension || !slices.Contains(s.Groups, "group:mateclaw") {
+				t.Fatalf("spec %+v", s)
+			}
+			return
+		}
+	}
+	t.Fatal("no xhs_publish")
 }
 
 // Checks that need no browser: what a package must be.
