@@ -18,8 +18,7 @@ import (
 // (image_generate, video_generate, music_generate), which tools/generate
 // provides. MateClawDocTool and the Content Studio tools (compliance_scan,
 // content_item, gzh_package, xhs_package, wechat_article_extract,
-// gzh_publish) are ours under
-// their own names.
+// gzh_publish, xhs_publish) are ours under their own names.
 var mateclawNames = map[string]string{
 	"ReadFileTool":      "read",
 	"WriteFileTool":     "write",

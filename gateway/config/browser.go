@@ -58,6 +58,19 @@ func (d *decoder) validateBrowser(c *Config) {
 			}
 		}
 	}
+	cs := c.Tools.ContentStudio
+	if cs.XhsCreatorURL != "" {
+		// The page gets the user's logged-in cookies for wherever it is, so
+		// only an https page will do.
+		if u, err := url.Parse(cs.XhsCreatorURL); err != nil || u.Scheme != "https" || u.Host == "" {
+			n, p := d.where("tools.contentStudio.xhsCreatorUrl", "tools.contentStudio")
+			d.errorAtPath(n, p, "xhsCreatorUrl %q is not an https URL", cs.XhsCreatorURL)
+		}
+	}
+	if cs.XhsProfile != "" && !browserProfileName().MatchString(cs.XhsProfile) {
+		n, p := d.where("tools.contentStudio.xhsProfile", "tools.contentStudio")
+		d.errorAtPath(n, p, "profile name %q must be lowercase letters, digits and hyphens, at most 64", cs.XhsProfile)
+	}
 	if b.SSRFPolicy.DangerouslyAllowPrivateNetwork {
 		n, p := d.where("browser.ssrfPolicy.dangerouslyAllowPrivateNetwork", "browser.ssrfPolicy")
 		d.warnAtPath(n, p, "pages the agent opens may reach this machine and your private network")

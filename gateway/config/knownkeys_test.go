@@ -197,12 +197,13 @@ func TestUnimplementedKeysStayInTree(t *testing.T) {
 var legacyKeys = map[string]bool{
 	"agents.list": true,
 	// Our own extension, documented on the field; OpenClaw's CLI rejects it.
-	"tools.guard":       true,
-	"tools.disclosure":  true,
-	"tools.hooks":       true,
-	"tools.datasources": true,
-	"tools.pdfFont":     true,
-	"gateway.retention": true,
+	"tools.guard":         true,
+	"tools.disclosure":    true,
+	"tools.hooks":         true,
+	"tools.datasources":   true,
+	"tools.pdfFont":       true,
+	"tools.contentStudio": true,
+	"gateway.retention":   true,
 }
 
 // providerOwnedBlocks are objects OpenClaw's schema leaves open to any

@@ -1139,8 +1139,18 @@ type Tools struct {
 	Web ToolWeb `json:"web"`
 	// A Unicode TrueType font (.ttf) PdfRenderTool uses for text beyond Latin, such as CJK (this gateway's key; OpenClaw's own CLI does not know it). Default "" (the first CJK-capable .ttf found in the system's font folders, such as DroidSansFallbackFull.ttf from fonts-droid-fallback or a Noto Sans CJK .ttf, else NotoSans-Regular.ttf or DejaVuSans.ttf; a result says which characters the font lacks).
 	PdfFont string `json:"pdfFont"`
+	// MateClaw's Content Studio tools (this gateway's key; OpenClaw's own CLI does not know it). Default: Xiaohongshu's creator page in the browser's default profile.
+	ContentStudio ToolContentStudio `json:"contentStudio"`
 	// Understanding of inbound media; here, speech to text of voice notes and audio files. Default: audio transcribed when an openai key is found.
 	Media ToolMedia `json:"media"`
+}
+
+// ToolContentStudio is tools.contentStudio.
+type ToolContentStudio struct {
+	// The Xiaohongshu creator publish page xhs_publish fills; only this key sets it, never a model's arguments. Default "https://creator.xiaohongshu.com/publish/publish".
+	XhsCreatorURL string `json:"xhsCreatorUrl"`
+	// The browser profile (browser.profiles) the user logged in to Xiaohongshu with once; xhs_publish uses its cookies and never stores a password. Default "" (browser.defaultProfile).
+	XhsProfile string `json:"xhsProfile"`
 }
 
 // ToolExec is tools.exec.

@@ -1,6 +1,8 @@
 package toolhost
 
 import (
+	"context"
+	"errors"
 	"net/netip"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -46,4 +48,24 @@ func browserPolicy(b config.Browser) netguard.Policy {
 	}
 	p.AllowHosts = b.SSRFPolicy.AllowedHostnames
 	return p
+}
+
+// hostBrowser hands xhs_publish the browser tool's Manager, so the note is
+// filled in the same profiles (and cookies) the browser tool uses. The
+// Manager is made after the content studio tools, so it is looked up at
+// each call.
+type hostBrowser struct{ h *Host }
+
+func (b hostBrowser) Page(ctx context.Context, profile string) (context.Context, func(), error) {
+	if b.h.browser == nil {
+		return nil, nil, errors.New("the browser is not set up")
+	}
+	return b.h.browser.Page(ctx, profile)
+}
+
+func (b hostBrowser) ProfileDir(profile string) string {
+	if b.h.browser == nil {
+		return "the browser's profile"
+	}
+	return b.h.browser.ProfileDir(profile)
 }

@@ -201,7 +201,11 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	builtins = append(builtins, h.gatewayTool())
 	builtins = append(builtins, mateclaw.Tools(time.Now, workspace)...)
 	builtins = append(builtins, mateclaw.DocTool(openclaw.Docs))
-	builtins = append(builtins, contentstudio.Tools(contentstudio.Config{Workspace: workspace, DB: opts.DB, Approver: ap})...)
+	builtins = append(builtins, contentstudio.Tools(contentstudio.Config{Workspace: workspace, DB: opts.DB, Approver: ap,
+		Browser:       hostBrowser{h},
+		XhsCreatorURL: func() string { return h.cfg().Tools.ContentStudio.XhsCreatorURL },
+		XhsProfile:    func() string { return h.cfg().Tools.ContentStudio.XhsProfile },
+		Log:           h.log.With("component", "contentstudio")})...)
 	builtins = append(builtins, message.Tools(opts.Messenger, workspace)...)
 	builtins = append(builtins, tts.Tool(opts.Speaker))
 	builtins = append(builtins, h.nodesTool(workspace, execCfg))

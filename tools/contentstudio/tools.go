@@ -2,6 +2,7 @@ package contentstudio
 
 import (
 	"database/sql"
+	"log/slog"
 	"net/http"
 	"os"
 	"time"
@@ -29,10 +30,21 @@ type Config struct {
 	WeChatClient *http.Client
 	// Getenv reads the WeChat credentials; nil is os.Getenv.
 	Getenv func(string) string
+	// Browser opens the tab xhs_publish fills; nil makes xhs_publish
+	// answer that there is no browser.
+	Browser XhsBrowser
+	// XhsCreatorURL is the creator publish page (default XhsCreatorURL)
+	// and XhsProfile the browser profile logged in to it (default: the
+	// browser's default profile), read at each call so a config reload
+	// applies. Only the operator's config sets them, never a model.
+	XhsCreatorURL func() string
+	XhsProfile    func() string
+	// Log receives what xhs_publish did; nil discards.
+	Log *slog.Logger
 }
 
 // Tools returns compliance_scan, content_item, gzh_package, xhs_package,
-// wechat_article_extract and gzh_publish.
+// wechat_article_extract, gzh_publish and xhs_publish.
 func Tools(cfg Config) []tools.Tool {
 	now := cfg.Now
 	if now == nil {
@@ -50,6 +62,17 @@ func Tools(cfg Config) []tools.Tool {
 	if api.env == nil {
 		api.env = os.Getenv
 	}
+	xp := &xhsPublisher{browser: cfg.Browser, workspace: cfg.Workspace, approver: cfg.Approver, cal: cal,
+		url: func() string { return XhsCreatorURL }, profile: func() string { return "" }, log: cfg.Log}
+	if cfg.XhsCreatorURL != nil {
+		xp.url = func() string { return cmpOr(cfg.XhsCreatorURL(), XhsCreatorURL) }
+	}
+	if cfg.XhsProfile != nil {
+		xp.profile = cfg.XhsProfile
+	}
+	if xp.log == nil {
+		xp.log = slog.New(slog.DiscardHandler)
+	}
 	p := &packer{workspace: cfg.Workspace, cal: cal, now: now}
 	return []tools.Tool{
 		scanTool(),
@@ -66,5 +89,6 @@ func Tools(cfg Config) []tools.Tool {
 		}, p.xhs),
 		extractTool(newExtractor(rt)),
 		publishTool(&publisher{api: api, workspace: cfg.Workspace, approver: cfg.Approver, cal: cal}),
+		xhsPublishTool(xp),
 	}
 }
