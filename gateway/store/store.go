@@ -31,9 +31,16 @@ const FileName = "openclaw.sqlite"
 
 // Store is the gateway's database.
 type Store struct {
-	DB   *sql.DB
+	DB *sql.DB
+	// Path is the SQLite file, or the PostgreSQL URL without its password.
 	Path string
+	// Driver is DriverSQLite (also "") or DriverPostgres.
+	Driver string
 }
+
+// Postgres says the store is on PostgreSQL, for the few statements a
+// component writes per engine.
+func (s *Store) Postgres() bool { return s.Driver == DriverPostgres }
 
 // Migrations is one component's schema history.
 type Migrations struct {
@@ -116,8 +123,24 @@ func (s *Store) migrateOne(ctx context.Context, m Migrations) error {
 		return fmt.Errorf("read %s migrations: %w", m.Component, err)
 	}
 	var files []migrationFile
+	names := map[string]bool{}
+	for _, e := range entries {
+		names[e.Name()] = true
+	}
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".sql") {
+			continue
+		}
+		// NNN_x.postgres.sql is NNN_x.sql as PostgreSQL needs it written
+		// (an FTS5 table becomes a tsvector index).
+		if base, pg := strings.CutSuffix(e.Name(), ".postgres.sql"); pg {
+			if !s.Postgres() {
+				continue
+			}
+			if !names[base+".sql"] {
+				return fmt.Errorf("%s migration %q has no %s.sql beside it", m.Component, e.Name(), base)
+			}
+		} else if s.Postgres() && names[strings.TrimSuffix(e.Name(), ".sql")+".postgres.sql"] {
 			continue
 		}
 		num, _, ok := strings.Cut(e.Name(), "_")

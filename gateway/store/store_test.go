@@ -7,7 +7,27 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/openclaw-go/openclaw/gateway/store/pgtest"
 )
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// engine opens an empty store on one of the two databases.
+type engine struct {
+	name string
+	open func(t *testing.T, migs ...Migrations) (*Store, error)
+}
+
+// engines are SQLite and, where the machine has it, PostgreSQL.
+var engines = []engine{
+	{DriverSQLite, func(t *testing.T, migs ...Migrations) (*Store, error) {
+		return Open(context.Background(), filepath.Join(t.TempDir(), FileName), migs...)
+	}},
+	{DriverPostgres, func(t *testing.T, migs ...Migrations) (*Store, error) {
+		return OpenPostgres(context.Background(), pgtest.URL(t), migs...)
+	}},
+}
 
 func TestMigrate(t *testing.T) {
 	ctx := context.Background()
@@ -31,29 +51,30 @@ func TestMigrate(t *testing.T) {
 			"002_b.sql": {Data: []byte("CREATE TABLE oops(;")},
 		}, 1, "apply comp migration 002_b.sql"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), FileName)
-			s, err := Open(ctx, path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			err = s.Migrate(ctx, Migrations{Component: "comp", FS: tt.files})
-			if tt.wantErr == "" && err != nil {
-				t.Fatalf("Migrate: %v", err)
-			}
-			if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
-				t.Fatalf("Migrate error = %v, want containing %q", err, tt.wantErr)
-			}
-			v, err := s.Version(ctx, "comp")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if v != tt.wantV {
-				t.Fatalf("version = %d, want %d", v, tt.wantV)
-			}
-		})
+	for _, e := range engines {
+		for _, tt := range tests {
+			t.Run(e.name+"/"+tt.name, func(t *testing.T) {
+				s, err := e.open(t)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				err = s.Migrate(ctx, Migrations{Component: "comp", FS: tt.files})
+				if tt.wantErr == "" && err != nil {
+					t.Fatalf("Migrate: %v", err)
+				}
+				if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+					t.Fatalf("Migrate error = %v, want containing %q", err, tt.wantErr)
+				}
+				v, err := s.Version(ctx, "comp")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v != tt.wantV {
+					t.Fatalf("version = %d, want %d", v, tt.wantV)
+				}
+			})
+		}
 	}
 }
 
@@ -94,8 +115,14 @@ func TestReopenIsIdempotentAndPrivate(t *testing.T) {
 // queue for the write lock rather than fail with SQLITE_BUSY: device pairing
 // does exactly this while other connections write.
 func TestConcurrentReadThenWriteTransactions(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) { concurrentReadThenWrite(t, e) })
+	}
+}
+
+func concurrentReadThenWrite(t *testing.T, e engine) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), FileName), Migrations{Component: "comp", FS: fstest.MapFS{
+	s, err := e.open(t, Migrations{Component: "comp", FS: fstest.MapFS{
 		"001_a.sql": {Data: []byte("CREATE TABLE a(n INTEGER);")},
 	}})
 	if err != nil {

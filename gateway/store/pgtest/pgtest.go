@@ -1,0 +1,150 @@
+// Package pgtest runs a throwaway PostgreSQL server for tests, from the
+// machine's own PostgreSQL binaries (Debian's postgresql package): one
+// server per test process, on loopback, in a temporary folder, and a
+// fresh database for each test that asks.
+//
+// A package that uses it runs its tests through Main, which stops the
+// server when they end. Without PostgreSQL binaries the tests that ask
+// are skipped, unless OPENCLAW_TEST_POSTGRES=require, which CI sets so
+// that a missing server fails instead of passing quietly.
+package pgtest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for CREATE DATABASE
+)
+
+var (
+	once    sync.Once
+	server  *instance
+	bootErr error
+	dbCount atomic.Int64
+)
+
+type instance struct {
+	dir, bin string
+	port     int
+	asUser   []string // the setpriv prefix when running as root
+}
+
+// Main runs the package's tests and stops the server afterwards.
+func Main(m *testing.M) {
+	code := m.Run()
+	if server != nil {
+		server.stop()
+	}
+	os.Exit(code)
+}
+
+// URL returns the postgres:// URL of a new, empty database.
+func URL(t testing.TB) string {
+	t.Helper()
+	once.Do(func() { server, bootErr = start() })
+	if bootErr != nil {
+		if os.Getenv("OPENCLAW_TEST_POSTGRES") == "require" {
+			t.Fatalf("pgtest: %v", bootErr)
+		}
+		t.Skipf("pgtest: no PostgreSQL server here: %v", bootErr)
+	}
+	name := fmt.Sprintf("t%d_%d", os.Getpid(), dbCount.Add(1))
+	admin, err := sql.Open("pgx", server.url("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.ExecContext(context.Background(), "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	return server.url(name)
+}
+
+func (s *instance) url(db string) string {
+	return fmt.Sprintf("postgres://openclaw@127.0.0.1:%d/%s?sslmode=disable", s.port, db)
+}
+
+// binDir finds initdb and pg_ctl: on the PATH, else Debian's versioned
+// folder.
+func binDir() (string, error) {
+	if p, err := exec.LookPath("pg_ctl"); err == nil {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Dir(real), nil
+		}
+		return filepath.Dir(p), nil
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Strings(dirs)
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if _, err := os.Stat(filepath.Join(dirs[i], "pg_ctl")); err == nil {
+			return dirs[i], nil
+		}
+	}
+	return "", fmt.Errorf("pg_ctl not found (install the postgresql package)")
+}
+
+func start() (*instance, error) {
+	bin, err := binDir()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "openclaw-pgtest-")
+	if err != nil {
+		return nil, err
+	}
+	s := &instance{dir: dir, bin: bin}
+	if os.Geteuid() == 0 {
+		// The server refuses to run as root: run it as the postgres user.
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			return nil, fmt.Errorf("running as root and no postgres user to run the server as: %w", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			return nil, err
+		}
+		s.asUser = []string{"setpriv", "--reuid=" + u.Uid, "--regid=" + u.Gid, "--init-groups"}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s.port = l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	data := filepath.Join(dir, "data")
+	if out, err := s.run("initdb", "-D", data, "-U", "openclaw", "--auth=trust", "-E", "UTF8", "--no-sync", "--no-instructions"); err != nil {
+		return nil, fmt.Errorf("initdb: %w: %s", err, out)
+	}
+	opts := fmt.Sprintf("-k %s -p %d -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", dir, s.port)
+	if out, err := s.run("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(dir, "server.log"), "-w", "start"); err != nil {
+		log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
+		return nil, fmt.Errorf("pg_ctl start: %w: %s %s", err, out, log)
+	}
+	return s, nil
+}
+
+func (s *instance) run(name string, args ...string) (string, error) {
+	argv := append(append(append([]string{}, s.asUser...), filepath.Join(s.bin, name)), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = s.dir
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+func (s *instance) stop() {
+	_, _ = s.run("pg_ctl", "-D", filepath.Join(s.dir, "data"), "-m", "immediate", "stop")
+	os.RemoveAll(s.dir)
+}

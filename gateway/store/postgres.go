@@ -1,0 +1,128 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// Drivers, as the config's store.driver names them.
+const (
+	DriverSQLite   = "sqlite"
+	DriverPostgres = "postgres"
+)
+
+// pgDriverName is the database/sql driver that speaks to PostgreSQL
+// through pgx, with every statement rewritten from SQLite's dialect.
+const pgDriverName = "openclaw-postgres"
+
+func init() { sql.Register(pgDriverName, pgDriver{}) }
+
+// OpenPostgres opens the gateway's database on a PostgreSQL server
+// (url is a postgres:// URL or a key=value DSN) and applies the
+// migrations, as Open does for SQLite.
+func OpenPostgres(ctx context.Context, url string, migs ...Migrations) (*Store, error) {
+	if url == "" {
+		return nil, errors.New("store.url is empty: give the postgres:// URL of the database")
+	}
+	db, err := sql.Open(pgDriverName, url)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres database: %w", err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open postgres database %s: %w", redactURL(url), err)
+	}
+	db.SetMaxIdleConns(16)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	s := &Store{DB: db, Path: redactURL(url), Driver: DriverPostgres}
+	if err := s.Migrate(ctx, migs...); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// redactURL drops the password of a database URL, for errors and logs.
+func redactURL(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return "(postgres DSN)"
+	}
+	at := strings.LastIndexByte(rest, '@')
+	if at < 0 {
+		return u
+	}
+	user, _, _ := strings.Cut(rest[:at], ":")
+	return scheme + "://" + user + "@" + rest[at+1:]
+}
+
+// pgDriver is pgx's database/sql driver with the dialect rewrite.
+type pgDriver struct{}
+
+func (pgDriver) Open(name string) (driver.Conn, error) {
+	c, err := stdlib.GetDefaultDriver().Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &pgConn{Conn: c.(*stdlib.Conn)}, nil
+}
+
+// pgConn rewrites each statement before pgx sees it.
+type pgConn struct {
+	*stdlib.Conn
+}
+
+func (c *pgConn) Prepare(query string) (driver.Stmt, error) {
+	return c.Conn.Prepare(pgRewrite(query))
+}
+
+func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	return c.Conn.PrepareContext(ctx, pgRewrite(query))
+}
+
+func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	return c.Conn.ExecContext(ctx, pgRewrite(query), args)
+}
+
+func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	return c.Conn.QueryContext(ctx, pgRewrite(query), args)
+}
+
+// writerLock is the advisory lock every write transaction takes first.
+// SQLite has one writer at a time, and the components count on it: a
+// transaction that reads and then writes (a pairing, a queue claim) sees
+// no other writer's rows appear in between. On PostgreSQL the same
+// holds only with that lock held to the transaction's end.
+const writerLock = "SELECT pg_advisory_xact_lock(7366029)"
+
+func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	tx, err := c.Conn.BeginTx(ctx, opts)
+	if err != nil || opts.ReadOnly {
+		return tx, err
+	}
+	if _, err := c.Conn.ExecContext(ctx, writerLock, nil); err != nil {
+		_ = tx.Rollback()
+		return nil, fmt.Errorf("take the writer lock: %w", err)
+	}
+	return tx, nil
+}
+
+// CheckNamedValue stores a bool as 0 or 1: SQLite has no boolean type,
+// so the components' flag columns are integers on both engines.
+func (c *pgConn) CheckNamedValue(nv *driver.NamedValue) error {
+	if b, ok := nv.Value.(bool); ok {
+		nv.Value = int64(0)
+		if b {
+			nv.Value = int64(1)
+		}
+		return nil
+	}
+	return c.Conn.CheckNamedValue(nv)
+}
