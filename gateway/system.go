@@ -172,6 +172,13 @@ func Run(ctx context.Context, opts Options) error {
 	return s.serve(ctx, snap)
 }
 
+// Migrations are the schemas of every component that keeps state in the
+// gateway's database.
+func Migrations() []store.Migrations {
+	return []store.Migrations{admin.Migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations(), memory.Migrations(),
+		wiki.Migrations(), channels.Migrations(), nodes.Migrations(), cron.Migrations(), contentstudio.Migrations()}
+}
+
 // serve builds the parts in order, opens the port and runs until ctx ends
 // or a restart is asked for; then it stops them in reverse.
 func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
@@ -180,7 +187,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		return err
 	}
 	s.state.Store(first)
-	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), admin.Migrations(), devices.Migrations(), sessions.Migrations(), tools.Migrations(), memory.Migrations(), wiki.Migrations(), channels.Migrations(), nodes.Migrations(), cron.Migrations(), contentstudio.Migrations())
+	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), Migrations()...)
 	if err != nil {
 		return err
 	}

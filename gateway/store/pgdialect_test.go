@@ -94,3 +94,18 @@ func TestPostgresBehavesLikeSQLite(t *testing.T) {
 		})
 	}
 }
+
+func TestTSQuery(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`"cat"`, `'cat'`},
+		{`"cat" AND "dog"`, `'cat' & 'dog'`},
+		{`"cat" OR "it's" OR "a""b"`, `'cat' | 'it''s' | 'a"b'`},
+		{`"back\slash"`, `'back\\slash'`},
+		{``, ``},
+	}
+	for _, tt := range tests {
+		if got := TSQuery(tt.in); got != tt.want {
+			t.Errorf("TSQuery(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

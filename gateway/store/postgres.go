@@ -126,3 +126,63 @@ func (c *pgConn) CheckNamedValue(nv *driver.NamedValue) error {
 	}
 	return c.Conn.CheckNamedValue(nv)
 }
+
+// IsPostgres says whether db is a store opened by OpenPostgres, for a
+// component that writes a statement per engine (full-text search).
+func IsPostgres(db *sql.DB) bool {
+	_, ok := db.Driver().(pgDriver)
+	return ok
+}
+
+// TSQuery turns the FTS5 expressions the components build (quoted terms
+// joined by AND or OR, see memory's matchExpr and wiki.MatchExpr) into
+// PostgreSQL's to_tsquery syntax, each term a quoted lexeme.
+func TSQuery(match string) string {
+	var b strings.Builder
+	for i := 0; i < len(match); {
+		switch {
+		case match[i] == '"':
+			j := i + 1
+			var term strings.Builder
+			for j < len(match) {
+				if match[j] == '"' {
+					if j+1 < len(match) && match[j+1] == '"' {
+						term.WriteByte('"')
+						j += 2
+						continue
+					}
+					break
+				}
+				term.WriteByte(match[j])
+				j++
+			}
+			t := strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(term.String())
+			b.WriteString("'" + t + "'")
+			i = j + 1
+		case strings.HasPrefix(match[i:], " AND "):
+			b.WriteString(" & ")
+			i += 5
+		case strings.HasPrefix(match[i:], " OR "):
+			b.WriteString(" | ")
+			i += 4
+		default:
+			i++ // nothing else is in the expressions built here
+		}
+	}
+	return b.String()
+}
+
+// The letters PGFold folds, for full-text search that ignores case and
+// the common Latin diacritics, as FTS5's unicode61 remove_diacritics
+// does (PostgreSQL's unaccent is an extension a database may not have).
+// The components' .postgres.sql migrations spell the same expression.
+const (
+	pgFoldFrom = "àáâãäåāăąèéêëēĕėęěìíîïĩīĭįòóôõöøōŏőùúûüũūŭůűųñńňçćčďđğģķĺļľłśşšţťýÿźżž"
+	pgFoldTo   = "aaaaaaaaaeeeeeeeeeiiiiiiiioooooooooouuuuuuuuuunnncccddggklllsssttyyzzz"
+)
+
+// PGFold is the SQL expression of expr lower-cased with its diacritics
+// folded.
+func PGFold(expr string) string {
+	return "translate(lower(" + expr + "), '" + pgFoldFrom + "', '" + pgFoldTo + "')"
+}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/openclaw-go/openclaw/gateway/store"
 	"github.com/openclaw-go/openclaw/tools/fs"
 )
 
@@ -162,12 +163,24 @@ type Hit struct {
 
 // search returns the agent's best chunks for an FTS5 match expression.
 func (ix *index) search(ctx context.Context, agent, match string, limit int) ([]Hit, error) {
-	rows, err := ix.db.QueryContext(ctx, `
+	q := `
 		SELECT c.path, c.start_line, c.end_line, snippet(memory_fts, 0, '**', '**', '…', 24), bm25(memory_fts)
 		FROM memory_fts JOIN memory_chunks c ON c.id = memory_fts.rowid
 		WHERE memory_fts MATCH ? AND c.agent_id = ?
 		ORDER BY bm25(memory_fts), c.path, c.chunk
-		LIMIT ?`, match, agent, limit)
+		LIMIT ?`
+	if store.IsPostgres(ix.db) {
+		// The rank is negated as bm25's is: lower is better in both.
+		q = `
+		SELECT c.path, c.start_line, c.end_line,
+			ts_headline('simple', c.body, q, 'StartSel=**, StopSel=**, MaxWords=24, MinWords=8'), -ts_rank(c.body_tsv, q, 1) AS r
+		FROM memory_chunks c, to_tsquery('simple', ` + store.PGFold("?") + `) q
+		WHERE c.body_tsv @@ q AND c.agent_id = ?
+		ORDER BY r, c.path, c.chunk
+		LIMIT ?`
+		match = store.TSQuery(match)
+	}
+	rows, err := ix.db.QueryContext(ctx, q, match, agent, limit)
 	if err != nil {
 		return nil, fmt.Errorf("search memory: %w", err)
 	}

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/pgtest"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 	"github.com/openclaw-go/openclaw/tools"
 )
 
@@ -22,11 +23,7 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName), Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t, Migrations())
 	base := t.TempDir()
 	f := &fixture{db: st.DB, dirs: map[string]string{
 		"alice": filepath.Join(base, "alice"),
@@ -163,3 +160,5 @@ func TestGet(t *testing.T) {
 		})
 	}
 }
+
+func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -180,7 +180,7 @@ func (s *Store) Semantic(ctx context.Context, e Embedder, agent, query string, a
 	// maxEmbedInput bytes anyway, and a full wiki would not fit in memory.
 	rows, err := s.db.QueryContext(ctx, `SELECT p.slug, p.title, substr(p.body, 1, ?), p.archived, e.model, e.hash, e.vec
 		FROM wiki_pages p LEFT JOIN wiki_embeddings e ON e.agent_id = p.agent_id AND e.slug = p.slug
-		WHERE p.agent_id = ? AND (p.archived = 0 OR ?)`, maxEmbedInput, agent, archived)
+		WHERE p.agent_id = ? AND (p.archived = 0 OR ? = 1)`, maxEmbedInput, agent, archived)
 	if err != nil {
 		return res, fmt.Errorf("semantic search: %w", err)
 	}

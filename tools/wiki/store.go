@@ -262,11 +262,11 @@ func (s *Store) Get(ctx context.Context, agent, slug string) (Page, error) {
 // updated first, and how many there are in all.
 func (s *Store) List(ctx context.Context, agent string, archived bool, limit, offset int) ([]Page, int, error) {
 	var total int
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM wiki_pages WHERE agent_id = ? AND (archived = 0 OR ?)`, agent, archived).Scan(&total); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM wiki_pages WHERE agent_id = ? AND (archived = 0 OR ? = 1)`, agent, archived).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("list pages: %w", err)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT slug, title, archived, created_ms, updated_ms FROM wiki_pages
-		WHERE agent_id = ? AND (archived = 0 OR ?) ORDER BY updated_ms DESC, slug LIMIT ? OFFSET ?`, agent, archived, limit, offset)
+		WHERE agent_id = ? AND (archived = 0 OR ? = 1) ORDER BY updated_ms DESC, slug LIMIT ? OFFSET ?`, agent, archived, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list pages: %w", err)
 	}
@@ -422,10 +422,19 @@ func (s *Store) Search(ctx context.Context, agent, match string, archived bool, 
 	if match == "" {
 		return out, nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT p.slug, p.title, snippet(wiki_fts, 1, '«', '»', '…', 16), bm25(wiki_fts, 4.0, 1.0), p.archived
+	q := `SELECT p.slug, p.title, snippet(wiki_fts, 1, '«', '»', '…', 16), bm25(wiki_fts, 4.0, 1.0), p.archived
 		FROM wiki_fts JOIN wiki_pages p ON p.id = wiki_fts.rowid
-		WHERE wiki_fts MATCH ? AND p.agent_id = ? AND (p.archived = 0 OR ?)
-		ORDER BY bm25(wiki_fts, 4.0, 1.0) LIMIT ?`, match, agent, archived, limit)
+		WHERE wiki_fts MATCH ? AND p.agent_id = ? AND (p.archived = 0 OR ? = 1)
+		ORDER BY bm25(wiki_fts, 4.0, 1.0) LIMIT ?`
+	if store.IsPostgres(s.db) {
+		// The rank is negated as bm25's is: lower is better in both.
+		q = `SELECT p.slug, p.title, ts_headline('simple', p.body, q, 'StartSel=«, StopSel=», MaxWords=16, MinWords=6'), -ts_rank(p.search_tsv, q, 1) AS r, p.archived
+		FROM wiki_pages p, to_tsquery('simple', ` + store.PGFold("?") + `) q
+		WHERE p.search_tsv @@ q AND p.agent_id = ? AND (p.archived = 0 OR ? = 1)
+		ORDER BY r LIMIT ?`
+		match = store.TSQuery(match)
+	}
+	rows, err := s.db.QueryContext(ctx, q, match, agent, archived, limit)
 	if err != nil {
 		return nil, fmt.Errorf("search the wiki: %w", err)
 	}

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/pgtest"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 	"github.com/openclaw-go/openclaw/tools"
 )
 
@@ -43,11 +43,7 @@ func (f *fakeCompleter) Complete(ctx context.Context, who tools.Who, system, pro
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName), Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t, Migrations())
 	f := &fixture{st: NewStore(st.DB), tools: map[string]tools.Tool{}, model: &fakeCompleter{}}
 	ts := Tools(Config{DB: st.DB, Model: f.model, Embedder: func(tools.Who) Embedder { return f.embed }})
 	for i, tl := range ts {
@@ -485,3 +481,5 @@ func TestRevisions(t *testing.T) {
 		t.Fatalf("a recreated page inherited revisions: %v", r)
 	}
 }
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
