@@ -44,10 +44,14 @@ func TestHeartbeatToOwner(t *testing.T) {
 		{name: "telegram ownerAllowFrom",
 			channels: `channels: { telegram: { botToken: {TG_TOKEN}, apiRoot: {TG_URL}, allowFrom: ["6001", "6002"] } },
   commands: { ownerAllowFrom: ["telegram:6002"] },`,
-			sent: func(tg *telegramtest.Server, _ *discordtest.Server, _ *slacktest.Server) []string { return sentToChat(tg, 6002) }},
+			sent: func(tg *telegramtest.Server, _ *discordtest.Server, _ *slacktest.Server) []string {
+				return sentToChat(tg, 6002)
+			}},
 		{name: "telegram allowFrom",
 			channels: `channels: { telegram: { botToken: {TG_TOKEN}, apiRoot: {TG_URL}, allowFrom: ["*", "tg:6001"] } },`,
-			sent:     func(tg *telegramtest.Server, _ *discordtest.Server, _ *slacktest.Server) []string { return sentToChat(tg, 6001) }},
+			sent: func(tg *telegramtest.Server, _ *discordtest.Server, _ *slacktest.Server) []string {
+				return sentToChat(tg, 6001)
+			}},
 		{name: "discord opens the DM",
 			channels: `channels: { discord: { token: "discord-owner-token", dmPolicy: "allowlist", allowFrom: ["discord:777"] } },`,
 			sent: func(_ *telegramtest.Server, dc *discordtest.Server, _ *slacktest.Server) []string {
