@@ -7,6 +7,7 @@ import (
 	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/fs"
 	"github.com/openclaw-go/openclaw/tools/sandbox"
 )
 
@@ -75,10 +76,10 @@ func (h *Host) sandboxed(who tools.Who) bool {
 	return b != nil || err != nil
 }
 
-// errSSHFiles refuses the workspace tools in an ssh sandbox, whose
-// workspace lives on the remote host: they would otherwise act on the
-// local copy, which the sandbox no longer reads.
-var errSSHFiles = errors.New("the ssh sandbox keeps its workspace on the remote host; file tools do not reach it yet, use exec there")
+// errSSHFiles refuses the workspace tools other than the file tools in
+// an ssh sandbox, whose workspace lives on the remote host: they would
+// otherwise act on the local copy, which the sandbox no longer reads.
+var errSSHFiles = errors.New("the ssh sandbox keeps its workspace on the remote host; only read, write, edit and apply_patch reach it there, use exec for the rest")
 
 // toolWorkspace is the folder a caller's workspace tools act in: its
 // sandbox's (the private one for workspaceAccess "none") or its agent's.
@@ -93,6 +94,19 @@ func (h *Host) toolWorkspace(who tools.Who) (string, error) {
 		return "", errSSHFiles
 	}
 	return sandbox.PrepareWorkspace(b)
+}
+
+// remoteFiles is the remote workspace of a caller in an ssh sandbox, for
+// the file tools; nil for everyone else.
+func (h *Host) remoteFiles(who tools.Who) (fs.Remote, error) {
+	b, err := h.box(who)
+	if err != nil {
+		return nil, err
+	}
+	if b == nil || b.Backend != sandbox.BackendSSH {
+		return nil, nil
+	}
+	return h.sandboxes.Files(b), nil
 }
 
 // readOnly is why who's file tools may not write: a sandbox with
