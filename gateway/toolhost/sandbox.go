@@ -2,6 +2,8 @@ package toolhost
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/openclaw-go/openclaw/agents/sessions"
@@ -40,6 +42,50 @@ func SandboxSettings(cfg *config.Config, agentID string) sandbox.Settings {
 		e.Docker, e.SSH = config.SandboxDocker{}, config.SandboxSSH{}
 	}
 	s.Network, s.Image = pick(e.Docker.Network, d.Docker.Network), pick(e.Docker.Image, d.Docker.Image)
+	dd, ed := d.Docker, e.Docker
+	pickList := func(agent, def []string) []string {
+		if agent != nil {
+			return agent
+		}
+		return def
+	}
+	pickNum := func(agent, def float64) float64 {
+		if agent != 0 {
+			return agent
+		}
+		return def
+	}
+	s.Container = sandbox.Container{
+		WritableRoot: !pickBool(ed.ReadOnlyRoot, dd.ReadOnlyRoot, true),
+		Tmpfs:        pickList(ed.Tmpfs, dd.Tmpfs),
+		CapDrop:      pickList(ed.CapDrop, dd.CapDrop),
+		User:         pick(ed.User, dd.User),
+		SetupCommand: pick(ed.SetupCommand, dd.SetupCommand),
+		PidsLimit:    int(pickNum(float64(ed.PidsLimit), float64(dd.PidsLimit))),
+		Memory:       pick(ed.Memory, dd.Memory),
+		MemorySwap:   pick(ed.MemorySwap, dd.MemorySwap),
+		Cpus:         pickNum(ed.Cpus, dd.Cpus),
+		Seccomp:      pick(ed.SeccompProfile, dd.SeccompProfile),
+		Apparmor:     pick(ed.ApparmorProfile, dd.ApparmorProfile),
+		DNS:          pickList(ed.DNS, dd.DNS),
+		ExtraHosts:   pickList(ed.ExtraHosts, dd.ExtraHosts),
+	}
+	// env and binds merge: the agent's add to the defaults'.
+	if len(dd.Env)+len(ed.Env) > 0 {
+		s.Env = map[string]string{}
+		maps.Copy(s.Env, dd.Env)
+		maps.Copy(s.Env, ed.Env)
+	}
+	for i, spec := range dd.Binds {
+		s.Binds = append(s.Binds, sandbox.BindSpec{Spec: spec, Key: fmt.Sprintf("agents.defaults.sandbox.docker.binds[%d]", i)})
+	}
+	for i, spec := range ed.Binds {
+		s.Binds = append(s.Binds, sandbox.BindSpec{Spec: spec, Key: fmt.Sprintf("agents.entries.%s.sandbox.docker.binds[%d]", agentID, i)})
+	}
+	// A break-glass switch set at either level is set.
+	s.AllowExternalBinds = ed.DangerouslyAllowExternalBindSources || dd.DangerouslyAllowExternalBindSources
+	s.AllowReservedTargets = ed.DangerouslyAllowReservedContainerTargets || dd.DangerouslyAllowReservedContainerTargets
+	s.AllowContainerJoin = ed.DangerouslyAllowContainerNamespaceJoin || dd.DangerouslyAllowContainerNamespaceJoin
 	s.SSH = sandbox.SSH{
 		Target: pick(e.SSH.Target, d.SSH.Target), Command: pick(e.SSH.Command, d.SSH.Command),
 		WorkspaceRoot:         pick(e.SSH.WorkspaceRoot, d.SSH.WorkspaceRoot),

@@ -88,13 +88,20 @@ func bwrapArgs(b *Box, ws, dir string, r Run) []string {
 	} else {
 		a = append(a, "--bind", ws, MountRW)
 	}
+	for _, bd := range b.Binds {
+		if bd.ReadOnly {
+			a = append(a, "--ro-bind", bd.Host, bd.Container)
+		} else {
+			a = append(a, "--bind", bd.Host, bd.Container)
+		}
+	}
 	a = append(a, "--chdir", dir, "--clearenv",
 		"--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin",
 		"--setenv", "HOME", home, "--setenv", "TMPDIR", "/tmp", "--setenv", "OPENCLAW_SHELL", "exec")
 	if r.PTY {
 		a = append(a, "--setenv", "TERM", "xterm-256color")
 	}
-	for _, kv := range r.Env {
+	for _, kv := range append(append([]string{}, b.Env...), r.Env...) {
 		if k, v, ok := cutEnv(kv); ok {
 			a = append(a, "--setenv", k, v)
 		}
