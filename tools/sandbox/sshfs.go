@@ -27,16 +27,17 @@ var ErrOutside = errors.New("the path leads outside the sandbox workspace")
 
 // RemoteFiles are the file tools' operations on an ssh box's workspace,
 // which lives on the remote host. Each one is a single ssh command whose
-// script resolves the path there, folder by folder with cd -P and the
-// last element with realpath, and refuses it unless every step stays
-// under the workspace's own resolved path: the gateway cannot see that
-// file system, so the check must run where the symlinks are.
+// script resolves the path there, walking in folder by folder with cd -P
+// (and a final symlink with realpath), and refuses it unless every step
+// stays under the workspace's own resolved path: the gateway cannot see
+// that file system, so the check must run where the symlinks are.
 //
 // Known limit: a command running in the same box at the same moment can
-// swap a checked folder for a symlink before the file is opened. That
-// command could read the file itself, since exec runs on the same
-// remote host as the same user; the check keeps the file tools from
-// being the way out, not the remote host's own permissions.
+// swap the file's own name for a symlink between the check and the open
+// (the folders walked are held, see fileScript). That command could read
+// the file itself, since exec runs on the same remote host as the same
+// user; the check keeps the file tools from being the way out, not the
+// remote host's own permissions.
 type RemoteFiles struct {
 	m *Manager
 	b *Box
@@ -160,6 +161,13 @@ const (
 // fileScript is the remote shell script of op on rel in the workspace
 // root. rel must be a clean relative path ("." for the workspace).
 // Every value from the caller enters it shell-quoted.
+//
+// The script walks into the file's folder one cd -P at a time, checking
+// after each step that the shell's own folder is still under the
+// workspace, and then names the file relative to that folder. The
+// working folder is held by the kernel, not by a path, so swapping a
+// folder already walked for a symlink afterwards does not move the
+// operation elsewhere; only the file's own name is looked up again.
 func fileScript(root, rel string, op fileOp, mkdirs bool) (string, error) {
 	if rel == "" || path.IsAbs(rel) || path.Clean(rel) != rel || rel == ".." || strings.HasPrefix(rel, "../") {
 		return "", fmt.Errorf("%q: %w", rel, ErrOutside)
@@ -174,13 +182,16 @@ func fileScript(root, rel string, op fileOp, mkdirs bool) (string, error) {
 	if rel != "." {
 		parts = strings.Split(rel, "/")
 	}
+	if len(parts) == 0 && (op == opWrite || op == opRemove) {
+		return "", errors.New("the workspace itself is a directory")
+	}
 	var s strings.Builder
 	s.WriteString(`fail() { echo "$2" >&2; exit "$1"; }
 inside() { case $1 in "$root"|"$root"/*) return 0;; esac; return 1; }
 set -f
-root=$(cd -P -- ` + shellQuote(root) + ` 2>/dev/null && pwd -P) || fail 4 'the remote workspace is missing'
-d=$root
-p=$root
+cd -P -- ` + shellQuote(root) + ` 2>/dev/null || fail 4 'the remote workspace is missing'
+root=$(pwd -P)
+f=.
 `)
 	if len(parts) > 0 {
 		dirs, last := parts[:len(parts)-1], parts[len(parts)-1]
@@ -191,68 +202,64 @@ p=$root
 			}
 			mk := "fail 4 \"folder $c does not exist\""
 			if mkdirs {
-				mk = `mkdir -m 700 -- "$d/$c" || exit 1; n=$d/$c`
+				mk = `mkdir -m 700 -- "./$c" || exit 1`
 			}
 			s.WriteString(`; do
-  if [ -e "$d/$c" ] || [ -L "$d/$c" ]; then
-    n=$(cd -P -- "$d/$c" 2>/dev/null && pwd -P) || fail 6 "$c is not a folder"
-    inside "$n" || fail 5 "folder $c leads outside the workspace"
-  else
+  if [ ! -e "./$c" ] && [ ! -L "./$c" ]; then
     ` + mk + `
   fi
-  d=$n
+  cd -P -- "./$c" 2>/dev/null || fail 6 "$c is not a folder"
+  inside "$(pwd -P)" || fail 5 "folder $c leads outside the workspace"
 done
 `)
 		}
-		s.WriteString(`f=$d/` + shellQuote(last) + "\np=$f\n")
+		s.WriteString(`f=./` + shellQuote(last) + "\n")
 		if op != opRemove {
 			// Remove takes a link itself, which lies in the checked
-			// folder; everything else acts on what it points to.
+			// folder; everything else acts on what it points to, so a
+			// final symlink is resolved, checked and walked into too.
 			s.WriteString(`if [ -L "$f" ]; then
   p=$(realpath -- "$f" 2>/dev/null || readlink -f -- "$f" 2>/dev/null) && [ -n "$p" ] || fail 5 'a symlink that cannot be resolved'
-  inside "$p" || fail 5 'a symlink that leads outside the workspace'
+  inside "$p" && [ "$p" != "$root" ] || fail 5 'a symlink that leads outside the workspace'
+  cd -P -- "$(dirname -- "$p")" 2>/dev/null && inside "$(pwd -P)" || fail 5 'a symlink that leads outside the workspace'
+  f=./$(basename -- "$p")
+  [ -L "$f" ] && fail 5 'the symlink changed while it was resolved'
 fi
 `)
 		}
 	}
 	switch op {
 	case opStat:
-		s.WriteString(`if [ -d "$p" ]; then echo d
-elif [ -f "$p" ]; then set -- $(ls -ldn -- "$p"); echo f "$2" $(wc -c < "$p")
-elif [ -e "$p" ]; then echo o
+		s.WriteString(`if [ -d "$f" ]; then echo d
+elif [ -f "$f" ]; then set -- $(ls -ldn -- "$f"); echo f "$2" $(wc -c < "$f")
+elif [ -e "$f" ]; then echo o
 else fail 4 'no such file'; fi
 `)
 	case opRead:
-		s.WriteString(`[ -d "$p" ] && fail 6 'it is a directory'
-[ -f "$p" ] || { [ -e "$p" ] && fail 6 'not a regular file'; fail 4 'no such file'; }
-set -- $(ls -ldn -- "$p")
+		s.WriteString(`[ -d "$f" ] && fail 6 'it is a directory'
+[ -f "$f" ] || { [ -e "$f" ] && fail 6 'not a regular file'; fail 4 'no such file'; }
+set -- $(ls -ldn -- "$f")
 [ "$2" -le 1 ] || fail 7 "refused: the file has $2 hard links, so it may be a file outside the workspace under a name inside it"
-[ $(wc -c < "$p") -le ` + strconv.Itoa(MaxRemoteFile) + ` ] || fail 8 'the file is larger than ` + strconv.Itoa(MaxRemoteFile>>20) + ` MiB'
-exec cat -- "$p"
+[ $(wc -c < "$f") -le ` + strconv.Itoa(MaxRemoteFile) + ` ] || fail 8 'the file is larger than ` + strconv.Itoa(MaxRemoteFile>>20) + ` MiB'
+exec cat -- "$f"
 `)
 	case opWrite:
-		if len(parts) == 0 {
-			return "", errors.New("the workspace itself is a directory")
-		}
 		var rnd [8]byte
 		rand.Read(rnd[:])
 		// The temporary name is random and noclobber is set, so a
 		// symlink planted under it cannot redirect the write.
-		s.WriteString(`[ -d "$p" ] && fail 6 'it is a directory'
-[ -e "$p" ] && [ ! -f "$p" ] && fail 6 'not a regular file'
-t=$d/.openclaw-` + hex.EncodeToString(rnd[:]) + `.tmp
+		s.WriteString(`[ -d "$f" ] && fail 6 'it is a directory'
+[ -e "$f" ] && [ ! -f "$f" ] && fail 6 'not a regular file'
+t=./.openclaw-` + hex.EncodeToString(rnd[:]) + `.tmp
 umask 077
 set -C
 cat > "$t" || { rm -f -- "$t"; exit 1; }
-if [ -f "$p" ]; then
-  m=$(stat -c %a -- "$p" 2>/dev/null || stat -f %Lp -- "$p" 2>/dev/null) && chmod "$m" "$t"
+if [ -f "$f" ]; then
+  m=$(stat -c %a -- "$f" 2>/dev/null || stat -f %Lp -- "$f" 2>/dev/null) && chmod "$m" "$t"
 fi
-mv -f -- "$t" "$p" || { rm -f -- "$t"; exit 1; }
+mv -f -- "$t" "$f" || { rm -f -- "$t"; exit 1; }
 `)
 	case opRemove:
-		if len(parts) == 0 {
-			return "", errors.New("the workspace itself cannot be removed")
-		}
 		s.WriteString(`[ -d "$f" ] && [ ! -L "$f" ] && fail 6 'it is a directory'
 [ -e "$f" ] || [ -L "$f" ] || fail 4 'no such file'
 rm -f -- "$f"
