@@ -160,8 +160,14 @@ func containerFlags(b *Box, ws string) []string {
 // of everything it depended on; a changed command, image or setting gets
 // a new one, and a restarted gateway finds the old one.
 func (m *Manager) setupImage(ctx context.Context, prog string, b *Box, ws, image string) (string, error) {
+	// The base image's id, not only its name: a rebuilt image under the
+	// same tag must get a fresh setup.
+	idOut, err := osexec.CommandContext(ctx, prog, "image", "inspect", "--format", "{{.Id}}", image).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("sandbox docker.image %q is not present on this host (nothing is pulled; build or load it first): %w: %s", image, err, tail(string(idOut), 500))
+	}
 	sum := sha256.New()
-	for _, part := range append([]string{b.Backend, b.Key, image, b.Container.SetupCommand}, containerFlags(b, ws)...) {
+	for _, part := range append([]string{b.Backend, b.Key, image, strings.TrimSpace(string(idOut)), b.Container.SetupCommand}, containerFlags(b, ws)...) {
 		sum.Write([]byte(part))
 		sum.Write([]byte{0})
 	}

@@ -197,6 +197,13 @@ func TestDockerSandboxKeys(t *testing.T) {
 			osexec.Command(docker, "rmi", "-f", id).Run()
 		}
 	})
+	t.Run("setupCommand on a missing image", func(t *testing.T) {
+		b := box(t, Settings{Container: Container{SetupCommand: "true"}})
+		b.Image = "openclaw-sandbox-test:missing"
+		if _, err := (&Manager{}).Command(context.Background(), b, Run{Script: "true"}); err == nil || !strings.Contains(err.Error(), "not present") {
+			t.Fatalf("%v", err)
+		}
+	})
 	t.Run("a failing setupCommand refuses the run", func(t *testing.T) {
 		b := box(t, Settings{Container: Container{SetupCommand: "touch /x"}}) // the root is read-only
 		if _, err := (&Manager{}).Command(context.Background(), b, Run{Script: "true"}); err == nil || !strings.Contains(err.Error(), "setupCommand") {
