@@ -1,12 +1,14 @@
 package toolhost
 
 import (
+	"fmt"
 	"net/netip"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/browser"
 	"github.com/openclaw-go/openclaw/tools/netguard"
+	"github.com/openclaw-go/openclaw/tools/sandbox"
 )
 
 // browserTool builds the agents' browser tool over a manager of
@@ -20,7 +22,8 @@ func (h *Host) browserTool(workspace func(tools.Who) (string, error)) tools.Tool
 		Enabled:         func() bool { return live().IsEnabled() },
 		EvaluateEnabled: func() bool { return live().EvaluateAllowed() },
 		DefaultProfile:  set.DefaultProfile, Profiles: set.Profiles,
-		Log: h.log.With("component", "browser"),
+		Log:     h.log.With("component", "browser"),
+		Sandbox: h.browserBox,
 	})
 	return h.browser.Tool()
 }
@@ -46,4 +49,21 @@ func browserPolicy(b config.Browser) netguard.Policy {
 	}
 	p.AllowHosts = b.SSRFPolicy.AllowedHostnames
 	return p
+}
+
+// browserBox puts a sandboxed caller's browser inside its sandbox, so
+// that file: URLs and uploads see what its commands see, not the host.
+// Only the local backend can hold a browser; the others refuse rather
+// than fall back to the host's.
+func (h *Host) browserBox(who tools.Who) (string, func([]string) ([]string, error), error) {
+	b, err := h.box(who)
+	switch {
+	case err != nil:
+		return "", nil, err
+	case b == nil:
+		return "", nil, nil
+	case b.Backend != sandbox.BackendLocal:
+		return "", nil, fmt.Errorf("this session's sandbox (backend %s) cannot hold a browser; only the local sandbox can", b.Backend)
+	}
+	return b.Key, func(argv []string) ([]string, error) { return h.sandboxes.BrowserCommand(b, argv) }, nil
 }
