@@ -53,8 +53,16 @@
 // checks a path can swap a folder for a symlink before the file is
 // opened (it could read that file itself anyway); the workspace tools
 // other than read, write, edit and apply_patch do not reach an ssh
-// workspace; docker.ulimits, gpus, containerPrefix and the sandbox
-// browser are not implemented, and the browser tool runs on the host.
+// workspace; docker.ulimits, gpus, containerPrefix and OpenClaw's
+// sandbox browser container (sandbox.browser.*) are not implemented.
+//
+// BrowserCommand puts a sandboxed caller's Chromium inside its local box
+// (the browser tool's Config.Sandbox), so that file: URLs and uploads see
+// the box, not the host; the box shares the host's network there, since
+// the gateway drives the browser over its loopback DevTools port and the
+// browser reaches the network only through the gateway's guard proxy.
+// Downloads of a sandboxed browser stay refused. The ssh and container
+// backends cannot hold a browser and refuse it.
 // The container tests need a running daemon and build their own image
 // from the host's files, since no registry is assumed reachable.
 //
