@@ -171,3 +171,39 @@ func TestRemoteFiles(t *testing.T) {
 		t.Fatalf("ro remove: %v", err)
 	}
 }
+
+// TestFileScriptRefuses: paths the remote script must never be built
+// for, refused before any connection.
+func TestFileScriptRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		rel     string
+		op      fileOp
+		outside bool
+	}{
+		{rel: "", outside: true},
+		{rel: "/etc/passwd", outside: true},
+		{rel: "..", outside: true},
+		{rel: "../x", outside: true},
+		{rel: "a/../../x", outside: true},
+		{rel: "a//b", outside: true},
+		{rel: "a\nb"},
+		{rel: "a\x1bb"},
+		{rel: ".", op: opWrite},
+		{rel: ".", op: opRemove},
+	} {
+		_, err := fileScript("/root", tc.rel, tc.op, false)
+		if err == nil || errors.Is(err, ErrOutside) != tc.outside {
+			t.Errorf("%q: %v (outside %v)", tc.rel, err, tc.outside)
+		}
+	}
+	// Every caller's value is quoted: a name cannot end the quoting.
+	s, err := fileScript("/r/it's", "a'b/c d$(x)", opRead, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`'/r/it'\''s'`, `'a'\''b'`, `'c d$(x)'`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("script lacks %s:\n%s", want, s)
+		}
+	}
+}
