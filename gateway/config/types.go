@@ -916,6 +916,10 @@ type SandboxDocker struct {
 	DNS []string `json:"dns"`
 	// Extra /etc/hosts entries, "name:address". Default [] (none).
 	ExtraHosts []string `json:"extraHosts"`
+	// GPUs to hand the container, docker's --gpus value, e.g. "all". Default "" (none).
+	Gpus string `json:"gpus"`
+	// Start of the containers' names (letters, digits, ".", "_", "-"). Default "" ("openclaw-sbx-").
+	ContainerPrefix string `json:"containerPrefix"`
 	// Extra host folders, "host:container[:ro|rw]"; the defaults' and the agent's are merged, a later entry for the same container path wins. System folders, the docker socket, credential folders and the gateway's state folder are refused, and so are sources outside the workspaces unless dangerouslyAllowExternalBindSources. The local sandbox mounts them too. Default [] (none).
 	Binds []string `json:"binds"`
 	// Allow bind sources outside the agent's and the sandbox's workspaces (the blocked paths stay blocked). Default false.

@@ -69,6 +69,8 @@ func SandboxSettings(cfg *config.Config, agentID string) sandbox.Settings {
 		Apparmor:     pick(ed.ApparmorProfile, dd.ApparmorProfile),
 		DNS:          pickList(ed.DNS, dd.DNS),
 		ExtraHosts:   pickList(ed.ExtraHosts, dd.ExtraHosts),
+		Gpus:         pick(ed.Gpus, dd.Gpus),
+		Prefix:       pick(ed.ContainerPrefix, dd.ContainerPrefix),
 	}
 	// env and binds merge: the agent's add to the defaults'.
 	if len(dd.Env)+len(ed.Env) > 0 {

@@ -122,6 +122,9 @@ func TestNetworkAndEnv(t *testing.T) {
 		{name: "a bad env name", s: Settings{Env: map[string]string{"A-B": "x"}}, wantErr: "docker.env"},
 		{name: "a leading digit", s: Settings{Env: map[string]string{"1A": "x"}}, wantErr: "docker.env"},
 		{name: "a multi-line value", s: Settings{Env: map[string]string{"KEY": "a\nb"}}, wantErr: "one line"},
+		{name: "a container prefix", s: Settings{Container: Container{Prefix: "team-a_sbx."}}},
+		{name: "a prefix that is an option", s: Settings{Container: Container{Prefix: "-v"}}, wantErr: "containerPrefix"},
+		{name: "a prefix with a slash", s: Settings{Container: Container{Prefix: "a/b"}}, wantErr: "containerPrefix"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.s

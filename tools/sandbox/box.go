@@ -82,6 +82,9 @@ type Container struct {
 	Apparmor     string
 	DNS          []string
 	ExtraHosts   []string
+	Gpus         string
+	// Prefix starts the containers' names; "" is DefaultContainerPrefix.
+	Prefix string
 }
 
 // BindSpec is one docker.binds entry as configured.
@@ -214,6 +217,9 @@ func Resolve(s Settings, c Caller, stateDir string) (*Box, error) {
 		b.NetworkName = s.Network
 	}
 	b.Container = s.Container
+	if p := s.Container.Prefix; p != "" && !containerName(p) {
+		return nil, fmt.Errorf("sandbox docker.containerPrefix %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", p)
+	}
 	env, err := checkEnv(s.Env)
 	if err != nil {
 		return nil, err

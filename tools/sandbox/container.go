@@ -17,6 +17,23 @@ import (
 // DefaultImage is docker.image's default, OpenClaw's sandbox image.
 const DefaultImage = "openclaw-sandbox:bookworm-slim"
 
+// DefaultContainerPrefix is docker.containerPrefix's default.
+const DefaultContainerPrefix = "openclaw-sbx-"
+
+// containerName says whether p may start a container's name, as docker
+// and podman accept them.
+func containerName(p string) bool {
+	for i, r := range p {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		case (r == '.' || r == '_' || r == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return p != "" && len(p) <= 64
+}
+
 // container runs r in a throwaway container of b's image through the
 // docker or podman CLI: the workspace bind-mounted at its mount, no
 // network unless b.Network, every capability dropped, no new privileges,
@@ -48,7 +65,11 @@ func (m *Manager) container(ctx context.Context, b *Box, r Run) (Spawn, error) {
 	}
 	var id [8]byte
 	rand.Read(id[:])
-	name := "openclaw-sandbox-" + hex.EncodeToString(id[:])
+	prefix := b.Container.Prefix
+	if prefix == "" {
+		prefix = DefaultContainerPrefix
+	}
+	name := prefix + hex.EncodeToString(id[:])
 	a := append([]string{prog}, containerArgs(b, ws, name, image, dir, r)...)
 	// Killing the CLI (a timeout, process kill, the turn's end) does not
 	// stop its container; removing it by name does, and is a no-op after
@@ -138,6 +159,9 @@ func containerFlags(b *Box, ws string) []string {
 	for _, h := range c.ExtraHosts {
 		a = append(a, "--add-host", h)
 	}
+	if c.Gpus != "" {
+		a = append(a, "--gpus", c.Gpus)
+	}
 	mount := ws + ":" + b.Mount()
 	if b.Access == AccessRO {
 		mount += ":ro"
@@ -183,7 +207,11 @@ func (m *Manager) setupImage(ctx context.Context, prog string, b *Box, ws, image
 	}
 	var id [8]byte
 	rand.Read(id[:])
-	name := "openclaw-sandbox-setup-" + hex.EncodeToString(id[:])
+	prefix := b.Container.Prefix
+	if prefix == "" {
+		prefix = DefaultContainerPrefix
+	}
+	name := prefix + "setup-" + hex.EncodeToString(id[:])
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

@@ -33,6 +33,7 @@ func TestContainerArgs(t *testing.T) {
 			want: []string{"--security-opt", "seccomp=/p.json", "--security-opt", "apparmor=openclaw"}},
 		{name: "dns and hosts", box: func(b *Box) { b.Container.DNS, b.Container.ExtraHosts = []string{"1.1.1.1"}, []string{"svc:10.0.0.5"} },
 			want: []string{"--dns", "1.1.1.1", "--add-host", "svc:10.0.0.5"}},
+		{name: "gpus", box: func(b *Box) { b.Container.Gpus = "all" }, want: []string{"--gpus", "all"}},
 		{name: "a named network", box: func(b *Box) { b.Network, b.NetworkName = true, "sbx-net" }, want: []string{"--network", "sbx-net"}},
 		{name: "binds after the workspace", box: func(b *Box) {
 			b.Binds = []Bind{{Host: "/src", Container: "/src", ReadOnly: true}, {Host: "/out", Container: "/out"}}

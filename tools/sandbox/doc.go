@@ -53,8 +53,8 @@
 // checks a path can swap a folder for a symlink before the file is
 // opened (it could read that file itself anyway); the workspace tools
 // other than read, write, edit and apply_patch do not reach an ssh
-// workspace; docker.ulimits, gpus, containerPrefix and OpenClaw's
-// sandbox browser container (sandbox.browser.*) are not implemented.
+// workspace; docker.ulimits and OpenClaw's sandbox browser container
+// (sandbox.browser.*) are not implemented.
 //
 // BrowserCommand puts a sandboxed caller's Chromium inside its local box
 // (the browser tool's Config.Sandbox), so that file: URLs and uploads see
