@@ -892,8 +892,48 @@ type AgentSandbox struct {
 type SandboxDocker struct {
 	// Image the docker and podman backends run. Default "" (openclaw-sandbox:bookworm-slim).
 	Image string `json:"image"`
-	// Network of the sandbox: "none" cuts it off; any other value ("bridge", "host", a network name) gives it network access (the local sandbox then shares the host's network). Default "" ("none").
+	// Network of the sandbox: "none" cuts it off; "bridge" or a network name gives it network access (the local sandbox then shares the host's network); "host" is refused, and "container:<id>" unless dangerouslyAllowContainerNamespaceJoin. Default "" ("none").
 	Network string `json:"network"`
+	// Make the container's root file system read-only (the workspace, binds and tmpfs stay writable). Default true.
+	ReadOnlyRoot *bool `json:"readOnlyRoot"`
+	// Private in-memory folders of the container. Default ["/tmp", "/var/tmp", "/run"].
+	Tmpfs []string `json:"tmpfs"`
+	// User to run as, "uid:gid" or a name in the image. Default "" (the image's).
+	User string `json:"user"`
+	// Linux capabilities to drop. Default ["ALL"].
+	CapDrop []string `json:"capDrop"`
+	// Variables set in the sandbox (every backend); names are letters, digits and "_", values one line. An agent's entries add to and override the defaults'. Default {} (none).
+	Env map[string]string `json:"env"`
+	// Shell line run once per scope and configuration (sh -lc) before the first command; the container backends keep its result as a local image the later runs start from. Needs network, a writable root and root to install packages. Default "" (none).
+	SetupCommand string `json:"setupCommand"`
+	// Most processes in the container. Default 0 (no limit).
+	PidsLimit int `json:"pidsLimit" min:"0"`
+	// Memory limit, e.g. "1g". Default "" (no limit).
+	Memory string `json:"memory"`
+	// Memory plus swap limit, e.g. "2g". Default "" (the runtime's).
+	MemorySwap string `json:"memorySwap"`
+	// CPUs the container may use, e.g. 1.5. Default 0 (no limit).
+	Cpus float64 `json:"cpus" min:"0"`
+	// Seccomp profile file. Default "" (the runtime's default profile).
+	SeccompProfile string `json:"seccompProfile"`
+	// AppArmor profile name. Default "" (the runtime's default).
+	ApparmorProfile string `json:"apparmorProfile"`
+	// DNS servers of the container. Default [] (the runtime's).
+	DNS []string `json:"dns"`
+	// Extra /etc/hosts entries, "name:address". Default [] (none).
+	ExtraHosts []string `json:"extraHosts"`
+	// GPUs to hand the container, docker's --gpus value, e.g. "all". Default "" (none).
+	Gpus string `json:"gpus"`
+	// Start of the containers' names (letters, digits, ".", "_", "-"). Default "" ("openclaw-sbx-").
+	ContainerPrefix string `json:"containerPrefix"`
+	// Extra host folders, "host:container[:ro|rw]"; the defaults' and the agent's are merged, a later entry for the same container path wins. System folders, the docker socket, credential folders and the gateway's state folder are refused, and so are sources outside the workspaces unless dangerouslyAllowExternalBindSources. The local sandbox mounts them too. Default [] (none).
+	Binds []string `json:"binds"`
+	// Allow bind sources outside the agent's and the sandbox's workspaces (the blocked paths stay blocked). Default false.
+	DangerouslyAllowExternalBindSources bool `json:"dangerouslyAllowExternalBindSources"`
+	// Allow binds onto /workspace and /agent. Default false.
+	DangerouslyAllowReservedContainerTargets bool `json:"dangerouslyAllowReservedContainerTargets"`
+	// Allow network "container:<id>", joining another container's network. Default false.
+	DangerouslyAllowContainerNamespaceJoin bool `json:"dangerouslyAllowContainerNamespaceJoin"`
 }
 
 // SandboxSSH is agents.defaults.sandbox.ssh.

@@ -3,12 +3,14 @@ package toolhost
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/browser"
 	"github.com/openclaw-go/openclaw/tools/netguard"
+	"github.com/openclaw-go/openclaw/tools/sandbox"
 )
 
 // browserTool builds the agents' browser tool over a manager of
@@ -22,7 +24,8 @@ func (h *Host) browserTool(workspace func(tools.Who) (string, error)) tools.Tool
 		Enabled:         func() bool { return live().IsEnabled() },
 		EvaluateEnabled: func() bool { return live().EvaluateAllowed() },
 		DefaultProfile:  set.DefaultProfile, Profiles: set.Profiles,
-		Log: h.log.With("component", "browser"),
+		Log:     h.log.With("component", "browser"),
+		Sandbox: h.browserBox,
 	})
 	return h.browser.Tool()
 }
@@ -68,4 +71,21 @@ func (b hostBrowser) ProfileDir(profile string) string {
 		return "the browser's profile"
 	}
 	return b.h.browser.ProfileDir(profile)
+}
+
+// browserBox puts a sandboxed caller's browser inside its sandbox, so
+// that file: URLs and uploads see what its commands see, not the host.
+// Only the local backend can hold a browser; the others refuse rather
+// than fall back to the host's.
+func (h *Host) browserBox(who tools.Who) (string, func([]string) ([]string, error), error) {
+	b, err := h.box(who)
+	switch {
+	case err != nil:
+		return "", nil, err
+	case b == nil:
+		return "", nil, nil
+	case b.Backend != sandbox.BackendLocal:
+		return "", nil, fmt.Errorf("this session's sandbox (backend %s) cannot hold a browser; only the local sandbox can", b.Backend)
+	}
+	return b.Key, func(argv []string) ([]string, error) { return h.sandboxes.BrowserCommand(b, argv) }, nil
 }

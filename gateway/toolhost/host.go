@@ -144,13 +144,14 @@ type Host struct {
 	downloads *downloads
 	canvas    canvases
 	browser   *browser.Manager
-	bgWG      sync.WaitGroup // old SQL connections closing
+	sandboxes *sandbox.Manager // one for exec and the file tools: it remembers seeded workspaces
+	bgWG      sync.WaitGroup   // old SQL connections closing
 	closeOnce sync.Once
 }
 
 // New builds the tool registry and runner, the approvals and the audit.
 func New(ctx context.Context, opts Options) (*Host, error) {
-	h := &Host{opts: opts, log: opts.Log}
+	h := &Host{opts: opts, log: opts.Log, sandboxes: &sandbox.Manager{}}
 	reg := tools.NewRegistry()
 	h.procs = shell.NewProcesses()
 	h.downloads = newDownloads()
@@ -166,7 +167,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	execCfg := shell.Config{
 		Workspace: func(who tools.Who) (string, error) { return opts.Agents.Workspace(who.AgentID) },
 		Sandbox:   h.box,
-		Sandboxes: &sandbox.Manager{},
+		Sandboxes: h.sandboxes,
 		Policy: func(agentID string) execpolicy.Policy {
 			snap, err := h.execFile.Get()
 			if err != nil {
@@ -183,7 +184,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		Nodes:    nodeExec{opts.Nodes},
 	}
 	builtins := shell.Tools(execCfg, h.procs)
-	builtins = append(builtins, fs.ToolsWith(fs.Config{Workspace: workspace, ReadOnly: h.readOnly, Mount: h.mount,
+	builtins = append(builtins, fs.ToolsWith(fs.Config{Workspace: workspace, ReadOnly: h.readOnly, Mount: h.mount, Remote: h.remoteFiles,
 		Reserved: []fs.Reserved{{Dir: opts.SkillsDir, Use: "skills are created, edited and deleted with skill_manage"}}})...)
 	webCfg := h.cfg().Tools.Web
 	builtins = append(builtins, web.FetchTool(fetchConfig(webCfg.Fetch, h.log)), web.SearchTool(searchConfig(webCfg.Search, h.cfg().Plugins.Entries, os.Getenv)))

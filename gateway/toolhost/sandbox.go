@@ -2,11 +2,14 @@ package toolhost
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/fs"
 	"github.com/openclaw-go/openclaw/tools/sandbox"
 )
 
@@ -39,6 +42,52 @@ func SandboxSettings(cfg *config.Config, agentID string) sandbox.Settings {
 		e.Docker, e.SSH = config.SandboxDocker{}, config.SandboxSSH{}
 	}
 	s.Network, s.Image = pick(e.Docker.Network, d.Docker.Network), pick(e.Docker.Image, d.Docker.Image)
+	dd, ed := d.Docker, e.Docker
+	pickList := func(agent, def []string) []string {
+		if agent != nil {
+			return agent
+		}
+		return def
+	}
+	pickNum := func(agent, def float64) float64 {
+		if agent != 0 {
+			return agent
+		}
+		return def
+	}
+	s.Container = sandbox.Container{
+		WritableRoot: !pickBool(ed.ReadOnlyRoot, dd.ReadOnlyRoot, true),
+		Tmpfs:        pickList(ed.Tmpfs, dd.Tmpfs),
+		CapDrop:      pickList(ed.CapDrop, dd.CapDrop),
+		User:         pick(ed.User, dd.User),
+		SetupCommand: pick(ed.SetupCommand, dd.SetupCommand),
+		PidsLimit:    int(pickNum(float64(ed.PidsLimit), float64(dd.PidsLimit))),
+		Memory:       pick(ed.Memory, dd.Memory),
+		MemorySwap:   pick(ed.MemorySwap, dd.MemorySwap),
+		Cpus:         pickNum(ed.Cpus, dd.Cpus),
+		Seccomp:      pick(ed.SeccompProfile, dd.SeccompProfile),
+		Apparmor:     pick(ed.ApparmorProfile, dd.ApparmorProfile),
+		DNS:          pickList(ed.DNS, dd.DNS),
+		ExtraHosts:   pickList(ed.ExtraHosts, dd.ExtraHosts),
+		Gpus:         pick(ed.Gpus, dd.Gpus),
+		Prefix:       pick(ed.ContainerPrefix, dd.ContainerPrefix),
+	}
+	// env and binds merge: the agent's add to the defaults'.
+	if len(dd.Env)+len(ed.Env) > 0 {
+		s.Env = map[string]string{}
+		maps.Copy(s.Env, dd.Env)
+		maps.Copy(s.Env, ed.Env)
+	}
+	for i, spec := range dd.Binds {
+		s.Binds = append(s.Binds, sandbox.BindSpec{Spec: spec, Key: fmt.Sprintf("agents.defaults.sandbox.docker.binds[%d]", i)})
+	}
+	for i, spec := range ed.Binds {
+		s.Binds = append(s.Binds, sandbox.BindSpec{Spec: spec, Key: fmt.Sprintf("agents.entries.%s.sandbox.docker.binds[%d]", agentID, i)})
+	}
+	// A break-glass switch set at either level is set.
+	s.AllowExternalBinds = ed.DangerouslyAllowExternalBindSources || dd.DangerouslyAllowExternalBindSources
+	s.AllowReservedTargets = ed.DangerouslyAllowReservedContainerTargets || dd.DangerouslyAllowReservedContainerTargets
+	s.AllowContainerJoin = ed.DangerouslyAllowContainerNamespaceJoin || dd.DangerouslyAllowContainerNamespaceJoin
 	s.SSH = sandbox.SSH{
 		Target: pick(e.SSH.Target, d.SSH.Target), Command: pick(e.SSH.Command, d.SSH.Command),
 		WorkspaceRoot:         pick(e.SSH.WorkspaceRoot, d.SSH.WorkspaceRoot),
@@ -75,10 +124,10 @@ func (h *Host) sandboxed(who tools.Who) bool {
 	return b != nil || err != nil
 }
 
-// errSSHFiles refuses the workspace tools in an ssh sandbox, whose
-// workspace lives on the remote host: they would otherwise act on the
-// local copy, which the sandbox no longer reads.
-var errSSHFiles = errors.New("the ssh sandbox keeps its workspace on the remote host; file tools do not reach it yet, use exec there")
+// errSSHFiles refuses the workspace tools other than the file tools in
+// an ssh sandbox, whose workspace lives on the remote host: they would
+// otherwise act on the local copy, which the sandbox no longer reads.
+var errSSHFiles = errors.New("the ssh sandbox keeps its workspace on the remote host; only read, write, edit and apply_patch reach it there, use exec for the rest")
 
 // toolWorkspace is the folder a caller's workspace tools act in: its
 // sandbox's (the private one for workspaceAccess "none") or its agent's.
@@ -93,6 +142,19 @@ func (h *Host) toolWorkspace(who tools.Who) (string, error) {
 		return "", errSSHFiles
 	}
 	return sandbox.PrepareWorkspace(b)
+}
+
+// remoteFiles is the remote workspace of a caller in an ssh sandbox, for
+// the file tools; nil for everyone else.
+func (h *Host) remoteFiles(who tools.Who) (fs.Remote, error) {
+	b, err := h.box(who)
+	if err != nil {
+		return nil, err
+	}
+	if b == nil || b.Backend != sandbox.BackendSSH {
+		return nil, nil
+	}
+	return h.sandboxes.Files(b), nil
 }
 
 // readOnly is why who's file tools may not write: a sandbox with

@@ -110,9 +110,12 @@ func (b *instance) launch(ctx context.Context) error {
 	if !portFree(b.port) {
 		return fmt.Errorf("DevTools port %d of profile %q is in use (another browser may hold it; try action reset-profile): %w", b.port, b.profile.Name, errPortTaken)
 	}
-	dir := b.m.userDataDir(b.profile.Name)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("user data dir: %w", err)
+	dir := boxedDataDir
+	if b.profile.wrap == nil {
+		dir = b.m.userDataDir(b.profile.Name)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("user data dir: %w", err)
+		}
 	}
 	args := []string{
 		"--headless=new",
@@ -143,7 +146,13 @@ func (b *instance) launch(ctx context.Context) error {
 	}
 	args = append(args, "about:blank")
 	b.output = &limitedWriter{buf: &bytes.Buffer{}, max: 64 << 10}
-	cmd := exec.Command(path, args...)
+	argv := append([]string{path}, args...)
+	if b.profile.wrap != nil {
+		if argv, err = b.profile.wrap(argv); err != nil {
+			return fmt.Errorf("browser in the sandbox: %w", err)
+		}
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout = nil
 	cmd.Stderr = b.output
 	setProcessGroup(cmd)
@@ -151,7 +160,7 @@ func (b *instance) launch(ctx context.Context) error {
 	// browser exits; do not let them hold up Wait.
 	cmd.WaitDelay = time.Second
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", path, err)
+		return fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	b.cmd = cmd
 	b.exited = make(chan struct{})

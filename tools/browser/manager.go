@@ -50,6 +50,12 @@ type Config struct {
 	Profiles map[string]Profile
 	// Log receives start, stop and guard events. Default: discarded.
 	Log *slog.Logger
+	// Sandbox says whether a caller's browser runs inside its sandbox:
+	// the sandbox's key ("" for the host's browsers), and how to wrap
+	// Chromium's command line in it. A sandboxed caller gets one browser
+	// per key, with its profile inside the box, and cannot pick or manage
+	// the host's profiles. An error refuses the call. Default: the host.
+	Sandbox func(who tools.Who) (key string, wrap func(argv []string) ([]string, error), err error)
 }
 
 // DefaultProfileName is the profile used when none is configured.
@@ -179,6 +185,19 @@ func (m *Manager) running(name string) *instance {
 // ensure returns the profile's browser, starting it (or attaching, for a
 // remote profile) when it does not run.
 func (m *Manager) ensure(ctx context.Context, name string) (*instance, error) {
+	return m.ensureBox(ctx, name, nil)
+}
+
+// sandboxProfile is the profile of the browser of the sandbox key.
+func sandboxProfile(key string) string { return "sandbox-" + key }
+
+// boxedDataDir is a sandboxed browser's user-data dir, in the box's
+// private /tmp: the host's profile folders are not in the box.
+const boxedDataDir = "/tmp/openclaw-browser"
+
+// ensureBox is ensure for name, or, with wrap, for a sandbox's browser
+// named name, which no saved profile describes.
+func (m *Manager) ensureBox(ctx context.Context, name string, wrap func([]string) ([]string, error)) (*instance, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -191,10 +210,16 @@ func (m *Manager) ensure(ctx context.Context, name string) (*instance, error) {
 		b.stop()
 		delete(m.browsers, name)
 	}
-	p, err := m.profile(name)
-	if err != nil {
-		return nil, err
+	var p Profile
+	if wrap != nil {
+		p = Profile{Name: name, wrap: wrap}
+	} else {
+		var err error
+		if p, err = m.profile(name); err != nil {
+			return nil, err
+		}
 	}
+	var err error
 	if p.Remote() || p.CDPPort != 0 {
 		b, err := m.start(ctx, p)
 		if errors.Is(err, errExitedAtStart) {

@@ -35,6 +35,9 @@ type Profile struct {
 	// configured profiles come from the operator's config, not the file,
 	// and the tool cannot delete them.
 	configured bool
+	// wrap, for a sandbox's browser, puts Chromium's command line inside
+	// the sandbox (Config.Sandbox).
+	wrap func([]string) ([]string, error)
 }
 
 // Remote reports whether the profile attaches to a browser it does not run.

@@ -177,12 +177,37 @@ func (m *Manager) call(ctx context.Context, c tools.Call, a Args) (tools.Result,
 	if name == "" {
 		name = m.settings().DefaultProfile
 	}
+	var wrap func([]string) ([]string, error)
+	if m.cfg.Sandbox != nil {
+		key, w, err := m.cfg.Sandbox(c.Who)
+		if err != nil {
+			return tools.Result{}, fmt.Errorf("browser: %w", err)
+		}
+		if key != "" {
+			// A sandboxed caller has its sandbox's browser only: the
+			// host's profiles hold the operator's logins and files.
+			if strings.TrimSpace(a.Profile) != "" {
+				return tools.Result{}, errors.New("browser: this session is sandboxed; it has its sandbox's browser only and cannot pick a profile")
+			}
+			switch a.Action {
+			case "profiles", "create-profile", "delete-profile", "reset-profile":
+				return tools.Result{}, fmt.Errorf("browser: action %s is not available in a sandboxed session", a.Action)
+			}
+			name, wrap = sandboxProfile(key), w
+		}
+	}
 	switch a.Action {
 	case "status":
+		if wrap != nil {
+			return m.boxStatus(ctx, name)
+		}
 		return m.status(ctx, name)
 	case "start":
-		if _, err := m.ensure(ctx, name); err != nil {
+		if _, err := m.ensureBox(ctx, name, wrap); err != nil {
 			return tools.Result{}, err
+		}
+		if wrap != nil {
+			return m.boxStatus(ctx, name)
 		}
 		return m.status(ctx, name)
 	case "stop":
@@ -214,14 +239,16 @@ func (m *Manager) call(ctx context.Context, c tools.Call, a Args) (tools.Result,
 		return m.resetProfile(ctx, orDefault(a.Name, name))
 	}
 
-	b, err := m.ensure(ctx, name)
+	b, err := m.ensureBox(ctx, name, wrap)
 	if err != nil {
 		return tools.Result{}, err
 	}
 	// Only screenshot, pdf and upload need the workspace; without one,
-	// downloads keep Chromium's default (refused in headless mode).
+	// downloads keep Chromium's default (refused in headless mode). A
+	// sandboxed browser cannot see the host folder, so its downloads
+	// stay refused.
 	ws, wsErr := m.workspace(c.Who)
-	if wsErr == nil {
+	if wsErr == nil && wrap == nil {
 		if err := b.setDownloads(ctx, ws); err != nil {
 			m.log.Warn("downloads", "err", err)
 		}
@@ -387,6 +414,19 @@ func (m *Manager) status(ctx context.Context, name string) (tools.Result, error)
 					out["activeTargetId"], out["url"] = t.TargetID, t.URL
 				}
 			}
+		}
+	}
+	return jsonResult(out)
+}
+
+// boxStatus is status for a sandbox's browser, which has no saved
+// profile.
+func (m *Manager) boxStatus(ctx context.Context, name string) (tools.Result, error) {
+	out := map[string]any{"profile": name, "running": false, "enabled": m.enabled(), "sandboxed": true}
+	if b := m.running(name); b != nil {
+		out["running"] = true
+		if tabs, err := b.listTabs(ctx); err == nil {
+			out["tabs"] = len(tabs)
 		}
 	}
 	return jsonResult(out)

@@ -28,7 +28,7 @@ func newApplyPatch(w opener) tools.Tool {
 				return tools.Result{}, err
 			}
 			defer ws.Close()
-			text, err := ws.applyPatch(ops)
+			text, err := ws.applyPatch(ctx, ops)
 			if err != nil {
 				return tools.Result{}, err
 			}
@@ -54,7 +54,7 @@ type original struct {
 
 // applyPatch validates every operation against the current files, then
 // writes; if a write fails it restores what it already changed.
-func (ws *Workspace) applyPatch(ops []fileOp) (string, error) {
+func (ws *Workspace) applyPatch(ctx context.Context, ops []fileOp) (string, error) {
 	var (
 		changes []change
 		origs   []original
@@ -70,11 +70,11 @@ func (ws *Workspace) applyPatch(ops []fileOp) (string, error) {
 		}
 		seen[rel] = line
 		o := original{path: rel}
-		if fi, err := ws.root.Lstat(rel); err == nil {
+		if fi, err := ws.lstat(ctx, rel); err == nil {
 			if !fi.Mode().IsRegular() {
 				return fmt.Errorf("line %d: %s is not a regular file", line, displayPath(rel))
 			}
-			data, err := ws.ReadFile(rel)
+			data, err := ws.readAll(ctx, rel)
 			if err != nil {
 				return fmt.Errorf("line %d: read %s: %w", line, displayPath(rel), err)
 			}
@@ -141,12 +141,12 @@ func (ws *Workspace) applyPatch(ops []fileOp) (string, error) {
 	for i, c := range changes {
 		var err error
 		if c.remove {
-			err = ws.root.Remove(c.path)
+			err = ws.remove(ctx, c.path)
 		} else {
-			err = WriteAtomic(ws.root, c.path, c.data, true)
+			err = ws.put(ctx, c.path, c.data, true)
 		}
 		if err != nil {
-			rerr := ws.restore(origs)
+			rerr := ws.restore(ctx, origs)
 			msg := fmt.Sprintf("apply patch: %s: %v; no file was changed", displayPath(c.path), err)
 			if rerr != nil {
 				msg = fmt.Sprintf("apply patch: %s: %v; restoring the %d earlier changes failed too: %v", displayPath(c.path), err, i, rerr)
@@ -158,19 +158,23 @@ func (ws *Workspace) applyPatch(ops []fileOp) (string, error) {
 }
 
 // restore puts every touched file back as it was.
-func (ws *Workspace) restore(origs []original) error {
+func (ws *Workspace) restore(ctx context.Context, origs []original) error {
 	var errs []error
 	for i := len(origs) - 1; i >= 0; i-- {
 		o := origs[i]
 		if o.exists {
-			if err := WriteAtomic(ws.root, o.path, o.data, true); err != nil {
+			if err := ws.put(ctx, o.path, o.data, true); err != nil {
 				errs = append(errs, err)
+				continue
+			}
+			// A remote write keeps the mode of the file it replaces.
+			if ws.remote != nil {
 				continue
 			}
 			if err := ws.root.Chmod(o.path, o.perm); err != nil {
 				errs = append(errs, err)
 			}
-		} else if err := ws.root.Remove(o.path); err != nil && !errors.Is(err, iofs.ErrNotExist) {
+		} else if err := ws.remove(ctx, o.path); err != nil && !errors.Is(err, iofs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}

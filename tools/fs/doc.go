@@ -14,6 +14,13 @@
 // opens it with OpenRead (or ReadFile, or the Workspace methods), which
 // refuse a regular file with more than one hard link (see CheckLinks).
 //
+// A workspace the gateway cannot open, an ssh sandbox's on its remote
+// host, is reached through Config.Remote instead: the same lexical checks
+// here, then whole-file operations that keep the path inside on the
+// remote side, where its symlinks are (see Remote). read, write, edit
+// and apply_patch work there; a remote file of more than one hard link
+// is refused the same way.
+//
 // Writes are atomic: the new content goes to a temporary file beside the
 // target (mode 0600, or the mode of the file it replaces) which is then
 // renamed over it; directories are created 0700. apply_patch validates

@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -34,13 +35,33 @@ type Config struct {
 	// Mount gives the workspace's absolute path inside the caller's
 	// sandbox ("/workspace", "/agent"), so that paths under it name
 	// workspace files; nil or "" for a caller on the host.
-	Mount    func(who tools.Who) string
+	Mount func(who tools.Who) string
+	// Remote gives the caller's workspace when it lives on another
+	// machine (an ssh sandbox's); nil, or a nil Remote, means Workspace.
+	Remote   func(who tools.Who) (Remote, error)
 	Reserved []Reserved
+}
+
+// Remote is a workspace the gateway cannot open itself: an ssh sandbox's,
+// which lives on the remote host. rel is always a clean, slash-separated
+// path inside the workspace, checked lexically here; each method keeps it
+// inside on the remote side too, where its symlinks are resolved.
+type Remote interface {
+	// Dir is the workspace's path over there, for absolute paths.
+	Dir() string
+	// Stat describes rel, its symlinks resolved.
+	Stat(ctx context.Context, rel string) (iofs.FileInfo, error)
+	ReadFile(ctx context.Context, rel string) ([]byte, error)
+	// WriteFile replaces rel atomically, creating missing folders when
+	// mkdirs is set.
+	WriteFile(ctx context.Context, rel string, data []byte, mkdirs bool) error
+	// Remove deletes rel, a symlink itself rather than its target.
+	Remove(ctx context.Context, rel string) error
 }
 
 // ToolsWith returns read, write, edit and apply_patch over cfg.
 func ToolsWith(cfg Config) []tools.Tool {
-	w := opener{dir: cfg.Workspace, readOnly: cfg.ReadOnly, mount: cfg.Mount, reserved: cfg.Reserved}
+	w := opener{dir: cfg.Workspace, readOnly: cfg.ReadOnly, mount: cfg.Mount, remote: cfg.Remote, reserved: cfg.Reserved}
 	return []tools.Tool{newRead(w), newWrite(w), newEdit(w), newApplyPatch(w)}
 }
 
@@ -71,6 +92,7 @@ type opener struct {
 	dir      func(who tools.Who) (string, error)
 	readOnly func(who tools.Who) string
 	mount    func(who tools.Who) string
+	remote   func(who tools.Who) (Remote, error)
 	reserved []Reserved
 }
 
@@ -83,15 +105,13 @@ type Workspace struct {
 	reserved []Reserved
 	readOnly string // why nothing may change, or ""
 	mount    string // the workspace's path inside the caller's sandbox, or ""
+	// remote, when set, holds the files instead of root (which is nil).
+	remote Remote
 }
 
 // open resolves and opens the caller's workspace. The caller closes it.
 func (o opener) open(who tools.Who) (*Workspace, error) {
-	dir, err := o.dir(who)
-	if err != nil {
-		return nil, fmt.Errorf("resolve workspace: %w", err)
-	}
-	ws, err := OpenWorkspace(dir)
+	ws, err := o.openDir(who)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +123,23 @@ func (o opener) open(who tools.Who) (*Workspace, error) {
 		ws.mount = o.mount(who)
 	}
 	return ws, nil
+}
+
+func (o opener) openDir(who tools.Who) (*Workspace, error) {
+	if o.remote != nil {
+		r, err := o.remote(who)
+		if err != nil {
+			return nil, fmt.Errorf("resolve workspace: %w", err)
+		}
+		if r != nil {
+			return &Workspace{dir: r.Dir(), remote: r}, nil
+		}
+	}
+	dir, err := o.dir(who)
+	if err != nil {
+		return nil, fmt.Errorf("resolve workspace: %w", err)
+	}
+	return OpenWorkspace(dir)
 }
 
 // writable refuses rel, a clean workspace-relative path about to be
@@ -128,6 +165,11 @@ func (w *Workspace) writable(rel string) error {
 	}
 	if r := inReserved(rel); r != nil {
 		return fmt.Errorf("%s is in %s/, which the file tools do not change: %s", displayPath(rel), r.Dir, r.Use)
+	}
+	if w.remote != nil {
+		// The remote side's folders are not the gateway's: a reserved
+		// folder there is only a copy the gateway does not load.
+		return nil
 	}
 	base, err := filepath.EvalSymlinks(w.dir)
 	if err != nil {
@@ -174,7 +216,12 @@ func (w *Workspace) Rel(p string) (string, error) {
 	return filepath.ToSlash(r), err
 }
 
-func (w *Workspace) Close() error { return w.root.Close() }
+func (w *Workspace) Close() error {
+	if w.root == nil {
+		return nil
+	}
+	return w.root.Close()
+}
 
 // Limits on paths, checked before the kernel sees them.
 const (
@@ -227,11 +274,13 @@ func (w *Workspace) rel(p string) (string, error) {
 // relative to the workspace.
 func (w *Workspace) inside(abs string) (string, bool) {
 	bases := []string{w.dir}
-	if a, err := filepath.Abs(w.dir); err == nil {
-		bases = append(bases, a)
-	}
-	if r, err := filepath.EvalSymlinks(w.dir); err == nil {
-		bases = append(bases, r)
+	if w.remote == nil {
+		if a, err := filepath.Abs(w.dir); err == nil {
+			bases = append(bases, a)
+		}
+		if r, err := filepath.EvalSymlinks(w.dir); err == nil {
+			bases = append(bases, r)
+		}
 	}
 	for _, b := range bases {
 		r, err := filepath.Rel(b, filepath.Clean(abs))

@@ -1,11 +1,13 @@
 package fs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	iofs "io/fs"
 	"os"
+	"path/filepath"
 )
 
 // ErrHardLinked is wrapped by the errors of OpenRead, ReadFile and
@@ -70,3 +72,43 @@ func (w *Workspace) Open(name string) (*os.File, error) { return OpenRead(w.root
 
 // ReadFile is ReadFile in the workspace.
 func (w *Workspace) ReadFile(name string) ([]byte, error) { return ReadFile(w.root, name) }
+
+// The operations the file tools share between a local workspace (through
+// its os.Root) and a remote one. rel is a clean workspace-relative path.
+
+func (w *Workspace) readAll(ctx context.Context, rel string) ([]byte, error) {
+	if w.remote != nil {
+		return w.remote.ReadFile(ctx, filepath.ToSlash(rel))
+	}
+	return w.ReadFile(rel)
+}
+
+func (w *Workspace) put(ctx context.Context, rel string, data []byte, mkdirs bool) error {
+	if w.remote != nil {
+		return w.remote.WriteFile(ctx, filepath.ToSlash(rel), data, mkdirs)
+	}
+	return WriteAtomic(w.root, rel, data, mkdirs)
+}
+
+func (w *Workspace) remove(ctx context.Context, rel string) error {
+	if w.remote != nil {
+		return w.remote.Remove(ctx, filepath.ToSlash(rel))
+	}
+	return w.root.Remove(rel)
+}
+
+// lstat is root.Lstat locally; a remote Stat resolves symlinks (inside
+// the workspace only), so a link there counts as what it points to.
+func (w *Workspace) lstat(ctx context.Context, rel string) (iofs.FileInfo, error) {
+	if w.remote != nil {
+		return w.remote.Stat(ctx, filepath.ToSlash(rel))
+	}
+	return w.root.Lstat(rel)
+}
+
+func (w *Workspace) stat(ctx context.Context, rel string) (iofs.FileInfo, error) {
+	if w.remote != nil {
+		return w.remote.Stat(ctx, filepath.ToSlash(rel))
+	}
+	return w.root.Stat(rel)
+}

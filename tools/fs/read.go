@@ -41,7 +41,7 @@ func newRead(w opener) tools.Tool {
 				return tools.Result{}, err
 			}
 			defer ws.Close()
-			text, err := ws.read(a, c.MaxChars)
+			text, err := ws.read(ctx, a, c.MaxChars)
 			if err != nil {
 				return tools.Result{}, err
 			}
@@ -56,7 +56,7 @@ const readFrameChars = 200
 // read answers one page. limit is the caller's cap on the whole answer
 // (0: none): the page is cut to fit under it with its header and its
 // nextStartLine/nextStartColumn footer, never cut after them.
-func (ws *Workspace) read(a readArgs, limit int) (string, error) {
+func (ws *Workspace) read(ctx context.Context, a readArgs, limit int) (string, error) {
 	if a.StartLine < 0 || a.MaxLines < 0 || a.StartColumn < 0 || a.MaxChars < 0 {
 		return "", errors.New("startLine, maxLines, startColumn and maxChars must be positive")
 	}
@@ -73,26 +73,40 @@ func (ws *Workspace) read(a readArgs, limit int) (string, error) {
 		return "", err
 	}
 	name := displayPath(rel)
-	f, err := ws.Open(rel)
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", name, err)
+	var (
+		src  io.Reader
+		size int64
+	)
+	if ws.remote != nil {
+		// The remote side refuses folders, devices and linked files.
+		data, err := ws.readAll(ctx, rel)
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", name, err)
+		}
+		src, size = bytes.NewReader(data), int64(len(data))
+	} else {
+		f, err := ws.Open(rel)
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", name, err)
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", name, err)
+		}
+		if fi.IsDir() {
+			return "", fmt.Errorf("read %s: it is a directory", name)
+		}
+		if !fi.Mode().IsRegular() {
+			return "", fmt.Errorf("read %s: not a regular file", name)
+		}
+		src, size = f, fi.Size()
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", name, err)
-	}
-	if fi.IsDir() {
-		return "", fmt.Errorf("read %s: it is a directory", name)
-	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("read %s: not a regular file", name)
-	}
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := bufio.NewReaderSize(src, 64<<10)
 	if head, _ := br.Peek(sniffBytes); bytes.IndexByte(head, 0) >= 0 {
-		return fmt.Sprintf("[%s: binary file, %d bytes; read shows text files only]", name, fi.Size()), nil
+		return fmt.Sprintf("[%s: binary file, %d bytes; read shows text files only]", name, size), nil
 	}
-	if fi.Size() == 0 {
+	if size == 0 {
 		return fmt.Sprintf("[%s: empty file]", name), nil
 	}
 	p := pager{br: br, line: 1}

@@ -39,12 +39,12 @@ func newWrite(w opener) tools.Tool {
 			mkdirs := a.CreateDirs == nil || *a.CreateDirs
 			if !mkdirs {
 				if dir := filepath.Dir(rel); dir != "." {
-					if _, err := ws.root.Stat(dir); errors.Is(err, iofs.ErrNotExist) {
+					if _, err := ws.stat(ctx, dir); errors.Is(err, iofs.ErrNotExist) {
 						return tools.Result{}, fmt.Errorf("write %s: directory %s does not exist (createDirs is false)", name, displayPath(dir))
 					}
 				}
 			}
-			if err := WriteAtomic(ws.root, rel, []byte(a.Content), mkdirs); err != nil {
+			if err := ws.put(ctx, rel, []byte(a.Content), mkdirs); err != nil {
 				return tools.Result{}, fmt.Errorf("write %s: %w", name, err)
 			}
 			return tools.Result{Text: fmt.Sprintf("wrote %d bytes to %s", len(a.Content), name)}, nil
@@ -68,7 +68,7 @@ func newEdit(w opener) tools.Tool {
 				return tools.Result{}, err
 			}
 			defer ws.Close()
-			text, err := ws.edit(a)
+			text, err := ws.edit(ctx, a)
 			if err != nil {
 				return tools.Result{}, err
 			}
@@ -76,7 +76,7 @@ func newEdit(w opener) tools.Tool {
 		})
 }
 
-func (ws *Workspace) edit(a editArgs) (string, error) {
+func (ws *Workspace) edit(ctx context.Context, a editArgs) (string, error) {
 	rel, err := ws.rel(a.Path)
 	if err != nil {
 		return "", err
@@ -88,7 +88,7 @@ func (ws *Workspace) edit(a editArgs) (string, error) {
 	if a.OldText == "" {
 		return "", fmt.Errorf("edit %s: oldText is empty", name)
 	}
-	data, err := ws.ReadFile(rel)
+	data, err := ws.readAll(ctx, rel)
 	if err != nil {
 		return "", fmt.Errorf("edit %s: %w", name, err)
 	}
@@ -106,7 +106,7 @@ func (ws *Workspace) edit(a editArgs) (string, error) {
 	} else {
 		updated = strings.Replace(old, a.OldText, a.NewText, 1)
 	}
-	if err := WriteAtomic(ws.root, rel, []byte(updated), false); err != nil {
+	if err := ws.put(ctx, rel, []byte(updated), false); err != nil {
 		return "", fmt.Errorf("edit %s: %w", name, err)
 	}
 	if n == 1 {

@@ -51,6 +51,46 @@ type Settings struct {
 	// Image is docker.image, for the container backends.
 	Image string
 	SSH   SSH
+	// Container is the rest of docker.*, for the container backends.
+	Container Container
+	// Env is docker.env, set in every backend's box.
+	Env map[string]string
+	// Binds are docker.binds, the defaults' then the agent's, each with
+	// the key it came from for errors.
+	Binds []BindSpec
+	// The docker.dangerously* switches.
+	AllowExternalBinds, AllowReservedTargets, AllowContainerJoin bool
+	// HomeDir is the gateway user's home, for the credential folders
+	// binds may not expose; "" is os.UserHomeDir.
+	HomeDir string
+}
+
+// Container is agents.*.sandbox.docker beyond image and network. The
+// zero value is the safe default: a read-only root, the default tmpfs
+// folders, every capability dropped, no setup.
+type Container struct {
+	WritableRoot bool     // readOnlyRoot false
+	Tmpfs        []string // nil: /tmp, /var/tmp, /run
+	CapDrop      []string // nil: ALL
+	User         string
+	SetupCommand string
+	PidsLimit    int
+	Memory       string
+	MemorySwap   string
+	Cpus         float64
+	Seccomp      string
+	Apparmor     string
+	DNS          []string
+	ExtraHosts   []string
+	Gpus         string
+	// Prefix starts the containers' names; "" is DefaultContainerPrefix.
+	Prefix string
+}
+
+// BindSpec is one docker.binds entry as configured.
+type BindSpec struct {
+	Spec string // "host:container[:ro|rw]"
+	Key  string // where it was set, e.g. agents.defaults.sandbox.docker.binds[0]
 }
 
 // SSH is agents.*.sandbox.ssh.
@@ -87,8 +127,23 @@ type Box struct {
 	Workspace string
 	// Network gives the box the network (docker.network not "none").
 	Network bool
-	Image   string
-	SSH     SSH
+	// NetworkName is docker.network for the container backends when
+	// Network is set: "bridge", a network name or container:<id>.
+	NetworkName string
+	Image       string
+	SSH         SSH
+	Container   Container
+	// Env are the box's own NAME=value pairs (docker.env), sorted; a
+	// run's own env comes after them and wins.
+	Env []string
+	// Binds are the checked docker.binds, one per container path.
+	Binds []Bind
+}
+
+// Bind is one extra host folder in a box.
+type Bind struct {
+	Host, Container string
+	ReadOnly        bool
 }
 
 // ReadOnly says the file tools must not change the box's workspace.
@@ -155,6 +210,21 @@ func Resolve(s Settings, c Caller, stateDir string) (*Box, error) {
 		return nil, fmt.Errorf("sandbox backend %q: %w (use ssh, docker, podman, or leave it unset for the local bwrap sandbox)", s.Backend, ErrUnsupported)
 	}
 	b.Network = s.Network != "" && s.Network != "none"
+	if b.Network {
+		if err := checkNetwork(s.Network, s.AllowContainerJoin); err != nil {
+			return nil, err
+		}
+		b.NetworkName = s.Network
+	}
+	b.Container = s.Container
+	if p := s.Container.Prefix; p != "" && !containerName(p) {
+		return nil, fmt.Errorf("sandbox docker.containerPrefix %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", p)
+	}
+	env, err := checkEnv(s.Env)
+	if err != nil {
+		return nil, err
+	}
+	b.Env = env
 	switch s.Scope {
 	case "", ScopeAgent:
 		b.Key = "agent-" + safeName(c.AgentID)
@@ -177,6 +247,15 @@ func Resolve(s Settings, c Caller, stateDir string) (*Box, error) {
 		}
 		b.Workspace = c.AgentWorkspace
 	}
+	root := expandHome(s.WorkspaceRoot)
+	if root == "" {
+		root = filepath.Join(stateDir, "sandboxes")
+	}
+	binds, err := checkBinds(s, []string{c.AgentWorkspace, root, b.Workspace}, stateDir)
+	if err != nil {
+		return nil, err
+	}
+	b.Binds = binds
 	return b, nil
 }
 

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -37,7 +38,7 @@ func TestResolve(t *testing.T) {
 		{name: "shared scope", s: Settings{Mode: "all", Scope: "shared"}, c: group,
 			want: &Box{Backend: BackendLocal, Key: "shared", Access: AccessNone, Workspace: "/state/sandboxes/shared"}},
 		{name: "network from docker.network", s: Settings{Mode: "all", WorkspaceAccess: "rw", Network: "bridge"}, c: group,
-			want: &Box{Backend: BackendLocal, Key: "agent-main-" + hash8("main"), Access: AccessRW, Workspace: "/ws/main", Network: true}},
+			want: &Box{Backend: BackendLocal, Key: "agent-main-" + hash8("main"), Access: AccessRW, Workspace: "/ws/main", Network: true, NetworkName: "bridge"}},
 		{name: "network none", s: Settings{Mode: "all", WorkspaceAccess: "rw", Network: "none"}, c: group,
 			want: &Box{Backend: BackendLocal, Key: "agent-main-" + hash8("main"), Access: AccessRW, Workspace: "/ws/main"}},
 		{name: "ssh", s: Settings{Mode: "all", WorkspaceAccess: "rw", Backend: "ssh", SSH: SSH{Target: "u@h"}}, c: group,
@@ -61,7 +62,7 @@ func TestResolve(t *testing.T) {
 			switch {
 			case tc.want == nil && got != nil:
 				t.Fatalf("sandboxed %+v, want the host", got)
-			case tc.want != nil && (got == nil || *got != *tc.want):
+			case tc.want != nil && (got == nil || !reflect.DeepEqual(got, tc.want)):
 				t.Fatalf("got %+v\nwant %+v", got, tc.want)
 			}
 		})

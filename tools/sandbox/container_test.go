@@ -131,3 +131,83 @@ func TestDockerSandbox(t *testing.T) {
 		}
 	})
 }
+
+// TestDockerSandboxKeys: docker.* keys in a real container: a read-only
+// bind, the config's env, user, memory and pids limits, and a
+// setupCommand that runs once for the scope while its result stays.
+func TestDockerSandboxKeys(t *testing.T) {
+	docker, err := osexec.LookPath("docker")
+	if err != nil {
+		t.Skip("docker CLI not installed")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := osexec.CommandContext(ctx, docker, "info").Run(); err != nil {
+		t.Skipf("no docker daemon: %v", err)
+	}
+	image := tinyImage(t, docker)
+	h := newHost(t)
+	write(t, filepath.Join(h.ws, "ref", "doc.md"), "reference")
+	box := func(t *testing.T, s Settings) *Box {
+		s.Mode, s.WorkspaceAccess, s.Backend, s.Image = ModeAll, AccessRW, BackendDocker, image
+		// Each test its own scope, so setup images do not mix.
+		b, err := Resolve(s, Caller{AgentID: "main", SessionKey: "agent:main:" + t.Name(), AgentWorkspace: h.ws}, h.state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Key += "-" + strings.ReplaceAll(t.Name(), "/", "-")
+		return b
+	}
+	cgroupFile := func(v1, v2 string) string {
+		return "cat /sys/fs/cgroup/" + v2 + " 2>/dev/null || cat /sys/fs/cgroup/" + v1
+	}
+	for _, tc := range []struct {
+		name, script string
+		s            Settings
+		want, leak   string
+	}{
+		{name: "a read-only bind", s: Settings{Binds: []BindSpec{{Spec: filepath.Join(h.ws, "ref") + ":/ref:ro"}}},
+			script: "cat /ref/doc.md; touch /ref/new && echo wrote", want: "reference", leak: "wrote"},
+		{name: "env", s: Settings{Env: map[string]string{"LANG": "C.UTF-8", "GREETING": "it's $HOME"}},
+			script: `printf '%s|%s' "$LANG" "$GREETING"`, want: "C.UTF-8|it's $HOME"},
+		{name: "user", s: Settings{Container: Container{User: "1234:1234"}}, script: "cat /proc/self/status", want: "Uid:\t1234"},
+		{name: "memory", s: Settings{Container: Container{Memory: "64m"}},
+			script: cgroupFile("memory/memory.limit_in_bytes", "memory.max"), want: "67108864"},
+		{name: "pids", s: Settings{Container: Container{PidsLimit: 64}}, script: cgroupFile("pids/pids.max", "pids.max"), want: "64"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _ := runIn(t, box(t, tc.s), tc.script)
+			if !strings.Contains(out, tc.want) || (tc.leak != "" && strings.Contains(out, tc.leak)) {
+				t.Fatalf("%q: want %q, not %q", out, tc.want, tc.leak)
+			}
+		})
+	}
+	t.Run("setupCommand runs once", func(t *testing.T) {
+		b := box(t, Settings{Container: Container{WritableRoot: true, SetupCommand: "touch /setup-marker; echo ran >> /workspace/setup.log"}})
+		os.Remove(filepath.Join(h.ws, "setup.log"))
+		for i := 0; i < 2; i++ {
+			out, code := runIn(t, b, "cat /setup-marker && cat /workspace/setup.log")
+			if code != 0 || strings.Count(out, "ran") != 1 {
+				t.Fatalf("run %d: exit %d: %q", i, code, out)
+			}
+		}
+		// The kept image goes with the test.
+		out, _ := osexec.Command(docker, "images", "-q", "openclaw-sandbox-setup").Output()
+		for _, id := range strings.Fields(string(out)) {
+			osexec.Command(docker, "rmi", "-f", id).Run()
+		}
+	})
+	t.Run("setupCommand on a missing image", func(t *testing.T) {
+		b := box(t, Settings{Container: Container{SetupCommand: "true"}})
+		b.Image = "openclaw-sandbox-test:missing"
+		if _, err := (&Manager{}).Command(context.Background(), b, Run{Script: "true"}); err == nil || !strings.Contains(err.Error(), "not present") {
+			t.Fatalf("%v", err)
+		}
+	})
+	t.Run("a failing setupCommand refuses the run", func(t *testing.T) {
+		b := box(t, Settings{Container: Container{SetupCommand: "touch /x"}}) // the root is read-only
+		if _, err := (&Manager{}).Command(context.Background(), b, Run{Script: "true"}); err == nil || !strings.Contains(err.Error(), "setupCommand") {
+			t.Fatalf("%v", err)
+		}
+	})
+}

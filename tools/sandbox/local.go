@@ -53,11 +53,28 @@ func (m *Manager) local(b *Box, r Run) (Spawn, error) {
 // bwrapArgs are bwrap's arguments for r in b, whose workspace is the
 // host folder ws, starting in dir inside the box.
 func bwrapArgs(b *Box, ws, dir string, r Run) []string {
+	a := bwrapBox(b, ws, dir, !r.PTY, nil)
+	if r.PTY {
+		a = append(a, "--setenv", "TERM", "xterm-256color")
+	}
+	for _, kv := range append(append([]string{}, b.Env...), r.Env...) {
+		if k, v, ok := cutEnv(kv); ok {
+			a = append(a, "--setenv", k, v)
+		}
+	}
+	return append(a, "--", "/bin/sh", "-c", r.Script)
+}
+
+// bwrapBox are bwrap's arguments for the box itself, up to the program:
+// namespaces, mounts (extraEtc besides etcFiles), the working folder and
+// the cleared environment. newSession detaches the box from the
+// caller's terminal.
+func bwrapBox(b *Box, ws, dir string, newSession bool, extraEtc []string) []string {
 	a := []string{"--die-with-parent", "--unshare-all", "--cap-drop", "ALL", "--hostname", "openclaw-sandbox"}
 	if b.Network {
 		a = append(a, "--share-net")
 	}
-	if !r.PTY {
+	if newSession {
 		// A new session: the command cannot push keystrokes into a
 		// terminal it inherited (TIOCSTI).
 		a = append(a, "--new-session")
@@ -74,7 +91,7 @@ func bwrapArgs(b *Box, ws, dir string, r Run) []string {
 			a = append(a, "--ro-bind", d, d)
 		}
 	}
-	for _, f := range etcFiles {
+	for _, f := range append(append([]string{}, etcFiles...), extraEtc...) {
 		a = append(a, "--ro-bind-try", f, f)
 	}
 	if b.Network {
@@ -88,18 +105,51 @@ func bwrapArgs(b *Box, ws, dir string, r Run) []string {
 	} else {
 		a = append(a, "--bind", ws, MountRW)
 	}
-	a = append(a, "--chdir", dir, "--clearenv",
-		"--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin",
-		"--setenv", "HOME", home, "--setenv", "TMPDIR", "/tmp", "--setenv", "OPENCLAW_SHELL", "exec")
-	if r.PTY {
-		a = append(a, "--setenv", "TERM", "xterm-256color")
-	}
-	for _, kv := range r.Env {
-		if k, v, ok := cutEnv(kv); ok {
-			a = append(a, "--setenv", k, v)
+	for _, bd := range b.Binds {
+		if bd.ReadOnly {
+			a = append(a, "--ro-bind", bd.Host, bd.Container)
+		} else {
+			a = append(a, "--bind", bd.Host, bd.Container)
 		}
 	}
-	return append(a, "--", "/bin/sh", "-c", r.Script)
+	return append(a, "--chdir", dir, "--clearenv",
+		"--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin",
+		"--setenv", "HOME", home, "--setenv", "TMPDIR", "/tmp", "--setenv", "OPENCLAW_SHELL", "exec")
+}
+
+// browserEtc are the /etc entries Chromium reads besides etcFiles: its
+// fonts, and the launcher settings of the distribution's wrapper.
+var browserEtc = []string{"/etc/fonts", "/etc/chromium", "/etc/chromium.d", "/etc/chromium-browser"}
+
+// BrowserCommand wraps argv, a Chromium command line, in b's local box,
+// so that what the browser can open (file: URLs, uploads) is what the
+// box's commands see: the system folders, the workspace at its mount
+// and a private /tmp, where the browser's profile must live. The box
+// shares the host's network whatever docker.network says: the gateway
+// reaches the browser's DevTools port, and the browser its network
+// guard's proxy, on the host's loopback. Only the local backend can
+// hold a browser.
+func (m *Manager) BrowserCommand(b *Box, argv []string) ([]string, error) {
+	if b.Backend != BackendLocal {
+		return nil, fmt.Errorf("the browser runs in a sandbox only with the local backend, not %q: %w", b.Backend, ErrUnsupported)
+	}
+	if runtime.GOOS != "linux" {
+		return nil, fmt.Errorf("the local sandbox runs on Linux only: %w", ErrUnsupported)
+	}
+	bwrap, err := m.lookPath("bwrap")
+	if err != nil {
+		return nil, ErrNoBwrap
+	}
+	ws, err := PrepareWorkspace(b)
+	if err != nil {
+		return nil, err
+	}
+	nb := *b
+	nb.Network = true
+	// No new session: the browser stays in the process group the
+	// browser tool starts it in, which is how it stops it and its helpers.
+	a := append([]string{bwrap}, bwrapBox(&nb, ws, b.Mount(), false, browserEtc)...)
+	return append(append(a, "--setenv", "HOME", "/tmp", "--"), argv...), nil
 }
 
 func cutEnv(kv string) (k, v string, ok bool) {

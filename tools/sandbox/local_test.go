@@ -175,3 +175,25 @@ func TestLocalSandboxWorks(t *testing.T) {
 		t.Errorf("private workspace %s is not under the state's sandboxes/", b.Workspace)
 	}
 }
+
+// TestLocalSandboxBindsAndEnv: docker.binds and docker.env reach the
+// local box too: a read-only bind reads but refuses writes, and the
+// config's variables are set under the run's own.
+func TestLocalSandboxBindsAndEnv(t *testing.T) {
+	needBwrap(t)
+	h := newHost(t)
+	write(t, filepath.Join(h.ws, "ref", "doc.md"), "reference")
+	s := Settings{Mode: ModeAll, WorkspaceAccess: AccessRW, Env: map[string]string{"LANG": "C.UTF-8", "X": "config"},
+		Binds: []BindSpec{{Spec: filepath.Join(h.ws, "ref") + ":/ref:ro"}}}
+	b, err := Resolve(s, Caller{AgentID: "main", SessionKey: "agent:main:x", AgentWorkspace: h.ws}, h.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := runIn(t, b, `cat /ref/doc.md; touch /ref/new 2>/dev/null && echo wrote; printf '|%s|%s' "$LANG" "$X"`)
+	if out != "reference|C.UTF-8|config" {
+		t.Fatalf("%q", out)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "ref", "new")); err == nil {
+		t.Fatal("the read-only bind was written")
+	}
+}

@@ -51,13 +51,16 @@ type Manager struct {
 // workspace if it is missing; the ssh backend seeds the remote one on
 // first use.
 func (m *Manager) Command(ctx context.Context, b *Box, r Run) (Spawn, error) {
+	if len(b.Binds) > 0 && b.Backend == BackendSSH {
+		return Spawn{}, fmt.Errorf("sandbox docker.binds: the ssh backend has no host folders to mount: %w", ErrUnsupported)
+	}
 	switch b.Backend {
 	case BackendLocal:
 		return m.local(b, r)
 	case BackendSSH:
 		return m.ssh(ctx, b, r)
 	case BackendDocker, BackendPodman:
-		return m.container(b, r)
+		return m.container(ctx, b, r)
 	}
 	return Spawn{}, fmt.Errorf("sandbox backend %q: %w", b.Backend, ErrUnsupported)
 }

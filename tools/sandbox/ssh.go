@@ -122,7 +122,7 @@ func (m *Manager) ssh(ctx context.Context, b *Box, r Run) (Spawn, error) {
 	var cmd strings.Builder
 	cmd.WriteString("mkdir -p " + shellQuote(path.Dir(pidFile)) + " && echo $$ > " + shellQuote(pidFile) + "; ")
 	cmd.WriteString("cd " + shellQuote(dir) + " || exit 1; export OPENCLAW_SHELL=exec")
-	for _, kv := range r.Env {
+	for _, kv := range append(append([]string{}, b.Env...), r.Env...) {
 		if k, v, ok := cutEnv(kv); ok {
 			cmd.WriteString("; export " + k + "=" + shellQuote(v))
 		}
