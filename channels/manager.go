@@ -179,6 +179,10 @@ type Manager struct {
 	// errorsSeen remembers the errors a chat under errorPolicy "once"
 	// was told of.
 	errorsSeen onceGuard
+	// ttsPrefs caches the stored tts preferences (ttsprefs.go) once read;
+	// ttsMu orders their reads and writes.
+	ttsMu    sync.Mutex
+	ttsPrefs *TTSPrefs
 
 	inKick, outKick chan struct{}
 	ctx             context.Context

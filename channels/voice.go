@@ -102,7 +102,7 @@ func (m *Manager) speakReply(ctx context.Context, cfg *config.Config, a *account
 	if m.opts.Speech == nil {
 		return reply, nil
 	}
-	plan := m.opts.Speech.PlanReply(cfg.TTSFor(agentID), reply, inboundVoice)
+	plan := m.opts.Speech.PlanReply(m.ttsFor(ctx, cfg, agentID), reply, inboundVoice)
 	if !plan.Speak {
 		return plan.Visible, nil
 	}
@@ -207,7 +207,7 @@ func (m *Manager) SendVoice(ctx context.Context, req VoiceRequest) (SendResult, 
 	if err != nil {
 		return SendResult{}, fmt.Errorf("tts: workspace: %w", err)
 	}
-	audio, err := m.opts.Speech.SpeakText(ctx, m.cfg.Load().TTSFor(req.AgentID), req.Text, a.network.VoiceNotes, req.Timeout)
+	audio, err := m.opts.Speech.SpeakText(ctx, m.ttsFor(ctx, m.cfg.Load(), req.AgentID), req.Text, a.network.VoiceNotes, req.Timeout)
 	if err != nil {
 		return SendResult{}, fmt.Errorf("tts: %w", err)
 	}

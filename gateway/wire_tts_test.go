@@ -1,0 +1,144 @@
+package gateway
+
+import (
+	"encoding/base64"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openclaw-go/openclaw/agents/providers/fakemodel"
+	"github.com/openclaw-go/openclaw/speech/speechtest"
+)
+
+// ttsConfig points the openai speech provider at the fake.
+func ttsConfig(fake *speechtest.Server) string {
+	return fmt.Sprintf(`tts: { providers: { openai: { apiKey: %q, baseUrl: %q } } },`, speechtest.Key, fake.OpenAIBase())
+}
+
+// TestWireTTS pins the answers of the tts.* methods that change the
+// speech preferences or synthesize (results and error texts), and that
+// the audio they return is what the provider sent.
+func TestWireTTS(t *testing.T) {
+	fake := speechtest.New(t)
+	_, c := startWithConfig(t, fakemodel.New(t), ttsConfig(fake))
+
+	checkWire(t, "tts.enable", call[any](t, c, "tts.enable", map[string]any{}))
+	checkWire(t, "tts.status.enabled", call[any](t, c, "tts.status", map[string]any{}))
+	checkWire(t, "tts.setProvider", call[any](t, c, "tts.setProvider", map[string]any{"provider": "ElevenLabs"}))
+	checkWire(t, "tts.providers.preferred", call[any](t, c, "tts.providers", map[string]any{}))
+	checkWire(t, "tts.setProvider.back", call[any](t, c, "tts.setProvider", map[string]any{"provider": "openai"}))
+	checkWire(t, "tts.personas", call[any](t, c, "tts.personas", map[string]any{}))
+	checkWire(t, "tts.setPersona.off", call[any](t, c, "tts.setPersona", map[string]any{"persona": "off"}))
+	checkWire(t, "tts.disable", call[any](t, c, "tts.disable", map[string]any{}))
+	checkWire(t, "tts.status.disabled", call[any](t, c, "tts.status", map[string]any{}))
+
+	conv := call[map[string]any](t, c, "tts.convert", map[string]any{"text": "Read this aloud, please.", "channel": "telegram"})
+	checkWire(t, "tts.convert", conv, "audioPath")
+	audioPath, _ := conv["audioPath"].(string)
+	if data, err := os.ReadFile(audioPath); err != nil || len(data) == 0 || !strings.HasSuffix(audioPath, ".ogg") {
+		t.Fatalf("tts.convert audio at %q: %d bytes, %v", audioPath, len(data), err)
+	}
+	checkWire(t, "tts.convert.chosen", call[any](t, c, "tts.convert", map[string]any{"text": "Once more.", "provider": "openai", "modelId": "tts-1", "voiceId": "alloy"}), "audioPath")
+	reqs := fake.Requests()
+	if last := reqs[len(reqs)-1].JSON; last["model"] != "tts-1" || last["voice"] != "alloy" {
+		t.Fatalf("provider got %v, want the chosen model and voice", last)
+	}
+
+	spoke := call[map[string]any](t, c, "tts.speak", map[string]any{"text": "Speak this inline."})
+	checkWire(t, "tts.speak", spoke, "audioBase64")
+	if b, err := base64.StdEncoding.DecodeString(fmt.Sprint(spoke["audioBase64"])); err != nil || len(b) == 0 {
+		t.Fatalf("tts.speak audio: %d bytes, %v", len(b), err)
+	}
+
+	errs := map[string]string{}
+	for _, tc := range []struct {
+		name, method string
+		params       any
+	}{
+		{"setProvider-unknown", "tts.setProvider", map[string]any{"provider": "espeak"}},
+		{"setProvider-none", "tts.setProvider", map[string]any{}},
+		{"setPersona-unknown", "tts.setPersona", map[string]any{"persona": "narrator"}},
+		{"convert-no-text", "tts.convert", map[string]any{"text": "  "}},
+		{"convert-bad-provider", "tts.convert", map[string]any{"text": "hi there", "provider": "espeak"}},
+		{"convert-bad-voice", "tts.convert", map[string]any{"text": "hi there", "voiceId": "../../etc"}},
+		{"convert-too-long", "tts.convert", map[string]any{"text": strings.Repeat("a", 4097)}},
+		{"speak-no-text", "tts.speak", map[string]any{}},
+		{"speak-blank", "tts.speak", map[string]any{"text": " "}},
+		{"speak-unknown-field", "tts.speak", map[string]any{"text": "hi", "voice": "alloy"}},
+		{"speak-too-long", "tts.speak", map[string]any{"text": strings.Repeat("a", 4097)}},
+	} {
+		errs[tc.name] = callErr(t, c, tc.method, tc.params)
+	}
+	checkWire(t, "tts.errors", errs)
+
+	// A provider failure is UNAVAILABLE, not the caller's fault.
+	fake.Fail(500, `{"error":{"message":"boom"}}`)
+	if got := callErr(t, c, "tts.speak", map[string]any{"text": "Speak this inline."}); !strings.Contains(got, "UNAVAILABLE") {
+		t.Fatalf("tts.speak on a failing provider: %s", got)
+	}
+}
+
+// TestTTSReadScopeCannotChange performs the attack: a client holding only
+// operator.read tries to switch speech on, change the provider and spend
+// the provider's credit; every call is refused, nothing reaches the
+// provider and the preferences are as they were.
+func TestTTSReadScopeCannotChange(t *testing.T) {
+	fake := speechtest.New(t)
+	r, _ := startWithConfig(t, fakemodel.New(t), ttsConfig(fake))
+	reader, err := r.dial(t, "t0k3n-automation", "operator.read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		method string
+		params any
+	}{
+		{"tts.enable", map[string]any{}},
+		{"tts.disable", map[string]any{}},
+		{"tts.setProvider", map[string]any{"provider": "elevenlabs"}},
+		{"tts.setPersona", map[string]any{"persona": "off"}},
+		{"tts.convert", map[string]any{"text": "spend the owner's credit"}},
+		{"tts.speak", map[string]any{"text": "spend the owner's credit"}},
+	} {
+		if got := callErr(t, reader, tc.method, tc.params); !strings.Contains(got, "missing scope") && !strings.Contains(got, "operator.write") {
+			t.Errorf("%s by a read-scoped client: %s", tc.method, got)
+		}
+	}
+	if n := len(fake.Requests()); n != 0 {
+		t.Fatalf("the provider got %d requests", n)
+	}
+	st := call[map[string]any](t, reader, "tts.status", map[string]any{})
+	if st["enabled"] != false || st["provider"] != "openai" {
+		t.Fatalf("status after the refused calls: %v", st)
+	}
+}
+
+// TestTTSPrefsSurviveRestart: tts.enable and tts.setProvider are kept in
+// the state database, so a restarted gateway speaks as it was told.
+func TestTTSPrefsSurviveRestart(t *testing.T) {
+	fake := speechtest.New(t)
+	model := fakemodel.New(t)
+	r, c := startWithConfig(t, model, ttsConfig(fake))
+	call[any](t, c, "tts.enable", map[string]any{})
+	call[any](t, c, "tts.setProvider", map[string]any{"provider": "elevenlabs"})
+	c.Close()
+	r.cancel()
+	select {
+	case <-r.done:
+		r.done <- nil // for the cleanup
+	case <-time.After(15 * time.Second):
+		t.Fatal("gateway did not stop")
+	}
+
+	again := startGatewayIn(t, r.dir, nil)
+	c2, err := again.dial(t, "t0k3n-automation", "operator.read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := call[map[string]any](t, c2, "tts.status", map[string]any{})
+	if st["enabled"] != true || st["auto"] != "always" || st["provider"] != "elevenlabs" {
+		t.Fatalf("status after restart: %v", st)
+	}
+}
