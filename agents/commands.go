@@ -65,6 +65,7 @@ var commandAliases = map[string]string{
 	"verbose": "verbose", "v": "verbose",
 	"think": "think", "thinking": "think", "t": "think",
 	"model": "model", "stop": "stop", "approve": "approve",
+	"tts": "tts",
 }
 
 // commandHelp is each command's line in /help and /commands.
@@ -80,6 +81,7 @@ var commandHelp = []struct{ name, usage, what string }{
 	{"think", "/think <level|default>", "set this session's thinking level (alias /t)"},
 	{"verbose", "/verbose on|off|full", "set this session's verbose level (alias /v)"},
 	{"approve", "/approve <id> allow-once|allow-always|deny", "answer a pending approval (approvers only)"},
+	{"tts", "/tts on|off|status|provider <id>|persona off", "show or set spoken replies for the whole gateway (changes: owner only)"},
 }
 
 // parseSlashCommand reads a command-only message: "/name args", with the
@@ -127,7 +129,7 @@ func (s *Service) runCommand(ctx context.Context, agent resolvedAgent, key strin
 		msg["command"] = true
 		ev.chat("final", map[string]any{"stopReason": providers.StopEnd, "message": msg})
 		ev.lifecycle("end", nil)
-		s.finish(run, RunResult{Status: "ok", Text: reply, StartedAt: now, EndedAt: time.Now(), StopReason: providers.StopEnd})
+		s.finish(run, RunResult{Status: "ok", Text: reply, StartedAt: now, EndedAt: time.Now(), StopReason: providers.StopEnd, Command: true})
 	}()
 	return run, false, nil
 }
@@ -137,7 +139,7 @@ func (s *Service) commandReply(ctx context.Context, sess *sessions.Session, req 
 	who := req.Commands
 	switch cmd.name {
 	case "help":
-		return "Commands the gateway answers itself: /status, /whoami, /new, /reset, /stop, /model, /think, /verbose, /approve. /commands lists them with what they do; anything else goes to the agent."
+		return "Commands the gateway answers itself: /status, /whoami, /new, /reset, /stop, /model, /think, /verbose, /approve, /tts. /commands lists them with what they do; anything else goes to the agent."
 	case "commands":
 		var b strings.Builder
 		b.WriteString("Commands the gateway answers itself:")
@@ -165,6 +167,8 @@ func (s *Service) commandReply(ctx context.Context, sess *sessions.Session, req 
 		return s.verboseCommand(ctx, sess, req, cmd.args)
 	case "approve":
 		return s.approveCommand(ctx, who, cmd.args)
+	case "tts":
+		return s.ttsCommand(ctx, req, cmd.args)
 	}
 	return "Unknown command /" + cmd.name + "."
 }

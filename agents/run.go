@@ -159,6 +159,9 @@ type RunResult struct {
 	StopReason string
 	StartedAt  time.Time
 	EndedAt    time.Time
+	// Command: the gateway answered a slash command itself; the text is
+	// a system line, not the agent's words (channels do not speak it).
+	Command bool
 }
 
 // Done is closed when the run has ended.

@@ -84,6 +84,9 @@ type Aborter interface {
 type Reply struct {
 	Text            string
 	Provider, Model string
+	// Command: the text answers a gateway command (/status, /tts): it is
+	// shown, never spoken.
+	Command bool
 }
 
 // Approver resolves a Tool Guard approval from a button press.
@@ -1004,7 +1007,7 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 		}
 		prefix := m.responsePrefix(cfg, policy, res.agentID, res.reply)
 		visible, voiceNote := res.reply.Text, (*Outbound)(nil)
-		if res.err == nil {
+		if res.err == nil && !res.reply.Command {
 			visible, voiceNote = m.speakReply(ctx, cfg, a, res.agentID, in, t.r.ID, i, res.reply.Text, t.voice)
 		}
 		o := m.replyMessages(policy, in, t.r.ID, prefix, visible)

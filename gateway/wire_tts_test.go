@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openclaw-go/openclaw/agents/providers/fakemodel"
+	"github.com/openclaw-go/openclaw/channels/telegram/telegramtest"
 	"github.com/openclaw-go/openclaw/speech/speechtest"
 )
 
@@ -140,5 +141,53 @@ func TestTTSPrefsSurviveRestart(t *testing.T) {
 	st := call[map[string]any](t, c2, "tts.status", map[string]any{})
 	if st["enabled"] != true || st["auto"] != "always" || st["provider"] != "elevenlabs" {
 		t.Fatalf("status after restart: %v", st)
+	}
+}
+
+// TestTTSChatCommandIsTheOwners performs the attack over Telegram: Bob, a
+// sender the allowlist admits, types /tts off in his chat; voice replies
+// stay on for everyone. Ann, the owner, types the same and they go off.
+// Both may read /tts status.
+func TestTTSChatCommandIsTheOwners(t *testing.T) {
+	fake := speechtest.New(t)
+	ann := telegramtest.User{ID: 4001, Username: "ann", FirstName: "Ann"}
+	bob := telegramtest.User{ID: 4002, Username: "bob", FirstName: "Bob"}
+	tg, c := startSharedTelegram(t, fakemodel.New(t), []telegramtest.User{ann, bob},
+		`commands: { ownerAllowFrom: ["telegram:4001"] }, `+ttsConfig(fake))
+	call[any](t, c, "tts.enable", map[string]any{})
+	answer := func(from telegramtest.User, text string) string {
+		t.Helper()
+		n := len(sentTo(tg)[fmt.Sprint(from.ID)])
+		tg.AddPrivateText(from, text)
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if got := sentTo(tg)[fmt.Sprint(from.ID)]; len(got) > n {
+				return got[n].Text
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no answer to %q", text)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	enabled := func() any { return call[map[string]any](t, c, "tts.status", map[string]any{})["enabled"] }
+
+	if got := answer(bob, "/tts off"); !strings.Contains(got, "Only the owner") {
+		t.Fatalf("Bob's /tts off answered %q", got)
+	}
+	if enabled() != true {
+		t.Fatal("a stranger's /tts off turned speech off")
+	}
+	if got := answer(bob, "/tts status"); !strings.Contains(got, "Text-to-speech: always") {
+		t.Fatalf("Bob's /tts status answered %q", got)
+	}
+	if got := answer(ann, "/tts off"); !strings.Contains(got, "Text-to-speech is off") {
+		t.Fatalf("Ann's /tts off answered %q", got)
+	}
+	if enabled() != false {
+		t.Fatal("the owner's /tts off left speech on")
+	}
+	if n := len(fake.Requests()); n != 0 {
+		t.Fatalf("command answers were spoken: %d provider calls", n)
 	}
 }

@@ -52,7 +52,7 @@ func (d agentDispatcher) run(ctx context.Context, req channels.Dispatch) (channe
 	res := run.Result()
 	switch res.Status {
 	case "ok":
-		return channels.Reply{Text: res.Text, Provider: res.Provider, Model: res.Model}, nil
+		return channels.Reply{Text: res.Text, Provider: res.Provider, Model: res.Model, Command: res.Command}, nil
 	case "aborted":
 		if ctx.Err() != nil {
 			return channels.Reply{}, ctx.Err()

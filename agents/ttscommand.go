@@ -1,0 +1,115 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// TTSSwitch is the gateway's spoken-reply preferences, for /tts: the
+// same state tts.enable, tts.disable, tts.setProvider and tts.setPersona
+// change.
+type TTSSwitch interface {
+	TTSStatus(ctx context.Context) (TTSStatus, error)
+	SetTTSEnabled(ctx context.Context, on bool) error
+	// SetTTSProvider returns the provider's canonical id; the error of an
+	// id that does not speak here says why, for the sender.
+	SetTTSProvider(ctx context.Context, id string) (string, error)
+	// SetTTSPersona with "off" clears the persona.
+	SetTTSPersona(ctx context.Context, id string) (string, error)
+}
+
+// TTSStatus is what /tts status tells.
+type TTSStatus struct {
+	Auto       string // off, always, inbound, tagged
+	Provider   string // "" for none
+	FromPrefs  bool   // Auto was set by /tts or tts.enable/disable, not the config
+	Configured []string
+}
+
+// UseTTS lets /tts read and change the speech preferences; call it before
+// the first run.
+func (s *Service) UseTTS(t TTSSwitch) { s.tts = t }
+
+const ttsUsage = "Usage: /tts on|off|status, /tts provider <id>, /tts persona off"
+
+// ttsCommand is /tts. Reading is for any sender the chat admits; a change
+// applies to every chat the gateway speaks in, so only the owner (a
+// sender in commands.ownerAllowFrom) or a gateway client may make it: a
+// stranger in a group must not silence, or start, everyone's voice
+// replies.
+func (s *Service) ttsCommand(ctx context.Context, req StartRequest, args string) string {
+	if s.tts == nil {
+		return "Text-to-speech is not available on this gateway."
+	}
+	f := strings.Fields(strings.ToLower(args))
+	sub := ""
+	if len(f) > 0 {
+		sub = f[0]
+	}
+	mayChange := req.Commands.Operator || req.Owner
+	const refused = "Only the owner may change text-to-speech for the whole gateway (commands.ownerAllowFrom); nothing was changed."
+	switch sub {
+	case "", "status":
+		return s.ttsStatusText(ctx)
+	case "on", "off":
+		if !mayChange {
+			return refused
+		}
+		if err := s.tts.SetTTSEnabled(ctx, sub == "on"); err != nil {
+			return "Could not change text-to-speech: " + err.Error()
+		}
+		s.log.Info("tts preference changed by command", "auto", sub, "sender", req.Commands.ID)
+		if sub == "on" {
+			return "Text-to-speech is on: replies are spoken in every chat."
+		}
+		return "Text-to-speech is off: replies are text only."
+	case "provider":
+		if len(f) < 2 {
+			return s.ttsStatusText(ctx)
+		}
+		if !mayChange {
+			return refused
+		}
+		id, err := s.tts.SetTTSProvider(ctx, f[1])
+		if err != nil {
+			return "Provider not changed: " + err.Error()
+		}
+		s.log.Info("tts preference changed by command", "provider", id, "sender", req.Commands.ID)
+		return "Replies are spoken with " + id + "."
+	case "persona":
+		if len(f) < 2 {
+			return "No speech personas are configured here. /tts persona off clears a chosen one."
+		}
+		if !mayChange {
+			return refused
+		}
+		if _, err := s.tts.SetTTSPersona(ctx, f[1]); err != nil {
+			return "Persona not changed: " + err.Error()
+		}
+		return "Speech persona cleared."
+	case "chat", "latest", "limit", "summary", "audio":
+		return fmt.Sprintf("/tts %s is not supported on this gateway. %s", sub, ttsUsage)
+	}
+	return ttsUsage
+}
+
+func (s *Service) ttsStatusText(ctx context.Context) string {
+	st, err := s.tts.TTSStatus(ctx)
+	if err != nil {
+		return "Could not read the text-to-speech settings: " + err.Error()
+	}
+	source := "config tts.auto"
+	if st.FromPrefs {
+		source = "set with /tts or tts.enable/tts.disable"
+	}
+	provider := st.Provider
+	if provider == "" {
+		provider = "none (no speech provider has an API key)"
+	}
+	keys := "none"
+	if len(st.Configured) > 0 {
+		keys = strings.Join(st.Configured, ", ")
+	}
+	return fmt.Sprintf("Text-to-speech: %s (%s)\nProvider: %s\nProviders with a key: %s", st.Auto, source, provider, keys)
+}

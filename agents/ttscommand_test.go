@@ -1,0 +1,115 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeTTS is a TTSSwitch in memory.
+type fakeTTS struct {
+	mu       sync.Mutex
+	auto     string
+	provider string
+	changes  int
+}
+
+func (f *fakeTTS) TTSStatus(ctx context.Context) (TTSStatus, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return TTSStatus{Auto: f.auto, Provider: f.provider, Configured: []string{"openai"}}, nil
+}
+
+func (f *fakeTTS) SetTTSEnabled(ctx context.Context, on bool) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.changes++
+	f.auto = "off"
+	if on {
+		f.auto = "always"
+	}
+	return nil
+}
+
+func (f *fakeTTS) SetTTSProvider(ctx context.Context, id string) (string, error) {
+	if id != "openai" && id != "elevenlabs" {
+		return "", errors.New("provider " + id + " does not speak here")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.changes++
+	f.provider = id
+	return id, nil
+}
+
+func (f *fakeTTS) SetTTSPersona(ctx context.Context, id string) (string, error) {
+	if id != "off" {
+		return "", errors.New("persona " + id + " is not configured")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.changes++
+	return "", nil
+}
+
+// TestTTSCommand: /tts reads for any admitted sender and changes the
+// gateway-wide preference only for the owner or a gateway client; a chat
+// stranger's /tts off changes nothing for anyone (the attack), and the
+// model never sees the command.
+func TestTTSCommand(t *testing.T) {
+	operator := &CommandSender{ID: "operator:cli", Operator: true}
+	stranger := &CommandSender{ID: "telegram:666"}
+	owner := &CommandSender{ID: "telegram:1"}
+	cases := []struct {
+		name    string
+		msg     string
+		sender  *CommandSender
+		owner   bool
+		want    string
+		auto    string // the preference afterwards
+		changes int
+	}{
+		{"status by a stranger", "/tts", stranger, false, "Text-to-speech: always (config tts.auto)", "always", 0},
+		{"status word", "/tts status", stranger, false, "Provider: openai", "always", 0},
+		{"stranger off", "/tts off", stranger, false, "Only the owner may change", "always", 0},
+		{"stranger provider", "/tts provider elevenlabs", stranger, false, "Only the owner may change", "always", 0},
+		{"stranger persona", "/tts persona off", stranger, false, "Only the owner may change", "always", 0},
+		{"owner off", "/tts off", owner, true, "Text-to-speech is off", "off", 1},
+		{"owner on, any case", "/TTS ON", owner, true, "Text-to-speech is on", "always", 1},
+		{"operator off", "/tts off", operator, false, "Text-to-speech is off", "off", 1},
+		{"owner provider", "/tts provider ElevenLabs", owner, true, "spoken with elevenlabs", "always", 1},
+		{"owner bad provider", "/tts provider espeak", owner, true, "Provider not changed: provider espeak does not speak here", "always", 0},
+		{"owner persona off", "/tts persona off", owner, true, "Speech persona cleared.", "always", 1},
+		{"owner persona unknown", "/tts persona narrator", owner, true, "Persona not changed", "always", 0},
+		{"unsupported", "/tts audio hello there", owner, true, "/tts audio is not supported", "always", 0},
+		{"nonsense", "/tts loudly", owner, true, "Usage: /tts on|off|status", "always", 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, "", nil)
+			tts := &fakeTTS{auto: "always", provider: "openai"}
+			f.svc.UseTTS(tts)
+			res := f.run(t, StartRequest{Message: tc.msg, Commands: tc.sender, Owner: tc.owner})
+			if n := len(f.model.Requests()); n != 0 {
+				t.Fatalf("%q reached the model (%d calls)", tc.msg, n)
+			}
+			if !strings.Contains(res.Text, tc.want) {
+				t.Errorf("%q answered %q, want %q in it", tc.msg, res.Text, tc.want)
+			}
+			if tts.auto != tc.auto || tts.changes != tc.changes {
+				t.Errorf("after %q: auto %q with %d changes, want %q with %d", tc.msg, tts.auto, tts.changes, tc.auto, tc.changes)
+			}
+		})
+	}
+}
+
+// TestTTSCommandWithoutSpeech: a gateway without speech says so.
+func TestTTSCommandWithoutSpeech(t *testing.T) {
+	f := newFixture(t, "", nil)
+	res := f.run(t, StartRequest{Message: "/tts on", Commands: &CommandSender{ID: "telegram:1"}, Owner: true})
+	if !strings.Contains(res.Text, "not available") {
+		t.Fatalf("answer %q", res.Text)
+	}
+}
