@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -92,5 +93,135 @@ func TestMessageActionBanNeedsAdmin(t *testing.T) {
 	}
 	if err := writer.Call(ctx, "message.action", map[string]any{"channel": "telegram", "action": "member-info", "params": map[string]any{"to": "-1005", "userId": "4001"}}, &out); err != nil {
 		t.Fatalf("member-info: %v", err)
+	}
+}
+
+// TestMessageToolActionsReachTelegram runs each message action the other
+// tests here leave out as an agent turn: the owner asks, the fake model
+// calls the message tool, and Telegram's fake must get the API call with
+// the parameters the action names. Actions Telegram has no API for come
+// back to the model as a plain "Telegram cannot <action>", and Telegram
+// hears nothing.
+func TestMessageToolActionsReachTelegram(t *testing.T) {
+	model := fakemodel.New(t)
+	ann := telegramtest.User{ID: 4001, Username: "ann", FirstName: "Ann"}
+	tg, _ := startSharedTelegram(t, model, []telegramtest.User{ann}, `commands: { ownerAllowFrom: ["telegram:4001"] },`)
+	const last = "$last" // replaced by the id of the bot's latest message to Ann
+	cases := []struct {
+		action string
+		args   map[string]any
+		method string            // the Bot API call it must make; "" for none
+		params map[string]string // what that call must carry
+		result string            // in the tool's answer to the model
+	}{
+		{"send", map[string]any{"message": "a note from the agent"}, "sendMessage", map[string]string{"chat_id": "4001", "text": "a note from the agent"}, "send done"},
+		{"react", map[string]any{"messageId": last, "emoji": "👍"}, "setMessageReaction", map[string]string{"chat_id": "4001", "message_id": last}, "react done"},
+		{"edit", map[string]any{"messageId": last, "message": "edited by the agent"}, "editMessageText", map[string]string{"chat_id": "4001", "message_id": last, "text": "edited by the agent"}, "edit done"},
+		{"pin", map[string]any{"messageId": last}, "pinChatMessage", map[string]string{"chat_id": "4001", "message_id": last}, "pin done"},
+		{"unpin", map[string]any{"messageId": last}, "unpinChatMessage", map[string]string{"chat_id": "4001", "message_id": last}, "unpin done"},
+		{"poll", map[string]any{"question": "Lunch?", "options": []string{"pizza", "soup"}}, "sendPoll", map[string]string{"chat_id": "4001", "question": "Lunch?"}, "poll done"},
+		{"typing", map[string]any{}, "sendChatAction", map[string]string{"chat_id": "4001", "action": "typing"}, "typing done"},
+		{"channel-info", map[string]any{}, "getChat", map[string]string{"chat_id": "4001"}, "channel-info done"},
+		{"member-info", map[string]any{"userId": "4002"}, "getChatMember", map[string]string{"chat_id": "4001", "user_id": "4002"}, "member-info done"},
+		// Telegram restricts members of supergroups only: the call goes
+		// out and its refusal reaches the model.
+		{"timeout", map[string]any{"userId": "4002", "durationMinutes": 10}, "restrictChatMember", map[string]string{"chat_id": "4001", "user_id": "4002"}, "supergroup"},
+		{"delete", map[string]any{"messageId": last}, "deleteMessage", map[string]string{"chat_id": "4001", "message_id": last}, "delete done"},
+		{"read", map[string]any{"limit": 5}, "", nil, "Telegram cannot read"},
+		{"emoji-list", map[string]any{}, "", nil, "Telegram cannot emoji-list"},
+		{"voice-status", map[string]any{"userId": "4001"}, "", nil, "Telegram cannot voice-status"},
+		{"event-list", map[string]any{}, "", nil, "Telegram cannot event-list"},
+	}
+	turns := 0
+	for i, tc := range cases {
+		t.Run(tc.action, func(t *testing.T) {
+			lastID := ""
+			if got := sentTo(tg)["4001"]; len(got) > 0 {
+				lastID = fmt.Sprint(got[len(got)-1].MessageID)
+			}
+			args := map[string]any{"action": tc.action}
+			for k, v := range tc.args {
+				if v == last {
+					v = lastID
+				}
+				args[k] = v
+			}
+			raw, err := json.Marshal(args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := len(tg.Calls(""))
+			model.Script(
+				fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: fmt.Sprintf("a%d", i), Name: "message", Arguments: string(raw)}}},
+				fakemodel.Reply{Text: "done: " + tc.action},
+			)
+			sent := len(sentTo(tg)["4001"])
+			tg.AddPrivateText(ann, "please "+tc.action)
+			turns += 2
+			res := waitToolResult(t, model, turns)
+			waitSentTo(t, tg, "4001", sent+1) // the turn's answer: the next row's message
+			if !strings.Contains(res, tc.result) {
+				t.Errorf("tool answered %q, want %q in it", res, tc.result)
+			}
+			var made []telegramtest.Call
+			for _, c := range tg.Calls("")[before:] {
+				if c.Method != "getUpdates" && c.Method != "sendMessage" && c.Method != "sendChatAction" || c.Method == tc.method {
+					made = append(made, c)
+				}
+			}
+			if tc.method == "" {
+				if len(made) != 0 {
+					t.Fatalf("an unsupported %s called Telegram: %+v", tc.action, made)
+				}
+				return
+			}
+			for _, c := range made {
+				if c.Method != tc.method {
+					continue
+				}
+				for k, want := range tc.params {
+					if want == last {
+						want = lastID
+					}
+					if got := c.Params.Get(k); got != want {
+						t.Errorf("%s %s = %q, want %q", tc.method, k, got, want)
+					}
+				}
+				return
+			}
+			t.Fatalf("%s made no %s call; calls %+v (tool said %q)", tc.action, tc.method, made, res)
+		})
+	}
+}
+
+// waitToolResult waits for the model's nth request and returns the last
+// tool result in it.
+func waitToolResult(t *testing.T, model *fakemodel.Server, n int) string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for len(model.Requests()) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d model calls, want %d", len(model.Requests()), n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var out string
+	for _, m := range model.Requests()[n-1].Messages {
+		if m.Role == "tool" {
+			out = m.Text
+		}
+	}
+	return out
+}
+
+// waitSentTo waits until the bot has sent n messages to chat.
+func waitSentTo(t *testing.T, tg *telegramtest.Server, chat string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for len(sentTo(tg)[chat]) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d messages to %s, want %d", len(sentTo(tg)[chat]), chat, n)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
