@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openclaw-go/openclaw/agents/providers/fakemodel"
+	"github.com/openclaw-go/openclaw/channels/discord/discordtest"
 	"github.com/openclaw-go/openclaw/channels/slack/slacktest"
 	"github.com/openclaw-go/openclaw/channels/telegram/telegramtest"
 )
@@ -223,5 +224,106 @@ func waitSentTo(t *testing.T, tg *telegramtest.Server, chat string, n int) {
 			t.Fatalf("%d messages to %s, want %d", len(sentTo(tg)[chat]), chat, n)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestMessageToolActionsReachDiscord is the Discord half: the owner asks
+// in a server channel, the model calls the message tool, and Discord's
+// fake must get the REST call for the action, on the conversation's
+// channel or server. Search has no bot API (a plain "Discord cannot
+// search"), and role-add stays off until the operator enables it.
+func TestMessageToolActionsReachDiscord(t *testing.T) {
+	model := fakemodel.New(t)
+	dc := discordtest.New(t, "MTIz.wire-token.value")
+	dc.AddChannel("chan-1", map[string]any{"type": 0, "guild_id": "g1"})
+	dir := t.TempDir()
+	cfg := fmt.Sprintf(`{
+  gateway: { mode: "local", auth: { token: "t0k3n-automation" } },
+  models: { providers: { fake: { baseUrl: %q, api: "openai-completions", models: [{ id: "echo-1" }] } } },
+  agents: { defaults: { model: "fake/echo-1" } },
+  commands: { ownerAllowFrom: ["discord:111"] },
+  channels: { discord: { token: "MTIz.wire-token.value", groupPolicy: "allowlist", guilds: { g1: { requireMention: false } } } },
+}`, model.URL()+"/v1")
+	if err := os.WriteFile(filepath.Join(dir, "openclaw.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startGatewayIn(t, dir, map[string]string{"OPENCLAW_DISCORD_API_BASE": dc.URL(), "OPENCLAW_DISCORD_GATEWAY_URL": dc.GatewayURL()})
+	dc.WaitLive(1, 0, 10*time.Second)
+	ada := map[string]any{"id": "111", "username": "ada", "global_name": "Ada", "discriminator": "0"}
+
+	cases := []struct {
+		action string
+		args   map[string]any
+		route  string // the fake's name for the REST call; "" for none
+		path   string // the call's path must hold this
+		result string
+	}{
+		{"read", map[string]any{"limit": 5}, "messages", "channels/chan-1/messages", "read done"},
+		{"reactions", map[string]any{"messageId": "$last", "emoji": "👍"}, "reactions", "channels/chan-1/messages/$last/reactions", "reactions done"},
+		{"list-pins", map[string]any{}, "pins", "channels/chan-1/pins", "list-pins done"},
+		{"thread-create", map[string]any{"threadName": "plans"}, "thread-create", "channels/chan-1/threads", "thread-create done"},
+		{"thread-list", map[string]any{}, "threads", "guilds/g1/threads/active", "thread-list done"},
+		{"channel-list", map[string]any{}, "guild-channels", "guilds/g1/channels", "channel-list done"},
+		{"role-info", map[string]any{}, "roles", "guilds/g1/roles", "role-info done"},
+		{"emoji-list", map[string]any{}, "emojis", "guilds/g1/emojis", "emoji-list done"},
+		{"voice-status", map[string]any{"userId": "111"}, "voice-state", "guilds/g1/voice-states/111", "voice-status done"},
+		{"event-list", map[string]any{}, "events", "guilds/g1/scheduled-events", "event-list done"},
+		{"search", map[string]any{"query": "plans"}, "", "", "Discord cannot search"},
+		{"role-add", map[string]any{"userId": "111", "roleId": "role-mod"}, "", "", "channels.discord.actions.roles"},
+	}
+	turns := 0
+	for i, tc := range cases {
+		t.Run(tc.action, func(t *testing.T) {
+			asked, lastID := dc.NewID(), ""
+			if sent := dc.Sent(); len(sent) > 0 {
+				lastID = sent[len(sent)-1].ID // the bot's answer to the row before
+			}
+			args := map[string]any{"action": tc.action}
+			for k, v := range tc.args {
+				if v == "$last" {
+					v = lastID
+				}
+				args[k] = v
+			}
+			raw, err := json.Marshal(args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := len(dc.Calls(""))
+			model.Script(
+				fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: fmt.Sprintf("d%d", i), Name: "message", Arguments: string(raw)}}},
+				fakemodel.Reply{Text: "done: " + tc.action},
+			)
+			sent := len(dc.Sent())
+			dc.Dispatch("MESSAGE_CREATE", map[string]any{"id": asked, "channel_id": "chan-1", "guild_id": "g1", "content": "please " + tc.action,
+				"author": ada, "member": map[string]any{"roles": []string{}}, "timestamp": "2026-12-03T12:00:00.000000+00:00",
+				"type": 0, "mentions": []any{}, "attachments": []any{}})
+			turns += 2
+			res := waitToolResult(t, model, turns)
+			dc.WaitSent(sent+1, 30*time.Second) // the turn's answer
+			t.Logf("tool answered %q", res)
+			if !strings.Contains(res, tc.result) {
+				t.Errorf("tool answered %q, want %q in it", res, tc.result)
+			}
+			var made []discordtest.Call
+			for _, c := range dc.Calls("")[before:] {
+				if c.Route != "send" && c.Route != "typing" && c.Route != "channel" && c.Route != "react" {
+					made = append(made, c)
+				}
+			}
+			if tc.route == "" {
+				if len(made) != 0 {
+					t.Fatalf("%s called Discord: %+v", tc.action, made)
+				}
+				return
+			}
+			want := strings.ReplaceAll(tc.path, "$last", lastID)
+			for _, c := range made {
+				if c.Route == tc.route && strings.Contains(c.Path, want) {
+					return
+				}
+			}
+			t.Fatalf("%s made no %s call on %s; calls %+v (tool said %q)", tc.action, tc.route, want, made, res)
+		})
 	}
 }
