@@ -327,3 +327,102 @@ func TestMessageToolActionsReachDiscord(t *testing.T) {
 		})
 	}
 }
+
+// TestMessageToolActionsReachSlack is the Slack half, in the owner's DM
+// over Socket Mode: each action must reach Slack's fake as the Web API
+// method with the conversation's channel; polls and stickers, which
+// Slack has no API for, come back as "Slack cannot <action>".
+func TestMessageToolActionsReachSlack(t *testing.T) {
+	model := fakemodel.New(t)
+	sl := slacktest.New(t, "xoxb-wire-bot", "xapp-wire-app")
+	_, _ = startWithConfigEnv(t, model, `commands: { ownerAllowFrom: ["slack:U42"] },
+  channels: { slack: { botToken: "xoxb-wire-bot", appToken: "xapp-wire-app", dmPolicy: "allowlist", allowFrom: ["U42"] } },`,
+		map[string]string{"OPENCLAW_SLACK_API_URL": sl.APIURL()})
+
+	cases := []struct {
+		action string
+		args   map[string]any
+		method string            // the Web API method; "" for none
+		params map[string]string // what it must carry
+		result string
+	}{
+		{"send", map[string]any{"message": "a note from the agent"}, "chat.postMessage", map[string]string{"channel": "D42", "text": "a note from the agent"}, "send done"},
+		{"react", map[string]any{"messageId": "$last", "emoji": "thumbsup"}, "reactions.add", map[string]string{"channel": "D42", "timestamp": "$last", "name": "thumbsup"}, "react done"},
+		{"reactions", map[string]any{"messageId": "$last"}, "reactions.get", map[string]string{"channel": "D42", "timestamp": "$last"}, "reactions done"},
+		{"edit", map[string]any{"messageId": "$last", "message": "edited by the agent"}, "chat.update", map[string]string{"channel": "D42", "ts": "$last"}, "edit done"},
+		{"pin", map[string]any{"messageId": "$last"}, "pins.add", map[string]string{"channel": "D42", "timestamp": "$last"}, "pin done"},
+		{"list-pins", map[string]any{}, "pins.list", map[string]string{"channel": "D42"}, "list-pins done"},
+		{"unpin", map[string]any{"messageId": "$last"}, "pins.remove", map[string]string{"channel": "D42", "timestamp": "$last"}, "unpin done"},
+		{"read", map[string]any{"limit": 5}, "conversations.history", map[string]string{"channel": "D42", "limit": "5"}, "read done"},
+		{"channel-info", map[string]any{}, "conversations.info", map[string]string{"channel": "D42"}, "channel-info done"},
+		{"member-info", map[string]any{"userId": "U42"}, "users.info", map[string]string{"user": "U42"}, "member-info done"},
+		{"emoji-list", map[string]any{}, "emoji.list", nil, "emoji-list done"},
+		{"delete", map[string]any{"messageId": "$last"}, "chat.delete", map[string]string{"channel": "D42", "ts": "$last"}, "delete done"},
+		{"poll", map[string]any{"question": "Lunch?", "options": []string{"pizza", "soup"}}, "", nil, "Slack cannot poll"},
+		{"sticker", map[string]any{"stickerId": []string{"s1"}}, "", nil, "Slack cannot sticker"},
+	}
+	ignored := map[string]bool{"chat.postMessage": true, "auth.test": true, "apps.connections.open": true}
+	turns := 0
+	for i, tc := range cases {
+		t.Run(tc.action, func(t *testing.T) {
+			lastID := ""
+			for _, m := range sl.Messages() {
+				if m.Channel == "D42" && !m.Deleted {
+					lastID = m.TS // the bot's answer to the row before
+				}
+			}
+			args := map[string]any{"action": tc.action}
+			for k, v := range tc.args {
+				if v == "$last" {
+					v = lastID
+				}
+				args[k] = v
+			}
+			raw, err := json.Marshal(args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := len(sl.Calls(""))
+			model.Script(
+				fakemodel.Reply{ToolCalls: []fakemodel.ToolCall{{ID: fmt.Sprintf("s%d", i), Name: "message", Arguments: string(raw)}}},
+				fakemodel.Reply{Text: "done: " + tc.action},
+			)
+			posted := len(sl.Calls("chat.postMessage"))
+			sl.PushMessage(slacktest.Msg{Channel: "D42", ChannelType: "im", User: "U42", Text: "please " + tc.action})
+			turns += 2
+			res := waitToolResult(t, model, turns)
+			sl.WaitCalls("chat.postMessage", posted+1, 30*time.Second) // the turn's answer
+			t.Logf("tool answered %q", res)
+			if !strings.Contains(res, tc.result) {
+				t.Errorf("tool answered %q, want %q in it", res, tc.result)
+			}
+			var made []slacktest.Call
+			for _, c := range sl.Calls("")[before:] {
+				if !ignored[c.Method] || c.Method == tc.method {
+					made = append(made, c)
+				}
+			}
+			if tc.method == "" {
+				if len(made) != 0 {
+					t.Fatalf("%s called Slack: %+v", tc.action, made)
+				}
+				return
+			}
+			for _, c := range made {
+				if c.Method != tc.method {
+					continue
+				}
+				for k, want := range tc.params {
+					if want == "$last" {
+						want = lastID
+					}
+					if got := c.Params.Get(k); got != want {
+						t.Errorf("%s %s = %q, want %q", tc.method, k, got, want)
+					}
+				}
+				return
+			}
+			t.Fatalf("%s made no %s call; calls %+v (tool said %q)", tc.action, tc.method, made, res)
+		})
+	}
+}
