@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -153,7 +154,7 @@ func (s *Service) commandReply(ctx context.Context, sess *sessions.Session, req 
 		}
 		return "You are " + who.ID + "."
 	case "status":
-		return s.statusText(sess)
+		return s.statusText(ctx, sess)
 	case "stop":
 		if s.Abort(sess.Key, "") {
 			return "Stopped the current run."
@@ -174,7 +175,7 @@ func (s *Service) commandReply(ctx context.Context, sess *sessions.Session, req 
 }
 
 // statusText is /status: what OpenClaw's answer tells, in our words.
-func (s *Service) statusText(sess *sessions.Session) string {
+func (s *Service) statusText(ctx context.Context, sess *sessions.Session) string {
 	var lines []string
 	if s.gatewayStatus != nil {
 		lines = append(lines, s.gatewayStatus()...)
@@ -206,6 +207,13 @@ func (s *Service) statusText(sess *sessions.Session) string {
 		state += fmt.Sprintf(", %d queued", n)
 	}
 	lines = append(lines, "Run: "+state)
+	// Spoken replies are worth a line only when they are on, as
+	// OpenClaw's /status shows them.
+	if s.tts != nil {
+		if st, err := s.tts.TTSStatus(ctx); err == nil && st.Auto != "off" {
+			lines = append(lines, fmt.Sprintf("TTS: %s · provider %s", st.Auto, cmp.Or(st.Provider, "none")))
+		}
+	}
 	return strings.Join(lines, "\n")
 }
 

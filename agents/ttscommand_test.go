@@ -113,3 +113,21 @@ func TestTTSCommandWithoutSpeech(t *testing.T) {
 		t.Fatalf("answer %q", res.Text)
 	}
 }
+
+// TestStatusShowsTTS: /status tells the speech mode when replies are
+// spoken, and says nothing of it when they are not.
+func TestStatusShowsTTS(t *testing.T) {
+	for _, tc := range []struct {
+		auto string
+		want bool
+	}{{"always", true}, {"inbound", true}, {"off", false}} {
+		t.Run(tc.auto, func(t *testing.T) {
+			f := newFixture(t, "", nil)
+			f.svc.UseTTS(&fakeTTS{auto: tc.auto, provider: "openai"})
+			res := f.run(t, StartRequest{Message: "/status", Commands: &CommandSender{ID: "telegram:1"}})
+			if got := strings.Contains(res.Text, "TTS: "+tc.auto+" · provider openai"); got != tc.want {
+				t.Fatalf("/status with tts %s:\n%s", tc.auto, res.Text)
+			}
+		})
+	}
+}
