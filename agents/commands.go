@@ -82,7 +82,7 @@ var commandHelp = []struct{ name, usage, what string }{
 	{"think", "/think <level|default>", "set this session's thinking level (alias /t)"},
 	{"verbose", "/verbose on|off|full", "set this session's verbose level (alias /v)"},
 	{"approve", "/approve <id> allow-once|allow-always|deny", "answer a pending approval (approvers only)"},
-	{"tts", "/tts on|off|status|provider <id>|persona off", "show or set spoken replies for the whole gateway (changes: owner only)"},
+	{"tts", "/tts on|off|status|provider <id>|persona off|audio <text>", "show or set spoken replies for the whole gateway (changes: owner only), or say one text as a voice note"},
 }
 
 // parseSlashCommand reads a command-only message: "/name args", with the
@@ -112,11 +112,15 @@ func (s *Service) runCommand(ctx context.Context, agent resolvedAgent, key strin
 		return nil, false, fmt.Errorf("open session %s: %w", key, err)
 	}
 	run := &Run{ID: req.RunID, AgentID: agent.ID, SessionKey: key, SessionID: sess.SessionID, AcceptedAt: time.Now(), done: make(chan struct{})}
-	var reply string
+	var reply, speak string
 	if req.Commands.Refused {
 		s.log.Info("gateway command ignored: sender not in commands.allowFrom", "command", cmd.name, "sessionKey", key, "sender", req.Commands.ID)
 	} else {
-		reply = s.commandReply(ctx, sess, req, cmd)
+		if cmd.name == "tts" {
+			reply, speak = s.ttsCommand(ctx, req, cmd.args)
+		} else {
+			reply = s.commandReply(ctx, sess, req, cmd)
+		}
 		s.log.Info("gateway command answered", "command", cmd.name, "sessionKey", key, "runId", run.ID)
 	}
 	s.register(run)
@@ -130,7 +134,7 @@ func (s *Service) runCommand(ctx context.Context, agent resolvedAgent, key strin
 		msg["command"] = true
 		ev.chat("final", map[string]any{"stopReason": providers.StopEnd, "message": msg})
 		ev.lifecycle("end", nil)
-		s.finish(run, RunResult{Status: "ok", Text: reply, StartedAt: now, EndedAt: time.Now(), StopReason: providers.StopEnd, Command: true})
+		s.finish(run, RunResult{Status: "ok", Text: reply, StartedAt: now, EndedAt: time.Now(), StopReason: providers.StopEnd, Command: true, Speak: speak})
 	}()
 	return run, false, nil
 }
@@ -168,8 +172,6 @@ func (s *Service) commandReply(ctx context.Context, sess *sessions.Session, req 
 		return s.verboseCommand(ctx, sess, req, cmd.args)
 	case "approve":
 		return s.approveCommand(ctx, who, cmd.args)
-	case "tts":
-		return s.ttsCommand(ctx, req, cmd.args)
 	}
 	return "Unknown command /" + cmd.name + "."
 }

@@ -162,6 +162,9 @@ type RunResult struct {
 	// Command: the gateway answered a slash command itself; the text is
 	// a system line, not the agent's words (channels do not speak it).
 	Command bool
+	// Speak is text the caller should say once as a voice note with the
+	// answer (/tts audio); "" for none.
+	Speak string
 }
 
 // Done is closed when the run has ended.

@@ -31,17 +31,20 @@ type TTSStatus struct {
 // the first run.
 func (s *Service) UseTTS(t TTSSwitch) { s.tts = t }
 
-const ttsUsage = "Usage: /tts on|off|status, /tts provider <id>, /tts persona off"
+const ttsUsage = "Usage: /tts on|off|status, /tts provider <id>, /tts persona off, /tts audio <text>"
 
-// ttsCommand is /tts. Reading is for any sender the chat admits; a change
+// ttsCommand is /tts; speak is text to say once as a voice note with the
+// answer (/tts audio). Reading is for any sender the chat admits, and so
+// is /tts audio, which speaks only into the sender's own chat; a change
 // applies to every chat the gateway speaks in, so only the owner (a
 // sender in commands.ownerAllowFrom) or a gateway client may make it: a
 // stranger in a group must not silence, or start, everyone's voice
 // replies.
-func (s *Service) ttsCommand(ctx context.Context, req StartRequest, args string) string {
+func (s *Service) ttsCommand(ctx context.Context, req StartRequest, args string) (reply, speak string) {
 	if s.tts == nil {
-		return "Text-to-speech is not available on this gateway."
+		return "Text-to-speech is not available on this gateway.", ""
 	}
+	words := strings.Fields(args)
 	f := strings.Fields(strings.ToLower(args))
 	sub := ""
 	if len(f) > 0 {
@@ -51,47 +54,58 @@ func (s *Service) ttsCommand(ctx context.Context, req StartRequest, args string)
 	const refused = "Only the owner may change text-to-speech for the whole gateway (commands.ownerAllowFrom); nothing was changed."
 	switch sub {
 	case "", "status":
-		return s.ttsStatusText(ctx)
+		return s.ttsStatusText(ctx), ""
 	case "on", "off":
 		if !mayChange {
-			return refused
+			return refused, ""
 		}
 		if err := s.tts.SetTTSEnabled(ctx, sub == "on"); err != nil {
-			return "Could not change text-to-speech: " + err.Error()
+			return "Could not change text-to-speech: " + err.Error(), ""
 		}
 		s.log.Info("tts preference changed by command", "auto", sub, "sender", req.Commands.ID)
 		if sub == "on" {
-			return "Text-to-speech is on: replies are spoken in every chat."
+			return "Text-to-speech is on: replies are spoken in every chat.", ""
 		}
-		return "Text-to-speech is off: replies are text only."
+		return "Text-to-speech is off: replies are text only.", ""
 	case "provider":
 		if len(f) < 2 {
-			return s.ttsStatusText(ctx)
+			return s.ttsStatusText(ctx), ""
 		}
 		if !mayChange {
-			return refused
+			return refused, ""
 		}
 		id, err := s.tts.SetTTSProvider(ctx, f[1])
 		if err != nil {
-			return "Provider not changed: " + err.Error()
+			return "Provider not changed: " + err.Error(), ""
 		}
 		s.log.Info("tts preference changed by command", "provider", id, "sender", req.Commands.ID)
-		return "Replies are spoken with " + id + "."
+		return "Replies are spoken with " + id + ".", ""
 	case "persona":
 		if len(f) < 2 {
-			return "No speech personas are configured here. /tts persona off clears a chosen one."
+			return "No speech personas are configured here. /tts persona off clears a chosen one.", ""
 		}
 		if !mayChange {
-			return refused
+			return refused, ""
 		}
 		if _, err := s.tts.SetTTSPersona(ctx, f[1]); err != nil {
-			return "Persona not changed: " + err.Error()
+			return "Persona not changed: " + err.Error(), ""
 		}
-		return "Speech persona cleared."
-	case "chat", "latest", "limit", "summary", "audio":
-		return fmt.Sprintf("/tts %s is not supported on this gateway. %s", sub, ttsUsage)
+		return "Speech persona cleared.", ""
+	case "audio":
+		if req.Commands.Operator {
+			// No chat to send a voice note to: the methods answer with
+			// the audio itself.
+			return "/tts audio speaks into a chat; from a gateway client use tts.speak or tts.convert.", ""
+		}
+		text := strings.Join(words[1:], " ")
+		if text == "" {
+			return "Usage: /tts audio <text>", ""
+		}
+		return "Speaking that once as a voice note (text-to-speech stays as it was).", text
+	case "chat", "latest", "limit", "summary":
+		return fmt.Sprintf("/tts %s is not supported on this gateway. %s", sub, ttsUsage), ""
 	}
-	return ttsUsage
+	return ttsUsage, ""
 }
 
 func (s *Service) ttsStatusText(ctx context.Context) string {

@@ -83,7 +83,7 @@ func TestTTSCommand(t *testing.T) {
 		{"owner bad provider", "/tts provider espeak", owner, true, "Provider not changed: provider espeak does not speak here", "always", 0},
 		{"owner persona off", "/tts persona off", owner, true, "Speech persona cleared.", "always", 1},
 		{"owner persona unknown", "/tts persona narrator", owner, true, "Persona not changed", "always", 0},
-		{"unsupported", "/tts audio hello there", owner, true, "/tts audio is not supported", "always", 0},
+		{"unsupported", "/tts limit 2000", owner, true, "/tts limit is not supported", "always", 0},
 		{"nonsense", "/tts loudly", owner, true, "Usage: /tts on|off|status", "always", 0},
 	}
 	for _, tc := range cases {
@@ -127,6 +127,37 @@ func TestStatusShowsTTS(t *testing.T) {
 			res := f.run(t, StartRequest{Message: "/status", Commands: &CommandSender{ID: "telegram:1"}})
 			if got := strings.Contains(res.Text, "TTS: "+tc.auto+" · provider openai"); got != tc.want {
 				t.Fatalf("/status with tts %s:\n%s", tc.auto, res.Text)
+			}
+		})
+	}
+}
+
+// TestTTSAudioCommand: /tts audio hands its text, as written, to the
+// channel to say once, for any admitted sender, without touching the
+// preference; a gateway client, which has no chat to speak into, is
+// pointed at the methods instead.
+func TestTTSAudioCommand(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		sender *CommandSender
+		msg    string
+		speak  string
+		want   string
+	}{
+		{"chat sender", &CommandSender{ID: "telegram:666"}, "/tts audio Hello there, Friend", "Hello there, Friend", "Speaking that once"},
+		{"no text", &CommandSender{ID: "telegram:666"}, "/tts audio", "", "Usage: /tts audio <text>"},
+		{"operator", &CommandSender{ID: "operator:cli", Operator: true}, "/tts audio Hello there", "", "use tts.speak or tts.convert"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, "", nil)
+			tts := &fakeTTS{auto: "off", provider: "openai"}
+			f.svc.UseTTS(tts)
+			res := f.run(t, StartRequest{Message: tc.msg, Commands: tc.sender})
+			if res.Speak != tc.speak || !strings.Contains(res.Text, tc.want) || !res.Command {
+				t.Fatalf("%q: speak %q, answer %q (command %v)", tc.msg, res.Speak, res.Text, res.Command)
+			}
+			if tts.changes != 0 || len(f.model.Requests()) != 0 {
+				t.Fatalf("%q changed the preference (%d) or reached the model (%d)", tc.msg, tts.changes, len(f.model.Requests()))
 			}
 		})
 	}

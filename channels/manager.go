@@ -87,6 +87,9 @@ type Reply struct {
 	// Command: the text answers a gateway command (/status, /tts): it is
 	// shown, never spoken.
 	Command bool
+	// Speak is said once as a voice note after the answer (/tts audio),
+	// whatever tts.auto says.
+	Speak string
 }
 
 // Approver resolves a Tool Guard approval from a button press.
@@ -1007,7 +1010,11 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 		}
 		prefix := m.responsePrefix(cfg, policy, res.agentID, res.reply)
 		visible, voiceNote := res.reply.Text, (*Outbound)(nil)
-		if res.err == nil && !res.reply.Command {
+		switch {
+		case res.err != nil:
+		case res.reply.Speak != "":
+			voiceNote = m.speakOnce(ctx, cfg, a, res.agentID, in, t.r.ID, i, res.reply.Speak)
+		case !res.reply.Command:
 			visible, voiceNote = m.speakReply(ctx, cfg, a, res.agentID, in, t.r.ID, i, res.reply.Text, t.voice)
 		}
 		o := m.replyMessages(policy, in, t.r.ID, prefix, visible)

@@ -190,4 +190,20 @@ func TestTTSChatCommandIsTheOwners(t *testing.T) {
 	if n := len(fake.Requests()); n != 0 {
 		t.Fatalf("command answers were spoken: %d provider calls", n)
 	}
+
+	// /tts audio says one text in the sender's chat, speech off or not,
+	// and leaves the preference alone.
+	if got := answer(bob, "/tts audio Hello there, Ann"); !strings.Contains(got, "Speaking that once") {
+		t.Fatalf("Bob's /tts audio answered %q", got)
+	}
+	voice := tg.WaitCalls("sendVoice", 1, 30*time.Second)
+	if voice[0].Params.Get("chat_id") != "4002" {
+		t.Fatalf("the voice note went to %q", voice[0].Params.Get("chat_id"))
+	}
+	if reqs := fake.Requests(); len(reqs) != 1 || reqs[0].JSON["input"] != "Hello there, Ann" {
+		t.Fatalf("provider got %+v", reqs)
+	}
+	if enabled() != false {
+		t.Fatal("/tts audio turned speech on")
+	}
 }
