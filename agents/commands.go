@@ -82,7 +82,7 @@ var commandHelp = []struct{ name, usage, what string }{
 	{"think", "/think <level|default>", "set this session's thinking level (alias /t)"},
 	{"verbose", "/verbose on|off|full", "set this session's verbose level (alias /v)"},
 	{"approve", "/approve <id> allow-once|allow-always|deny", "answer a pending approval (approvers only)"},
-	{"tts", "/tts on|off|status|provider <id>|persona off|audio <text>", "show or set spoken replies for the whole gateway (changes: owner only), or say one text as a voice note"},
+	{"tts", "/tts on|off|status|provider <id>|persona off|audio <text>|latest", "show or set spoken replies for the whole gateway (changes: owner only), or say one text or the latest reply as a voice note"},
 }
 
 // parseSlashCommand reads a command-only message: "/name args", with the
@@ -117,7 +117,7 @@ func (s *Service) runCommand(ctx context.Context, agent resolvedAgent, key strin
 		s.log.Info("gateway command ignored: sender not in commands.allowFrom", "command", cmd.name, "sessionKey", key, "sender", req.Commands.ID)
 	} else {
 		if cmd.name == "tts" {
-			reply, speak = s.ttsCommand(ctx, req, cmd.args)
+			reply, speak = s.ttsCommand(ctx, sess, req, cmd.args)
 		} else {
 			reply = s.commandReply(ctx, sess, req, cmd)
 		}

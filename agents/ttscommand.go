@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/openclaw-go/openclaw/agents/sessions"
 )
 
 // TTSSwitch is the gateway's spoken-reply preferences, for /tts: the
@@ -31,16 +33,17 @@ type TTSStatus struct {
 // the first run.
 func (s *Service) UseTTS(t TTSSwitch) { s.tts = t }
 
-const ttsUsage = "Usage: /tts on|off|status, /tts provider <id>, /tts persona off, /tts audio <text>"
+const ttsUsage = "Usage: /tts on|off|status, /tts provider <id>, /tts persona off, /tts audio <text>, /tts latest"
 
 // ttsCommand is /tts; speak is text to say once as a voice note with the
-// answer (/tts audio). Reading is for any sender the chat admits, and so
-// is /tts audio, which speaks only into the sender's own chat; a change
+// answer (/tts audio, /tts latest). Reading is for any sender the chat admits, and so
+// are /tts audio and /tts latest, which speak only into the sender's own
+// chat; a change
 // applies to every chat the gateway speaks in, so only the owner (a
 // sender in commands.ownerAllowFrom) or a gateway client may make it: a
 // stranger in a group must not silence, or start, everyone's voice
 // replies.
-func (s *Service) ttsCommand(ctx context.Context, req StartRequest, args string) (reply, speak string) {
+func (s *Service) ttsCommand(ctx context.Context, sess *sessions.Session, req StartRequest, args string) (reply, speak string) {
 	if s.tts == nil {
 		return "Text-to-speech is not available on this gateway.", ""
 	}
@@ -102,7 +105,19 @@ func (s *Service) ttsCommand(ctx context.Context, req StartRequest, args string)
 			return "Usage: /tts audio <text>", ""
 		}
 		return "Speaking that once as a voice note (text-to-speech stays as it was).", text
-	case "chat", "latest", "limit", "summary":
+	case "latest":
+		if req.Commands.Operator {
+			return "/tts latest speaks into a chat; from a gateway client use tts.speak or tts.convert.", ""
+		}
+		text, err := s.latestReply(ctx, sess)
+		if err != nil {
+			return "Could not read this session's replies: " + err.Error(), ""
+		}
+		if text == "" {
+			return "There is no reply in this session to speak yet.", ""
+		}
+		return "Speaking the latest reply once as a voice note.", text
+	case "chat", "limit", "summary":
 		return fmt.Sprintf("/tts %s is not supported on this gateway. %s", sub, ttsUsage), ""
 	}
 	return ttsUsage, ""
@@ -126,4 +141,24 @@ func (s *Service) ttsStatusText(ctx context.Context) string {
 		keys = strings.Join(st.Configured, ", ")
 	}
 	return fmt.Sprintf("Text-to-speech: %s (%s)\nProvider: %s\nProviders with a key: %s", st.Auto, source, provider, keys)
+}
+
+// latestReplyWindow is how far back /tts latest looks for a reply with
+// text: a turn's tool calls and results come after the question, so the
+// answer is near the end.
+const latestReplyWindow = 50
+
+// latestReply is the text of the session's last assistant message that
+// has any; "" when there is none.
+func (s *Service) latestReply(ctx context.Context, sess *sessions.Session) (string, error) {
+	msgs, err := s.opts.Store.History(ctx, sess.SessionID, sessions.HistoryQuery{Limit: latestReplyWindow})
+	if err != nil {
+		return "", fmt.Errorf("latest reply: %w", err)
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if m := msgs[i]; m.Role == sessions.RoleAssistant && strings.TrimSpace(m.Text) != "" {
+			return m.Text, nil
+		}
+	}
+	return "", nil
 }

@@ -162,3 +162,19 @@ func TestTTSAudioCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestTTSLatestCommand: /tts latest hands the session's last reply to
+// the channel to say once; before any reply it says there is none.
+func TestTTSLatestCommand(t *testing.T) {
+	f := newFixture(t, "", nil)
+	f.svc.UseTTS(&fakeTTS{auto: "off", provider: "openai"})
+	chat := &CommandSender{ID: "telegram:42"}
+	if res := f.run(t, StartRequest{Message: "/tts latest", Commands: chat}); res.Speak != "" || !strings.Contains(res.Text, "no reply in this session") {
+		t.Fatalf("before any reply: speak %q, answer %q", res.Speak, res.Text)
+	}
+	reply := f.run(t, StartRequest{Message: "say something worth hearing"})
+	res := f.run(t, StartRequest{Message: "/tts latest", Commands: chat})
+	if res.Speak == "" || res.Speak != reply.Text || !strings.Contains(res.Text, "Speaking the latest reply") {
+		t.Fatalf("speak %q (reply was %q), answer %q", res.Speak, reply.Text, res.Text)
+	}
+}

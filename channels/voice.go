@@ -113,16 +113,25 @@ func (m *Manager) speakReply(ctx context.Context, cfg *config.Config, a *account
 	})
 }
 
-// speakOnce is the voice note of a command's answer (/tts audio): text
-// said once whatever tts.auto is, refused over tts.maxTextLength rather
-// than cut. Failures are logged and the answer goes as text alone.
+// speakOnce is the voice note of a command's answer (/tts audio, /tts
+// latest): text said once whatever tts.auto is, read as a reply is
+// (directives out, Markdown dropped, cut to length; too short or mostly
+// code is not spoken). Failures are logged and the answer goes as text
+// alone.
 func (m *Manager) speakOnce(ctx context.Context, cfg *config.Config, a *account, agentID string, in Inbound, rowID int64, i int, text string) *Outbound {
 	if m.opts.Speech == nil {
 		return nil
 	}
-	log := m.log.With("channel", in.Channel, "accountId", in.AccountID)
+	t := m.ttsFor(ctx, cfg, agentID)
+	t.Auto = "always" // asked for by name: the auto mode is not consulted
+	plan := m.opts.Speech.PlanReply(t, text, false)
+	log := m.log.With("channel", in.Channel, "accountId", in.AccountID, "provider", plan.Provider)
+	if !plan.Speak {
+		log.Info("channels: asked-for voice note not spoken", "why", plan.Why)
+		return nil
+	}
 	return m.voiceNote(ctx, log, a, agentID, in, rowID, i, func() (speech.Audio, error) {
-		return m.opts.Speech.SpeakText(ctx, m.ttsFor(ctx, cfg, agentID), text, a.network.VoiceNotes, 0)
+		return m.opts.Speech.Speak(ctx, plan, a.network.VoiceNotes)
 	})
 }
 
