@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/openclaw-go/openclaw/agents/sessions"
@@ -19,6 +20,9 @@ type TTSSwitch interface {
 	SetTTSProvider(ctx context.Context, id string) (string, error)
 	// SetTTSPersona with "off" clears the persona.
 	SetTTSPersona(ctx context.Context, id string) (string, error)
+	// SetTTSLimit sets where spoken replies are cut; the error of a value
+	// out of range says the range.
+	SetTTSLimit(ctx context.Context, n int) error
 }
 
 // TTSStatus is what /tts status tells.
@@ -27,13 +31,14 @@ type TTSStatus struct {
 	Provider   string // "" for none
 	FromPrefs  bool   // Auto was set by /tts or tts.enable/disable, not the config
 	Configured []string
+	MaxLength  int // where spoken replies are cut
 }
 
 // UseTTS lets /tts read and change the speech preferences; call it before
 // the first run.
 func (s *Service) UseTTS(t TTSSwitch) { s.tts = t }
 
-const ttsUsage = "Usage: /tts on|off|status, /tts provider <id>, /tts persona off, /tts audio <text>, /tts latest"
+const ttsUsage = "Usage: /tts on|off|status, /tts provider <id>, /tts persona off, /tts limit <chars>, /tts audio <text>, /tts latest"
 
 // ttsCommand is /tts; speak is text to say once as a voice note with the
 // answer (/tts audio, /tts latest). Reading is for any sender the chat admits, and so
@@ -117,7 +122,26 @@ func (s *Service) ttsCommand(ctx context.Context, sess *sessions.Session, req St
 			return "There is no reply in this session to speak yet.", ""
 		}
 		return "Speaking the latest reply once as a voice note.", text
-	case "chat", "limit", "summary":
+	case "limit":
+		if len(f) < 2 {
+			return s.ttsStatusText(ctx), ""
+		}
+		if !mayChange {
+			return refused, ""
+		}
+		n, err := strconv.Atoi(f[1])
+		if err != nil {
+			return "Usage: /tts limit <characters>, 100 to 4096.", ""
+		}
+		if err := s.tts.SetTTSLimit(ctx, n); err != nil {
+			return "Limit not changed: " + err.Error(), ""
+		}
+		s.log.Info("tts preference changed by command", "maxLength", n, "sender", req.Commands.ID)
+		return fmt.Sprintf("Spoken replies are cut at %d characters.", n), ""
+	case "summary":
+		// Nothing to switch: this gateway never summarizes.
+		return "Long replies are never summarized here: they are cut at the limit (/tts limit) before they are spoken.", ""
+	case "chat":
 		return fmt.Sprintf("/tts %s is not supported on this gateway. %s", sub, ttsUsage), ""
 	}
 	return ttsUsage, ""
@@ -140,7 +164,7 @@ func (s *Service) ttsStatusText(ctx context.Context) string {
 	if len(st.Configured) > 0 {
 		keys = strings.Join(st.Configured, ", ")
 	}
-	return fmt.Sprintf("Text-to-speech: %s (%s)\nProvider: %s\nProviders with a key: %s", st.Auto, source, provider, keys)
+	return fmt.Sprintf("Text-to-speech: %s (%s)\nProvider: %s\nProviders with a key: %s\nSpoken replies are cut at %d characters", st.Auto, source, provider, keys, st.MaxLength)
 }
 
 // latestReplyWindow is how far back /tts latest looks for a reply with

@@ -44,6 +44,16 @@ func (f *fakeTTS) SetTTSProvider(ctx context.Context, id string) (string, error)
 	return id, nil
 }
 
+func (f *fakeTTS) SetTTSLimit(ctx context.Context, n int) error {
+	if n < 100 || n > 4096 {
+		return errors.New("limit is outside 100-4096 characters")
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.changes++
+	return nil
+}
+
 func (f *fakeTTS) SetTTSPersona(ctx context.Context, id string) (string, error) {
 	if id != "off" {
 		return "", errors.New("persona " + id + " is not configured")
@@ -83,7 +93,12 @@ func TestTTSCommand(t *testing.T) {
 		{"owner bad provider", "/tts provider espeak", owner, true, "Provider not changed: provider espeak does not speak here", "always", 0},
 		{"owner persona off", "/tts persona off", owner, true, "Speech persona cleared.", "always", 1},
 		{"owner persona unknown", "/tts persona narrator", owner, true, "Persona not changed", "always", 0},
-		{"unsupported", "/tts limit 2000", owner, true, "/tts limit is not supported", "always", 0},
+		{"stranger limit", "/tts limit 200", stranger, false, "Only the owner may change", "always", 0},
+		{"owner limit", "/tts limit 2000", owner, true, "cut at 2000 characters", "always", 1},
+		{"owner limit out of range", "/tts limit 50", owner, true, "Limit not changed: limit is outside 100-4096", "always", 0},
+		{"owner limit not a number", "/tts limit lots", owner, true, "Usage: /tts limit", "always", 0},
+		{"summary", "/tts summary off", stranger, false, "never summarized", "always", 0},
+		{"unsupported", "/tts chat on", owner, true, "/tts chat is not supported", "always", 0},
 		{"nonsense", "/tts loudly", owner, true, "Usage: /tts on|off|status", "always", 0},
 	}
 	for _, tc := range cases {

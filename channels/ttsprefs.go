@@ -1,6 +1,7 @@
 package channels
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/speech"
 )
 
 // TTSPrefs are the gateway's own text-to-speech preferences: what
@@ -22,7 +24,17 @@ type TTSPrefs struct {
 	Auto     string // "always" or "off"
 	Provider string
 	Persona  string
+	// MaxLength is where a spoken reply is cut (/tts limit); 0 is
+	// speech.DefaultMaxLength.
+	MaxLength int
 }
+
+// The range /tts limit accepts, as OpenClaw's: 4096 is the longest
+// Telegram message.
+const (
+	MinTTSLimit = 100
+	MaxTTSLimit = 4096
+)
 
 // ErrTTSChoice: a provider or persona that cannot be chosen here.
 var ErrTTSChoice = errors.New("not a usable choice")
@@ -32,7 +44,7 @@ var personaClears = []string{"", "off", "none", "default"}
 
 func (d db) loadTTSPrefs(ctx context.Context) (TTSPrefs, error) {
 	var p TTSPrefs
-	err := d.sql.QueryRowContext(ctx, `SELECT auto, provider, persona FROM tts_prefs WHERE id = 1`).Scan(&p.Auto, &p.Provider, &p.Persona)
+	err := d.sql.QueryRowContext(ctx, `SELECT auto, provider, persona, max_length FROM tts_prefs WHERE id = 1`).Scan(&p.Auto, &p.Provider, &p.Persona, &p.MaxLength)
 	if errors.Is(err, sql.ErrNoRows) {
 		return TTSPrefs{}, nil
 	}
@@ -43,9 +55,10 @@ func (d db) loadTTSPrefs(ctx context.Context) (TTSPrefs, error) {
 }
 
 func (d db) saveTTSPrefs(ctx context.Context, p TTSPrefs) error {
-	_, err := d.exec(ctx, `INSERT INTO tts_prefs (id, auto, provider, persona, updated_at) VALUES (1, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET auto = excluded.auto, provider = excluded.provider, persona = excluded.persona, updated_at = excluded.updated_at`,
-		p.Auto, p.Provider, p.Persona, time.Now().UnixMilli())
+	_, err := d.exec(ctx, `INSERT INTO tts_prefs (id, auto, provider, persona, max_length, updated_at) VALUES (1, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET auto = excluded.auto, provider = excluded.provider, persona = excluded.persona,
+			max_length = excluded.max_length, updated_at = excluded.updated_at`,
+		p.Auto, p.Provider, p.Persona, p.MaxLength, time.Now().UnixMilli())
 	if err != nil {
 		return fmt.Errorf("save tts preferences: %w", err)
 	}
@@ -123,6 +136,16 @@ func (m *Manager) SetTTSPersona(ctx context.Context, id string) (string, error) 
 	return "", err
 }
 
+// SetTTSLimit sets where spoken replies are cut, MinTTSLimit to
+// MaxTTSLimit characters; other values wrap ErrTTSChoice.
+func (m *Manager) SetTTSLimit(ctx context.Context, n int) error {
+	if n < MinTTSLimit || n > MaxTTSLimit {
+		return fmt.Errorf("limit %d is outside %d-%d characters: %w", n, MinTTSLimit, MaxTTSLimit, ErrTTSChoice)
+	}
+	_, err := m.updateTTSPrefs(ctx, func(p *TTSPrefs) { p.MaxLength = n })
+	return err
+}
+
 // ttsFor is the tts section for agentID's speech: the config's, with the
 // stored preferences over it. A preference that cannot be read is
 // logged and the config alone is used, so a database hiccup costs a
@@ -135,6 +158,16 @@ func (m *Manager) ttsFor(ctx context.Context, cfg *config.Config, agentID string
 		return t
 	}
 	return applyTTSPrefs(t, p)
+}
+
+// replyCut is the /tts limit for spoken replies, 0 for the default (also
+// when the preferences cannot be read: ttsFor logged that).
+func (m *Manager) replyCut(ctx context.Context) int {
+	p, err := m.TTSPrefs(ctx)
+	if err != nil {
+		return 0
+	}
+	return p.MaxLength
 }
 
 func applyTTSPrefs(t config.TTS, p TTSPrefs) config.TTS {
@@ -151,6 +184,8 @@ func applyTTSPrefs(t config.TTS, p TTSPrefs) config.TTS {
 type TTSState struct {
 	Auto     string // the mode in effect: off, always, inbound, tagged
 	Provider string // the provider replies are spoken with; "" for none
+	// MaxLength is where spoken replies are cut.
+	MaxLength int
 	// FromPrefs: Auto comes from tts.enable, tts.disable or /tts, not the
 	// config.
 	FromPrefs bool
@@ -167,7 +202,8 @@ func (m *Manager) TTSState(ctx context.Context) (TTSState, error) {
 	}
 	t := applyTTSPrefs(cfg.TTSFor(m.defaultAgent(cfg)), p)
 	c := m.speechClient()
-	st := TTSState{Auto: t.AutoMode(), Provider: c.ActiveProvider(t), FromPrefs: p.Auto != "", Configured: []string{}}
+	st := TTSState{Auto: t.AutoMode(), Provider: c.ActiveProvider(t), FromPrefs: p.Auto != "", Configured: []string{},
+		MaxLength: cmp.Or(p.MaxLength, speech.DefaultMaxLength)}
 	for _, ps := range c.Providers(t) {
 		if ps.Configured {
 			st.Configured = append(st.Configured, ps.ID)

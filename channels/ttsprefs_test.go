@@ -2,6 +2,9 @@ package channels
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -73,5 +76,38 @@ func TestTTSProviderPreference(t *testing.T) {
 		if err != nil || st.Provider != tc.want {
 			t.Fatalf("after %q: %+v, %v", tc.id, st, err)
 		}
+	}
+}
+
+// TestTTSLimitCutsSpokenReplies: /tts limit moves where a spoken reply is
+// cut, within 100-4096 characters; the text shown is never cut.
+func TestTTSLimitCutsSpokenReplies(t *testing.T) {
+	h := newVoiceHarness(t, openPolicy, true, speakAlways)
+	ctx := context.Background()
+	for _, n := range []int{99, 4097, -1} {
+		if err := h.manager.SetTTSLimit(ctx, n); !errors.Is(err, ErrTTSChoice) {
+			t.Fatalf("SetTTSLimit(%d) = %v, want ErrTTSChoice", n, err)
+		}
+	}
+	if err := h.manager.SetTTSLimit(ctx, 120); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("Every word here is worth hearing. ", 20)
+	h.agent.reply = func(d Dispatch) string { h.got <- d; return long }
+	h.ad.push(t, dmFrom("1", "42", "talk at length"))
+	<-h.got
+	got := h.ad.waitSent(t, 2)
+	reqs := h.fake.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("provider got %d requests", len(reqs))
+	}
+	if in := fmt.Sprint(reqs[0].JSON["input"]); len([]rune(in)) > 120 || len(in) < 60 {
+		t.Fatalf("spoken %d characters: %q", len([]rune(in)), in)
+	}
+	if !strings.Contains(got[0].Text, strings.TrimSpace(long)[:200]) {
+		t.Fatalf("the shown text was cut: %q", got[0].Text)
+	}
+	if st, err := h.manager.TTSState(ctx); err != nil || st.MaxLength != 120 {
+		t.Fatalf("state %+v, %v", st, err)
 	}
 }

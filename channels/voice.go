@@ -103,7 +103,7 @@ func (m *Manager) speakReply(ctx context.Context, cfg *config.Config, a *account
 	if m.opts.Speech == nil {
 		return reply, nil
 	}
-	plan := m.opts.Speech.PlanReply(m.ttsFor(ctx, cfg, agentID), reply, inboundVoice)
+	plan := m.opts.Speech.PlanReplyCut(m.ttsFor(ctx, cfg, agentID), reply, inboundVoice, m.replyCut(ctx))
 	if !plan.Speak {
 		return plan.Visible, nil
 	}
@@ -124,7 +124,7 @@ func (m *Manager) speakOnce(ctx context.Context, cfg *config.Config, a *account,
 	}
 	t := m.ttsFor(ctx, cfg, agentID)
 	t.Auto = "always" // asked for by name: the auto mode is not consulted
-	plan := m.opts.Speech.PlanReply(t, text, false)
+	plan := m.opts.Speech.PlanReplyCut(t, text, false, m.replyCut(ctx))
 	log := m.log.With("channel", in.Channel, "accountId", in.AccountID, "provider", plan.Provider)
 	if !plan.Speak {
 		log.Info("channels: asked-for voice note not spoken", "why", plan.Why)

@@ -50,7 +50,7 @@ func (w ttsSwitch) TTSStatus(ctx context.Context) (agents.TTSStatus, error) {
 	if err != nil {
 		return agents.TTSStatus{}, err
 	}
-	return agents.TTSStatus{Auto: st.Auto, Provider: st.Provider, FromPrefs: st.FromPrefs, Configured: st.Configured}, nil
+	return agents.TTSStatus{Auto: st.Auto, Provider: st.Provider, FromPrefs: st.FromPrefs, Configured: st.Configured, MaxLength: st.MaxLength}, nil
 }
 
 func (w ttsSwitch) SetTTSEnabled(ctx context.Context, on bool) error {
@@ -63,4 +63,8 @@ func (w ttsSwitch) SetTTSProvider(ctx context.Context, id string) (string, error
 
 func (w ttsSwitch) SetTTSPersona(ctx context.Context, id string) (string, error) {
 	return w.m.SetTTSPersona(ctx, id)
+}
+
+func (w ttsSwitch) SetTTSLimit(ctx context.Context, n int) error {
+	return w.m.SetTTSLimit(ctx, n)
 }

@@ -47,6 +47,13 @@ type Plan struct {
 // (very short replies, replies that are mostly code). inboundVoice says
 // the message answered was a voice note (auto "inbound").
 func (c *Client) PlanReply(t config.TTS, reply string, inboundVoice bool) Plan {
+	return c.PlanReplyCut(t, reply, inboundVoice, 0)
+}
+
+// PlanReplyCut is PlanReply with replies cut at maxLength characters (the
+// gateway's /tts limit) instead of DefaultMaxLength; 0 keeps the default.
+// tts.maxTextLength still caps it.
+func (c *Client) PlanReplyCut(t config.TTS, reply string, inboundVoice bool, maxLength int) Plan {
 	visible, d := ParseDirectives(reply)
 	p := Plan{Visible: visible}
 	if t.ModelOverrides.Enabled != nil && !*t.ModelOverrides.Enabled {
@@ -80,7 +87,7 @@ func (c *Client) PlanReply(t config.TTS, reply string, inboundVoice bool) Plan {
 		p.Why = "too short to speak"
 		return p
 	}
-	limit := min(DefaultMaxLength, cmp.Or(t.MaxTextLength, config.DefaultTTSMaxTextLength))
+	limit := min(cmp.Or(maxLength, DefaultMaxLength), cmp.Or(t.MaxTextLength, config.DefaultTTSMaxTextLength))
 	text = cut(text, limit)
 	provider := c.chooseProvider(t, d)
 	if provider == "" {

@@ -6,5 +6,6 @@ CREATE TABLE tts_prefs (
     auto       TEXT NOT NULL DEFAULT '',  -- '' | always | off
     provider   TEXT NOT NULL DEFAULT '',
     persona    TEXT NOT NULL DEFAULT '',
+    max_length INTEGER NOT NULL DEFAULT 0, -- /tts limit; 0: the default cut
     updated_at INTEGER NOT NULL
 );
