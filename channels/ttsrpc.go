@@ -169,6 +169,7 @@ func (m *Manager) handleTTSSetProvider(ctx context.Context, req *rpc.Request, p 
 	case err != nil:
 		return ttsProviderResult{}, unavailable(err)
 	}
+	m.log.Info("channels: tts provider preferred", "provider", id, "by", callerID(req))
 	return ttsProviderResult{Provider: id}, nil
 }
 
@@ -197,6 +198,7 @@ func (m *Manager) handleTTSSetPersona(ctx context.Context, req *rpc.Request, p t
 	case err != nil:
 		return ttsPersonaResult{}, unavailable(err)
 	}
+	m.log.Info("channels: tts persona cleared", "by", callerID(req))
 	return ttsPersonaResult{}, nil
 }
 

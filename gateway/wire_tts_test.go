@@ -103,7 +103,7 @@ func TestTTSReadScopeCannotChange(t *testing.T) {
 		{"tts.convert", map[string]any{"text": "spend the owner's credit"}},
 		{"tts.speak", map[string]any{"text": "spend the owner's credit"}},
 	} {
-		if got := callErr(t, reader, tc.method, tc.params); !strings.Contains(got, "missing scope") && !strings.Contains(got, "operator.write") {
+		if got := callErr(t, reader, tc.method, tc.params); !strings.Contains(got, "missing scope: operator.write") {
 			t.Errorf("%s by a read-scoped client: %s", tc.method, got)
 		}
 	}
