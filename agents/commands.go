@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -65,6 +66,7 @@ var commandAliases = map[string]string{
 	"verbose": "verbose", "v": "verbose",
 	"think": "think", "thinking": "think", "t": "think",
 	"model": "model", "stop": "stop", "approve": "approve",
+	"tts": "tts",
 }
 
 // commandHelp is each command's line in /help and /commands.
@@ -80,6 +82,7 @@ var commandHelp = []struct{ name, usage, what string }{
 	{"think", "/think <level|default>", "set this session's thinking level (alias /t)"},
 	{"verbose", "/verbose on|off|full", "set this session's verbose level (alias /v)"},
 	{"approve", "/approve <id> allow-once|allow-always|deny", "answer a pending approval (approvers only)"},
+	{"tts", "/tts on|off|status|provider <id>|persona off|audio <text>|latest", "show or set spoken replies for the whole gateway (changes: owner only), or say one text or the latest reply as a voice note"},
 }
 
 // parseSlashCommand reads a command-only message: "/name args", with the
@@ -109,11 +112,15 @@ func (s *Service) runCommand(ctx context.Context, agent resolvedAgent, key strin
 		return nil, false, fmt.Errorf("open session %s: %w", key, err)
 	}
 	run := &Run{ID: req.RunID, AgentID: agent.ID, SessionKey: key, SessionID: sess.SessionID, AcceptedAt: time.Now(), done: make(chan struct{})}
-	var reply string
+	var reply, speak string
 	if req.Commands.Refused {
 		s.log.Info("gateway command ignored: sender not in commands.allowFrom", "command", cmd.name, "sessionKey", key, "sender", req.Commands.ID)
 	} else {
-		reply = s.commandReply(ctx, sess, req, cmd)
+		if cmd.name == "tts" {
+			reply, speak = s.ttsCommand(ctx, sess, req, cmd.args)
+		} else {
+			reply = s.commandReply(ctx, sess, req, cmd)
+		}
 		s.log.Info("gateway command answered", "command", cmd.name, "sessionKey", key, "runId", run.ID)
 	}
 	s.register(run)
@@ -127,7 +134,7 @@ func (s *Service) runCommand(ctx context.Context, agent resolvedAgent, key strin
 		msg["command"] = true
 		ev.chat("final", map[string]any{"stopReason": providers.StopEnd, "message": msg})
 		ev.lifecycle("end", nil)
-		s.finish(run, RunResult{Status: "ok", Text: reply, StartedAt: now, EndedAt: time.Now(), StopReason: providers.StopEnd})
+		s.finish(run, RunResult{Status: "ok", Text: reply, StartedAt: now, EndedAt: time.Now(), StopReason: providers.StopEnd, Command: true, Speak: speak})
 	}()
 	return run, false, nil
 }
@@ -137,7 +144,7 @@ func (s *Service) commandReply(ctx context.Context, sess *sessions.Session, req 
 	who := req.Commands
 	switch cmd.name {
 	case "help":
-		return "Commands the gateway answers itself: /status, /whoami, /new, /reset, /stop, /model, /think, /verbose, /approve. /commands lists them with what they do; anything else goes to the agent."
+		return "Commands the gateway answers itself: /status, /whoami, /new, /reset, /stop, /model, /think, /verbose, /approve, /tts. /commands lists them with what they do; anything else goes to the agent."
 	case "commands":
 		var b strings.Builder
 		b.WriteString("Commands the gateway answers itself:")
@@ -151,7 +158,7 @@ func (s *Service) commandReply(ctx context.Context, sess *sessions.Session, req 
 		}
 		return "You are " + who.ID + "."
 	case "status":
-		return s.statusText(sess)
+		return s.statusText(ctx, sess)
 	case "stop":
 		if s.Abort(sess.Key, "") {
 			return "Stopped the current run."
@@ -170,7 +177,7 @@ func (s *Service) commandReply(ctx context.Context, sess *sessions.Session, req 
 }
 
 // statusText is /status: what OpenClaw's answer tells, in our words.
-func (s *Service) statusText(sess *sessions.Session) string {
+func (s *Service) statusText(ctx context.Context, sess *sessions.Session) string {
 	var lines []string
 	if s.gatewayStatus != nil {
 		lines = append(lines, s.gatewayStatus()...)
@@ -202,6 +209,13 @@ func (s *Service) statusText(sess *sessions.Session) string {
 		state += fmt.Sprintf(", %d queued", n)
 	}
 	lines = append(lines, "Run: "+state)
+	// Spoken replies are worth a line only when they are on, as
+	// OpenClaw's /status shows them.
+	if s.tts != nil {
+		if st, err := s.tts.TTSStatus(ctx); err == nil && st.Auto != "off" {
+			lines = append(lines, fmt.Sprintf("TTS: %s · provider %s", st.Auto, cmp.Or(st.Provider, "none")))
+		}
+	}
 	return strings.Join(lines, "\n")
 }
 

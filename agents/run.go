@@ -178,6 +178,12 @@ type RunResult struct {
 	// Private: the final answer is not for the chat (StartRequest.Visible
 	// applied): the channel posts nothing of it.
 	Private bool
+	// Command: the gateway answered a slash command itself; the text is
+	// a system line, not the agent's words (channels do not speak it).
+	Command bool
+	// Speak is text the caller should say once as a voice note with the
+	// answer (/tts audio); "" for none.
+	Speak string
 }
 
 // Done is closed when the run has ended.

@@ -97,6 +97,7 @@ type Service struct {
 	approvals     ApprovalAnswerer // for /approve; nil: none
 	delivery      ReplyDeliverer   // for agent --deliver; nil: no channels
 	gatewayStatus func() []string  // the gateway's /status lines
+	tts           TTSSwitch        // for /tts; nil: none
 
 	// closing is set by Close: a run cut off then was not ended by a
 	// person and stays accepted, to be resumed.

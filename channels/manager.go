@@ -96,6 +96,12 @@ type Reply struct {
 	Provider, Model string
 	// Private: the agent's final answer is not for the chat (Dispatch.Visible).
 	Private bool
+	// Command: the text answers a gateway command (/status, /tts): it is
+	// shown, never spoken.
+	Command bool
+	// Speak is said once as a voice note after the answer (/tts audio),
+	// whatever tts.auto says.
+	Speak string
 }
 
 // Approver resolves a Tool Guard approval from a button press.
@@ -192,6 +198,10 @@ type Manager struct {
 	// errorsSeen remembers the errors a chat under errorPolicy "once"
 	// was told of.
 	errorsSeen onceGuard
+	// ttsPrefs caches the stored tts preferences (ttsprefs.go) once read;
+	// ttsMu orders their reads and writes.
+	ttsMu    sync.Mutex
+	ttsPrefs *TTSPrefs
 
 	inKick, outKick chan struct{}
 	ctx             context.Context
@@ -1060,11 +1070,15 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 			continue
 		}
 		prefix := m.responsePrefix(cfg, policy, res.agentID, res.reply)
-		visible, voiceNote := res.reply.Text, (*Outbound)(nil)
-		if res.err == nil {
-			visible, voiceNote = m.speakReply(ctx, cfg, a, res.agentID, in, t.r.ID, i, res.reply.Text, t.voice)
+		shown, voiceNote := res.reply.Text, (*Outbound)(nil)
+		switch {
+		case res.err != nil:
+		case res.reply.Speak != "":
+			voiceNote = m.speakOnce(ctx, cfg, a, res.agentID, in, t.r.ID, i, res.reply.Speak)
+		case !res.reply.Command:
+			shown, voiceNote = m.speakReply(ctx, cfg, a, res.agentID, in, t.r.ID, i, res.reply.Text, t.voice)
 		}
-		o := m.replyMessages(policy, in, t.r.ID, prefix, visible)
+		o := m.replyMessages(policy, in, t.r.ID, prefix, shown)
 		if voiceNote != nil {
 			o = append(o, *voiceNote)
 		}

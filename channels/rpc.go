@@ -30,6 +30,13 @@ func (m *Manager) Register(srv *rpc.Server) {
 	srv.HandleFunc("web.login.wait", rpc.Typed(m.handleLoginWait))
 	srv.HandleFunc("tts.status", rpc.Typed(m.handleTTSStatus))
 	srv.HandleFunc("tts.providers", rpc.Typed(m.handleTTSProviders))
+	srv.HandleFunc("tts.personas", rpc.Typed(m.handleTTSPersonas))
+	srv.HandleFunc("tts.enable", rpc.Typed(m.handleTTSEnable))
+	srv.HandleFunc("tts.disable", rpc.Typed(m.handleTTSDisable))
+	srv.HandleFunc("tts.setProvider", rpc.Typed(m.handleTTSSetProvider))
+	srv.HandleFunc("tts.setPersona", rpc.Typed(m.handleTTSSetPersona))
+	srv.HandleFunc("tts.convert", rpc.Typed(m.handleTTSConvert))
+	srv.HandleFunc("tts.speak", rpc.TypedStrict(m.handleTTSSpeak))
 }
 
 // Some params types are aliases of struct literals, not defined types: a

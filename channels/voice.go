@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path"
 	"strconv"
@@ -102,36 +103,67 @@ func (m *Manager) speakReply(ctx context.Context, cfg *config.Config, a *account
 	if m.opts.Speech == nil {
 		return reply, nil
 	}
-	plan := m.opts.Speech.PlanReply(cfg.TTSFor(agentID), reply, inboundVoice)
+	plan := m.opts.Speech.PlanReplyCut(m.ttsFor(ctx, cfg, agentID), reply, inboundVoice, m.replyCut(ctx))
 	if !plan.Speak {
 		return plan.Visible, nil
 	}
 	log := m.log.With("channel", in.Channel, "accountId", in.AccountID, "provider", plan.Provider)
+	return plan.Visible, m.voiceNote(ctx, log, a, agentID, in, rowID, i, func() (speech.Audio, error) {
+		return m.opts.Speech.Speak(ctx, plan, a.network.VoiceNotes)
+	})
+}
+
+// speakOnce is the voice note of a command's answer (/tts audio, /tts
+// latest): text said once whatever tts.auto is, read as a reply is
+// (directives out, Markdown dropped, cut to length; too short or mostly
+// code is not spoken). Failures are logged and the answer goes as text
+// alone.
+func (m *Manager) speakOnce(ctx context.Context, cfg *config.Config, a *account, agentID string, in Inbound, rowID int64, i int, text string) *Outbound {
+	if m.opts.Speech == nil {
+		return nil
+	}
+	t := m.ttsFor(ctx, cfg, agentID)
+	t.Auto = "always" // asked for by name: the auto mode is not consulted
+	plan := m.opts.Speech.PlanReplyCut(t, text, false, m.replyCut(ctx))
+	log := m.log.With("channel", in.Channel, "accountId", in.AccountID, "provider", plan.Provider)
+	if !plan.Speak {
+		log.Info("channels: asked-for voice note not spoken", "why", plan.Why)
+		return nil
+	}
+	return m.voiceNote(ctx, log, a, agentID, in, rowID, i, func() (speech.Audio, error) {
+		return m.opts.Speech.Speak(ctx, plan, a.network.VoiceNotes)
+	})
+}
+
+// voiceNote synthesizes with speak, keeps the audio in the agent's
+// outbox and returns the message carrying it to the chat in, or nil
+// (logged) when any step fails.
+func (m *Manager) voiceNote(ctx context.Context, log *slog.Logger, a *account, agentID string, in Inbound, rowID int64, i int, speak func() (speech.Audio, error)) *Outbound {
 	if m.opts.Workspace == nil {
 		log.Warn("channels: voice reply skipped: no workspace to keep the audio in")
-		return plan.Visible, nil
+		return nil
 	}
 	ws, err := m.opts.Workspace(agentID)
 	if err != nil {
 		log.Warn("channels: voice reply skipped: no workspace", "err", err)
-		return plan.Visible, nil
+		return nil
 	}
-	audio, err := m.opts.Speech.Speak(ctx, plan, a.network.VoiceNotes)
+	audio, err := speak()
 	if err != nil {
 		msg := "channels: voice reply failed; sending text only"
 		if errors.Is(err, speech.ErrQuota) || errors.Is(err, speech.ErrAuth) {
 			msg = "channels: voice reply failed and will keep failing until the speech provider account is fixed; sending text only"
 		}
 		log.Warn(msg, "err", err)
-		return plan.Visible, nil
+		return nil
 	}
 	name := "voice-" + strconv.FormatInt(rowID, 10) + "-" + strconv.Itoa(i) + audio.Ext
 	rel, err := saveOutbound(ws, name, audio.Data)
 	if err != nil {
 		log.Warn("channels: voice reply not saved; sending text only", "err", err)
-		return plan.Visible, nil
+		return nil
 	}
-	return plan.Visible, &Outbound{
+	return &Outbound{
 		AccountID: in.AccountID, To: Target{ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID},
 		Attachments:    []Attachment{{Path: path.Join(ws, rel), Name: "voice" + audio.Ext, MIME: audio.MIME, Voice: audio.VoiceNote && a.network.VoiceNotes}},
 		IdempotencyKey: "in-" + strconv.FormatInt(rowID, 10) + "-voice-" + strconv.Itoa(i),
@@ -207,7 +239,7 @@ func (m *Manager) SendVoice(ctx context.Context, req VoiceRequest) (SendResult, 
 	if err != nil {
 		return SendResult{}, fmt.Errorf("tts: workspace: %w", err)
 	}
-	audio, err := m.opts.Speech.SpeakText(ctx, m.cfg.Load().TTSFor(req.AgentID), req.Text, a.network.VoiceNotes, req.Timeout)
+	audio, err := m.opts.Speech.SpeakText(ctx, m.ttsFor(ctx, m.cfg.Load(), req.AgentID), req.Text, a.network.VoiceNotes, req.Timeout)
 	if err != nil {
 		return SendResult{}, fmt.Errorf("tts: %w", err)
 	}

@@ -1,8 +1,10 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 
+	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/channels/discord"
 	"github.com/openclaw-go/openclaw/channels/slack"
@@ -36,4 +38,33 @@ func (s *System) buildChannels() {
 		Health:         func() json.RawMessage { return s.admin.Health(true) },
 	})
 	s.addPart(s.channels)
+	s.agents.UseTTS(ttsSwitch{s.channels.Manager})
+}
+
+// ttsSwitch gives /tts the channel manager's speech preferences, the
+// ones the tts.* methods change.
+type ttsSwitch struct{ m *channels.Manager }
+
+func (w ttsSwitch) TTSStatus(ctx context.Context) (agents.TTSStatus, error) {
+	st, err := w.m.TTSState(ctx)
+	if err != nil {
+		return agents.TTSStatus{}, err
+	}
+	return agents.TTSStatus{Auto: st.Auto, Provider: st.Provider, FromPrefs: st.FromPrefs, Configured: st.Configured, MaxLength: st.MaxLength}, nil
+}
+
+func (w ttsSwitch) SetTTSEnabled(ctx context.Context, on bool) error {
+	return w.m.SetTTSEnabled(ctx, on)
+}
+
+func (w ttsSwitch) SetTTSProvider(ctx context.Context, id string) (string, error) {
+	return w.m.SetTTSProvider(ctx, id)
+}
+
+func (w ttsSwitch) SetTTSPersona(ctx context.Context, id string) (string, error) {
+	return w.m.SetTTSPersona(ctx, id)
+}
+
+func (w ttsSwitch) SetTTSLimit(ctx context.Context, n int) error {
+	return w.m.SetTTSLimit(ctx, n)
 }

@@ -54,6 +54,10 @@ type Audio struct {
 	Ext  string // ".ogg", ".mp3", ".wav"
 	// VoiceNote says Data is Ogg/Opus, playable as a native voice note.
 	VoiceNote bool
+	// Format is the provider's name for the encoding it was asked for
+	// ("mp3", "opus", "mp3_44100_128"), which tts.convert and tts.speak
+	// report as outputFormat.
+	Format string
 }
 
 // post sends one request and reads the answer through maxBody. Non-2xx

@@ -77,7 +77,7 @@ func (c *Client) elevenLabsSpeak(ctx context.Context, p config.TTSProvider, ov o
 	if err != nil {
 		return Audio{}, err
 	}
-	audio.Data = data
+	audio.Data, audio.Format = data, format
 	return audio, nil
 }
 

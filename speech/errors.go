@@ -23,6 +23,9 @@ var (
 	ErrNoKey = errors.New("no API key")
 	// ErrTooLarge: the input or the answer is over its cap.
 	ErrTooLarge = errors.New("too large")
+	// ErrBadChoice: a caller named a provider, model or voice that cannot
+	// be used here (tts.convert's provider, modelId, voiceId).
+	ErrBadChoice = errors.New("not a usable provider, model or voice")
 )
 
 // maxErrorBody caps how much of an error answer is read.

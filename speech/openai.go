@@ -71,11 +71,11 @@ func (c *Client) openAISpeak(ctx context.Context, p config.TTSProvider, ov overr
 func audioOf(data []byte, format string) Audio {
 	switch format {
 	case "opus":
-		return Audio{Data: data, MIME: "audio/ogg", Ext: ".ogg", VoiceNote: true}
+		return Audio{Data: data, MIME: "audio/ogg", Ext: ".ogg", VoiceNote: true, Format: format}
 	case "wav":
-		return Audio{Data: data, MIME: "audio/wav", Ext: ".wav"}
+		return Audio{Data: data, MIME: "audio/wav", Ext: ".wav", Format: format}
 	default:
-		return Audio{Data: data, MIME: "audio/mpeg", Ext: ".mp3"}
+		return Audio{Data: data, MIME: "audio/mpeg", Ext: ".mp3", Format: format}
 	}
 }
 

@@ -47,6 +47,13 @@ type Plan struct {
 // (very short replies, replies that are mostly code). inboundVoice says
 // the message answered was a voice note (auto "inbound").
 func (c *Client) PlanReply(t config.TTS, reply string, inboundVoice bool) Plan {
+	return c.PlanReplyCut(t, reply, inboundVoice, 0)
+}
+
+// PlanReplyCut is PlanReply with replies cut at maxLength characters (the
+// gateway's /tts limit) instead of DefaultMaxLength; 0 keeps the default.
+// tts.maxTextLength still caps it.
+func (c *Client) PlanReplyCut(t config.TTS, reply string, inboundVoice bool, maxLength int) Plan {
 	visible, d := ParseDirectives(reply)
 	p := Plan{Visible: visible}
 	if t.ModelOverrides.Enabled != nil && !*t.ModelOverrides.Enabled {
@@ -80,7 +87,7 @@ func (c *Client) PlanReply(t config.TTS, reply string, inboundVoice bool) Plan {
 		p.Why = "too short to speak"
 		return p
 	}
-	limit := min(DefaultMaxLength, cmp.Or(t.MaxTextLength, config.DefaultTTSMaxTextLength))
+	limit := min(cmp.Or(maxLength, DefaultMaxLength), cmp.Or(t.MaxTextLength, config.DefaultTTSMaxTextLength))
 	text = cut(text, limit)
 	provider := c.chooseProvider(t, d)
 	if provider == "" {
@@ -139,23 +146,50 @@ func (c *Client) Speak(ctx context.Context, p Plan, voiceNote bool) (Audio, erro
 // SpeakText is a one-off synthesis of text under t (the tts tool): text
 // over tts.maxTextLength is refused, not cut, as OpenClaw's tts.convert.
 func (c *Client) SpeakText(ctx context.Context, t config.TTS, text string, voiceNote bool, timeout time.Duration) (Audio, error) {
+	a, _, err := c.SpeakTextAs(ctx, t, text, Choice{}, voiceNote, timeout)
+	return a, err
+}
+
+// Choice is a caller's explicit provider, model and voice for one
+// synthesis (tts.convert); an empty field keeps what t configures.
+type Choice struct {
+	Provider, Model, Voice string
+}
+
+// SpeakTextAs is SpeakText with ch applied; it also says which provider
+// spoke. A choice that cannot be used wraps ErrBadChoice.
+func (c *Client) SpeakTextAs(ctx context.Context, t config.TTS, text string, ch Choice, voiceNote bool, timeout time.Duration) (Audio, string, error) {
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return Audio{}, fmt.Errorf("speech: no text to speak")
+		return Audio{}, "", fmt.Errorf("speech: no text to speak")
 	}
 	if limit := cmp.Or(t.MaxTextLength, config.DefaultTTSMaxTextLength); len([]rune(text)) > limit {
-		return Audio{}, fmt.Errorf("speech: text is %d characters, over tts.maxTextLength %d: %w", len([]rune(text)), limit, ErrTooLarge)
+		return Audio{}, "", fmt.Errorf("speech: text is %d characters, over tts.maxTextLength %d: %w", len([]rune(text)), limit, ErrTooLarge)
+	}
+	// Model and voice ids reach the provider's URL or body: only plain ids
+	// pass, as for a model's directives.
+	for _, id := range []string{ch.Model, ch.Voice} {
+		if id != "" && !safeID(id) {
+			return Audio{}, "", fmt.Errorf("speech: %q: %w", id, ErrBadChoice)
+		}
 	}
 	provider := c.chooseProvider(t, Directives{})
+	if ch.Provider != "" {
+		provider = strings.ToLower(strings.TrimSpace(ch.Provider))
+		if !slices.Contains(config.TTSProviders, provider) {
+			return Audio{}, "", fmt.Errorf("speech: provider %q (speaking here: %s): %w", ch.Provider, strings.Join(config.TTSProviders, ", "), ErrBadChoice)
+		}
+	}
 	if provider == "" {
-		return Audio{}, fmt.Errorf("speech: %w: no speech provider (tts.provider openai or elevenlabs) has an API key", ErrNoKey)
+		return Audio{}, "", fmt.Errorf("speech: %w: no speech provider (tts.provider openai or elevenlabs) has an API key", ErrNoKey)
 	}
 	if timeout <= 0 {
 		timeout = time.Duration(cmp.Or(t.TimeoutMs, config.DefaultTTSTimeoutMs)) * time.Millisecond
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return c.Synthesize(ctx, provider, t.Providers[provider], overrides{}, text, voiceNote)
+	a, err := c.Synthesize(ctx, provider, t.Providers[provider], overrides{voice: ch.Voice, model: ch.Model}, text, voiceNote)
+	return a, provider, err
 }
 
 // Synthesize calls one provider.

@@ -181,8 +181,9 @@ func (a *Adapter) AnswerCallback(ctx context.Context, callbackID, text string) e
 }
 
 // SetCommands registers the commands as global slash commands, replacing
-// the bot's previous set. Only new, reset and status come back as
-// messages; other names are registered but ignored when used.
+// the bot's previous set. Only new, reset, status and voice (the gateway's
+// /tts) come back as messages; other names are registered but ignored
+// when used.
 func (a *Adapter) SetCommands(ctx context.Context, cmds []channels.Command) error {
 	appID := ""
 	if me := a.self.Load(); me != nil {
@@ -217,6 +218,12 @@ func (a *Adapter) SetCommands(ctx context.Context, cmds []channels.Command) erro
 		add(c.Name, c.Description)
 	}
 	add("status", "Show the session status")
+	if !seen["voice"] {
+		list = append(list, &discordgo.ApplicationCommand{Name: "voice", Type: discordgo.ChatApplicationCommand,
+			Description: "Text-to-speech: status, on, off, provider <id>, audio <text>",
+			Options: []*discordgo.ApplicationCommandOption{{Type: discordgo.ApplicationCommandOptionString, Name: voiceArgs,
+				Description: "What follows /tts, e.g. status or audio Hello"}}})
+	}
 	return a.call(ctx, "register commands", func(o ...discordgo.RequestOption) error {
 		_, err := a.rest.ApplicationCommandBulkOverwrite(appID, "", list, o...)
 		return err

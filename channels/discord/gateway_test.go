@@ -229,7 +229,19 @@ func TestInteractions(t *testing.T) {
 		"id": "1300000000000000101", "type": 2, "token": "tok-b", "channel_id": "dm-1", "user": ada,
 		"data": map[string]any{"name": "new", "type": 1},
 	})
-	got := waitStored(t, sink, 2)
+	// /voice is the gateway's /tts, its option the rest of the line.
+	fake.Dispatch("INTERACTION_CREATE", map[string]any{
+		"id": "1300000000000000102", "type": 2, "token": "tok-c", "channel_id": "dm-1", "user": ada,
+		"data": map[string]any{"name": "voice", "type": 1, "options": []any{map[string]any{"name": "args", "type": 3, "value": "audio Hello\nthere"}}},
+	})
+	fake.Dispatch("INTERACTION_CREATE", map[string]any{
+		"id": "1300000000000000103", "type": 2, "token": "tok-d", "channel_id": "dm-1", "user": ada,
+		"data": map[string]any{"name": "voice", "type": 1},
+	})
+	got := waitStored(t, sink, 4)
+	if got[2].Text != "/tts audio Hello there" || got[3].Text != "/tts" {
+		t.Errorf("/voice = %q, %q", got[2].Text, got[3].Text)
+	}
 	if in := got[0]; in.Kind != channels.EventCallback || in.CallbackData != "approve:7:allow" ||
 		in.CallbackID != "1300000000000000100:tok-a" || in.MessageID != "m9" {
 		t.Errorf("button press = %+v", in)
@@ -237,7 +249,7 @@ func TestInteractions(t *testing.T) {
 	if in := got[1]; in.Kind != channels.EventMessage || in.Text != "/new" || in.Chat.Kind != channels.Direct {
 		t.Errorf("slash command = %+v", in)
 	}
-	cbs := fake.WaitCallbacks(2, waitFor)
+	cbs := fake.WaitCallbacks(4, waitFor)
 	if cbs[0].Type != 6 || cbs[1].Type != 4 || cbs[1].Flags != 64 {
 		t.Errorf("acks %+v: want a deferred update, then an ephemeral message", cbs)
 	}

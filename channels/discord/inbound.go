@@ -80,6 +80,10 @@ type (
 		Data      struct {
 			Name     string `json:"name"`
 			CustomID string `json:"custom_id"`
+			Options  []struct {
+				Name  string `json:"name"`
+				Value any    `json:"value"`
+			} `json:"options"`
 		} `json:"data"`
 	}
 	// dcChannel is the part of a channel object thread tracking needs.
@@ -105,8 +109,12 @@ const (
 )
 
 // slashCommands are the application commands the adapter registers and
-// turns into "/name" messages.
-var slashCommands = map[string]bool{"new": true, "reset": true, "status": true}
+// turns into "/name" messages. /voice is /tts: Discord keeps the name tts
+// for its own built-in command.
+var slashCommands = map[string]bool{"new": true, "reset": true, "status": true, "voice": true}
+
+// voiceArgs is the option of /voice that carries what follows /tts.
+const voiceArgs = "args"
 
 // threadInfo is what the adapter knows of a channel: whether it is a
 // thread and, if so, its parent.
@@ -274,6 +282,16 @@ func normalise(t string, d json.RawMessage, env normEnv) (in channels.Inbound, o
 			in.Kind = channels.EventMessage
 			in.CallbackID = it.ID + ":" + it.Token
 			in.Text = "/" + it.Data.Name
+			if it.Data.Name == "voice" {
+				in.Text = "/tts"
+				for _, o := range it.Data.Options {
+					if s, ok := o.Value.(string); ok && o.Name == voiceArgs && strings.TrimSpace(s) != "" {
+						// One line, as the gateway reads commands: a
+						// newline in the option would make it text.
+						in.Text += " " + strings.Join(strings.Fields(s), " ")
+					}
+				}
+			}
 			in.Mentioned = true // a command is addressed to the bot
 			return in, true
 		}

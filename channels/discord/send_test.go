@@ -221,9 +221,16 @@ func TestActions(t *testing.T) {
 	if p := fake.Sent()[0].Poll; !strings.Contains(string(p), `"duration":2`) || !strings.Contains(string(p), `"Lunch?"`) {
 		t.Errorf("poll %s", p)
 	}
-	var cmds []struct{ Name string }
+	var cmds []struct {
+		Name    string
+		Options []struct {
+			Name string
+			Type int
+		}
+	}
 	_ = json.Unmarshal(fake.Commands(), &cmds)
-	if len(cmds) != 3 || cmds[0].Name != "new" || cmds[1].Name != "reset" || cmds[2].Name != "status" {
+	if len(cmds) != 4 || cmds[0].Name != "new" || cmds[1].Name != "reset" || cmds[2].Name != "status" || cmds[3].Name != "voice" ||
+		len(cmds[3].Options) != 1 || cmds[3].Options[0].Name != "args" || cmds[3].Options[0].Type != 3 {
 		t.Errorf("commands %s", fake.Commands())
 	}
 	if err := a.React(ctx, to, "m1", ""); !errors.Is(err, channels.ErrUnsupported) {

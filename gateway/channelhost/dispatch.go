@@ -53,7 +53,7 @@ func (d agentDispatcher) run(ctx context.Context, req channels.Dispatch) (channe
 	res := run.Result()
 	switch res.Status {
 	case "ok":
-		return channels.Reply{Text: res.Text, Provider: res.Provider, Model: res.Model, Private: res.Private}, nil
+		return channels.Reply{Text: res.Text, Provider: res.Provider, Model: res.Model, Private: res.Private, Command: res.Command, Speak: res.Speak}, nil
 	case "aborted":
 		if ctx.Err() != nil {
 			return channels.Reply{}, ctx.Err()
