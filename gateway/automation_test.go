@@ -21,6 +21,13 @@ import (
 // startWithConfig starts the gateway on a config naming the fake model.
 func startWithConfig(t *testing.T, model *fakemodel.Server, extra string) (*running, *client.Client) {
 	t.Helper()
+	return startWithConfigEnv(t, model, extra, nil, nil)
+}
+
+// startWithConfigEnv is startWithConfig with an environment and the
+// options adjusted by edit.
+func startWithConfigEnv(t *testing.T, model *fakemodel.Server, extra string, env map[string]string, edit func(*Options)) (*running, *client.Client) {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := fmt.Sprintf(`{
   gateway: { mode: "local", auth: { token: "t0k3n-automation" } },
@@ -31,7 +38,7 @@ func startWithConfig(t *testing.T, model *fakemodel.Server, extra string) (*runn
 	if err := os.WriteFile(filepath.Join(dir, "openclaw.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := startGatewayIn(t, dir, nil)
+	r := startGatewayWith(t, dir, env, edit)
 	c, err := r.dial(t, "t0k3n-automation", "operator.admin")
 	if err != nil {
 		t.Fatal(err)
