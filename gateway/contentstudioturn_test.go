@@ -87,14 +87,12 @@ func TestContentStudioInATurn(t *testing.T) {
 		calls([3]string{"k1", "content_item", `{"action":"check_recent","topic":"冬季护肤"}`}),
 		fakemodel.Reply{Text: "published"},
 	)
-	turn := make(chan map[string]string, 1)
+	// The turn's error comes back on a channel: the goroutine may outlive
+	// a test that failed while it waited.
+	turn := make(chan error, 1)
 	go func() {
 		var final map[string]any
-		err := c.CallFinal(context.Background(), "agent", map[string]any{"message": "publish it", "idempotencyKey": "cs-2"}, &final)
-		if err != nil {
-			t.Error(err)
-		}
-		turn <- lastToolResults(model)
+		turn <- c.CallFinal(context.Background(), "agent", map[string]any{"message": "publish it", "idempotencyKey": "cs-2"}, &final)
 	}()
 	ask := nextEvent(t, c, "exec.approval.requested", nil)
 	says(t, "the approval request", fmt.Sprint(ask), "gzh_publish", "冬季护肤")
@@ -102,7 +100,10 @@ func TestContentStudioInATurn(t *testing.T) {
 		t.Fatalf("WeChat was called before the approval: %v", got)
 	}
 	call[map[string]any](t, c, "exec.approval.resolve", map[string]any{"id": ask["id"], "decision": "allow-once"})
-	res = <-turn
+	if err := <-turn; err != nil {
+		t.Fatal(err)
+	}
+	res = lastToolResults(model)
 
 	says(t, "gzh_publish", res["p1"], `"published":true`, `"publishId":"`+contentstudiotest.PublishID+`"`, `"draftMediaId":"`+contentstudiotest.DraftID+`"`)
 	if !mp.Saw("/cgi-bin/draft/add") || !mp.Saw("/cgi-bin/freepublish/submit") {
