@@ -21,12 +21,12 @@ import (
 // startWithConfig starts the gateway on a config naming the fake model.
 func startWithConfig(t *testing.T, model *fakemodel.Server, extra string) (*running, *client.Client) {
 	t.Helper()
-	return startWithConfigEnv(t, model, extra, nil)
+	return startWithConfigEnv(t, model, extra, nil, nil)
 }
 
-// startWithConfigEnv is startWithConfig with environment variables (a
-// network's API URL moved to its fake).
-func startWithConfigEnv(t *testing.T, model *fakemodel.Server, extra string, env map[string]string) (*running, *client.Client) {
+// startWithConfigEnv is startWithConfig with an environment and the
+// options adjusted by edit.
+func startWithConfigEnv(t *testing.T, model *fakemodel.Server, extra string, env map[string]string, edit func(*Options)) (*running, *client.Client) {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := fmt.Sprintf(`{
@@ -38,7 +38,7 @@ func startWithConfigEnv(t *testing.T, model *fakemodel.Server, extra string, env
 	if err := os.WriteFile(filepath.Join(dir, "openclaw.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := startGatewayIn(t, dir, env)
+	r := startGatewayWith(t, dir, env, edit)
 	c, err := r.dial(t, "t0k3n-automation", "operator.admin")
 	if err != nil {
 		t.Fatal(err)

@@ -337,7 +337,7 @@ func TestMessageToolActionsReachSlack(t *testing.T) {
 	sl := slacktest.New(t, "xoxb-wire-bot", "xapp-wire-app")
 	_, _ = startWithConfigEnv(t, model, `commands: { ownerAllowFrom: ["slack:U42"] },
   channels: { slack: { botToken: "xoxb-wire-bot", appToken: "xapp-wire-app", dmPolicy: "allowlist", allowFrom: ["U42"] } },`,
-		map[string]string{"OPENCLAW_SLACK_API_URL": sl.APIURL()})
+		map[string]string{"OPENCLAW_SLACK_API_URL": sl.APIURL()}, nil)
 
 	cases := []struct {
 		action string

@@ -76,6 +76,9 @@ type Options struct {
 
 	// serving lets this package's tests see the running parts.
 	serving func(*System)
+	// toolhost lets this package's tests point the tools at fakes of the
+	// services they call.
+	toolhost func(*toolhost.Options)
 }
 
 // ErrRestart is returned by Run when a restart was asked for.

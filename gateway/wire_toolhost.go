@@ -22,7 +22,7 @@ import (
 // the runner and the approvals to the agents, and records the wing as a
 // part.
 func (s *System) buildToolhost(ctx context.Context, st *store.Store) error {
-	h, err := toolhost.New(ctx, toolhost.Options{
+	opts := toolhost.Options{
 		Log: s.log, StateDir: s.opts.StateDir, DB: st.DB,
 		Live: func() toolhost.Live {
 			l := s.current()
@@ -52,7 +52,12 @@ func (s *System) buildToolhost(ctx context.Context, st *store.Store) error {
 		SkillsDir:   pluginhost.WorkspaceSkills,
 		AuditMaxAge: func() time.Duration { return keptFor(s.current().snap.Config.Gateway.Retention.ToolAudit) },
 		IsChatOwner: isChatOwner,
-	})
+		Getenv:      s.opts.Getenv,
+	}
+	if s.opts.toolhost != nil {
+		s.opts.toolhost(&opts)
+	}
+	h, err := toolhost.New(ctx, opts)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package toolhost
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
@@ -20,7 +19,7 @@ import (
 func (h *Host) generateTools(workspace func(tools.Who) (string, error)) []tools.Tool {
 	return generate.Tools(generate.Config{
 		Workspace:   workspace,
-		Credentials: func(p string) generate.Credentials { return generateCredentials(h.cfg(), p, os.Getenv) },
+		Credentials: func(p string) generate.Credentials { return generateCredentials(h.cfg(), p, h.opts.Getenv) },
 		Models:      func(k generate.Kind) generate.Models { return generateModels(h.cfg(), k) },
 		Attach:      chatAttacher{h.opts.Messenger},
 		Publish:     h.publishFor,
@@ -28,6 +27,7 @@ func (h *Host) generateTools(workspace func(tools.Who) (string, error)) []tools.
 		MaxBytes: func(generate.Kind) int64 {
 			return int64(h.cfg().Agents.Defaults.MediaMaxMb) << 20 // 0: the tool's default
 		},
+		PollInterval: h.opts.GeneratePoll,
 	})
 }
 

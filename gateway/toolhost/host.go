@@ -127,6 +127,16 @@ type Options struct {
 	AuditMaxAge func() time.Duration
 	// IsChatOwner says whether a chat sender is the owner.
 	IsChatOwner func(cfg *config.Config, channel, senderID string) bool
+	// Getenv reads the gateway's environment, where the generation
+	// providers' and WeChat's keys are; nil is os.Getenv.
+	Getenv func(string) string
+	// WeChatAPI and WeChatClient reach the Official Account API for
+	// gzh_publish; empty, the real API through the guarded client.
+	WeChatAPI    string
+	WeChatClient *http.Client
+	// GeneratePoll is how often a generation job is asked how far it is;
+	// 0 is the tools' default.
+	GeneratePoll time.Duration
 }
 
 // Host is the running tool wing.
@@ -151,6 +161,9 @@ type Host struct {
 
 // New builds the tool registry and runner, the approvals and the audit.
 func New(ctx context.Context, opts Options) (*Host, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
 	h := &Host{opts: opts, log: opts.Log, sandboxes: &sandbox.Manager{}}
 	reg := tools.NewRegistry()
 	h.procs = shell.NewProcesses()
@@ -206,7 +219,8 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		Browser:       hostBrowser{h},
 		XhsCreatorURL: func() string { return h.cfg().Tools.ContentStudio.XhsCreatorURL },
 		XhsProfile:    func() string { return h.cfg().Tools.ContentStudio.XhsProfile },
-		Log:           h.log.With("component", "contentstudio")})...)
+		Log:           h.log.With("component", "contentstudio"),
+		WeChatAPI:     opts.WeChatAPI, WeChatClient: opts.WeChatClient, Getenv: opts.Getenv})...)
 	builtins = append(builtins, message.Tools(opts.Messenger, workspace)...)
 	builtins = append(builtins, tts.Tool(opts.Speaker))
 	builtins = append(builtins, h.nodesTool(workspace, execCfg))

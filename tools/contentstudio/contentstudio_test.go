@@ -16,6 +16,7 @@ import (
 
 	"github.com/openclaw-go/openclaw/gateway/store"
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/contentstudio/contentstudiotest"
 )
 
 func TestScan(t *testing.T) {
@@ -139,11 +140,11 @@ func TestPackages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write("cover.png", pngOf(t, 900, 383))
+	write("cover.png", contentstudiotest.PNG(t, 900, 383))
 	for _, n := range []string{"c1.png", "c2.png", "c3.png"} {
-		write(n, pngOf(t, 30, 40))
+		write(n, contentstudiotest.PNG(t, 30, 40))
 	}
-	write("wide.png", pngOf(t, 40, 30))
+	write("wide.png", contentstudiotest.PNG(t, 40, 30))
 	write("notimage.png", []byte("hello"))
 
 	res, err := call(t, cfg, "gzh_package", `{"title":"冬季护肤","markdown":"# 误区\n\n少洗脸。<script>alert(1)</script>\n\n> 引用","cover":"cover.png"}`, alice)

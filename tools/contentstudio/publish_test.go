@@ -3,58 +3,14 @@ package contentstudio
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/contentstudio/contentstudiotest"
 )
-
-// fakeMP speaks the Official Account API's wire format for the calls
-// gzh_publish makes, and records them.
-type fakeMP struct {
-	mu      sync.Mutex
-	calls   []string // method path?query
-	bodies  []string
-	failOn  string // path answering an errcode
-	errcode int
-}
-
-func (f *fakeMP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
-	f.calls = append(f.calls, r.Method+" "+r.URL.Path+"?"+r.URL.RawQuery)
-	f.bodies = append(f.bodies, string(body))
-	fail := f.failOn == r.URL.Path
-	f.mu.Unlock()
-	if fail {
-		w.Write([]byte(`{"errcode":` + itoa(f.errcode) + `,"errmsg":"reach max api daily quota limit"}`))
-		return
-	}
-	switch r.URL.Path {
-	case "/cgi-bin/stable_token":
-		w.Write([]byte(`{"access_token":"ACCESS-TOKEN-123","expires_in":7200}`))
-	case "/cgi-bin/material/add_material":
-		if !strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") || !strings.Contains(string(body), `name="media"; filename="cover.png"`) {
-			http.Error(w, "bad upload", 400)
-			return
-		}
-		w.Write([]byte(`{"media_id":"THUMB-1","url":"http://mmbiz.qpic.cn/x"}`))
-	case "/cgi-bin/draft/add":
-		w.Write([]byte(`{"media_id":"DRAFT-1"}`))
-	case "/cgi-bin/freepublish/submit":
-		w.Write([]byte(`{"errcode":0,"errmsg":"ok","publish_id":"PUB-9"}`))
-	default:
-		http.NotFound(w, r)
-	}
-}
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 type fixedApprover struct {
 	ok    bool
@@ -67,19 +23,17 @@ func (a *fixedApprover) Approve(context.Context, tools.ApprovalRequest) (bool, s
 }
 
 func TestGzhPublish(t *testing.T) {
-	setup := func(t *testing.T, ap *fixedApprover) (Config, *fakeMP, string) {
+	setup := func(t *testing.T, ap *fixedApprover) (Config, *contentstudiotest.WeChat, string) {
 		cfg, ws := env(t)
-		mp := &fakeMP{}
-		srv := httptest.NewServer(mp)
-		t.Cleanup(srv.Close)
-		cfg.WeChatAPI, cfg.WeChatClient = srv.URL, srv.Client()
+		mp := contentstudiotest.NewWeChat(t)
+		cfg.WeChatAPI, cfg.WeChatClient = mp.URL, mp.Client()
 		cfg.Getenv = func(k string) string {
 			return map[string]string{EnvWeChatAppID: "wx-app", EnvWeChatAppSecret: "APP-SECRET-xyz"}[k]
 		}
 		if ap != nil {
 			cfg.Approver = ap
 		}
-		os.WriteFile(filepath.Join(ws, "cover.png"), pngOf(t, 900, 383), 0o644)
+		os.WriteFile(filepath.Join(ws, "cover.png"), contentstudiotest.PNG(t, 900, 383), 0o644)
 		res, err := call(t, cfg, "gzh_package", `{"title":"冬季护肤","markdown":"少洗脸。","cover":"cover.png"}`, alice)
 		if err != nil {
 			t.Fatal(err)
@@ -98,17 +52,17 @@ func TestGzhPublish(t *testing.T) {
 			t.Fatalf("%+v %v", res, err)
 		}
 		want := []string{"POST /cgi-bin/stable_token?", "POST /cgi-bin/material/add_material?access_token=ACCESS-TOKEN-123&type=image", "POST /cgi-bin/draft/add?access_token=ACCESS-TOKEN-123"}
-		if strings.Join(mp.calls, "\n") != strings.Join(want, "\n") {
-			t.Fatalf("calls:\n%s", strings.Join(mp.calls, "\n"))
+		if strings.Join(mp.Calls(), "\n") != strings.Join(want, "\n") {
+			t.Fatalf("calls:\n%s", strings.Join(mp.Calls(), "\n"))
 		}
 		// The app secret travels in a POST body, never a URL.
-		if !strings.Contains(mp.bodies[0], `"secret":"APP-SECRET-xyz"`) || strings.Contains(strings.Join(mp.calls, ""), "APP-SECRET") {
-			t.Fatalf("token request: %v %v", mp.calls[0], mp.bodies[0])
+		if !strings.Contains(mp.Bodies()[0], `"secret":"APP-SECRET-xyz"`) || strings.Contains(strings.Join(mp.Calls(), ""), "APP-SECRET") {
+			t.Fatalf("token request: %v %v", mp.Calls()[0], mp.Bodies()[0])
 		}
 		var draft struct {
 			Articles []map[string]any `json:"articles"`
 		}
-		json.Unmarshal([]byte(mp.bodies[2]), &draft)
+		json.Unmarshal([]byte(mp.Bodies()[2]), &draft)
 		if a := draft.Articles[0]; a["title"] != "冬季护肤" || a["thumb_media_id"] != "THUMB-1" || !strings.Contains(a["content"].(string), "少洗脸") {
 			t.Fatalf("draft %v", a)
 		}
@@ -120,7 +74,7 @@ func TestGzhPublish(t *testing.T) {
 		if err != nil || !strings.Contains(res.Text, `"publishId":"PUB-9"`) || ap.asked != 1 {
 			t.Fatalf("%+v %v asked %d", res, err, ap.asked)
 		}
-		if last := mp.calls[len(mp.calls)-1]; last != "POST /cgi-bin/freepublish/submit?access_token=ACCESS-TOKEN-123" {
+		if last := mp.Calls()[len(mp.Calls())-1]; last != "POST /cgi-bin/freepublish/submit?access_token=ACCESS-TOKEN-123" {
 			t.Fatalf("last call %s", last)
 		}
 		var published string
@@ -135,19 +89,19 @@ func TestGzhPublish(t *testing.T) {
 		if _, err := call(t, cfg, "gzh_publish", `{"package":"`+pkg+`","publish":true}`, alice); err == nil || !strings.Contains(err.Error(), "not approved") {
 			t.Fatalf("err %v", err)
 		}
-		if len(mp.calls) != 0 {
-			t.Fatalf("calls after a denial: %v", mp.calls)
+		if len(mp.Calls()) != 0 {
+			t.Fatalf("calls after a denial: %v", mp.Calls())
 		}
 	})
 	t.Run("no approver, no publish", func(t *testing.T) {
 		cfg, mp, pkg := setup(t, nil)
-		if _, err := call(t, cfg, "gzh_publish", `{"package":"`+pkg+`","publish":true}`, alice); err == nil || len(mp.calls) != 0 {
-			t.Fatalf("err %v calls %v", err, mp.calls)
+		if _, err := call(t, cfg, "gzh_publish", `{"package":"`+pkg+`","publish":true}`, alice); err == nil || len(mp.Calls()) != 0 {
+			t.Fatalf("err %v calls %v", err, mp.Calls())
 		}
 	})
 	t.Run("quota error said plainly, no token in it", func(t *testing.T) {
 		cfg, mp, pkg := setup(t, nil)
-		mp.failOn, mp.errcode = "/cgi-bin/draft/add", 45009
+		mp.FailOn("/cgi-bin/draft/add", 45009)
 		_, err := call(t, cfg, "gzh_publish", `{"package":"`+pkg+`"}`, alice)
 		if err == nil || !strings.Contains(err.Error(), "WeChat error 45009") || !strings.Contains(err.Error(), "quota") || strings.Contains(err.Error(), "ACCESS-TOKEN") {
 			t.Fatalf("err %v", err)
@@ -156,8 +110,8 @@ func TestGzhPublish(t *testing.T) {
 	t.Run("no credentials", func(t *testing.T) {
 		cfg, mp, pkg := setup(t, nil)
 		cfg.Getenv = func(string) string { return "" }
-		if _, err := call(t, cfg, "gzh_publish", `{"package":"`+pkg+`"}`, alice); err == nil || !strings.Contains(err.Error(), EnvWeChatAppID) || len(mp.calls) != 0 {
-			t.Fatalf("err %v calls %v", err, mp.calls)
+		if _, err := call(t, cfg, "gzh_publish", `{"package":"`+pkg+`"}`, alice); err == nil || !strings.Contains(err.Error(), EnvWeChatAppID) || len(mp.Calls()) != 0 {
+			t.Fatalf("err %v calls %v", err, mp.Calls())
 		}
 	})
 	// A prompt-injected model tries to publish something else than a
@@ -177,8 +131,8 @@ func TestGzhPublish(t *testing.T) {
 		if _, err := call(t, cfg, "gzh_publish", `{"package":"`+pkg+`"}`, alice); err == nil || !strings.Contains(err.Error(), "outside the package") {
 			t.Fatalf("edited meta.json: %v", err)
 		}
-		if len(mp.calls) != 0 {
-			t.Fatalf("calls %v", mp.calls)
+		if len(mp.Calls()) != 0 {
+			t.Fatalf("calls %v", mp.Calls())
 		}
 	})
 }

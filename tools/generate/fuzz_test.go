@@ -5,12 +5,14 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/openclaw-go/openclaw/tools/generate/generatetest"
 )
 
 // errorBodies seed the fuzzers: the providers' real error shapes.
 var errorBodies = []string{
 	`{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","code":"insufficient_quota"}}`,
-	`{"error":{"message":"Incorrect API key provided: ` + fakeKey + `","code":"invalid_api_key"}}`,
+	`{"error":{"message":"Incorrect API key provided: ` + generatetest.Key + `","code":"invalid_api_key"}}`,
 	`{"error":"You do not have enough credits to run this task."}`,
 	`{"message":"Insufficient credits"}`,
 	`{"base_resp":{"status_code":1008,"status_msg":"insufficient balance"}}`,
@@ -26,9 +28,9 @@ func FuzzAPIError(f *testing.F) {
 		f.Add(400+i, b)
 	}
 	f.Fuzz(func(t *testing.T, status int, body string) {
-		err := apiError("p", status, []byte(body), fakeKey)
+		err := apiError("p", status, []byte(body), generatetest.Key)
 		msg := err.Error()
-		if strings.Contains(msg, fakeKey) {
+		if strings.Contains(msg, generatetest.Key) {
 			t.Fatalf("key in %q", msg)
 		}
 		if len(msg) > maxErrorText+400 {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/generate/generatetest"
 	"github.com/openclaw-go/openclaw/tools/netguard"
 )
 
@@ -42,11 +43,11 @@ func TestImageGenerate(t *testing.T) {
 		if !strings.HasPrefix(f.Path, "generated/a-friendly-robot-mascot-") || !strings.HasSuffix(f.Path, ".png") || f.Delivered != "link" {
 			t.Errorf("file %+v", f)
 		}
-		if !bytes.Equal(h.read(t, f.Path), pngBytes) {
+		if !bytes.Equal(h.read(t, f.Path), generatetest.PNG) {
 			t.Errorf("%s does not hold the image", f.Path)
 		}
 	}
-	body := h.f.body("/v1/images/generations")
+	body := h.f.Body("/v1/images/generations")
 	want := map[string]any{"model": "gpt-image-2", "prompt": "a friendly robot mascot", "n": float64(2), "size": "1536x1024",
 		"quality": "low", "output_format": "png", "moderation": "low"}
 	for k, v := range want {
@@ -62,28 +63,28 @@ func TestImageGenerate(t *testing.T) {
 func TestImageEdit(t *testing.T) {
 	h := newHarness(t, loopbackOK, true)
 	os.MkdirAll(filepath.Join(h.ws, "pics"), 0o700)
-	os.WriteFile(filepath.Join(h.ws, "pics", "a.png"), pngBytes, 0o600)
+	os.WriteFile(filepath.Join(h.ws, "pics", "a.png"), generatetest.PNG, 0o600)
 	jpeg := append([]byte("\xff\xd8\xff\xe0"), make([]byte, 32)...)
 	os.WriteFile(filepath.Join(h.ws, "pics", "b.jpg"), jpeg, 0o600)
 	res, err := h.call(t, "image_generate", `{"prompt":"combine them","images":["pics/a.png","pics/b.jpg"],"size":"1024x1536","filename":"combo"}`)
 	if err != nil || res.IsError {
 		t.Fatalf("call: %v %+v", err, res)
 	}
-	if len(h.f.edits) != 1 {
-		t.Fatalf("edits %d", len(h.f.edits))
+	if len(h.f.Edits()) != 1 {
+		t.Fatalf("edits %d", len(h.f.Edits()))
 	}
-	e := h.f.edits[0]
-	if e.fields["model"] != "gpt-image-2" || e.fields["prompt"] != "combine them" || e.fields["size"] != "1024x1536" || e.fields["n"] != "1" {
-		t.Errorf("edit fields %v", e.fields)
+	e := h.f.Edits()[0]
+	if e.Fields["model"] != "gpt-image-2" || e.Fields["prompt"] != "combine them" || e.Fields["size"] != "1024x1536" || e.Fields["n"] != "1" {
+		t.Errorf("edit fields %v", e.Fields)
 	}
-	if len(e.images) != 2 || !bytes.Equal(e.images[0], pngBytes) || !bytes.Equal(e.images[1], jpeg) || e.types[1] != "image/jpeg" {
-		t.Errorf("edit images %d, types %v", len(e.images), e.types)
+	if len(e.Images) != 2 || !bytes.Equal(e.Images[0], generatetest.PNG) || !bytes.Equal(e.Images[1], jpeg) || e.Types[1] != "image/jpeg" {
+		t.Errorf("edit images %d, types %v", len(e.Images), e.Types)
 	}
 	got := files(t, res)
 	if len(got) != 1 || got[0].Path != "generated/combo.png" || got[0].Delivered != "attachment" {
 		t.Fatalf("files %+v", got)
 	}
-	if !bytes.Equal(h.att.files["combo.png"], pngBytes) {
+	if !bytes.Equal(h.att.files["combo.png"], generatetest.PNG) {
 		t.Errorf("attached %v", h.att.files)
 	}
 	if len(h.links) != 0 {
@@ -100,10 +101,10 @@ func TestVideoJob(t *testing.T) {
 		t.Fatalf("call: %v %+v", err, res)
 	}
 	got := files(t, res)
-	if len(got) != 1 || !strings.HasSuffix(got[0].Path, ".mp4") || got[0].Delivered != "attachment" || !bytes.Equal(h.read(t, got[0].Path), mp4Bytes) {
+	if len(got) != 1 || !strings.HasSuffix(got[0].Path, ".mp4") || got[0].Delivered != "attachment" || !bytes.Equal(h.read(t, got[0].Path), generatetest.MP4) {
 		t.Fatalf("files %+v", got)
 	}
-	body := h.f.body("/v1/text_to_video")
+	body := h.f.Body("/v1/text_to_video")
 	if body["model"] != "gen4.5" || body["promptText"] != "a lobster surfing at sunset" || body["ratio"] != "720:1280" || body["duration"] != float64(10) {
 		t.Errorf("submitted %v", body)
 	}
@@ -117,13 +118,13 @@ func TestVideoJob(t *testing.T) {
 
 func TestImageToVideo(t *testing.T) {
 	h := newHarness(t, loopbackOK, false)
-	os.WriteFile(filepath.Join(h.ws, "frame.png"), pngBytes, 0o600)
+	os.WriteFile(filepath.Join(h.ws, "frame.png"), generatetest.PNG, 0o600)
 	res, err := h.call(t, "video_generate", `{"prompt":"make it move","image":"frame.png","model":"runway/gen4_turbo"}`)
 	if err != nil || res.IsError {
 		t.Fatalf("call: %v %+v", err, res)
 	}
-	body := h.f.body("/v1/image_to_video")
-	if body["model"] != "gen4_turbo" || body["promptImage"] != "data:image/png;base64,"+base64.StdEncoding.EncodeToString(pngBytes) {
+	body := h.f.Body("/v1/image_to_video")
+	if body["model"] != "gen4_turbo" || body["promptImage"] != "data:image/png;base64,"+base64.StdEncoding.EncodeToString(generatetest.PNG) {
 		t.Errorf("submitted %v", body)
 	}
 }
@@ -135,10 +136,10 @@ func TestMusic(t *testing.T) {
 		t.Fatalf("call: %v %+v", err, res)
 	}
 	got := files(t, res)
-	if len(got) != 1 || !strings.HasSuffix(got[0].Path, ".mp3") || !bytes.Equal(h.read(t, got[0].Path), mp3Bytes) {
+	if len(got) != 1 || !strings.HasSuffix(got[0].Path, ".mp3") || !bytes.Equal(h.read(t, got[0].Path), generatetest.MP3) {
 		t.Fatalf("files %+v", got)
 	}
-	body := h.f.body("/v1/music_generation")
+	body := h.f.Body("/v1/music_generation")
 	if body["model"] != "music-2.6" || body["lyrics"] != "[verse]\nneon nights" || body["output_format"] != "hex" {
 		t.Errorf("submitted %v", body)
 	}
@@ -152,10 +153,10 @@ func TestModel3D(t *testing.T) {
 		t.Fatalf("call: %v %+v", err, res)
 	}
 	got := files(t, res)
-	if len(got) != 1 || !strings.HasSuffix(got[0].Path, ".glb") || !bytes.Equal(h.read(t, got[0].Path), glbBytes) || got[0].Delivered != "link" {
+	if len(got) != 1 || !strings.HasSuffix(got[0].Path, ".glb") || !bytes.Equal(h.read(t, got[0].Path), generatetest.GLB) || got[0].Delivered != "link" {
 		t.Fatalf("files %+v", got)
 	}
-	if b := h.f.body("/openapi/v2/text-to-3d"); b["mode"] != "preview" || b["prompt"] != "a small wooden chair" {
+	if b := h.f.Body("/openapi/v2/text-to-3d"); b["mode"] != "preview" || b["prompt"] != "a small wooden chair" {
 		t.Errorf("submitted %v", b)
 	}
 }
@@ -179,7 +180,7 @@ func TestProviderErrors(t *testing.T) {
 			`{"error":{"message":"Billing hard limit has been reached","type":"invalid_request_error","code":"billing_hard_limit_reached"}}`,
 			ErrQuota, []string{"Billing hard limit"}},
 		{"openai key echoed", "image_generate", `{"prompt":"x"}`, 401,
-			`{"error":{"message":"Incorrect API key provided: ` + fakeKey + `.","type":"invalid_request_error","code":"invalid_api_key"}}`,
+			`{"error":{"message":"Incorrect API key provided: ` + generatetest.Key + `.","type":"invalid_request_error","code":"invalid_api_key"}}`,
 			ErrAuth, []string{"Incorrect API key provided: [redacted]", "check its API key"}},
 		{"runway credits", "video_generate", `{"prompt":"x","model":"runway/gen4.5"}`, 400, `{"error":"You do not have enough credits to run this task."}`,
 			ErrQuota, []string{"enough credits"}},
@@ -189,12 +190,12 @@ func TestProviderErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, loopbackOK, false)
-			h.f.status, h.f.errBody = c.status, c.body
+			h.f.Status, h.f.ErrBody = c.status, c.body
 			_, err := h.call(t, c.tool, c.args)
 			if err == nil || !errors.Is(err, c.is) {
 				t.Fatalf("error %v, want %v", err, c.is)
 			}
-			if strings.Contains(err.Error(), fakeKey) {
+			if strings.Contains(err.Error(), generatetest.Key) {
 				t.Fatalf("the key is in the error: %v", err)
 			}
 			mustContain(t, err.Error(), c.says...)
@@ -204,7 +205,7 @@ func TestProviderErrors(t *testing.T) {
 
 func TestMiniMaxBalance(t *testing.T) {
 	h := newHarness(t, loopbackOK, false)
-	h.f.status, h.f.errBody = 200, `{"data":null,"base_resp":{"status_code":1008,"status_msg":"insufficient balance"}}`
+	h.f.Status, h.f.ErrBody = 200, `{"data":null,"base_resp":{"status_code":1008,"status_msg":"insufficient balance"}}`
 	_, err := h.call(t, "music_generate", `{"prompt":"x"}`)
 	if !errors.Is(err, ErrQuota) {
 		t.Fatalf("error %v", err)
@@ -214,7 +215,7 @@ func TestMiniMaxBalance(t *testing.T) {
 
 func TestVideoTaskFailed(t *testing.T) {
 	h := newHarness(t, loopbackOK, false)
-	h.f.failTask = true
+	h.f.FailTask = true
 	_, err := h.call(t, "video_generate", `{"prompt":"x","model":"runway/gen4.5"}`)
 	if err == nil {
 		t.Fatal("a failed task succeeded")
@@ -257,7 +258,7 @@ func TestResultURLToPrivateAddressRefused(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, netguard.Policy{}, false) // no allowlist
-			h.f.resultURL = c.url
+			h.f.ResultURL = c.url
 			_, err := h.call(t, "video_generate", `{"prompt":"x","model":"runway/gen4.5"}`)
 			if err == nil {
 				t.Fatal("a result URL to an internal address was fetched")
@@ -265,7 +266,7 @@ func TestResultURLToPrivateAddressRefused(t *testing.T) {
 			if !errors.Is(err, netguard.ErrBlocked) && !strings.Contains(err.Error(), "not an http(s) URL") {
 				t.Fatalf("error %v", err)
 			}
-			if h.f.saw("GET /results/video.mp4") {
+			if h.f.Saw("GET /results/video.mp4") {
 				t.Fatal("the download reached the loopback server")
 			}
 		})
@@ -274,7 +275,7 @@ func TestResultURLToPrivateAddressRefused(t *testing.T) {
 
 func TestOversizedResultRefused(t *testing.T) {
 	h := newHarness(t, loopbackOK, false)
-	h.f.bigResult = true // 4 MB, limit 1 MB, no Content-Length
+	h.f.BigResult = true // 4 MB, limit 1 MB, no Content-Length
 	_, err := h.call(t, "video_generate", `{"prompt":"x","model":"runway/gen4.5"}`)
 	if err == nil {
 		t.Fatal("an oversized result was accepted")
@@ -284,15 +285,15 @@ func TestOversizedResultRefused(t *testing.T) {
 		t.Errorf("something was saved: %v", entries)
 	}
 
-	h.f.bigResult = false
-	h.f.imageB64 = base64.StdEncoding.EncodeToString(make([]byte, 2<<20))
+	h.f.BigResult = false
+	h.f.ImageB64 = base64.StdEncoding.EncodeToString(make([]byte, 2<<20))
 	_, err = h.call(t, "image_generate", `{"prompt":"x"}`)
 	mustContain(t, fmt.Sprint(err), "download limit")
 }
 
 func TestNotAnImageRefused(t *testing.T) {
 	h := newHarness(t, loopbackOK, false)
-	h.f.imageB64 = base64.StdEncoding.EncodeToString([]byte("<script>alert(1)</script>"))
+	h.f.ImageB64 = base64.StdEncoding.EncodeToString([]byte("<script>alert(1)</script>"))
 	_, err := h.call(t, "image_generate", `{"prompt":"x"}`)
 	mustContain(t, fmt.Sprint(err), "not a PNG, JPEG, WebP or GIF")
 }
@@ -300,7 +301,7 @@ func TestNotAnImageRefused(t *testing.T) {
 func TestHostileTaskIDRefused(t *testing.T) {
 	for _, id := range []string{"../../v1/organization", "a/b", "..", "x?y=1", strings.Repeat("a", 200)} {
 		h := newHarness(t, loopbackOK, false)
-		h.f.taskID = id
+		h.f.TaskID = id
 		for _, model := range []string{"runway/gen4.5", "openai/sora-2"} {
 			_, err := h.call(t, "video_generate", `{"prompt":"x","model":"`+model+`"}`)
 			mustContain(t, fmt.Sprint(err), "job id")
@@ -328,7 +329,7 @@ func TestInputsConfinedToWorkspace(t *testing.T) {
 	h := newHarness(t, loopbackOK, false)
 	outside := t.TempDir()
 	secret := filepath.Join(outside, "secret.png")
-	os.WriteFile(secret, pngBytes, 0o600)
+	os.WriteFile(secret, generatetest.PNG, 0o600)
 	os.Symlink(secret, filepath.Join(h.ws, "link.png"))
 	if err := os.Link(secret, filepath.Join(h.ws, "hard.png")); err != nil {
 		t.Fatal(err)
@@ -339,8 +340,8 @@ func TestInputsConfinedToWorkspace(t *testing.T) {
 			t.Errorf("%s: a file outside the workspace was read", src)
 		}
 	}
-	if len(h.f.edits) != 0 {
-		t.Errorf("%d edits reached the provider", len(h.f.edits))
+	if len(h.f.Edits()) != 0 {
+		t.Errorf("%d edits reached the provider", len(h.f.Edits()))
 	}
 	// A reference URL on an internal address is refused too.
 	h2 := newHarness(t, netguard.Policy{}, false)
@@ -357,8 +358,8 @@ func TestKeyNeverInURLs(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	for _, r := range h.f.requests {
-		if strings.Contains(r, fakeKey) {
+	for _, r := range h.f.Requests() {
+		if strings.Contains(r, generatetest.Key) {
 			t.Errorf("request %s carries the key", r)
 		}
 	}
@@ -369,10 +370,10 @@ func TestKeyNeverInURLs(t *testing.T) {
 // its key and body is not replayed there.
 func TestAPIRedirectNotFollowed(t *testing.T) {
 	h := newHarness(t, loopbackOK, false)
-	h.f.redirect = h.f.URL + "/results/stolen"
+	h.f.Redirect = h.f.URL + "/results/stolen"
 	_, err := h.call(t, "image_generate", `{"prompt":"x"}`)
 	mustContain(t, fmt.Sprint(err), "HTTP 307")
-	if h.f.saw("POST /results/stolen") || h.f.saw("GET /results/stolen") {
+	if h.f.Saw("POST /results/stolen") || h.f.Saw("GET /results/stolen") {
 		t.Fatal("the redirect was followed")
 	}
 }
@@ -383,7 +384,7 @@ func TestTransparentGoesToGPTImage15(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := h.f.body("/v1/images/generations"); b["model"] != "gpt-image-1.5" || b["background"] != "transparent" {
+	if b := h.f.Body("/v1/images/generations"); b["model"] != "gpt-image-1.5" || b["background"] != "transparent" {
 		t.Errorf("asked %v", b)
 	}
 	mustContain(t, res.Text, `"model":"openai/gpt-image-1.5"`)
@@ -394,16 +395,16 @@ func TestTransparentGoesToGPTImage15(t *testing.T) {
 // pick when OpenAI has a key.
 func TestSoraJob(t *testing.T) {
 	h := newHarness(t, loopbackOK, true)
-	os.WriteFile(filepath.Join(h.ws, "first.png"), pngBytes, 0o600)
+	os.WriteFile(filepath.Join(h.ws, "first.png"), generatetest.PNG, 0o600)
 	res, err := h.call(t, "video_generate", `{"prompt":"a paper boat on a river","image":"first.png","aspectRatio":"9:16","durationSeconds":8}`)
 	if err != nil || res.IsError {
 		t.Fatalf("call: %v %+v", err, res)
 	}
 	got := files(t, res)
-	if len(got) != 1 || got[0].Delivered != "attachment" || !bytes.Equal(h.read(t, got[0].Path), mp4Bytes) {
+	if len(got) != 1 || got[0].Delivered != "attachment" || !bytes.Equal(h.read(t, got[0].Path), generatetest.MP4) {
 		t.Fatalf("files %+v", got)
 	}
-	b := h.f.body("/v1/videos")
+	b := h.f.Body("/v1/videos")
 	if b["model"] != "sora-2" || b["prompt"] != "a paper boat on a river" || b["size"] != "720x1280" || b["seconds"] != "8" || b["input_reference"] != "image/png" {
 		t.Errorf("created %v", b)
 	}
@@ -419,24 +420,24 @@ func TestSoraJob(t *testing.T) {
 // the target is fetched without the key and through the network guard.
 func TestSoraContentRedirect(t *testing.T) {
 	h := newHarness(t, loopbackOK, false)
-	h.f.contentRedirect = true
+	h.f.ContentRedirect = true
 	if _, err := h.call(t, "video_generate", `{"prompt":"x"}`); err != nil {
 		t.Fatal(err)
 	}
-	if !h.f.saw("GET /results/video.mp4") {
+	if !h.f.Saw("GET /results/video.mp4") {
 		t.Fatal("the redirect target was not fetched")
 	}
 	h2 := newHarness(t, netguard.Policy{}, false)
-	h2.f.contentRedirect = true
+	h2.f.ContentRedirect = true
 	_, err := h2.call(t, "video_generate", `{"prompt":"x"}`)
-	if !errors.Is(err, netguard.ErrBlocked) || h2.f.saw("GET /results/video.mp4") {
+	if !errors.Is(err, netguard.ErrBlocked) || h2.f.Saw("GET /results/video.mp4") {
 		t.Fatalf("a redirect to loopback storage: %v", err)
 	}
 }
 
 func TestSoraFailed(t *testing.T) {
 	h := newHarness(t, loopbackOK, false)
-	h.f.failTask = true
+	h.f.FailTask = true
 	_, err := h.call(t, "video_generate", `{"prompt":"x"}`)
 	mustContain(t, fmt.Sprint(err), "failed", "blocked by our moderation system", "moderation_blocked")
 }
