@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -21,8 +22,21 @@ import (
 var testKeys = map[string]string{
 	ProviderBrave:  "brave-secret-1111",
 	ProviderTavily: "tvly-secret-2222",
-	ProviderSerper: "serper-secret-3333",
+	ProviderSerper:     "serper-secret-3333",
+	ProviderPerplexity: "pplx-secret-4444",
+	ProviderExa:        "exa-secret-5555",
+	ProviderFirecrawl:  "fc-secret-6666",
+	ProviderGemini:     "AIza-secret-7777",
+	ProviderOllama:     "ollama-secret-8888",
 }
+
+// perplexityChat and openRouterKey name the fake's Sonar and OpenRouter
+// routes: perplexity's chat path, counted apart from its Search API.
+const (
+	perplexityChat = "perplexity-chat"
+	openRouterChat = "openrouter-chat"
+	openRouterKey  = "sk-or-v1-secret-9999"
+)
 
 // seen is what a fake provider received.
 type seen struct {
@@ -70,6 +84,23 @@ func newSearchFake(t *testing.T) *searchFake {
 			func(*http.Request) bool { return true }},
 		"/ddg": {ProviderDuckDuckGo, http.MethodPost, fixture("search_duckduckgo.htm"), "text/html; charset=utf-8",
 			func(*http.Request) bool { return true }},
+		"/perplexity/search": {ProviderPerplexity, http.MethodPost, fixture("search_perplexity.json"), "application/json",
+			func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer "+testKeys[ProviderPerplexity] }},
+		"/perplexity/chat/completions": {perplexityChat, http.MethodPost, fixture("search_perplexity_chat.json"), "application/json",
+			func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer "+testKeys[ProviderPerplexity] }},
+		"/openrouter/api/v1/chat/completions": {openRouterChat, http.MethodPost, fixture("search_openrouter_chat.json"), "application/json",
+			func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer "+openRouterKey }},
+		"/exa/search": {ProviderExa, http.MethodPost, fixture("search_exa.json"), "application/json",
+			func(r *http.Request) bool { return r.Header.Get("X-Api-Key") == testKeys[ProviderExa] }},
+		"/firecrawl/v2/search": {ProviderFirecrawl, http.MethodPost, fixture("search_firecrawl.json"), "application/json",
+			func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer "+testKeys[ProviderFirecrawl] }},
+		// A local daemon takes no key: it signs for Ollama's cloud itself.
+		"/ollama/api/experimental/web_search": {ProviderOllama, http.MethodPost, fixture("search_ollama.json"), "application/json",
+			func(r *http.Request) bool { return r.Header.Get("Authorization") == "" }},
+		"/ollama-cloud/api/web_search": {"ollama-cloud", http.MethodPost, fixture("search_ollama.json"), "application/json",
+			func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer "+testKeys[ProviderOllama] }},
+		"/gemini/models/gemini-3.6-flash:generateContent": {ProviderGemini, http.MethodPost, fixture("search_gemini.json"), "application/json",
+			func(r *http.Request) bool { return r.Header.Get("X-Goog-Api-Key") == testKeys[ProviderGemini] }},
 	}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rt, ok := routes[r.URL.Path]
@@ -101,7 +132,8 @@ func newSearchFake(t *testing.T) *searchFake {
 		case status != 0:
 			// A real provider may echo the request; make sure the echo
 			// does not reach the model or the error.
-			http.Error(w, "error for "+r.Header.Get("X-API-KEY")+r.Header.Get("X-Subscription-Token"), status)
+			http.Error(w, "error for "+r.Header.Get("X-API-KEY")+r.Header.Get("X-Subscription-Token")+
+				r.Header.Get("Authorization")+r.Header.Get("X-Goog-Api-Key"), status)
 			return
 		}
 		if answer == "" {
@@ -144,6 +176,11 @@ func (f *searchFake) config(providers ...string) SearchConfig {
 			ProviderTavily:     f.URL + "/tavily",
 			ProviderSerper:     f.URL + "/serper",
 			ProviderDuckDuckGo: f.URL + "/ddg",
+			ProviderPerplexity: f.URL + "/perplexity",
+			ProviderExa:        f.URL + "/exa/", // a trailing slash is dropped
+			ProviderFirecrawl:  f.URL + "/firecrawl",
+			ProviderOllama:     f.URL + "/ollama",
+			ProviderGemini:     f.URL + "/gemini",
 		},
 		Network: loopbackOK,
 	}
@@ -252,6 +289,80 @@ func TestSearchProviders(t *testing.T) {
 				}
 			},
 		},
+		{
+			provider: ProviderPerplexity,
+			want: []string{"Provider: perplexity", "1. Tomato care basics", "URL: https://plants.example/tomato-care",
+				"Water at the base", "2. Pruning tomato suckers", "3. Tomato soil pH"},
+			notWant: []string{"ftp://", "<b>", "Answer ("},
+			sent: func(t *testing.T, s seen) {
+				body := decodeBody(t, s)
+				if body["query"] != "growing tomatoes" || body["max_results"] != 3.0 || body["search_recency_filter"] != "week" ||
+					fmt.Sprint(body["search_language_filter"]) != "[de]" {
+					t.Errorf("perplexity body = %s", s.body)
+				}
+			},
+		},
+		{
+			provider: ProviderExa,
+			want: []string{"Provider: exa", "1. Heirloom tomato varieties", "URL: https://heirloom.example/varieties",
+				"Brandywine is a classic. … Cherokee Purple", "2. Tomato blight", "Early blight spreads", "3. Container tomatoes", "20 litres"},
+			sent: func(t *testing.T, s seen) {
+				body := decodeBody(t, s)
+				start, _ := time.Parse(time.RFC3339, fmt.Sprint(body["startPublishedDate"]))
+				if body["query"] != "growing tomatoes" || body["numResults"] != 3.0 || body["type"] != "auto" ||
+					fmt.Sprint(body["contents"]) != "map[highlights:true]" || time.Since(start) < 6*24*time.Hour || time.Since(start) > 8*24*time.Hour {
+					t.Errorf("exa body = %s", s.body)
+				}
+			},
+		},
+		{
+			provider: ProviderFirecrawl,
+			want: []string{"Provider: firecrawl", "1. Best tomato cages", "URL: https://fire.example/tomato-cages",
+				"Sturdy cages", "2. Trellising tomatoes"},
+			notWant: []string{"img.example"},
+			sent: func(t *testing.T, s seen) {
+				body := decodeBody(t, s)
+				if body["query"] != "growing tomatoes" || body["limit"] != 3.0 || body["tbs"] != "qdr:w" {
+					t.Errorf("firecrawl body = %s", s.body)
+				}
+			},
+		},
+		{
+			provider: ProviderOllama,
+			want: []string{"Provider: ollama", "1. Tomato fertilizer guide", "URL: https://feed.example/tomato",
+				"low nitrogen", "2. Blossom end rot"},
+			sent: func(t *testing.T, s seen) {
+				body := decodeBody(t, s)
+				if body["query"] != "growing tomatoes" || body["max_results"] != 3.0 {
+					t.Errorf("ollama body = %s", s.body)
+				}
+			},
+		},
+		{
+			provider: ProviderGemini,
+			want: []string{"Provider: gemini", "Answer (written by gemini's model from its search, not a quote of any page):",
+				"Tomatoes grow best in warm soil with 6-8 hours of sun.", "Sources cited:",
+				"1. garden.example", "URL: https://garden.example/tomatoes", "2. veg.example"},
+			sent: func(t *testing.T, s seen) {
+				var body struct {
+					Contents []struct {
+						Parts []struct{ Text string } `json:"parts"`
+					} `json:"contents"`
+					Tools []struct {
+						GoogleSearch struct {
+							TimeRangeFilter struct{ StartTime, EndTime string } `json:"timeRangeFilter"`
+						} `json:"googleSearch"`
+					} `json:"tools"`
+				}
+				if err := json.Unmarshal([]byte(s.body), &body); err != nil {
+					t.Fatal(err)
+				}
+				if len(body.Contents) != 1 || len(body.Contents[0].Parts) != 1 || body.Contents[0].Parts[0].Text != "growing tomatoes" ||
+					len(body.Tools) != 1 || body.Tools[0].GoogleSearch.TimeRangeFilter.StartTime == "" {
+					t.Errorf("gemini body = %s", s.body)
+				}
+			},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.provider, func(t *testing.T) {
@@ -282,6 +393,18 @@ func TestSearchProviders(t *testing.T) {
 			}
 		})
 	}
+}
+
+func decodeBody(t *testing.T, s seen) map[string]any {
+	t.Helper()
+	var body map[string]any
+	if err := json.Unmarshal([]byte(s.body), &body); err != nil {
+		t.Fatalf("body %q: %v", s.body, err)
+	}
+	if s.header.Get("Content-Type") != "application/json" {
+		t.Errorf("content type = %q", s.header.Get("Content-Type"))
+	}
+	return body
 }
 
 func TestSearchFallThrough(t *testing.T) {
