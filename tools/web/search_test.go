@@ -20,8 +20,8 @@ import (
 
 // testKeys are the keys the fake providers expect.
 var testKeys = map[string]string{
-	ProviderBrave:  "brave-secret-1111",
-	ProviderTavily: "tvly-secret-2222",
+	ProviderBrave:      "brave-secret-1111",
+	ProviderTavily:     "tvly-secret-2222",
 	ProviderSerper:     "serper-secret-3333",
 	ProviderPerplexity: "pplx-secret-4444",
 	ProviderExa:        "exa-secret-5555",
@@ -85,15 +85,21 @@ func newSearchFake(t *testing.T) *searchFake {
 		"/ddg": {ProviderDuckDuckGo, http.MethodPost, fixture("search_duckduckgo.htm"), "text/html; charset=utf-8",
 			func(*http.Request) bool { return true }},
 		"/perplexity/search": {ProviderPerplexity, http.MethodPost, fixture("search_perplexity.json"), "application/json",
-			func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer "+testKeys[ProviderPerplexity] }},
+			func(r *http.Request) bool {
+				return r.Header.Get("Authorization") == "Bearer "+testKeys[ProviderPerplexity]
+			}},
 		"/perplexity/chat/completions": {perplexityChat, http.MethodPost, fixture("search_perplexity_chat.json"), "application/json",
-			func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer "+testKeys[ProviderPerplexity] }},
+			func(r *http.Request) bool {
+				return r.Header.Get("Authorization") == "Bearer "+testKeys[ProviderPerplexity]
+			}},
 		"/openrouter/api/v1/chat/completions": {openRouterChat, http.MethodPost, fixture("search_openrouter_chat.json"), "application/json",
 			func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer "+openRouterKey }},
 		"/exa/search": {ProviderExa, http.MethodPost, fixture("search_exa.json"), "application/json",
 			func(r *http.Request) bool { return r.Header.Get("X-Api-Key") == testKeys[ProviderExa] }},
 		"/firecrawl/v2/search": {ProviderFirecrawl, http.MethodPost, fixture("search_firecrawl.json"), "application/json",
-			func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer "+testKeys[ProviderFirecrawl] }},
+			func(r *http.Request) bool {
+				return r.Header.Get("Authorization") == "Bearer "+testKeys[ProviderFirecrawl]
+			}},
 		// A local daemon takes no key: it signs for Ollama's cloud itself.
 		"/ollama/api/experimental/web_search": {ProviderOllama, http.MethodPost, fixture("search_ollama.json"), "application/json",
 			func(r *http.Request) bool { return r.Header.Get("Authorization") == "" }},
@@ -678,3 +684,247 @@ func TestParseDDGTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchAnswerPaths checks the providers whose model writes the
+// answer: Perplexity's Sonar and OpenRouter chat paths, and the hosted
+// and fallback routes of Ollama, which must keep the key off the local
+// daemon.
+func TestSearchAnswerPaths(t *testing.T) {
+	cases := []struct {
+		name    string
+		setup   func(f *searchFake, cfg *SearchConfig)
+		built   func(f *searchFake, s *searcher)
+		route   string
+		want    []string
+		notWant []string
+		sent    func(t *testing.T, s seen)
+	}{
+		{
+			name:  "perplexity sonar",
+			setup: func(f *searchFake, cfg *SearchConfig) { cfg.PerplexityChat = true },
+			route: perplexityChat,
+			want: []string{"Provider: perplexity", "Answer (written by perplexity's model", "full sun and deep, regular watering [1][2].\nStake them early.",
+				"Sources cited:", "1. How to Grow Tomatoes", "URL: https://garden.example/tomatoes", "2. veg.example", "URL: https://veg.example/guides/tomato"},
+			notWant: []string{"3. "},
+			sent: func(t *testing.T, s seen) {
+				body := decodeBody(t, s)
+				if body["model"] != "sonar-pro" || fmt.Sprint(body["messages"]) != "[map[content:growing tomatoes role:user]]" ||
+					body["search_recency_filter"] != "week" {
+					t.Errorf("sonar body = %s", s.body)
+				}
+			},
+		},
+		{
+			name: "perplexity openrouter",
+			setup: func(f *searchFake, cfg *SearchConfig) {
+				cfg.Keys = map[string]string{ProviderPerplexity: openRouterKey}
+				cfg.BaseURLs = map[string]string{ProviderPerplexity: f.URL + "/openrouter/api/v1"}
+			},
+			route: openRouterChat,
+			want: []string{"Answer (written by perplexity's model", "Plant after the last frost.",
+				"1. Frost dates", "URL: https://frost.example/dates", "Last frost varies by zone."},
+			sent: func(t *testing.T, s seen) {
+				body := decodeBody(t, s)
+				if body["model"] != "perplexity/sonar-pro" || body["search_recency_filter"] != nil {
+					t.Errorf("openrouter body = %s", s.body)
+				}
+			},
+		},
+		{
+			name: "perplexity model chosen",
+			setup: func(f *searchFake, cfg *SearchConfig) {
+				cfg.Models = map[string]string{ProviderPerplexity: "sonar-reasoning"}
+			},
+			route: perplexityChat,
+			want:  []string{"Stake them early."},
+			sent: func(t *testing.T, s seen) {
+				if body := decodeBody(t, s); body["model"] != "sonar-reasoning" {
+					t.Errorf("model = %v", body["model"])
+				}
+			},
+		},
+		{
+			name: "ollama falls back to hosted with the key",
+			built: func(f *searchFake, s *searcher) {
+				f.set(ProviderOllama, http.StatusBadGateway, "")
+				for _, l := range s.chain {
+					if p, ok := l.p.(*ollamaProvider); ok {
+						p.cloudEndpoint = f.URL + "/ollama-cloud/api/web_search"
+					}
+				}
+			},
+			route: "ollama-cloud",
+			want:  []string{"Provider: ollama", "2. Blossom end rot"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newSearchFake(t)
+			provider := ProviderPerplexity
+			if strings.HasPrefix(tc.name, "ollama") {
+				provider = ProviderOllama
+			}
+			cfg := f.config(provider)
+			if tc.setup != nil {
+				tc.setup(f, &cfg)
+			}
+			tool, s := newSearchTool(cfg)
+			if tc.built != nil {
+				tc.built(f, s)
+			}
+			out, err := search(t, tool, map[string]any{"query": "growing tomatoes", "freshness": "week"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(out, w) {
+					t.Errorf("output has %q:\n%s", w, out)
+				}
+			}
+			if f.count(tc.route) != 1 {
+				t.Errorf("%s asked %d times, want 1", tc.route, f.count(tc.route))
+			}
+			if tc.sent != nil {
+				tc.sent(t, f.seen(tc.route))
+			}
+			if f.count(ProviderPerplexity) != 0 {
+				t.Error("chat path also asked the Search API")
+			}
+			if provider == ProviderOllama && f.seen(ProviderOllama).header.Get("Authorization") != "" {
+				t.Error("key sent to the local daemon")
+			}
+		})
+	}
+}
+
+// TestOllamaRoutes checks where the ollama provider sends a search, and
+// that its key goes to Ollama's hosted API only.
+func TestOllamaRoutes(t *testing.T) {
+	h := httpDoer{client: http.DefaultClient}
+	cases := []struct {
+		name, base, key string
+		hosted          bool
+		endpoints       []string
+		wantErr         string
+	}{
+		{name: "default daemon", base: ollamaLocalBase, key: "k",
+			endpoints: []string{"http://127.0.0.1:11434/api/experimental/web_search", "http://127.0.0.1:11434/api/web_search"}},
+		{name: "bare host", base: "gpu-box:11434/",
+			endpoints: []string{"http://gpu-box:11434/api/experimental/web_search", "http://gpu-box:11434/api/web_search"}},
+		{name: "hosted", base: "https://ollama.com", key: "k", hosted: true, endpoints: []string{"https://ollama.com/api/web_search"}},
+		{name: "hosted without key", base: "https://ollama.com", wantErr: "no API key (OLLAMA_API_KEY)"},
+		{name: "not http", base: "ftp://x.example", wantErr: "is not an http(s) URL"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := newOllama(h, tc.key, tc.base, true, loopbackOK)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.hosted != tc.hosted || strings.Join(p.endpoints, " ") != strings.Join(tc.endpoints, " ") {
+				t.Errorf("hosted %v endpoints %v, want %v %v", p.hosted, p.endpoints, tc.hosted, tc.endpoints)
+			}
+			if !tc.hosted && p.local.client == h.client {
+				t.Error("a daemon reached through the default client needs its own guard that admits its host")
+			}
+		})
+	}
+}
+
+// TestSearchEndpointFixed checks that nothing in a tool call can move a
+// request off the configured endpoint: the arguments have no field for
+// it, and a URL in the query is only query text.
+func TestSearchEndpointFixed(t *testing.T) {
+	f := newSearchFake(t)
+	for _, provider := range []string{ProviderPerplexity, ProviderExa, ProviderFirecrawl, ProviderOllama, ProviderGemini} {
+		t.Run(provider, func(t *testing.T) {
+			tool := SearchTool(f.config(provider))
+			for _, field := range []string{"baseUrl", "endpoint", "url", "provider", "model"} {
+				_, err := search(t, tool, map[string]any{"query": "x", field: "http://169.254.169.254/latest"})
+				if err == nil || !strings.Contains(err.Error(), "unknown field") {
+					t.Errorf("%s: error = %v, want unknown field", field, err)
+				}
+			}
+			before := f.count(provider)
+			if _, err := search(t, tool, map[string]any{"query": "http://169.254.169.254/latest/meta-data"}); err != nil {
+				t.Fatal(err)
+			}
+			if f.count(provider) != before+1 {
+				t.Errorf("%s not asked for a query that looks like a URL", provider)
+			}
+			if !strings.Contains(f.seen(provider).body, "169.254.169.254") {
+				t.Errorf("query not sent as text: %s", f.seen(provider).body)
+			}
+		})
+	}
+}
+
+// TestSearchKeysStayOut checks that a provider's error, even one that
+// echoes the request's headers, never shows its key to the model.
+func TestSearchKeysStayOut(t *testing.T) {
+	f := newSearchFake(t)
+	providers := []string{ProviderPerplexity, ProviderExa, ProviderFirecrawl, ProviderGemini}
+	for _, p := range providers {
+		f.set(p, http.StatusForbidden, "")
+	}
+	cfg := f.config(providers...)
+	cfg.PerplexityChat = false
+	out, err := search(t, SearchTool(cfg), map[string]any{"query": "tomatoes"})
+	if err == nil {
+		t.Fatalf("want error, got:\n%s", out)
+	}
+	for _, p := range providers {
+		if !strings.Contains(err.Error(), p+": HTTP 403 Forbidden") {
+			t.Errorf("error lacks %s's status: %v", p, err)
+		}
+	}
+	for _, key := range testKeys {
+		if strings.Contains(err.Error(), key) || strings.Contains(out, key) {
+			t.Errorf("key %q leaked: %v", key, err)
+		}
+	}
+}
+
+// TestGeminiResolve checks that a grounding redirect link becomes the
+// page it points to without fetching that page, and that other links
+// are left alone.
+func TestGeminiResolve(t *testing.T) {
+	var asked []string
+	var mu sync.Mutex
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		mu.Lock()
+		asked = append(asked, r.Method+" "+r.URL.Host)
+		mu.Unlock()
+		if r.URL.Host != geminiRedirectHost {
+			return nil, errors.New("followed the redirect")
+		}
+		return &http.Response{StatusCode: http.StatusFound, Header: http.Header{"Location": {"https://page.example/a?b=1"}},
+			Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
+	})
+	p := &geminiProvider{h: httpDoer{client: &http.Client{Transport: rt}}}
+	ctx := context.Background()
+	if got := p.resolve(ctx, "https://"+geminiRedirectHost+"/grounding-api-redirect/xyz"); got != "https://page.example/a?b=1" {
+		t.Errorf("resolved = %q", got)
+	}
+	if got := p.resolve(ctx, "https://direct.example/p"); got != "https://direct.example/p" {
+		t.Errorf("direct link changed to %q", got)
+	}
+	if len(asked) != 1 || asked[0] != "HEAD "+geminiRedirectHost {
+		t.Errorf("requests = %v, want one HEAD to the redirect host", asked)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
