@@ -92,7 +92,7 @@ func fetchPolicy(sp config.ToolWebFetchSSRFPolicy) netguard.Policy {
 var searchPlugins = map[string]string{
 	web.ProviderBrave: "brave", web.ProviderTavily: "tavily", web.ProviderSerper: "serper", web.ProviderSearXNG: "searxng",
 	web.ProviderPerplexity: "perplexity", web.ProviderExa: "exa", web.ProviderFirecrawl: "firecrawl",
-	web.ProviderOllama: "ollama", web.ProviderGemini: "google",
+	web.ProviderOllama: "ollama", web.ProviderGemini: "google", web.ProviderGrok: "xai",
 }
 
 // searchModelProviders maps the providers that fall back on a model

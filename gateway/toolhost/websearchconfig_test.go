@@ -58,7 +58,7 @@ func TestWebSearchProviderConfig(t *testing.T) {
 // (the config loads it with a warning) leaves the whole chain in use,
 // rather than a chain of one provider that cannot answer.
 func TestWebSearchProviderWeDoNotHave(t *testing.T) {
-	for _, p := range []string{"grok", "kimi", "minimax", "parallel"} {
+	for _, p := range []string{"kimi", "minimax", "parallel"} {
 		c := searchConfig(config.ToolWebSearch{Provider: p}, nil, nil, func(string) string { return "" })
 		if c.Providers != nil {
 			t.Errorf("provider %q: chain = %v, want the default chain", p, c.Providers)
@@ -93,15 +93,16 @@ func TestWebSearchNewProviderConfig(t *testing.T) {
 				exa: {config: {webSearch: {apiKey: "exa-cfg", baseUrl: "https://exa-proxy.example"}}},
 				firecrawl: {config: {webSearch: {baseUrl: "http://fc.internal:3002"}}},
 				google: {config: {webSearch: {apiKey: "g-cfg", model: "gemini-2.5-flash"}}},
-				ollama: {config: {webSearch: {baseUrl: "http://ollama-host:11434"}}}}},
+				ollama: {config: {webSearch: {baseUrl: "http://ollama-host:11434"}}},
+				xai: {config: {webSearch: {apiKey: "xai-cfg", baseUrl: "https://xai-proxy.example/v1", model: "grok-4.7"}}}}},
 				models: {providers: {google: {baseUrl: "https://gemini-proxy.example/v1beta", apiKey: "g-model"},
 					ollama: {baseUrl: "http://other:11434", apiKey: "ollama-model"}}}}`,
 			keys: map[string]string{web.ProviderPerplexity: "pplx-cfg", web.ProviderExa: "exa-cfg", web.ProviderGemini: "g-cfg",
-				web.ProviderOllama: "ollama-model"},
+				web.ProviderOllama: "ollama-model", web.ProviderGrok: "xai-cfg"},
 			bases: map[string]string{web.ProviderPerplexity: "https://openrouter.ai/api/v1", web.ProviderExa: "https://exa-proxy.example",
 				web.ProviderFirecrawl: "http://fc.internal:3002", web.ProviderGemini: "https://gemini-proxy.example/v1beta",
-				web.ProviderOllama: "http://ollama-host:11434"},
-			models: map[string]string{web.ProviderPerplexity: "perplexity/sonar", web.ProviderGemini: "gemini-2.5-flash"},
+				web.ProviderOllama: "http://ollama-host:11434", web.ProviderGrok: "https://xai-proxy.example/v1"},
+			models: map[string]string{web.ProviderPerplexity: "perplexity/sonar", web.ProviderGemini: "gemini-2.5-flash", web.ProviderGrok: "grok-4.7"},
 			chat:   true},
 		{name: "gemini falls back on the model provider's key",
 			src:  `{models: {providers: {google: {apiKey: "g-model"}}}}`,
@@ -146,7 +147,7 @@ func TestWebSearchNewProviderConfig(t *testing.T) {
 }
 
 func TestWebSearchProviderNamed(t *testing.T) {
-	for _, p := range []string{"perplexity", "exa", "firecrawl", "ollama", "gemini"} {
+	for _, p := range []string{"perplexity", "exa", "firecrawl", "ollama", "gemini", "grok"} {
 		c := searchConfig(config.ToolWebSearch{Provider: p}, nil, nil, func(string) string { return "" })
 		if len(c.Providers) != 1 || c.Providers[0] != p {
 			t.Errorf("provider %q: chain = %v", p, c.Providers)

@@ -24,6 +24,7 @@ const (
 	ollamaLocalBase = "http://127.0.0.1:11434"
 	ollamaCloudBase = "https://ollama.com"
 	geminiBase      = "https://generativelanguage.googleapis.com/v1beta"
+	grokBase        = "https://api.x.ai/v1"
 	// geminiRedirectHost serves the redirect links Gemini grounding
 	// cites instead of the pages themselves.
 	geminiRedirectHost = "vertexaisearch.cloud.google.com"
@@ -37,6 +38,7 @@ var (
 	_ searchProvider = (*firecrawlProvider)(nil)
 	_ searchProvider = (*ollamaProvider)(nil)
 	_ searchProvider = (*geminiProvider)(nil)
+	_ searchProvider = (*grokProvider)(nil)
 )
 
 // joinEndpoint adds path to a configured base URL: a bare host gets
@@ -534,4 +536,72 @@ func (p *geminiProvider) resolve(ctx context.Context, link string) string {
 		return loc.String()
 	}
 	return link
+}
+
+// grokProvider asks a Grok model through xAI's Responses API with its
+// server-side web search; the answer's url_citation annotations and the
+// response's citations list are the pages it drew on.
+type grokProvider struct {
+	h                    httpDoer
+	key, endpoint, model string
+}
+
+func (p *grokProvider) Name() string { return ProviderGrok }
+
+func (p *grokProvider) Search(ctx context.Context, q Query) (Found, error) {
+	body := map[string]any{
+		"model": p.model,
+		"input": []map[string]string{{"role": "user", "content": q.Text}},
+		"tools": []map[string]string{{"type": "web_search"}},
+	}
+	req, err := postJSON(ctx, p.endpoint, body)
+	if err != nil {
+		return Found{}, err
+	}
+	req.Header.Set("Authorization", "Bearer "+p.key)
+	var ans struct {
+		Output []struct {
+			Type    string `json:"type"`
+			Content []struct {
+				Type        string `json:"type"`
+				Text        string `json:"text"`
+				Annotations []struct {
+					Type  string `json:"type"`
+					URL   string `json:"url"`
+					Title string `json:"title"`
+				} `json:"annotations"`
+			} `json:"content"`
+		} `json:"output"`
+		Citations []string `json:"citations"`
+	}
+	if err := p.h.json(req, &ans); err != nil {
+		return Found{}, err
+	}
+	var text strings.Builder
+	l := citedList{hitList: hitList{q: q, source: p.Name()}}
+	// Annotations come first: they carry titles and point at what the
+	// answer says; citations add what the search saw besides.
+	for _, o := range ans.Output {
+		if o.Type != "message" {
+			continue // the search calls themselves
+		}
+		for _, c := range o.Content {
+			if c.Type != "output_text" {
+				continue
+			}
+			text.WriteString(c.Text)
+			for _, a := range c.Annotations {
+				if a.Type == "url_citation" {
+					l.cite(a.Title, a.URL, "")
+				}
+			}
+		}
+	}
+	for _, u := range ans.Citations {
+		l.cite("", u, "")
+	}
+	if text.Len() == 0 {
+		return Found{}, errors.New("answer has no output text")
+	}
+	return Found{Hits: l.hits, Answer: cleanAnswer(text.String()), Source: p.Name()}, nil
 }

@@ -28,6 +28,7 @@ var testKeys = map[string]string{
 	ProviderFirecrawl:  "fc-secret-6666",
 	ProviderGemini:     "AIza-secret-7777",
 	ProviderOllama:     "ollama-secret-8888",
+	ProviderGrok:       "xai-secret-0000",
 }
 
 // perplexityChat and openRouterKey name the fake's Sonar and OpenRouter
@@ -105,6 +106,8 @@ func newSearchFake(t *testing.T) *searchFake {
 			func(r *http.Request) bool { return r.Header.Get("Authorization") == "" }},
 		"/ollama-cloud/api/web_search": {"ollama-cloud", http.MethodPost, fixture("search_ollama.json"), "application/json",
 			func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer "+testKeys[ProviderOllama] }},
+		"/grok/responses": {ProviderGrok, http.MethodPost, fixture("search_grok.json"), "application/json",
+			func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer "+testKeys[ProviderGrok] }},
 		"/gemini/models/gemini-3.6-flash:generateContent": {ProviderGemini, http.MethodPost, fixture("search_gemini.json"), "application/json",
 			func(r *http.Request) bool { return r.Header.Get("X-Goog-Api-Key") == testKeys[ProviderGemini] }},
 	}
@@ -187,6 +190,7 @@ func (f *searchFake) config(providers ...string) SearchConfig {
 			ProviderFirecrawl:  f.URL + "/firecrawl",
 			ProviderOllama:     f.URL + "/ollama",
 			ProviderGemini:     f.URL + "/gemini",
+			ProviderGrok:       f.URL + "/grok",
 		},
 		Network: loopbackOK,
 	}
@@ -366,6 +370,20 @@ func TestSearchProviders(t *testing.T) {
 				if len(body.Contents) != 1 || len(body.Contents[0].Parts) != 1 || body.Contents[0].Parts[0].Text != "growing tomatoes" ||
 					len(body.Tools) != 1 || body.Tools[0].GoogleSearch.TimeRangeFilter.StartTime == "" {
 					t.Errorf("gemini body = %s", s.body)
+				}
+			},
+		},
+		{
+			provider: ProviderGrok,
+			want: []string{"Provider: grok", "Answer (written by grok's model from its search, not a quote of any page):",
+				"at least six hours of sun", "Sources cited:", "1. How to Grow Tomatoes", "URL: https://garden.example/tomatoes",
+				"2. sun.example", "URL: https://sun.example/hours"},
+			notWant: []string{"3. ", "web_search_call"},
+			sent: func(t *testing.T, s seen) {
+				body := decodeBody(t, s)
+				if body["model"] != "grok-4.3" || fmt.Sprint(body["input"]) != "[map[content:growing tomatoes role:user]]" ||
+					fmt.Sprint(body["tools"]) != "[map[type:web_search]]" {
+					t.Errorf("grok body = %s", s.body)
 				}
 			},
 		},
@@ -847,7 +865,7 @@ func TestOllamaRoutes(t *testing.T) {
 // it, and a URL in the query is only query text.
 func TestSearchEndpointFixed(t *testing.T) {
 	f := newSearchFake(t)
-	for _, provider := range []string{ProviderPerplexity, ProviderExa, ProviderFirecrawl, ProviderOllama, ProviderGemini} {
+	for _, provider := range []string{ProviderPerplexity, ProviderExa, ProviderFirecrawl, ProviderOllama, ProviderGemini, ProviderGrok} {
 		t.Run(provider, func(t *testing.T) {
 			tool := SearchTool(f.config(provider))
 			for _, field := range []string{"baseUrl", "endpoint", "url", "provider", "model"} {
@@ -874,7 +892,7 @@ func TestSearchEndpointFixed(t *testing.T) {
 // echoes the request's headers, never shows its key to the model.
 func TestSearchKeysStayOut(t *testing.T) {
 	f := newSearchFake(t)
-	providers := []string{ProviderPerplexity, ProviderExa, ProviderFirecrawl, ProviderGemini}
+	providers := []string{ProviderPerplexity, ProviderExa, ProviderFirecrawl, ProviderGemini, ProviderGrok}
 	for _, p := range providers {
 		f.set(p, http.StatusForbidden, "")
 	}
