@@ -93,11 +93,18 @@ var searchPlugins = map[string]string{
 	web.ProviderBrave: "brave", web.ProviderTavily: "tavily", web.ProviderSerper: "serper", web.ProviderSearXNG: "searxng",
 	web.ProviderPerplexity: "perplexity", web.ProviderExa: "exa", web.ProviderFirecrawl: "firecrawl",
 	web.ProviderOllama: "ollama", web.ProviderGemini: "google", web.ProviderGrok: "xai",
+	web.ProviderKimi: "moonshot",
 }
 
 // searchModelProviders maps the providers that fall back on a model
 // provider's key and base URL (models.providers.<name>) to its name.
-var searchModelProviders = map[string]string{web.ProviderGemini: "google", web.ProviderOllama: "ollama"}
+var searchModelProviders = map[string]string{web.ProviderGemini: "google", web.ProviderOllama: "ollama", web.ProviderKimi: "moonshot"}
+
+// searchModelKeyless lists the providers that take only the model
+// provider's host, not its key: a Moonshot chat key on the China host
+// must send Kimi's searches there too, but OpenClaw reads Kimi's key
+// from its own places only.
+var searchModelKeyless = map[string]bool{web.ProviderKimi: true}
 
 // searchConfig also reads the providers' own settings, where OpenClaw
 // keeps them: plugins.entries.<plugin>.config.webSearch (apiKey beats
@@ -121,7 +128,7 @@ func searchConfig(sc config.ToolWebSearch, plugins map[string]config.PluginEntry
 				key = getenv(env)
 			}
 		}
-		if key == "" && searchModelProviders[provider] != "" {
+		if key == "" && searchModelProviders[provider] != "" && !searchModelKeyless[provider] {
 			key = mp.APIKey.Value
 		}
 		if key != "" {

@@ -58,7 +58,7 @@ func TestWebSearchProviderConfig(t *testing.T) {
 // (the config loads it with a warning) leaves the whole chain in use,
 // rather than a chain of one provider that cannot answer.
 func TestWebSearchProviderWeDoNotHave(t *testing.T) {
-	for _, p := range []string{"kimi", "minimax", "parallel"} {
+	for _, p := range []string{"minimax", "parallel"} {
 		c := searchConfig(config.ToolWebSearch{Provider: p}, nil, nil, func(string) string { return "" })
 		if c.Providers != nil {
 			t.Errorf("provider %q: chain = %v, want the default chain", p, c.Providers)
@@ -104,6 +104,13 @@ func TestWebSearchNewProviderConfig(t *testing.T) {
 				web.ProviderOllama: "http://ollama-host:11434", web.ProviderGrok: "https://xai-proxy.example/v1"},
 			models: map[string]string{web.ProviderPerplexity: "perplexity/sonar", web.ProviderGemini: "gemini-2.5-flash", web.ProviderGrok: "grok-4.7"},
 			chat:   true},
+		{name: "kimi takes the moonshot host but not its key",
+			src:   `{models: {providers: {moonshot: {baseUrl: "https://api.moonshot.cn/v1", apiKey: "moonshot-chat"}}}}`,
+			env:   map[string]string{"MOONSHOT_API_KEY": "env-moonshot"},
+			keys:  map[string]string{web.ProviderKimi: "env-moonshot"},
+			bases: map[string]string{web.ProviderKimi: "https://api.moonshot.cn/v1"}},
+		{name: "kimi without a key of its own", src: `{models: {providers: {moonshot: {apiKey: "moonshot-chat"}}}}`,
+			keys: map[string]string{web.ProviderKimi: ""}},
 		{name: "gemini falls back on the model provider's key",
 			src:  `{models: {providers: {google: {apiKey: "g-model"}}}}`,
 			env:  map[string]string{"GEMINI_API_KEY": ""},
@@ -147,7 +154,7 @@ func TestWebSearchNewProviderConfig(t *testing.T) {
 }
 
 func TestWebSearchProviderNamed(t *testing.T) {
-	for _, p := range []string{"perplexity", "exa", "firecrawl", "ollama", "gemini", "grok"} {
+	for _, p := range []string{"perplexity", "exa", "firecrawl", "ollama", "gemini", "grok", "kimi"} {
 		c := searchConfig(config.ToolWebSearch{Provider: p}, nil, nil, func(string) string { return "" })
 		if len(c.Providers) != 1 || c.Providers[0] != p {
 			t.Errorf("provider %q: chain = %v", p, c.Providers)

@@ -18,7 +18,7 @@ type SearchConfig struct {
 	// Providers is the order in which providers are tried; the next one
 	// is used when one fails, is rate limited or finds nothing. Names:
 	// brave, tavily, serper, searxng, duckduckgo, perplexity, exa,
-	// firecrawl, ollama, gemini, grok. Default: DefaultProviders.
+	// firecrawl, ollama, gemini, grok, kimi. Default: DefaultProviders.
 	Providers []string
 	// Keys holds API keys by provider name. A provider that needs a key
 	// and has none is skipped; ollama's key is optional and only ever
@@ -26,7 +26,7 @@ type SearchConfig struct {
 	// environment variables in KeyEnv.
 	Keys map[string]string
 	// Models names the model of the providers that answer through one:
-	// perplexity's chat path, gemini and grok. Default: DefaultModels.
+	// perplexity's chat path, gemini, grok and kimi. Default: DefaultModels.
 	Models map[string]string
 	// PerplexityChat sends perplexity searches to its chat completions
 	// (Sonar, or OpenRouter's) instead of its Search API, as OpenClaw
@@ -40,10 +40,10 @@ type SearchConfig struct {
 	// tavily and serper it is the full URL of the search API; for
 	// duckduckgo, of its HTML search page; for searxng, the instance's
 	// base URL when SearXNGURL is empty. For perplexity, exa, firecrawl,
-	// ollama, gemini and grok it is the API's base URL, to which the
-	// provider adds its own path (/search, /v2/search, /api/web_search,
-	// /models/<model>:generateContent, /responses; /chat/completions on
-	// perplexity's chat path), as OpenClaw's plugin baseUrl is. Only configuration
+	// ollama, gemini, grok and kimi it is the API's base URL, to which
+	// the provider adds its own path (/search, /v2/search,
+	// /api/web_search, /models/<model>:generateContent, /responses,
+	// /chat/completions for kimi and perplexity's chat path), as OpenClaw's plugin baseUrl is. Only configuration
 	// sets these, never a tool call. Default: each provider's public
 	// endpoint (ollama: the local daemon, http://127.0.0.1:11434).
 	BaseURLs map[string]string
@@ -78,13 +78,14 @@ const (
 	ProviderOllama     = "ollama"
 	ProviderGemini     = "gemini"
 	ProviderGrok       = "grok"
+	ProviderKimi       = "kimi"
 )
 
 // DefaultProviders is the provider order unless SearchConfig.Providers
 // says otherwise: keyed APIs first (a missing key skips one at no
 // cost), then the keyless ones. Ollama is left out, as OpenClaw never
 // picks it on its own: it needs a daemon signed in to Ollama's cloud.
-var DefaultProviders = []string{ProviderBrave, ProviderGemini, ProviderGrok, ProviderPerplexity, ProviderFirecrawl, ProviderExa,
+var DefaultProviders = []string{ProviderBrave, ProviderGemini, ProviderGrok, ProviderKimi, ProviderPerplexity, ProviderFirecrawl, ProviderExa,
 	ProviderTavily, ProviderSerper, ProviderSearXNG, ProviderDuckDuckGo}
 
 // KeyEnv names the environment variables each keyed provider reads,
@@ -99,6 +100,7 @@ var KeyEnv = map[string][]string{
 	ProviderGemini:     {"GEMINI_API_KEY"},
 	ProviderOllama:     {"OLLAMA_API_KEY"},
 	ProviderGrok:       {"XAI_API_KEY"},
+	ProviderKimi:       {"KIMI_API_KEY", "MOONSHOT_API_KEY"},
 }
 
 // keyOptional lists the providers that run without a key.
@@ -110,6 +112,7 @@ var DefaultModels = map[string]string{
 	ProviderPerplexity: "sonar-pro",
 	ProviderGemini:     "gemini-3.6-flash",
 	ProviderGrok:       "grok-4.3",
+	ProviderKimi:       "kimi-k2.6",
 }
 
 // Defaults of SearchConfig and the tool's arguments.
@@ -298,6 +301,8 @@ func buildChain(cfg SearchConfig, defaultClient bool) []link {
 			l.p = &geminiProvider{h: h, key: key, base: strings.TrimRight(endpoint(name, geminiBase), "/"), model: model(name)}
 		case ProviderGrok:
 			l.p = &grokProvider{h: h, key: key, endpoint: joinEndpoint(endpoint(name, grokBase), "/responses"), model: model(name)}
+		case ProviderKimi:
+			l.p = &kimiProvider{h: h, key: key, endpoint: joinEndpoint(endpoint(name, kimiBase), "/chat/completions"), model: model(name)}
 		default:
 			l.skipped = "unknown provider"
 		}

@@ -25,6 +25,7 @@ const (
 	ollamaCloudBase = "https://ollama.com"
 	geminiBase      = "https://generativelanguage.googleapis.com/v1beta"
 	grokBase        = "https://api.x.ai/v1"
+	kimiBase        = "https://api.moonshot.ai/v1"
 	// geminiRedirectHost serves the redirect links Gemini grounding
 	// cites instead of the pages themselves.
 	geminiRedirectHost = "vertexaisearch.cloud.google.com"
@@ -39,6 +40,7 @@ var (
 	_ searchProvider = (*ollamaProvider)(nil)
 	_ searchProvider = (*geminiProvider)(nil)
 	_ searchProvider = (*grokProvider)(nil)
+	_ searchProvider = (*kimiProvider)(nil)
 )
 
 // joinEndpoint adds path to a configured base URL: a bare host gets
@@ -604,4 +606,115 @@ func (p *grokProvider) Search(ctx context.Context, q Query) (Found, error) {
 		return Found{}, errors.New("answer has no output text")
 	}
 	return Found{Hits: l.hits, Answer: cleanAnswer(text.String()), Source: p.Name()}, nil
+}
+
+// kimiProvider asks a Kimi model through Moonshot's chat completions
+// with its built-in $web_search: the model first calls the tool, the
+// caller hands the call's arguments back as the tool's result (Moonshot
+// runs the search on its side), and the model then answers.
+type kimiProvider struct {
+	h                    httpDoer
+	key, endpoint, model string
+}
+
+// kimiMaxRounds bounds the tool-call exchange; Moonshot's model usually
+// searches once or twice before it answers.
+const kimiMaxRounds = 4
+
+// errKimiUngrounded is returned when Kimi answers without searching:
+// such text is the model's memory, not a search result.
+var errKimiUngrounded = errors.New("kimi answered without searching the web")
+
+func (p *kimiProvider) Name() string { return ProviderKimi }
+
+type kimiMessage struct {
+	Role       string         `json:"role"`
+	Content    string         `json:"content"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+	Name       string         `json:"name,omitempty"`
+	ToolCalls  []kimiToolCall `json:"tool_calls,omitempty"`
+}
+
+type kimiToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+func (p *kimiProvider) Search(ctx context.Context, q Query) (Found, error) {
+	messages := []kimiMessage{{Role: "user", Content: q.Text}}
+	searched := false
+	for range kimiMaxRounds {
+		req, err := postJSON(ctx, p.endpoint, map[string]any{
+			"model":    p.model,
+			"messages": messages,
+			"tools":    []map[string]any{{"type": "builtin_function", "function": map[string]string{"name": "$web_search"}}},
+		})
+		if err != nil {
+			return Found{}, err
+		}
+		req.Header.Set("Authorization", "Bearer "+p.key)
+		var ans struct {
+			Choices []struct {
+				FinishReason string      `json:"finish_reason"`
+				Message      kimiMessage `json:"message"`
+			} `json:"choices"`
+			SearchResults []struct {
+				Title   string `json:"title"`
+				URL     string `json:"url"`
+				Snippet string `json:"snippet"`
+			} `json:"search_results"`
+		}
+		if err := p.h.json(req, &ans); err != nil {
+			return Found{}, err
+		}
+		if len(ans.Choices) == 0 {
+			return Found{}, errors.New("answer has no choices")
+		}
+		c := ans.Choices[0]
+		if c.FinishReason == "tool_calls" && len(c.Message.ToolCalls) > 0 {
+			messages = append(messages, c.Message)
+			for _, tc := range c.Message.ToolCalls {
+				if tc.Function.Name != "$web_search" {
+					return Found{}, fmt.Errorf("model called %q, not $web_search", tc.Function.Name)
+				}
+				searched = true
+				messages = append(messages, kimiMessage{Role: "tool", ToolCallID: tc.ID, Name: tc.Function.Name, Content: tc.Function.Arguments})
+			}
+			continue
+		}
+		l := citedList{hitList: hitList{q: q, source: p.Name()}}
+		for _, r := range ans.SearchResults {
+			l.cite(r.Title, r.URL, r.Snippet)
+		}
+		// Moonshot cites inline, as links in the answer's text.
+		for _, u := range linksIn(c.Message.Content) {
+			l.cite("", u, "")
+		}
+		if !searched && len(l.hits) == 0 {
+			return Found{}, errKimiUngrounded
+		}
+		return Found{Hits: l.hits, Answer: cleanAnswer(c.Message.Content), Source: p.Name()}, nil
+	}
+	return Found{}, fmt.Errorf("no answer after %d rounds of searching", kimiMaxRounds)
+}
+
+// linksIn lists the http(s) URLs in text, in order, trimmed of the
+// punctuation and brackets that surround a link in prose or Markdown.
+func linksIn(text string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
+		return r == ' ' || r == '\n' || r == '\t' || r == '(' || r == ')' || r == '<' || r == '>' || r == '[' || r == ']' || r == '"'
+	}) {
+		if i := strings.Index(f, "http"); i >= 0 {
+			u := strings.TrimRight(f[i:], ".,;:!?'")
+			if strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://") {
+				out = append(out, u)
+			}
+		}
+	}
+	return out
 }
