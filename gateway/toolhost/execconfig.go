@@ -93,7 +93,7 @@ var searchPlugins = map[string]string{
 	web.ProviderBrave: "brave", web.ProviderTavily: "tavily", web.ProviderSerper: "serper", web.ProviderSearXNG: "searxng",
 	web.ProviderPerplexity: "perplexity", web.ProviderExa: "exa", web.ProviderFirecrawl: "firecrawl",
 	web.ProviderOllama: "ollama", web.ProviderGemini: "google", web.ProviderGrok: "xai",
-	web.ProviderKimi: "moonshot",
+	web.ProviderKimi: "moonshot", web.ProviderMiniMax: "minimax",
 }
 
 // searchModelProviders maps the providers that fall back on a model
@@ -144,7 +144,7 @@ func searchConfig(sc config.ToolWebSearch, plugins map[string]config.PluginEntry
 		// A brave, tavily or serper baseUrl is not read by OpenClaw
 		// either; searxng's is the instance, below.
 		switch provider {
-		case web.ProviderBrave, web.ProviderTavily, web.ProviderSerper, web.ProviderSearXNG:
+		case web.ProviderBrave, web.ProviderTavily, web.ProviderSerper, web.ProviderSearXNG, web.ProviderMiniMax:
 		default:
 			if base != "" {
 				c.BaseURLs[provider] = base
@@ -154,6 +154,10 @@ func searchConfig(sc config.ToolWebSearch, plugins map[string]config.PluginEntry
 			c.Models[provider] = ws.Model
 		}
 	}
+	if minimaxCN(plugins["minimax"].Config.WebSearch.Region, getenv("MINIMAX_API_HOST"), models) {
+		c.BaseURLs[web.ProviderMiniMax] = web.MiniMaxCNBase
+	}
+	c.DuckDuckGoRegion = plugins["duckduckgo"].Config.WebSearch.Region
 	pp := plugins["perplexity"].Config.WebSearch
 	c.PerplexityChat = pp.BaseURL != "" || pp.Model != ""
 	c.SearXNGURL = plugins[web.ProviderSearXNG].Config.WebSearch.BaseURL
@@ -161,6 +165,25 @@ func searchConfig(sc config.ToolWebSearch, plugins map[string]config.PluginEntry
 		c.Providers = []string{sc.Provider}
 	}
 	return c
+}
+
+// minimaxCN reports whether MiniMax searches go to its China host: the
+// plugin's region says so, or else MINIMAX_API_HOST or the MiniMax
+// model provider's base URL is a minimaxi.com host, so that a China
+// account's key is not sent to the global host that refuses it.
+func minimaxCN(region, apiHost string, models map[string]config.ModelProvider) bool {
+	switch strings.ToLower(strings.TrimSpace(region)) {
+	case "cn":
+		return true
+	case "global":
+		return false
+	}
+	for _, u := range []string{apiHost, models["minimax"].BaseURL, models["minimax-portal"].BaseURL} {
+		if strings.Contains(strings.ToLower(u), "minimaxi.com") {
+			return true
+		}
+	}
+	return false
 }
 
 // configGate refuses the tools the config switched off or kept from this

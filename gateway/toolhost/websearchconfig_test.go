@@ -58,7 +58,7 @@ func TestWebSearchProviderConfig(t *testing.T) {
 // (the config loads it with a warning) leaves the whole chain in use,
 // rather than a chain of one provider that cannot answer.
 func TestWebSearchProviderWeDoNotHave(t *testing.T) {
-	for _, p := range []string{"minimax", "parallel"} {
+	for _, p := range []string{"parallel"} {
 		c := searchConfig(config.ToolWebSearch{Provider: p}, nil, nil, func(string) string { return "" })
 		if c.Providers != nil {
 			t.Errorf("provider %q: chain = %v, want the default chain", p, c.Providers)
@@ -111,6 +111,19 @@ func TestWebSearchNewProviderConfig(t *testing.T) {
 			bases: map[string]string{web.ProviderKimi: "https://api.moonshot.cn/v1"}},
 		{name: "kimi without a key of its own", src: `{models: {providers: {moonshot: {apiKey: "moonshot-chat"}}}}`,
 			keys: map[string]string{web.ProviderKimi: ""}},
+		{name: "minimax China host from the plugin region",
+			src:   `{plugins: {entries: {minimax: {config: {webSearch: {apiKey: "sk-cp-cfg", region: "cn"}}}}}}`,
+			keys:  map[string]string{web.ProviderMiniMax: "sk-cp-cfg"},
+			bases: map[string]string{web.ProviderMiniMax: web.MiniMaxCNBase}},
+		{name: "minimax China host from the model provider",
+			src:   `{models: {providers: {"minimax-portal": {baseUrl: "https://api.minimaxi.com/anthropic"}}}}`,
+			env:   map[string]string{"MINIMAX_OAUTH_TOKEN": "oauth-mm"},
+			keys:  map[string]string{web.ProviderMiniMax: "oauth-mm"},
+			bases: map[string]string{web.ProviderMiniMax: web.MiniMaxCNBase}},
+		{name: "minimax global region beats the China hint",
+			src:   `{plugins: {entries: {minimax: {config: {webSearch: {region: "global"}}}}}}`,
+			env:   map[string]string{"MINIMAX_API_HOST": "https://api.minimaxi.com"},
+			bases: map[string]string{web.ProviderMiniMax: ""}},
 		{name: "gemini falls back on the model provider's key",
 			src:  `{models: {providers: {google: {apiKey: "g-model"}}}}`,
 			env:  map[string]string{"GEMINI_API_KEY": ""},
@@ -154,7 +167,7 @@ func TestWebSearchNewProviderConfig(t *testing.T) {
 }
 
 func TestWebSearchProviderNamed(t *testing.T) {
-	for _, p := range []string{"perplexity", "exa", "firecrawl", "ollama", "gemini", "grok", "kimi"} {
+	for _, p := range []string{"perplexity", "exa", "firecrawl", "ollama", "gemini", "grok", "kimi", "minimax"} {
 		c := searchConfig(config.ToolWebSearch{Provider: p}, nil, nil, func(string) string { return "" })
 		if len(c.Providers) != 1 || c.Providers[0] != p {
 			t.Errorf("provider %q: chain = %v", p, c.Providers)

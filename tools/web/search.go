@@ -18,7 +18,7 @@ type SearchConfig struct {
 	// Providers is the order in which providers are tried; the next one
 	// is used when one fails, is rate limited or finds nothing. Names:
 	// brave, tavily, serper, searxng, duckduckgo, perplexity, exa,
-	// firecrawl, ollama, gemini, grok, kimi. Default: DefaultProviders.
+	// firecrawl, ollama, gemini, grok, kimi, minimax. Default: DefaultProviders.
 	Providers []string
 	// Keys holds API keys by provider name. A provider that needs a key
 	// and has none is skipped; ollama's key is optional and only ever
@@ -33,6 +33,9 @@ type SearchConfig struct {
 	// does when the plugin sets a baseUrl or model. An OpenRouter key
 	// (sk-or-...) does the same on its own. Default: false.
 	PerplexityChat bool
+	// DuckDuckGoRegion is the region code (kl) duckduckgo searches in
+	// when a call's language names none, e.g. "us-en". Default: none.
+	DuckDuckGoRegion string
 	// SearXNGURL is the base URL of a SearXNG instance, e.g.
 	// "https://searx.example.org". Default: none (searxng is skipped).
 	SearXNGURL string
@@ -40,10 +43,11 @@ type SearchConfig struct {
 	// tavily and serper it is the full URL of the search API; for
 	// duckduckgo, of its HTML search page; for searxng, the instance's
 	// base URL when SearXNGURL is empty. For perplexity, exa, firecrawl,
-	// ollama, gemini, grok and kimi it is the API's base URL, to which
-	// the provider adds its own path (/search, /v2/search,
+	// ollama, gemini, grok, kimi and minimax it is the API's base URL,
+	// to which the provider adds its own path (/search, /v2/search,
 	// /api/web_search, /models/<model>:generateContent, /responses,
-	// /chat/completions for kimi and perplexity's chat path), as OpenClaw's plugin baseUrl is. Only configuration
+	// /v1/coding_plan/search, /chat/completions for kimi and
+	// perplexity's chat path), as OpenClaw's plugin baseUrl is. Only configuration
 	// sets these, never a tool call. Default: each provider's public
 	// endpoint (ollama: the local daemon, http://127.0.0.1:11434).
 	BaseURLs map[string]string
@@ -79,13 +83,14 @@ const (
 	ProviderGemini     = "gemini"
 	ProviderGrok       = "grok"
 	ProviderKimi       = "kimi"
+	ProviderMiniMax    = "minimax"
 )
 
 // DefaultProviders is the provider order unless SearchConfig.Providers
 // says otherwise: keyed APIs first (a missing key skips one at no
 // cost), then the keyless ones. Ollama is left out, as OpenClaw never
 // picks it on its own: it needs a daemon signed in to Ollama's cloud.
-var DefaultProviders = []string{ProviderBrave, ProviderGemini, ProviderGrok, ProviderKimi, ProviderPerplexity, ProviderFirecrawl, ProviderExa,
+var DefaultProviders = []string{ProviderBrave, ProviderMiniMax, ProviderGemini, ProviderGrok, ProviderKimi, ProviderPerplexity, ProviderFirecrawl, ProviderExa,
 	ProviderTavily, ProviderSerper, ProviderSearXNG, ProviderDuckDuckGo}
 
 // KeyEnv names the environment variables each keyed provider reads,
@@ -101,6 +106,7 @@ var KeyEnv = map[string][]string{
 	ProviderOllama:     {"OLLAMA_API_KEY"},
 	ProviderGrok:       {"XAI_API_KEY"},
 	ProviderKimi:       {"KIMI_API_KEY", "MOONSHOT_API_KEY"},
+	ProviderMiniMax:    {"MINIMAX_CODE_PLAN_KEY", "MINIMAX_CODING_API_KEY", "MINIMAX_OAUTH_TOKEN", "MINIMAX_API_KEY"},
 }
 
 // keyOptional lists the providers that run without a key.
@@ -283,7 +289,7 @@ func buildChain(cfg SearchConfig, defaultClient bool) []link {
 				l.p = &searxngProvider{h: h, base: base}
 			}
 		case ProviderDuckDuckGo:
-			l.p = &ddgProvider{h: h, endpoint: endpoint(name, ddgEndpoint)}
+			l.p = &ddgProvider{h: h, endpoint: endpoint(name, ddgEndpoint), region: strings.ToLower(strings.TrimSpace(cfg.DuckDuckGoRegion))}
 		case ProviderPerplexity:
 			l.p = newPerplexity(h, key, cfg.BaseURLs[name], cfg.Models[name], cfg.PerplexityChat)
 		case ProviderExa:
@@ -301,6 +307,8 @@ func buildChain(cfg SearchConfig, defaultClient bool) []link {
 			l.p = &geminiProvider{h: h, key: key, base: strings.TrimRight(endpoint(name, geminiBase), "/"), model: model(name)}
 		case ProviderGrok:
 			l.p = &grokProvider{h: h, key: key, endpoint: joinEndpoint(endpoint(name, grokBase), "/responses"), model: model(name)}
+		case ProviderMiniMax:
+			l.p = &minimaxProvider{h: h, key: key, endpoint: joinEndpoint(endpoint(name, minimaxGlobalBase), "/v1/coding_plan/search")}
 		case ProviderKimi:
 			l.p = &kimiProvider{h: h, key: key, endpoint: joinEndpoint(endpoint(name, kimiBase), "/chat/completions"), model: model(name)}
 		default:

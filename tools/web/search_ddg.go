@@ -19,6 +19,7 @@ import (
 type ddgProvider struct {
 	h        httpDoer
 	endpoint string
+	region   string // kl when the call names no region of its own
 }
 
 func (p *ddgProvider) Name() string { return ProviderDuckDuckGo }
@@ -29,9 +30,12 @@ func (p *ddgProvider) Search(ctx context.Context, q Query) (Found, error) {
 		form.Set("df", q.Freshness[:1])
 	}
 	// DuckDuckGo takes a region-language pair ("de-de", "us-en"); a bare
-	// language code has no region to pair with and is left out.
+	// language code has no region to pair with and is left out, and the
+	// configured region stands in.
 	if strings.Contains(q.Language, "-") {
 		form.Set("kl", q.Language)
+	} else if p.region != "" {
+		form.Set("kl", p.region)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint, strings.NewReader(form.Encode()))
 	if err != nil {

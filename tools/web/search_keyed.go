@@ -26,6 +26,9 @@ const (
 	geminiBase      = "https://generativelanguage.googleapis.com/v1beta"
 	grokBase        = "https://api.x.ai/v1"
 	kimiBase        = "https://api.moonshot.ai/v1"
+	// MiniMax serves its search from one host per region.
+	minimaxGlobalBase = "https://api.minimax.io"
+	MiniMaxCNBase     = "https://api.minimaxi.com"
 	// geminiRedirectHost serves the redirect links Gemini grounding
 	// cites instead of the pages themselves.
 	geminiRedirectHost = "vertexaisearch.cloud.google.com"
@@ -41,6 +44,7 @@ var (
 	_ searchProvider = (*geminiProvider)(nil)
 	_ searchProvider = (*grokProvider)(nil)
 	_ searchProvider = (*kimiProvider)(nil)
+	_ searchProvider = (*minimaxProvider)(nil)
 )
 
 // joinEndpoint adds path to a configured base URL: a bare host gets
@@ -717,4 +721,44 @@ func linksIn(text string) []string {
 		}
 	}
 	return out
+}
+
+// minimaxProvider asks MiniMax's Token Plan search API.
+type minimaxProvider struct {
+	h             httpDoer
+	key, endpoint string
+}
+
+func (p *minimaxProvider) Name() string { return ProviderMiniMax }
+
+func (p *minimaxProvider) Search(ctx context.Context, q Query) (Found, error) {
+	req, err := postJSON(ctx, p.endpoint, map[string]any{"q": q.Text})
+	if err != nil {
+		return Found{}, err
+	}
+	req.Header.Set("Authorization", "Bearer "+p.key)
+	var ans struct {
+		Organic []struct {
+			Title   string `json:"title"`
+			Link    string `json:"link"`
+			Snippet string `json:"snippet"`
+		} `json:"organic"`
+		BaseResp struct {
+			StatusCode int    `json:"status_code"`
+			StatusMsg  string `json:"status_msg"`
+		} `json:"base_resp"`
+	}
+	if err := p.h.json(req, &ans); err != nil {
+		return Found{}, err
+	}
+	// MiniMax reports failures such as a bad key inside a 200 answer.
+	if ans.BaseResp.StatusCode != 0 {
+		return Found{}, fmt.Errorf("MiniMax status %d: %s", ans.BaseResp.StatusCode, truncateRunes(plainText(ans.BaseResp.StatusMsg), 200))
+	}
+	// The API takes no count; the list is cut to the one asked for.
+	l := hitList{q: q, source: p.Name()}
+	for _, r := range ans.Organic {
+		l.add(r.Title, r.Link, r.Snippet)
+	}
+	return Found{Hits: l.hits}, nil
 }

@@ -30,6 +30,7 @@ var testKeys = map[string]string{
 	ProviderOllama:     "ollama-secret-8888",
 	ProviderGrok:       "xai-secret-0000",
 	ProviderKimi:       "sk-kimi-secret-1212",
+	ProviderMiniMax:    "sk-cp-secret-1313",
 }
 
 // perplexityChat and openRouterKey name the fake's Sonar and OpenRouter
@@ -112,6 +113,10 @@ func newSearchFake(t *testing.T) *searchFake {
 		// the call's arguments back.
 		"/kimi/chat/completions": {ProviderKimi, http.MethodPost, fixture("search_kimi_call.json"), "application/json",
 			func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer "+testKeys[ProviderKimi] }},
+		"/minimax/v1/coding_plan/search": {ProviderMiniMax, http.MethodPost, fixture("search_minimax.json"), "application/json",
+			func(r *http.Request) bool {
+				return r.Header.Get("Authorization") == "Bearer "+testKeys[ProviderMiniMax]
+			}},
 		"/grok/responses": {ProviderGrok, http.MethodPost, fixture("search_grok.json"), "application/json",
 			func(r *http.Request) bool { return r.Header.Get("Authorization") == "Bearer "+testKeys[ProviderGrok] }},
 		"/gemini/models/gemini-3.6-flash:generateContent": {ProviderGemini, http.MethodPost, fixture("search_gemini.json"), "application/json",
@@ -201,6 +206,7 @@ func (f *searchFake) config(providers ...string) SearchConfig {
 			ProviderGemini:     f.URL + "/gemini",
 			ProviderGrok:       f.URL + "/grok",
 			ProviderKimi:       f.URL + "/kimi",
+			ProviderMiniMax:    f.URL + "/minimax",
 		},
 		Network: loopbackOK,
 	}
@@ -426,6 +432,17 @@ func TestSearchProviders(t *testing.T) {
 					m[2].Name != "$web_search" || !strings.Contains(m[2].Content, `"search_id":"s-1"`) ||
 					len(body.Tools) != 1 || body.Tools[0].Type != "builtin_function" || body.Tools[0].Function.Name != "$web_search" {
 					t.Errorf("kimi second round = %s", s.body)
+				}
+			},
+		},
+		{
+			provider: ProviderMiniMax,
+			want: []string{"Provider: minimax", "1. Tomato spacing", "URL: https://space.example/tomato", "60 cm apart",
+				"2. Tomato companions", "3. Watering tomatoes"},
+			notWant: []string{"four.example", "tomato spacing in pots"},
+			sent: func(t *testing.T, s seen) {
+				if body := decodeBody(t, s); len(body) != 1 || body["q"] != "growing tomatoes" {
+					t.Errorf("minimax body = %s", s.body)
 				}
 			},
 		},
@@ -907,7 +924,7 @@ func TestOllamaRoutes(t *testing.T) {
 // it, and a URL in the query is only query text.
 func TestSearchEndpointFixed(t *testing.T) {
 	f := newSearchFake(t)
-	for _, provider := range []string{ProviderPerplexity, ProviderExa, ProviderFirecrawl, ProviderOllama, ProviderGemini, ProviderGrok, ProviderKimi} {
+	for _, provider := range []string{ProviderPerplexity, ProviderExa, ProviderFirecrawl, ProviderOllama, ProviderGemini, ProviderGrok, ProviderKimi, ProviderMiniMax} {
 		t.Run(provider, func(t *testing.T) {
 			tool := SearchTool(f.config(provider))
 			for _, field := range []string{"baseUrl", "endpoint", "url", "provider", "model"} {
@@ -934,7 +951,7 @@ func TestSearchEndpointFixed(t *testing.T) {
 // echoes the request's headers, never shows its key to the model.
 func TestSearchKeysStayOut(t *testing.T) {
 	f := newSearchFake(t)
-	providers := []string{ProviderPerplexity, ProviderExa, ProviderFirecrawl, ProviderGemini, ProviderGrok, ProviderKimi}
+	providers := []string{ProviderPerplexity, ProviderExa, ProviderFirecrawl, ProviderGemini, ProviderGrok, ProviderKimi, ProviderMiniMax}
 	for _, p := range providers {
 		f.set(p, http.StatusForbidden, "")
 	}
@@ -1005,5 +1022,36 @@ func TestKimiUngrounded(t *testing.T) {
 	_, err = search(t, SearchTool(f.config(ProviderKimi)), map[string]any{"query": "tomatoes alone"})
 	if err == nil || !strings.Contains(err.Error(), "kimi: kimi answered without searching the web") {
 		t.Errorf("error = %v", err)
+	}
+}
+
+// TestMiniMaxEnvelopeError checks that a failure MiniMax reports inside
+// a 200 answer counts as a failure, so the chain moves on.
+func TestMiniMaxEnvelopeError(t *testing.T) {
+	f := newSearchFake(t)
+	f.set(ProviderMiniMax, 0, `{"organic":[],"base_resp":{"status_code":1004,"status_msg":"invalid api key"}}`)
+	_, err := search(t, SearchTool(f.config(ProviderMiniMax)), map[string]any{"query": "tomatoes"})
+	if err == nil || !strings.Contains(err.Error(), "minimax: MiniMax status 1004: invalid api key") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+// TestDDGRegion checks that the configured region fills in for a call
+// whose language names none, and gives way to one that does.
+func TestDDGRegion(t *testing.T) {
+	f := newSearchFake(t)
+	cfg := f.config(ProviderDuckDuckGo)
+	cfg.DuckDuckGoRegion = "US-EN"
+	tool := SearchTool(cfg)
+	cases := []struct {
+		language, want string
+	}{{"", "us-en"}, {"de", "us-en"}, {"fr-fr", "fr-fr"}}
+	for _, tc := range cases {
+		if _, err := search(t, tool, map[string]any{"query": "tomatoes " + tc.language, "language": tc.language}); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.seen(ProviderDuckDuckGo).query.Get("kl"); got != tc.want {
+			t.Errorf("language %q: kl = %q, want %q", tc.language, got, tc.want)
+		}
 	}
 }
