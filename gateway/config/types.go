@@ -281,7 +281,7 @@ type PluginConfig struct {
 type PluginWebSearch struct {
 	// API key of the provider (brave, tavily, serper, perplexity, exa, firecrawl, google for gemini, xai for grok, moonshot for kimi, minimax, ollama for its hosted search); beats the provider's environment variables (BRAVE_API_KEY, PERPLEXITY_API_KEY or OPENROUTER_API_KEY, GEMINI_API_KEY, XAI_API_KEY, KIMI_API_KEY or MOONSHOT_API_KEY, MINIMAX_CODE_PLAN_KEY, ...). Default "" (the environment variable).
 	APIKey SecretInput `json:"apiKey"`
-	// Base URL: the instance for searxng, e.g. "https://searx.example.org"; the API's base for exa, firecrawl, google (gemini), xai (grok), moonshot (kimi), ollama and perplexity (which then uses its chat path), the provider adding its own path. Default "" (searxng is skipped; the others use their public API, ollama http://127.0.0.1:11434).
+	// Base URL: the instance for searxng, e.g. "https://searx.example.org"; the API's base for exa, firecrawl, google (gemini), xai (grok), moonshot (kimi), ollama and perplexity (which then uses its chat path), the provider adding its own path; a self-hosted firecrawl must be on a private or local host. Default "" (searxng is skipped; the others use their public API, ollama http://127.0.0.1:11434).
 	BaseURL string `json:"baseUrl"`
 	// Model that writes the answer: perplexity (then its chat path, e.g. "sonar-pro" or "perplexity/sonar-pro" on OpenRouter) google (gemini, e.g. "gemini-3.6-flash"), xai (grok) and moonshot (kimi). Default "" (sonar-pro; gemini-3.6-flash; grok-4.3; kimi-k2.6).
 	Model string `json:"model"`

@@ -140,6 +140,11 @@ func searchConfig(sc config.ToolWebSearch, plugins map[string]config.PluginEntry
 		}
 		if base == "" && searchModelProviders[provider] != "" {
 			base = mp.BaseURL
+			if provider == web.ProviderOllama {
+				// An OpenAI-style Ollama host ends in /v1; web search
+				// lives on the native API beside it.
+				base = strings.TrimSuffix(strings.TrimRight(base, "/"), "/v1")
+			}
 		}
 		// A brave, tavily or serper baseUrl is not read by OpenClaw
 		// either; searxng's is the instance, below.

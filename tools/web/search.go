@@ -295,7 +295,12 @@ func buildChain(cfg SearchConfig, defaultClient bool) []link {
 		case ProviderExa:
 			l.p = &exaProvider{h: h, key: key, endpoint: joinEndpoint(endpoint(name, exaBase), "/search")}
 		case ProviderFirecrawl:
-			l.p = &firecrawlProvider{h: h, key: key, endpoint: joinEndpoint(endpoint(name, firecrawlBase), "/v2/search")}
+			p, err := newFirecrawl(h, key, cfg.BaseURLs[name], defaultClient, cfg.Network)
+			if err != nil {
+				l.skipped = err.Error()
+			} else {
+				l.p = p
+			}
 		case ProviderOllama:
 			p, err := newOllama(h, key, endpoint(name, ollamaLocalBase), defaultClient, cfg.Network)
 			if err != nil {

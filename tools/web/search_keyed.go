@@ -291,6 +291,35 @@ type firecrawlProvider struct {
 	key, endpoint string
 }
 
+// newFirecrawl takes base, the hosted API's or a self-hosted
+// instance's URL. As in OpenClaw, a self-hosted one must be on a
+// private or local host, so that a misconfigured baseUrl does not hand
+// the key to some public server.
+func newFirecrawl(h httpDoer, key, base string, defaultClient bool, network netguard.Policy) (*firecrawlProvider, error) {
+	if base == "" {
+		base = firecrawlBase
+	}
+	endpoint := joinEndpoint(base, "/v2/search")
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return nil, fmt.Errorf("firecrawl base URL %q is not an http(s) URL", base)
+	}
+	p := &firecrawlProvider{h: h, key: key, endpoint: endpoint}
+	if strings.EqualFold(u.Hostname(), "api.firecrawl.dev") {
+		if u.Scheme != "https" {
+			return nil, fmt.Errorf("firecrawl base URL %q: the hosted API takes https only", base)
+		}
+		return p, nil
+	}
+	if !localHost(u.Hostname()) {
+		return nil, fmt.Errorf("firecrawl base URL %q: a self-hosted Firecrawl must be on a private or local host", base)
+	}
+	if defaultClient {
+		p.h = admitting(u.Hostname(), network)
+	}
+	return p, nil
+}
+
 func (p *firecrawlProvider) Name() string { return ProviderFirecrawl }
 
 func (p *firecrawlProvider) Search(ctx context.Context, q Query) (Found, error) {
@@ -364,17 +393,34 @@ func newOllama(h httpDoer, key, base string, defaultClient bool, network netguar
 	}
 	p.endpoints = []string{base + "/api/experimental/web_search", base + "/api/web_search"}
 	if defaultClient {
-		pol := network
-		pol.Allow = append([]netip.Prefix(nil), network.Allow...)
-		pol.AllowHosts = append([]string(nil), network.AllowHosts...)
-		if a, err := netip.ParseAddr(u.Hostname()); err == nil {
-			pol.Allow = append(pol.Allow, netip.PrefixFrom(a, a.BitLen()))
-		} else {
-			pol.AllowHosts = append(pol.AllowHosts, u.Hostname())
-		}
-		p.local = httpDoer{client: netguard.NewClient(netguard.Options{Policy: pol})}
+		p.local = admitting(u.Hostname(), network)
 	}
 	return p, nil
+}
+
+// admitting is a guarded client that may also reach host, internal or
+// not: the operator configured it, and no tool argument can change it.
+func admitting(host string, network netguard.Policy) httpDoer {
+	pol := network
+	pol.Allow = append([]netip.Prefix(nil), network.Allow...)
+	pol.AllowHosts = append([]string(nil), network.AllowHosts...)
+	if a, err := netip.ParseAddr(host); err == nil {
+		pol.Allow = append(pol.Allow, netip.PrefixFrom(a, a.BitLen()))
+	} else {
+		pol.AllowHosts = append(pol.AllowHosts, host)
+	}
+	return httpDoer{client: netguard.NewClient(netguard.Options{Policy: pol})}
+}
+
+// localHost reports whether host names a private or local machine by
+// its form alone: a private or loopback address, localhost, or a name
+// under .local, .internal or .localhost.
+func localHost(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a.IsPrivate() || a.IsLoopback()
+	}
+	return host == "localhost" || strings.HasSuffix(host, ".localhost") || strings.HasSuffix(host, ".local") || strings.HasSuffix(host, ".internal")
 }
 
 func (p *ollamaProvider) Name() string { return ProviderOllama }

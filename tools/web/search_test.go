@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/openclaw-go/openclaw/tools"
+	"github.com/openclaw-go/openclaw/tools/netguard"
 )
 
 // testKeys are the keys the fake providers expect.
@@ -1053,5 +1054,43 @@ func TestDDGRegion(t *testing.T) {
 		if got := f.seen(ProviderDuckDuckGo).query.Get("kl"); got != tc.want {
 			t.Errorf("language %q: kl = %q, want %q", tc.language, got, tc.want)
 		}
+	}
+}
+
+// TestFirecrawlBase checks which Firecrawl base URLs may carry the key:
+// the hosted API over https, or a self-hosted instance on a local host.
+func TestFirecrawlBase(t *testing.T) {
+	h := httpDoer{client: http.DefaultClient}
+	cases := []struct {
+		base, endpoint, wantErr string
+	}{
+		{base: "", endpoint: "https://api.firecrawl.dev/v2/search"},
+		{base: "https://api.firecrawl.dev/", endpoint: "https://api.firecrawl.dev/v2/search"},
+		{base: "http://api.firecrawl.dev", wantErr: "https only"},
+		{base: "http://10.0.0.5:3002", endpoint: "http://10.0.0.5:3002/v2/search"},
+		{base: "http://firecrawl.internal:3002/v2/search", endpoint: "http://firecrawl.internal:3002/v2/search"},
+		{base: "http://localhost:3002", endpoint: "http://localhost:3002/v2/search"},
+		{base: "https://firecrawl-proxy.example", wantErr: "must be on a private or local host"},
+		{base: "http://169.254.169.254", wantErr: "must be on a private or local host"},
+	}
+	for _, tc := range cases {
+		p, err := newFirecrawl(h, "k", tc.base, false, netguard.Policy{})
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%q: error = %v, want %q", tc.base, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || p.endpoint != tc.endpoint {
+			t.Errorf("%q: endpoint %v %v, want %q", tc.base, p, err, tc.endpoint)
+		}
+	}
+	// A refused base skips the provider and says why, with no request.
+	f := newSearchFake(t)
+	cfg := f.config(ProviderFirecrawl)
+	cfg.BaseURLs = map[string]string{ProviderFirecrawl: "https://firecrawl-proxy.example"}
+	_, err := search(t, SearchTool(cfg), map[string]any{"query": "x"})
+	if err == nil || !strings.Contains(err.Error(), "firecrawl: skipped, firecrawl base URL") {
+		t.Errorf("error = %v", err)
 	}
 }
