@@ -799,7 +799,10 @@ func (p *minimaxProvider) Search(ctx context.Context, q Query) (Found, error) {
 	}
 	// MiniMax reports failures such as a bad key inside a 200 answer.
 	if ans.BaseResp.StatusCode != 0 {
-		return Found{}, fmt.Errorf("MiniMax status %d: %s", ans.BaseResp.StatusCode, truncateRunes(plainText(ans.BaseResp.StatusMsg), 200))
+		// The message is the remote's words; should it quote the key
+		// back, the key must still not reach the model.
+		msg := strings.ReplaceAll(ans.BaseResp.StatusMsg, p.key, "[key]")
+		return Found{}, fmt.Errorf("MiniMax status %d: %s", ans.BaseResp.StatusCode, truncateRunes(plainText(msg), 200))
 	}
 	// The API takes no count; the list is cut to the one asked for.
 	l := hitList{q: q, source: p.Name()}

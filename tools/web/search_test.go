@@ -1035,6 +1035,11 @@ func TestMiniMaxEnvelopeError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "minimax: MiniMax status 1004: invalid api key") {
 		t.Errorf("error = %v", err)
 	}
+	f.set(ProviderMiniMax, 0, `{"base_resp":{"status_code":1004,"status_msg":"key `+testKeys[ProviderMiniMax]+` is not valid"}}`)
+	_, err = search(t, SearchTool(f.config(ProviderMiniMax)), map[string]any{"query": "tomatoes again"})
+	if err == nil || strings.Contains(err.Error(), testKeys[ProviderMiniMax]) || !strings.Contains(err.Error(), "key [key] is not valid") {
+		t.Errorf("echoed key: error = %v", err)
+	}
 }
 
 // TestDDGRegion checks that the configured region fills in for a call
