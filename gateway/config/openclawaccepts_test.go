@@ -67,8 +67,8 @@ func TestOpenClawAcceptsTheseConfigs(t *testing.T) {
 			}},
 		{"binding to an unconfigured main", `{agents: {entries: {codex: {}}}, bindings: [{agentId: "main", match: {channel: "telegram"}}]}`,
 			`bindings[0].agentId: agent "main" is not configured; its chats go to the default agent (codex)`, nil},
-		{"search provider we do not have", `{tools: {web: {search: {provider: "perplexity"}}}}`,
-			`tools.web.search.provider: provider "perplexity" is not in effect here`, nil},
+		{"search provider we do not have", `{tools: {web: {search: {provider: "parallel"}}}}`,
+			`tools.web.search.provider: provider "parallel" is not in effect here`, nil},
 		{"channel mentionPatterns array stays ours", `{channels: {discord: {token: "x", mentionPatterns: ["\\bclaw\\b"]}}}`, "",
 			func(c *Config) string {
 				if mp := c.Channels.Discord.MentionPatterns; len(mp.Patterns) != 1 || mp.Scope != nil {

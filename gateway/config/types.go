@@ -267,22 +267,26 @@ type PluginEntry struct {
 	Enabled *bool `json:"enabled"`
 	// What the plugin may ask of the models. Default: the agent's model only.
 	LLM PluginLLM `json:"llm"`
-	// The plugin's own settings; of these only webSearch (for the brave, tavily and searxng search providers) is read here. Default {}.
+	// The plugin's own settings; of these only webSearch (for the web_search providers) is read here. Default {}.
 	Config PluginConfig `json:"config"`
 }
 
 // PluginConfig is plugins.entries.<id>.config.
 type PluginConfig struct {
-	// The web_search provider of this plugin: brave, tavily or searxng. Default {}.
+	// The web_search provider of this plugin: brave, tavily, serper, searxng, perplexity, exa, firecrawl, ollama, minimax, google (gemini), xai (grok) or moonshot (kimi). Default {}.
 	WebSearch PluginWebSearch `json:"webSearch"`
 }
 
 // PluginWebSearch is plugins.entries.<id>.config.webSearch.
 type PluginWebSearch struct {
-	// API key of the provider (brave, tavily); beats BRAVE_API_KEY and TAVILY_API_KEY. Default "" (the environment variable).
+	// API key of the provider (brave, tavily, serper, perplexity, exa, firecrawl, google for gemini, xai for grok, moonshot for kimi, minimax, ollama for its hosted search); beats the provider's environment variables (BRAVE_API_KEY, PERPLEXITY_API_KEY or OPENROUTER_API_KEY, GEMINI_API_KEY, XAI_API_KEY, KIMI_API_KEY or MOONSHOT_API_KEY, MINIMAX_CODE_PLAN_KEY, ...). Default "" (the environment variable).
 	APIKey SecretInput `json:"apiKey"`
-	// Base URL of the instance (searxng), e.g. "https://searx.example.org". Default "" (none: searxng is skipped).
+	// Base URL: the instance for searxng, e.g. "https://searx.example.org"; the API's base for exa, firecrawl, google (gemini), xai (grok), moonshot (kimi), ollama and perplexity (which then uses its chat path), the provider adding its own path; a self-hosted firecrawl must be on a private or local host. Default "" (searxng is skipped; the others use their public API, ollama http://127.0.0.1:11434).
 	BaseURL string `json:"baseUrl"`
+	// Model that writes the answer: perplexity (then its chat path, e.g. "sonar-pro" or "perplexity/sonar-pro" on OpenRouter) google (gemini, e.g. "gemini-3.6-flash"), xai (grok) and moonshot (kimi). Default "" (sonar-pro; gemini-3.6-flash; grok-4.3; kimi-k2.6).
+	Model string `json:"model"`
+	// Region: minimax "global" or "cn" (its China host); duckduckgo a region code such as "us-en", used when a search names no region of its own. Default "" (minimax global unless MINIMAX_API_HOST or models.providers.minimax(-portal).baseUrl is a minimaxi.com host; duckduckgo none).
+	Region string `json:"region"`
 }
 
 // PluginLLM is plugins.entries.<id>.llm.
@@ -1301,7 +1305,7 @@ type ToolWebFetchSSRFPolicy struct {
 type ToolWebSearch struct {
 	// false removes web_search. Default true.
 	Enabled *bool `json:"enabled"`
-	// The one provider to use: brave, tavily, serper, searxng or duckduckgo. OpenClaw's other providers (exa, firecrawl, gemini, grok, kimi, minimax, ollama, parallel, perplexity) are accepted but not in effect here: the chain is used instead. Default "" (each in that order, the next when one fails).
+	// The one provider to use: brave, minimax, gemini, grok, kimi, perplexity, firecrawl, exa, tavily, serper, searxng, duckduckgo or ollama. OpenClaw's parallel is accepted but not in effect here: the chain is used instead. Default "" (each but ollama in that order, the next when one fails or has no key).
 	Provider string `json:"provider" enum:"brave,tavily,serper,searxng,duckduckgo,exa,firecrawl,gemini,grok,kimi,minimax,ollama,parallel,perplexity"`
 	// Results a search returns when the call does not say (1 to 10). Default 5.
 	MaxResults int `json:"maxResults" min:"1" max:"10"`

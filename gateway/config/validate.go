@@ -65,7 +65,7 @@ func (d *decoder) validate(c *Config) {
 	d.validateExec(&c.Tools.Exec)
 	if p := c.Tools.Web.Search.Provider; !SearchProviderImplemented(p) {
 		n, path := d.where("tools.web.search.provider")
-		d.warnAtPath(n, path, "provider %q is not in effect here: web_search has brave, tavily, serper, searxng and duckduckgo, and uses them in that order instead", p)
+		d.warnAtPath(n, path, "provider %q is not in effect here: web_search has brave, minimax, gemini, grok, kimi, perplexity, firecrawl, exa, tavily, serper, searxng, duckduckgo and ollama, and uses them in that order (ollama only when named) instead", p)
 	}
 	if g.Mode == "remote" && g.Remote.URL == "" && g.Remote.Transport != "ssh" {
 		n, path := d.where("gateway.remote.url", "gateway.remote", "gateway.mode")
@@ -138,7 +138,7 @@ func (d *decoder) warnAtPath(n *node, path, format string, args ...any) {
 // names a provider web_search has ("" means the whole chain).
 func SearchProviderImplemented(p string) bool {
 	switch p {
-	case "", "brave", "tavily", "serper", "searxng", "duckduckgo":
+	case "", "brave", "tavily", "serper", "searxng", "duckduckgo", "perplexity", "exa", "firecrawl", "ollama", "gemini", "grok", "kimi", "minimax":
 		return true
 	}
 	return false

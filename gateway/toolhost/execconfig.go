@@ -87,28 +87,108 @@ func fetchPolicy(sp config.ToolWebFetchSSRFPolicy) netguard.Policy {
 	return p
 }
 
+// searchPlugins maps web_search providers to the OpenClaw plugin whose
+// config.webSearch holds their settings.
+var searchPlugins = map[string]string{
+	web.ProviderBrave: "brave", web.ProviderTavily: "tavily", web.ProviderSerper: "serper", web.ProviderSearXNG: "searxng",
+	web.ProviderPerplexity: "perplexity", web.ProviderExa: "exa", web.ProviderFirecrawl: "firecrawl",
+	web.ProviderOllama: "ollama", web.ProviderGemini: "google", web.ProviderGrok: "xai",
+	web.ProviderKimi: "moonshot", web.ProviderMiniMax: "minimax",
+}
+
+// searchModelProviders maps the providers that fall back on a model
+// provider's key and base URL (models.providers.<name>) to its name.
+var searchModelProviders = map[string]string{web.ProviderGemini: "google", web.ProviderOllama: "ollama", web.ProviderKimi: "moonshot"}
+
+// searchModelKeyless lists the providers that take only the model
+// provider's host, not its key: a Moonshot chat key on the China host
+// must send Kimi's searches there too, but OpenClaw reads Kimi's key
+// from its own places only.
+var searchModelKeyless = map[string]bool{web.ProviderKimi: true}
+
 // searchConfig also reads the providers' own settings, where OpenClaw
-// keeps them: plugins.entries.<provider>.config.webSearch (apiKey beats
-// the provider's environment variable; baseUrl for searxng).
-func searchConfig(sc config.ToolWebSearch, plugins map[string]config.PluginEntry, getenv func(string) string) web.SearchConfig {
+// keeps them: plugins.entries.<plugin>.config.webSearch (apiKey beats
+// the provider's environment variables, which beat the model
+// provider's apiKey; baseUrl beats FIRECRAWL_BASE_URL and the model
+// provider's baseUrl; model). A perplexity baseUrl or model turns to
+// its chat path, as in OpenClaw.
+func searchConfig(sc config.ToolWebSearch, plugins map[string]config.PluginEntry, models map[string]config.ModelProvider, getenv func(string) string) web.SearchConfig {
 	ttl := time.Duration(sc.CacheTTLMinutes) * time.Minute
 	if sc.CacheTTLMinutes == 0 {
 		ttl = -1
 	}
 	c := web.SearchConfig{DefaultCount: sc.MaxResults, ProviderTimeout: time.Duration(sc.TimeoutSeconds) * time.Second, CacheTTL: ttl}
-	c.Keys = map[string]string{}
-	for provider, env := range map[string]string{web.ProviderBrave: "BRAVE_API_KEY", web.ProviderTavily: "TAVILY_API_KEY", web.ProviderSerper: "SERPER_API_KEY"} {
-		if key := plugins[provider].Config.WebSearch.APIKey.Value; key != "" {
+	c.Keys, c.BaseURLs, c.Models = map[string]string{}, map[string]string{}, map[string]string{}
+	for provider, plugin := range searchPlugins {
+		ws := plugins[plugin].Config.WebSearch
+		mp := models[searchModelProviders[provider]]
+		key := ws.APIKey.Value
+		for _, env := range web.KeyEnv[provider] {
+			if key == "" {
+				key = getenv(env)
+			}
+		}
+		if key == "" && searchModelProviders[provider] != "" && !searchModelKeyless[provider] {
+			key = mp.APIKey.Value
+		}
+		if key != "" {
 			c.Keys[provider] = key
-		} else {
-			c.Keys[provider] = getenv(env)
+		}
+		base := ws.BaseURL
+		if base == "" && provider == web.ProviderFirecrawl {
+			base = getenv("FIRECRAWL_BASE_URL")
+		}
+		if base == "" && searchModelProviders[provider] != "" {
+			base = mp.BaseURL
+			if provider == web.ProviderOllama {
+				// An OpenAI-style Ollama host ends in /v1; web search
+				// lives on the native API beside it.
+				base = strings.TrimSuffix(strings.TrimRight(base, "/"), "/v1")
+			}
+		}
+		// A brave, tavily or serper baseUrl is not read by OpenClaw
+		// either; searxng's is the instance, below.
+		switch provider {
+		case web.ProviderBrave, web.ProviderTavily, web.ProviderSerper, web.ProviderSearXNG, web.ProviderMiniMax:
+		default:
+			if base != "" {
+				c.BaseURLs[provider] = base
+			}
+		}
+		if ws.Model != "" {
+			c.Models[provider] = ws.Model
 		}
 	}
+	if minimaxCN(plugins["minimax"].Config.WebSearch.Region, getenv("MINIMAX_API_HOST"), models) {
+		c.BaseURLs[web.ProviderMiniMax] = web.MiniMaxCNBase
+	}
+	c.DuckDuckGoRegion = plugins["duckduckgo"].Config.WebSearch.Region
+	pp := plugins["perplexity"].Config.WebSearch
+	c.PerplexityChat = pp.BaseURL != "" || pp.Model != ""
 	c.SearXNGURL = plugins[web.ProviderSearXNG].Config.WebSearch.BaseURL
 	if sc.Provider != "" && config.SearchProviderImplemented(sc.Provider) {
 		c.Providers = []string{sc.Provider}
 	}
 	return c
+}
+
+// minimaxCN reports whether MiniMax searches go to its China host: the
+// plugin's region says so, or else MINIMAX_API_HOST or the MiniMax
+// model provider's base URL is a minimaxi.com host, so that a China
+// account's key is not sent to the global host that refuses it.
+func minimaxCN(region, apiHost string, models map[string]config.ModelProvider) bool {
+	switch strings.ToLower(strings.TrimSpace(region)) {
+	case "cn":
+		return true
+	case "global":
+		return false
+	}
+	for _, u := range []string{apiHost, models["minimax"].BaseURL, models["minimax-portal"].BaseURL} {
+		if strings.Contains(strings.ToLower(u), "minimaxi.com") {
+			return true
+		}
+	}
+	return false
 }
 
 // configGate refuses the tools the config switched off or kept from this

@@ -200,7 +200,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	builtins = append(builtins, fs.ToolsWith(fs.Config{Workspace: workspace, ReadOnly: h.readOnly, Mount: h.mount, Remote: h.remoteFiles,
 		Reserved: []fs.Reserved{{Dir: opts.SkillsDir, Use: "skills are created, edited and deleted with skill_manage"}}})...)
 	webCfg := h.cfg().Tools.Web
-	builtins = append(builtins, web.FetchTool(fetchConfig(webCfg.Fetch, h.log)), web.SearchTool(searchConfig(webCfg.Search, h.cfg().Plugins.Entries, os.Getenv)))
+	builtins = append(builtins, web.FetchTool(fetchConfig(webCfg.Fetch, h.log)), web.SearchTool(searchConfig(webCfg.Search, h.cfg().Plugins.Entries, h.cfg().Models.Providers, os.Getenv)))
 	builtins = append(builtins, memory.Tools(workspace, opts.DB)...)
 	builtins = append(builtins, h.wikiTools()...)
 	builtins = append(builtins, h.sqlTools(workspace)...)

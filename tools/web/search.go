@@ -17,20 +17,39 @@ import (
 type SearchConfig struct {
 	// Providers is the order in which providers are tried; the next one
 	// is used when one fails, is rate limited or finds nothing. Names:
-	// brave, tavily, serper, searxng, duckduckgo. Default: all of them
-	// in that order.
+	// brave, tavily, serper, searxng, duckduckgo, perplexity, exa,
+	// firecrawl, ollama, gemini, grok, kimi, minimax. Default: DefaultProviders.
 	Providers []string
-	// Keys holds API keys by provider name (brave, tavily, serper).
-	// A provider that needs a key and has none is skipped. Default (nil):
-	// read from BRAVE_API_KEY, TAVILY_API_KEY and SERPER_API_KEY.
+	// Keys holds API keys by provider name. A provider that needs a key
+	// and has none is skipped; ollama's key is optional and only ever
+	// sent to Ollama's hosted API. Default (nil): read from the
+	// environment variables in KeyEnv.
 	Keys map[string]string
+	// Models names the model of the providers that answer through one:
+	// perplexity's chat path, gemini, grok and kimi. Default: DefaultModels.
+	Models map[string]string
+	// PerplexityChat sends perplexity searches to its chat completions
+	// (Sonar, or OpenRouter's) instead of its Search API, as OpenClaw
+	// does when the plugin sets a baseUrl or model. An OpenRouter key
+	// (sk-or-...) does the same on its own. Default: false.
+	PerplexityChat bool
+	// DuckDuckGoRegion is the region code (kl) duckduckgo searches in
+	// when a call's language names none, e.g. "us-en". Default: none.
+	DuckDuckGoRegion string
 	// SearXNGURL is the base URL of a SearXNG instance, e.g.
 	// "https://searx.example.org". Default: none (searxng is skipped).
 	SearXNGURL string
-	// BaseURLs overrides a provider's endpoint by name, the full URL of
-	// its search API (for duckduckgo, of its HTML search page; for
-	// searxng, the instance's base URL when SearXNGURL is empty). Default:
-	// each provider's public endpoint.
+	// BaseURLs overrides a provider's endpoint by name. For brave,
+	// tavily and serper it is the full URL of the search API; for
+	// duckduckgo, of its HTML search page; for searxng, the instance's
+	// base URL when SearXNGURL is empty. For perplexity, exa, firecrawl,
+	// ollama, gemini, grok, kimi and minimax it is the API's base URL,
+	// to which the provider adds its own path (/search, /v2/search,
+	// /api/web_search, /models/<model>:generateContent, /responses,
+	// /v1/coding_plan/search, /chat/completions for kimi and
+	// perplexity's chat path), as OpenClaw's plugin baseUrl is. Only configuration
+	// sets these, never a tool call. Default: each provider's public
+	// endpoint (ollama: the local daemon, http://127.0.0.1:11434).
 	BaseURLs map[string]string
 	// HTTPClient sends all provider requests. Default: a netguard client
 	// that reaches only public addresses, or those Network allows.
@@ -57,18 +76,49 @@ const (
 	ProviderSerper     = "serper"
 	ProviderSearXNG    = "searxng"
 	ProviderDuckDuckGo = "duckduckgo"
+	ProviderPerplexity = "perplexity"
+	ProviderExa        = "exa"
+	ProviderFirecrawl  = "firecrawl"
+	ProviderOllama     = "ollama"
+	ProviderGemini     = "gemini"
+	ProviderGrok       = "grok"
+	ProviderKimi       = "kimi"
+	ProviderMiniMax    = "minimax"
 )
 
 // DefaultProviders is the provider order unless SearchConfig.Providers
-// says otherwise: keyed APIs first, then the keyless ones.
-var DefaultProviders = []string{ProviderBrave, ProviderTavily, ProviderSerper, ProviderSearXNG, ProviderDuckDuckGo}
+// says otherwise: keyed APIs first (a missing key skips one at no
+// cost), then the keyless ones. Ollama is left out, as OpenClaw never
+// picks it on its own: it needs a daemon signed in to Ollama's cloud.
+var DefaultProviders = []string{ProviderBrave, ProviderMiniMax, ProviderGemini, ProviderGrok, ProviderKimi, ProviderPerplexity, ProviderFirecrawl, ProviderExa,
+	ProviderTavily, ProviderSerper, ProviderSearXNG, ProviderDuckDuckGo}
 
-// keyEnv names the environment variable each keyed provider reads by
-// default.
-var keyEnv = map[string]string{
-	ProviderBrave:  "BRAVE_API_KEY",
-	ProviderTavily: "TAVILY_API_KEY",
-	ProviderSerper: "SERPER_API_KEY",
+// KeyEnv names the environment variables each keyed provider reads,
+// first set wins, when SearchConfig.Keys is nil.
+var KeyEnv = map[string][]string{
+	ProviderBrave:      {"BRAVE_API_KEY"},
+	ProviderTavily:     {"TAVILY_API_KEY"},
+	ProviderSerper:     {"SERPER_API_KEY"},
+	ProviderPerplexity: {"PERPLEXITY_API_KEY", "OPENROUTER_API_KEY"},
+	ProviderExa:        {"EXA_API_KEY"},
+	ProviderFirecrawl:  {"FIRECRAWL_API_KEY"},
+	ProviderGemini:     {"GEMINI_API_KEY"},
+	ProviderOllama:     {"OLLAMA_API_KEY"},
+	ProviderGrok:       {"XAI_API_KEY"},
+	ProviderKimi:       {"KIMI_API_KEY", "MOONSHOT_API_KEY"},
+	ProviderMiniMax:    {"MINIMAX_CODE_PLAN_KEY", "MINIMAX_CODING_API_KEY", "MINIMAX_OAUTH_TOKEN", "MINIMAX_API_KEY"},
+}
+
+// keyOptional lists the providers that run without a key.
+var keyOptional = map[string]bool{ProviderOllama: true}
+
+// DefaultModels are the models of the providers that answer through
+// one, unless SearchConfig.Models says otherwise.
+var DefaultModels = map[string]string{
+	ProviderPerplexity: "sonar-pro",
+	ProviderGemini:     "gemini-3.6-flash",
+	ProviderGrok:       "grok-4.3",
+	ProviderKimi:       "kimi-k2.6",
 }
 
 // Defaults of SearchConfig and the tool's arguments.
@@ -90,6 +140,18 @@ type Query struct {
 	Language  string
 }
 
+// Found is what one provider answered: result rows, and for providers
+// whose model writes an answer (perplexity's chat path, gemini), that
+// answer with the pages it cites as Hits.
+type Found struct {
+	Hits   []Hit
+	Answer string
+	// Source names the provider that wrote Answer; rows carry their own.
+	Source string
+}
+
+func (f Found) empty() bool { return len(f.Hits) == 0 && f.Answer == "" }
+
 // Hit is one search result. Source names the provider that found it.
 type Hit struct {
 	Title   string
@@ -103,7 +165,7 @@ type Hit struct {
 // anything but a successful answer, so that the chain moves on.
 type searchProvider interface {
 	Name() string
-	Search(ctx context.Context, q Query) ([]Hit, error)
+	Search(ctx context.Context, q Query) (Found, error)
 }
 
 // errRateLimited is wrapped when a provider answers 429; the chain
@@ -135,7 +197,7 @@ type link struct {
 type searcher struct {
 	cfg   SearchConfig
 	chain []link
-	cache *ttlCache[[]Hit]
+	cache *ttlCache[Found]
 }
 
 func newSearchTool(cfg SearchConfig) (tools.Tool, *searcher) {
@@ -148,21 +210,24 @@ func newSearchTool(cfg SearchConfig) (tools.Tool, *searcher) {
 	if cfg.DefaultCount < 1 || cfg.DefaultCount > MaxSearchCount {
 		cfg.DefaultCount = DefaultSearchCount
 	}
-	if cfg.HTTPClient == nil {
+	defaultClient := cfg.HTTPClient == nil
+	if defaultClient {
 		cfg.HTTPClient = netguard.NewClient(netguard.Options{Policy: cfg.Network})
 	}
 	keys := map[string]string{}
-	for name, env := range keyEnv {
-		v, ok := cfg.Keys[name]
-		if cfg.Keys == nil {
-			v, ok = os.Getenv(env), true
+	for name, envs := range KeyEnv {
+		v := cfg.Keys[name]
+		for _, env := range envs {
+			if cfg.Keys == nil && strings.TrimSpace(v) == "" {
+				v = os.Getenv(env)
+			}
 		}
-		if v = strings.TrimSpace(v); ok && v != "" {
+		if v = strings.TrimSpace(v); v != "" {
 			keys[name] = v
 		}
 	}
 	cfg.Keys = keys
-	s := &searcher{cfg: cfg, chain: buildChain(cfg), cache: newTTLCache[[]Hit](cfg.CacheTTL)}
+	s := &searcher{cfg: cfg, chain: buildChain(cfg, defaultClient), cache: newTTLCache[Found](cfg.CacheTTL)}
 	return tools.NewTyped(tools.Spec{
 		Name:  "web_search",
 		Label: "Web Search",
@@ -178,7 +243,7 @@ func newSearchTool(cfg SearchConfig) (tools.Tool, *searcher) {
 
 // buildChain turns the configured names into providers, keeping the
 // skipped ones with their reason so that a failed search can say why.
-func buildChain(cfg SearchConfig) []link {
+func buildChain(cfg SearchConfig, defaultClient bool) []link {
 	names := cfg.Providers
 	if len(names) == 0 {
 		names = DefaultProviders
@@ -190,13 +255,19 @@ func buildChain(cfg SearchConfig) []link {
 		}
 		return def
 	}
+	model := func(name string) string {
+		if m := strings.TrimSpace(cfg.Models[name]); m != "" {
+			return m
+		}
+		return DefaultModels[name]
+	}
 	var chain []link
 	for _, raw := range names {
 		name := strings.ToLower(strings.TrimSpace(raw))
 		l := link{name: name}
 		key := cfg.Keys[name]
-		if env, keyed := keyEnv[name]; keyed && key == "" {
-			l.skipped = "no API key (" + env + ")"
+		if envs, keyed := KeyEnv[name]; keyed && key == "" && !keyOptional[name] {
+			l.skipped = "no API key (" + strings.Join(envs, " or ") + ")"
 			chain = append(chain, l)
 			continue
 		}
@@ -218,7 +289,33 @@ func buildChain(cfg SearchConfig) []link {
 				l.p = &searxngProvider{h: h, base: base}
 			}
 		case ProviderDuckDuckGo:
-			l.p = &ddgProvider{h: h, endpoint: endpoint(name, ddgEndpoint)}
+			l.p = &ddgProvider{h: h, endpoint: endpoint(name, ddgEndpoint), region: strings.ToLower(strings.TrimSpace(cfg.DuckDuckGoRegion))}
+		case ProviderPerplexity:
+			l.p = newPerplexity(h, key, cfg.BaseURLs[name], cfg.Models[name], cfg.PerplexityChat)
+		case ProviderExa:
+			l.p = &exaProvider{h: h, key: key, endpoint: joinEndpoint(endpoint(name, exaBase), "/search")}
+		case ProviderFirecrawl:
+			p, err := newFirecrawl(h, key, cfg.BaseURLs[name], defaultClient, cfg.Network)
+			if err != nil {
+				l.skipped = err.Error()
+			} else {
+				l.p = p
+			}
+		case ProviderOllama:
+			p, err := newOllama(h, key, endpoint(name, ollamaLocalBase), defaultClient, cfg.Network)
+			if err != nil {
+				l.skipped = err.Error()
+			} else {
+				l.p = p
+			}
+		case ProviderGemini:
+			l.p = &geminiProvider{h: h, key: key, base: strings.TrimRight(endpoint(name, geminiBase), "/"), model: model(name)}
+		case ProviderGrok:
+			l.p = &grokProvider{h: h, key: key, endpoint: joinEndpoint(endpoint(name, grokBase), "/responses"), model: model(name)}
+		case ProviderMiniMax:
+			l.p = &minimaxProvider{h: h, key: key, endpoint: joinEndpoint(endpoint(name, minimaxGlobalBase), "/v1/coding_plan/search")}
+		case ProviderKimi:
+			l.p = &kimiProvider{h: h, key: key, endpoint: joinEndpoint(endpoint(name, kimiBase), "/chat/completions"), model: model(name)}
 		default:
 			l.skipped = "unknown provider"
 		}
@@ -249,24 +346,24 @@ func (s *searcher) call(ctx context.Context, _ tools.Call, a searchArgs) (tools.
 		return tools.Result{}, fmt.Errorf("freshness %q: want day, week, month or year", a.Freshness)
 	}
 	key := strings.Join([]string{q.Text, fmt.Sprint(q.Count), q.Freshness, q.Language}, "\x00")
-	hits, cached := s.cache.get(key)
+	found, cached := s.cache.get(key)
 	if !cached {
 		var err error
-		hits, err = s.search(ctx, q)
+		found, err = s.search(ctx, q)
 		if err != nil {
 			return tools.Result{}, err
 		}
-		if len(hits) > 0 { // an empty answer is not kept: the next call tries again
-			s.cache.put(key, hits)
+		if !found.empty() { // an empty answer is not kept: the next call tries again
+			s.cache.put(key, found)
 		}
 	}
-	return tools.Result{Text: renderHits(q, hits, cached)}, nil
+	return tools.Result{Text: renderFound(q, found, cached)}, nil
 }
 
 // search tries each provider in turn. It returns the first non-empty
 // answer, no hits (and no error) when every provider that answered found
 // nothing, and an error naming each provider's trouble when none did.
-func (s *searcher) search(ctx context.Context, q Query) ([]Hit, error) {
+func (s *searcher) search(ctx context.Context, q Query) (Found, error) {
 	var why []string
 	answered := false
 	for _, l := range s.chain {
@@ -275,47 +372,64 @@ func (s *searcher) search(ctx context.Context, q Query) ([]Hit, error) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("search %q: %w", q.Text, err)
+			return Found{}, fmt.Errorf("search %q: %w", q.Text, err)
 		}
 		pctx, cancel := context.WithTimeout(ctx, s.cfg.ProviderTimeout)
-		hits, err := l.p.Search(pctx, q)
+		found, err := l.p.Search(pctx, q)
 		cancel()
 		switch {
 		case err != nil:
 			why = append(why, l.name+": "+err.Error())
-		case len(hits) == 0:
+		case found.empty():
 			answered = true
 			why = append(why, l.name+": no results")
 		default:
-			return hits, nil
+			return found, nil
 		}
 	}
 	if answered {
-		return nil, nil
+		return Found{}, nil
 	}
-	return nil, fmt.Errorf("search %q: no provider answered (%s)", q.Text, strings.Join(why, "; "))
+	return Found{}, fmt.Errorf("search %q: no provider answered (%s)", q.Text, strings.Join(why, "; "))
 }
 
-// renderHits lists the results, wrapped as untrusted content: titles
-// and snippets are the words of remote pages.
-func renderHits(q Query, hits []Hit, cached bool) string {
+// renderFound lists the results, wrapped as untrusted content: titles
+// and snippets are the words of remote pages, and a provider's answer
+// is its model's summary of them, labeled so the model does not take it
+// for a quote.
+func renderFound(q Query, f Found, cached bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Query: %s\n", defuse(q.Text))
-	if len(hits) == 0 {
+	if f.empty() {
 		b.WriteString("No results found.")
 		return b.String()
 	}
-	fmt.Fprintf(&b, "Provider: %s\nResults: %d\n", hits[0].Source, len(hits))
+	source := f.source()
+	fmt.Fprintf(&b, "Provider: %s\nResults: %d\n", source, len(f.Hits))
 	if cached {
 		b.WriteString("Cached: yes\n")
 	}
 	var body strings.Builder
-	for i, h := range hits {
+	if f.Answer != "" {
+		fmt.Fprintf(&body, "Answer (written by %s's model from its search, not a quote of any page):\n%s\n", source, f.Answer)
+		if len(f.Hits) > 0 {
+			body.WriteString("\nSources cited:\n")
+		}
+	}
+	for i, h := range f.Hits {
 		fmt.Fprintf(&body, "%d. %s\n   URL: %s\n", i+1, h.Title, h.URL)
 		if h.Snippet != "" {
 			fmt.Fprintf(&body, "   %s\n", h.Snippet)
 		}
 	}
-	b.WriteString(wrapUntrusted(hits[0].Source+" web search", body.String()))
+	b.WriteString(wrapUntrusted(source+" web search", body.String()))
 	return b.String()
+}
+
+// source names the provider that answered.
+func (f Found) source() string {
+	if f.Source != "" || len(f.Hits) == 0 {
+		return f.Source
+	}
+	return f.Hits[0].Source
 }

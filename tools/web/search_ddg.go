@@ -19,35 +19,39 @@ import (
 type ddgProvider struct {
 	h        httpDoer
 	endpoint string
+	region   string // kl when the call names no region of its own
 }
 
 func (p *ddgProvider) Name() string { return ProviderDuckDuckGo }
 
-func (p *ddgProvider) Search(ctx context.Context, q Query) ([]Hit, error) {
+func (p *ddgProvider) Search(ctx context.Context, q Query) (Found, error) {
 	form := url.Values{"q": {q.Text}}
 	if q.Freshness != "" {
 		form.Set("df", q.Freshness[:1])
 	}
 	// DuckDuckGo takes a region-language pair ("de-de", "us-en"); a bare
-	// language code has no region to pair with and is left out.
+	// language code has no region to pair with and is left out, and the
+	// configured region stands in.
 	if strings.Contains(q.Language, "-") {
 		form.Set("kl", q.Language)
+	} else if p.region != "" {
+		form.Set("kl", p.region)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
-		return nil, err
+		return Found{}, err
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "text/html")
 	body, err := p.h.do(req)
 	if err != nil {
-		return nil, err
+		return Found{}, err
 	}
 	hits, err := parseDDG(body, q, p.Name())
 	if err != nil {
-		return nil, fmt.Errorf("read results page: %w", err)
+		return Found{}, fmt.Errorf("read results page: %w", err)
 	}
-	return hits, nil
+	return Found{Hits: hits}, nil
 }
 
 // parseDDG picks the organic results (div.result, ads excluded) from a

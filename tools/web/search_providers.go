@@ -139,7 +139,7 @@ type braveProvider struct {
 
 func (p *braveProvider) Name() string { return ProviderBrave }
 
-func (p *braveProvider) Search(ctx context.Context, q Query) ([]Hit, error) {
+func (p *braveProvider) Search(ctx context.Context, q Query) (Found, error) {
 	v := url.Values{"q": {q.Text}, "count": {strconv.Itoa(q.Count)}}
 	if f := map[string]string{"day": "pd", "week": "pw", "month": "pm", "year": "py"}[q.Freshness]; f != "" {
 		v.Set("freshness", f)
@@ -149,7 +149,7 @@ func (p *braveProvider) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.endpoint+"?"+v.Encode(), nil)
 	if err != nil {
-		return nil, err
+		return Found{}, err
 	}
 	req.Header.Set("X-Subscription-Token", p.key)
 	var ans struct {
@@ -162,13 +162,13 @@ func (p *braveProvider) Search(ctx context.Context, q Query) ([]Hit, error) {
 		} `json:"web"`
 	}
 	if err := p.h.json(req, &ans); err != nil {
-		return nil, err
+		return Found{}, err
 	}
 	l := hitList{q: q, source: p.Name()}
 	for _, r := range ans.Web.Results {
 		l.add(r.Title, r.URL, r.Description)
 	}
-	return l.hits, nil
+	return Found{Hits: l.hits}, nil
 }
 
 // tavilyProvider asks the Tavily search API.
@@ -179,14 +179,14 @@ type tavilyProvider struct {
 
 func (p *tavilyProvider) Name() string { return ProviderTavily }
 
-func (p *tavilyProvider) Search(ctx context.Context, q Query) ([]Hit, error) {
+func (p *tavilyProvider) Search(ctx context.Context, q Query) (Found, error) {
 	body := map[string]any{"query": q.Text, "max_results": q.Count, "search_depth": "basic"}
 	if q.Freshness != "" {
 		body["time_range"] = q.Freshness
 	}
 	req, err := postJSON(ctx, p.endpoint, body)
 	if err != nil {
-		return nil, err
+		return Found{}, err
 	}
 	req.Header.Set("Authorization", "Bearer "+p.key)
 	var ans struct {
@@ -197,13 +197,13 @@ func (p *tavilyProvider) Search(ctx context.Context, q Query) ([]Hit, error) {
 		} `json:"results"`
 	}
 	if err := p.h.json(req, &ans); err != nil {
-		return nil, err
+		return Found{}, err
 	}
 	l := hitList{q: q, source: p.Name()}
 	for _, r := range ans.Results {
 		l.add(r.Title, r.URL, r.Content)
 	}
-	return l.hits, nil
+	return Found{Hits: l.hits}, nil
 }
 
 // serperProvider asks Google through the Serper API.
@@ -214,7 +214,7 @@ type serperProvider struct {
 
 func (p *serperProvider) Name() string { return ProviderSerper }
 
-func (p *serperProvider) Search(ctx context.Context, q Query) ([]Hit, error) {
+func (p *serperProvider) Search(ctx context.Context, q Query) (Found, error) {
 	body := map[string]any{"q": q.Text, "num": q.Count}
 	if q.Freshness != "" {
 		body["tbs"] = "qdr:" + q.Freshness[:1]
@@ -224,7 +224,7 @@ func (p *serperProvider) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	req, err := postJSON(ctx, p.endpoint, body)
 	if err != nil {
-		return nil, err
+		return Found{}, err
 	}
 	req.Header.Set("X-API-KEY", p.key)
 	var ans struct {
@@ -235,13 +235,13 @@ func (p *serperProvider) Search(ctx context.Context, q Query) ([]Hit, error) {
 		} `json:"organic"`
 	}
 	if err := p.h.json(req, &ans); err != nil {
-		return nil, err
+		return Found{}, err
 	}
 	l := hitList{q: q, source: p.Name()}
 	for _, r := range ans.Organic {
 		l.add(r.Title, r.Link, r.Snippet)
 	}
-	return l.hits, nil
+	return Found{Hits: l.hits}, nil
 }
 
 // searxngProvider asks a SearXNG instance through its JSON output
@@ -253,7 +253,7 @@ type searxngProvider struct {
 
 func (p *searxngProvider) Name() string { return ProviderSearXNG }
 
-func (p *searxngProvider) Search(ctx context.Context, q Query) ([]Hit, error) {
+func (p *searxngProvider) Search(ctx context.Context, q Query) (Found, error) {
 	v := url.Values{"q": {q.Text}, "format": {"json"}, "pageno": {"1"}}
 	if q.Freshness != "" {
 		v.Set("time_range", q.Freshness)
@@ -264,7 +264,7 @@ func (p *searxngProvider) Search(ctx context.Context, q Query) ([]Hit, error) {
 	endpoint := strings.TrimRight(p.base, "/") + "/search?" + v.Encode()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
 	if err != nil {
-		return nil, err
+		return Found{}, err
 	}
 	var ans struct {
 		Results []struct {
@@ -274,11 +274,11 @@ func (p *searxngProvider) Search(ctx context.Context, q Query) ([]Hit, error) {
 		} `json:"results"`
 	}
 	if err := p.h.json(req, &ans); err != nil {
-		return nil, err
+		return Found{}, err
 	}
 	l := hitList{q: q, source: p.Name()}
 	for _, r := range ans.Results {
 		l.add(r.Title, r.URL, r.Content)
 	}
-	return l.hits, nil
+	return Found{Hits: l.hits}, nil
 }
