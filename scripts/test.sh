@@ -5,7 +5,9 @@
 # The end-to-end tests drive OpenClaw's TUI in tmux, the WebChat page in
 # Chromium, render CJK text with a TrueType font, run sandboxed exec in
 # bubblewrap and against a loopback sshd, and use the real
-# OpenClaw CLI under Node 24 as a client. The system packages come from
+# OpenClaw CLI under Node 24 as a client; the store's tests start a
+# throwaway PostgreSQL server from Debian's postgresql binaries, and the
+# components ported to PostgreSQL run their tests a second time on it. The system packages come from
 # apt-get when this runs as root on Debian or Ubuntu; otherwise the script
 # names what to install and stops. Node 24 and OpenClaw are installed with
 # npm into .cache/openclaw-real/ (ignored by git; quick once there).
@@ -24,6 +26,7 @@ command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 [[ -x /usr/sbin/sshd ]] || missing+=(openssh-server)
+compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null || missing+=(postgresql)
 if ((${#missing[@]} > 0)); then
 	if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
 		say "installing ${missing[*]} (the end-to-end tests need them)"
@@ -34,7 +37,7 @@ if ((${#missing[@]} > 0)); then
 		printf 'On Debian or Ubuntu: sudo apt-get install -y %s\n' "${missing[*]}" >&2
 		printf '(tmux and Chromium at /usr/bin/chromium for the end-to-end tests, the font for\n' >&2
 		printf 'PdfRenderTool'\''s CJK text, npm to install Node 24 and the real OpenClaw CLI, bwrap for\n' >&2
-		printf 'the local sandbox and sshd for the ssh sandbox'\''s tests.)\n' >&2
+		printf 'the local sandbox, sshd for the ssh sandbox'\''s tests and postgresql for the store'\''s.)\n' >&2
 		exit 1
 	fi
 fi
@@ -47,5 +50,16 @@ bash scripts/install-openclaw-real.sh >/dev/null
 # -race it runs past go test's default 10-minute limit per package, which
 # would kill it mid-test and leave gateways behind. A later -timeout in
 # the arguments wins.
+# With the binaries present, a test that wants PostgreSQL and cannot
+# start it fails rather than skips.
+export OPENCLAW_TEST_POSTGRES=require
 say "go test -race -timeout 45m ./... $*"
-exec go test -race -timeout 45m ./... "$@"
+if (($# > 0)); then
+	exec go test -race -timeout 45m ./... "$@"
+fi
+go test -race -timeout 45m ./...
+
+# The packages whose state is ported to PostgreSQL, again on it.
+pg_packages=(./gateway/store/... ./tools/memory ./tools/wiki)
+say "OPENCLAW_TEST_STORE=postgres go test -race ${pg_packages[*]}"
+OPENCLAW_TEST_STORE=postgres go test -race -timeout 20m "${pg_packages[@]}"

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for CREATE DATABASE
@@ -133,7 +134,22 @@ func start() (*instance, error) {
 		log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
 		return nil, fmt.Errorf("pg_ctl start: %w: %s %s", err, out, log)
 	}
+	s.watch()
 	return s, nil
+}
+
+// watch stops the server once this process is gone, however it ended: a
+// test binary killed by its timeout never reaches Main's stop, and the
+// server would outlive it.
+func (s *instance) watch() {
+	stop := strings.Join(append(append([]string{}, s.asUser...), filepath.Join(s.bin, "pg_ctl")), " ")
+	script := fmt.Sprintf("while kill -0 %d 2>/dev/null; do sleep 2; done; %s -D %s -m immediate stop >/dev/null 2>&1; rm -rf %s",
+		os.Getpid(), stop, filepath.Join(s.dir, "data"), s.dir)
+	cmd := exec.Command("sh", "-c", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err == nil {
+		go cmd.Wait() // reaped if this process outlives it
+	}
 }
 
 func (s *instance) run(name string, args ...string) (string, error) {
