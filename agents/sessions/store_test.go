@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/pgtest"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // clock is a settable time source for the store.
@@ -34,12 +34,8 @@ func (c *clock) Add(d time.Duration) {
 func newTestStore(t *testing.T) (*Store, *clock) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), store.FileName), Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if v, err := st.Version(ctx, "sessions"); err != nil || v != 3 {
+	st := storetest.Open(t, Migrations())
+	if v, err := st.Version(ctx, "sessions"); err != nil || v != 4 {
 		t.Fatalf("sessions schema version %d, %v", v, err)
 	}
 	c := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
@@ -308,3 +304,5 @@ func TestChangesMoveWithWrites(t *testing.T) {
 		}
 	})
 }
+
+func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +13,8 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/gateway/rpc/rpctest"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/pgtest"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 const token = rpctest.Token
@@ -27,12 +27,7 @@ type env struct {
 
 func newEnv(t *testing.T, autoLocal bool) *env {
 	t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), store.FileName), devices.Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t, devices.Migrations())
 	e := &env{policy: devices.Policy{AutoApproveLocal: autoLocal}}
 	srv := rpctest.NewServer(rpc.Options{})
 	e.reg = devices.New(st.DB, slog.New(slog.DiscardHandler), func() devices.Policy { return e.policy }, srv)
@@ -201,3 +196,5 @@ func waitEvent(t *testing.T, c *client.Client, name string) protocol.Inbound {
 		}
 	}
 }
+
+func TestMain(m *testing.M) { pgtest.Main(m) }

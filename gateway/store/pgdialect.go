@@ -29,7 +29,13 @@ func pgRewrite(q string) string {
 		case c == '?':
 			code(q[start:i])
 			n++
-			b.WriteString("$" + strconv.Itoa(n))
+			p := "$" + strconv.Itoa(n)
+			if limitBefore.MatchString(q[start:i]) {
+				// SQLite reads a negative LIMIT as none; PostgreSQL
+				// refuses it, and writes none as NULL.
+				p = "(CASE WHEN " + p + "::bigint < 0 THEN NULL ELSE " + p + "::bigint END)"
+			}
+			b.WriteString(p)
 			start = i + 1
 		case c == '\'' || c == '"':
 			code(q[start:i])
@@ -59,7 +65,7 @@ func pgRewrite(q string) string {
 		}
 	}
 	code(q[start:])
-	return pgStatements(b.String())
+	return pgScalarMinMax(pgStatements(b.String()))
 }
 
 // The word-level rewrites, applied to SQL outside literals.
@@ -84,6 +90,9 @@ var pgWordRewrites = []struct {
 	{regexp.MustCompile(`(?i)\bLIMIT\s+-1\b`), "LIMIT ALL"},
 	{regexp.MustCompile(`(?i)\bBEGIN\s+IMMEDIATE\b`), "BEGIN; " + writerLock},
 }
+
+// limitBefore matches code ending in LIMIT, before a placeholder.
+var limitBefore = regexp.MustCompile(`(?i)\bLIMIT\s*$`)
 
 // insertOrIgnore is SQLite's INSERT OR IGNORE, which PostgreSQL writes as
 // an ON CONFLICT DO NOTHING clause at the statement's end.
@@ -121,4 +130,76 @@ func pgStatements(q string) string {
 		parts[i] = p
 	}
 	return strings.Join(parts, ";")
+}
+
+// minMaxCall finds a call of max or min.
+var minMaxCall = regexp.MustCompile(`(?i)\b(max|min)\s*\(`)
+
+// pgScalarMinMax turns SQLite's scalar max(a, b, ...) and min(...) (two
+// or more arguments) into PostgreSQL's GREATEST and LEAST; the
+// one-argument aggregates stay as they are.
+func pgScalarMinMax(q string) string {
+	locs := minMaxCall.FindAllStringSubmatchIndex(q, -1)
+	if len(locs) == 0 {
+		return q
+	}
+	var b strings.Builder
+	last := 0
+	for _, loc := range locs {
+		if inLiteral(q, loc[0]) || !hasTopLevelComma(q, loc[1]-1) {
+			continue
+		}
+		name := "GREATEST"
+		if strings.EqualFold(q[loc[2]:loc[3]], "min") {
+			name = "LEAST"
+		}
+		b.WriteString(q[last:loc[2]])
+		b.WriteString(name)
+		last = loc[3]
+	}
+	b.WriteString(q[last:])
+	return b.String()
+}
+
+// inLiteral says whether offset i of q is inside a quoted string or
+// identifier.
+func inLiteral(q string, i int) bool {
+	var quote byte
+	for j := 0; j < i; j++ {
+		switch c := q[j]; {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == 0 && (c == '\'' || c == '"'):
+			quote = c
+		}
+	}
+	return quote != 0
+}
+
+// hasTopLevelComma says whether the parenthesis at q[open] encloses a
+// comma of its own (not one inside a nested call or a literal).
+func hasTopLevelComma(q string, open int) bool {
+	depth := 0
+	var quote byte
+	for i := open; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+			if depth == 0 {
+				return false
+			}
+		case c == ',' && depth == 1:
+			return true
+		}
+	}
+	return false
 }

@@ -22,6 +22,10 @@ func TestPGRewrite(t *testing.T) {
 			`SELECT COALESCE(a, 0), CAST(EXTRACT(EPOCH FROM now()) AS BIGINT) FROM t WHERE n ILIKE $1 LIMIT ALL`},
 		{`SELECT 'INTEGER LIKE BLOB'`, `SELECT 'INTEGER LIKE BLOB'`},
 		{`BEGIN IMMEDIATE`, `BEGIN; ` + writerLock},
+		{`SELECT a FROM t LIMIT ? OFFSET ?`, `SELECT a FROM t LIMIT (CASE WHEN $1::bigint < 0 THEN NULL ELSE $1::bigint END) OFFSET $2`},
+		{`SELECT max(seq), MIN(a) FROM t`, `SELECT max(seq), MIN(a) FROM t`},
+		{`UPDATE s SET n = max(n, ?), m = min(coalesce(m, 0), f(a, b))`, `UPDATE s SET n = GREATEST(n, $1), m = LEAST(coalesce(m, 0), f(a, b))`},
+		{`SELECT max((SELECT count(*) FROM t)) , 'max(a, b)'`, `SELECT max((SELECT count(*) FROM t)) , 'max(a, b)'`},
 	}
 	for _, tt := range tests {
 		if got := pgRewrite(tt.in); got != tt.want {
