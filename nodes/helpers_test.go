@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,7 +13,8 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/gateway/rpc/rpctest"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/pgtest"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // testGateway is an in-process bus with the node registry wired as the
@@ -63,11 +63,7 @@ func (g *testGateway) broadcasts(event string) []any {
 
 func startGateway(t testing.TB, p Policy) *testGateway {
 	t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), store.FileName), Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.Open(t, Migrations())
 	g := &testGateway{}
 	g.policy.Store(&p)
 	g.pairing.Store(&PairingPolicy{AutoApproveLocal: true})
@@ -235,3 +231,4 @@ func ctx5s(t testing.TB) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+func TestMain(m *testing.M) { pgtest.Main(m) }

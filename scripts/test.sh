@@ -60,6 +60,6 @@ fi
 go test -race -timeout 45m ./...
 
 # The packages whose state is ported to PostgreSQL, again on it.
-pg_packages=(./gateway/store/... ./tools/memory ./tools/wiki ./agents/sessions ./gateway/devices)
+pg_packages=(./gateway/store/... ./tools/memory ./tools/wiki ./agents/sessions ./gateway/devices ./gateway/cron ./nodes)
 say "OPENCLAW_TEST_STORE=postgres go test -race ${pg_packages[*]}"
 OPENCLAW_TEST_STORE=postgres go test -race -timeout 20m "${pg_packages[@]}"

@@ -3,12 +3,13 @@ package cron
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/pgtest"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // fakeClock moves only when the test says so. A timer fires as soon as
@@ -155,7 +156,7 @@ var t0 = time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC)
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	h := &harness{t: t, path: filepath.Join(t.TempDir(), store.FileName), clock: &fakeClock{now: t0}}
+	h := &harness{t: t, path: storetest.Place(t), clock: &fakeClock{now: t0}}
 	h.exec = &fakeExec{clock: h.clock, calls: make(chan call, 100)}
 	h.ev = &events{changed: make(chan struct{}, 1)}
 	h.open()
@@ -166,10 +167,7 @@ func newHarness(t *testing.T) *harness {
 // start does.
 func (h *harness) open() {
 	h.t.Helper()
-	st, err := store.Open(context.Background(), h.path, Migrations())
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	st := storetest.OpenAt(h.t, h.path, Migrations())
 	h.st = st
 	svc, err := New(Options{DB: st.DB, Exec: h.exec, Notify: h.ev, Clock: h.clock, Location: time.UTC,
 		AbandonAfter: 50 * time.Millisecond})
@@ -264,3 +262,4 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -2,12 +2,10 @@ package cron
 
 import (
 	"context"
-	"path/filepath"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/openclaw-go/openclaw/gateway/store"
 )
 
 // TestImportJob: a job from another install keeps its id, state and
@@ -17,11 +15,7 @@ import (
 func TestImportJob(t *testing.T) {
 	ctx := context.Background()
 	now := time.UnixMilli(1796187955027)
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "db.sqlite"), Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t, Migrations())
 	next := now.Add(time.Hour).UnixMilli()
 	tests := []struct {
 		name    string

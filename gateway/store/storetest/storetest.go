@@ -27,16 +27,34 @@ func Engine() string {
 // Open opens an empty store with migs applied, closed when t ends.
 func Open(t testing.TB, migs ...store.Migrations) *store.Store {
 	t.Helper()
+	st := OpenAt(t, Place(t), migs...)
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// Place is where a new store will be: a file path for SQLite, a fresh
+// database's URL for PostgreSQL. Tests that close a store and open it
+// again (a restart) open the same place twice.
+func Place(t testing.TB) string {
+	t.Helper()
+	if Engine() == store.DriverPostgres {
+		return pgtest.URL(t)
+	}
+	return filepath.Join(t.TempDir(), store.FileName)
+}
+
+// OpenAt opens the store at place (from Place); the caller closes it.
+func OpenAt(t testing.TB, place string, migs ...store.Migrations) *store.Store {
+	t.Helper()
 	var st *store.Store
 	var err error
 	if Engine() == store.DriverPostgres {
-		st, err = store.OpenPostgres(context.Background(), pgtest.URL(t), migs...)
+		st, err = store.OpenPostgres(context.Background(), place, migs...)
 	} else {
-		st, err = store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName), migs...)
+		st, err = store.Open(context.Background(), place, migs...)
 	}
 	if err != nil {
 		t.Fatalf("storetest: open the %s store: %v", Engine(), err)
 	}
-	t.Cleanup(func() { st.Close() })
 	return st
 }
