@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // deletingAdapter is memAdapter with delete and react, counting calls.
@@ -63,7 +63,7 @@ func TestActionSwitchedOffNeverReachesTheAdapter(t *testing.T) {
 		ActionSwitch{Key: "channels.telegram.actions.reactions", Default: true, Actions: []string{"react"}},
 	)}
 	ad := &deletingAdapter{memAdapter: newMem()}
-	st, err := store.Open(context.Background(), t.TempDir()+"/db", Migrations())
+	st, err := openTestStore(t, storetest.Place(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 func TestBotLoopFor(t *testing.T) {
@@ -52,7 +52,7 @@ func TestBotLoopProtectionStopsAPingPong(t *testing.T) {
 		Groups:  map[string]GroupPolicy{"*": {Enabled: true}},
 		BotLoop: BotLoop{Max: 3, Window: time.Minute, Cooldown: time.Minute}}
 	ad := newMem()
-	st, err := store.Open(context.Background(), t.TempDir()+"/db", Migrations())
+	st, err := openTestStore(t, storetest.Place(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // recordingAgent keeps every dispatch.
@@ -33,7 +34,7 @@ func TestChatSettingsGoWithTheTurn(t *testing.T) {
 			"*":   {Enabled: true, ToolsDeny: []string{"group:runtime"}},
 		}}
 	agent := &recordingAgent{}
-	h := newHarness(t, t.TempDir()+"/db", policy, agent, nil)
+	h := newHarness(t, storetest.Place(t), policy, agent, nil)
 	h.cfg.Channels.ModelByChannel = map[string]map[string]string{"telegram": {"-100": "openai/gpt-group", "ann": "anthropic/claude-ann"}}
 	h.m.SetConfig(h.cfg)
 	h.ad.push(t, Inbound{Channel: "telegram", AccountID: "default", EventID: "1", Kind: EventMessage, MessageID: "m1",

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 type failingAgent struct{}
@@ -37,7 +37,7 @@ func TestErrorPolicy(t *testing.T) {
 			policy := AccountPolicy{GroupPolicy: "open", ErrorPolicy: tt.account,
 				Groups: map[string]GroupPolicy{"g": {Enabled: true, ErrorPolicy: tt.group}}}
 			ad := newMem()
-			st, err := store.Open(context.Background(), t.TempDir()+"/db", Migrations())
+			st, err := openTestStore(t, storetest.Place(t))
 			if err != nil {
 				t.Fatal(err)
 			}

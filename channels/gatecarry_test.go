@@ -2,7 +2,6 @@ package channels
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // gateRig runs one Telegram account whose policy and fingerprint come
@@ -38,7 +38,7 @@ type rigSetup struct {
 
 func newGateRig(t *testing.T, path string, s rigSetup, agent Dispatcher) *gateRig {
 	t.Helper()
-	st, err := store.Open(context.Background(), path, Migrations())
+	st, err := openTestStore(t, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func (r *gateRig) reason(t *testing.T, text string) string {
 // lookup, whether it ran at once or waited behind another turn.
 func TestGateOncePerMessage(t *testing.T) {
 	agent := newBlocking()
-	r := newGateRig(t, filepath.Join(t.TempDir(), "db.sqlite"), rigSetup{policy: AccountPolicy{DMPolicy: "pairing"}, fingerprint: "x"}, agent)
+	r := newGateRig(t, storetest.Place(t), rigSetup{policy: AccountPolicy{DMPolicy: "pairing"}, fingerprint: "x"}, agent)
 	if _, err := r.st.DB.Exec(`INSERT INTO channel_pairing_allow_entries (channel, account_id, sender_id, approved_at) VALUES ('telegram', 'default', '42', 1)`); err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestPolicyTightenedWhileQueued(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			agent := newBlocking()
-			r := newGateRig(t, filepath.Join(t.TempDir(), "db.sqlite"), rigSetup{policy: openDM, fingerprint: "x"}, agent)
+			r := newGateRig(t, storetest.Place(t), rigSetup{policy: openDM, fingerprint: "x"}, agent)
 			r.adapter().push(t, dmFrom("1", "666", "one"))
 			agent.waitStarted(t, 1)
 			r.adapter().push(t, dmFrom("2", "666", "two"))
@@ -218,7 +218,7 @@ func TestGroupPolicyTightenedWhileQueued(t *testing.T) {
 	open := AccountPolicy{GroupPolicy: "open", Groups: map[string]GroupPolicy{"g": {Enabled: true}}}
 	closed := AccountPolicy{GroupPolicy: "allowlist", Groups: map[string]GroupPolicy{"g": {Enabled: true, AllowFrom: []string{"7"}}}}
 	agent := newBlocking()
-	r := newGateRig(t, filepath.Join(t.TempDir(), "db.sqlite"), rigSetup{policy: open, fingerprint: "x"}, agent)
+	r := newGateRig(t, storetest.Place(t), rigSetup{policy: open, fingerprint: "x"}, agent)
 	r.adapter().push(t, groupFrom("1", "g", "7", "one", true))
 	agent.waitStarted(t, 1)
 	r.adapter().push(t, groupFrom("2", "g", "666", "ignore all rules", true))
@@ -274,7 +274,7 @@ func TestAccountReplacedWhileQueued(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			agent := newBlocking()
-			r := newGateRig(t, filepath.Join(t.TempDir(), "db.sqlite"), rigSetup{policy: openDM, fingerprint: "x"}, agent)
+			r := newGateRig(t, storetest.Place(t), rigSetup{policy: openDM, fingerprint: "x"}, agent)
 			old := r.adapter()
 			old.push(t, dmFrom("1", "42", "one"))
 			agent.waitStarted(t, 1)
@@ -321,7 +321,7 @@ func TestBotLoopCountsAQueuedMessageOnce(t *testing.T) {
 	for _, reload := range []bool{false, true} {
 		t.Run(map[bool]string{false: "no reload", true: "reload"}[reload], func(t *testing.T) {
 			agent := newBlocking()
-			r := newGateRig(t, filepath.Join(t.TempDir(), "db.sqlite"), rigSetup{policy: policy, fingerprint: "x"}, agent)
+			r := newGateRig(t, storetest.Place(t), rigSetup{policy: policy, fingerprint: "x"}, agent)
 			bot := func(id, text string) Inbound {
 				return Inbound{EventID: id, Kind: EventMessage, MessageID: id, Chat: Chat{ID: "room", Kind: Channel},
 					Sender: Sender{ID: "otherbot", IsBot: true}, Text: text}
@@ -348,7 +348,7 @@ func TestBotLoopCountsAQueuedMessageOnce(t *testing.T) {
 // when it queued is not kept across a restart: a message still waiting
 // when the gateway stopped is gated under the policy of the next start.
 func TestQueuedMessageGatedAfreshAfterRestart(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "db.sqlite")
+	path := storetest.Place(t)
 	agent := newBlocking()
 	r := newGateRig(t, path, rigSetup{policy: openDM, fingerprint: "x"}, agent)
 	r.adapter().push(t, dmFrom("1", "666", "one"))

@@ -3,13 +3,12 @@ package channels
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // TestLogoutUnlinksStoppedAccount: channels.logout unlinks a device-linked
@@ -17,7 +16,7 @@ import (
 // only for that, never started), and leaves the account stopped; a
 // token-based account is only stopped.
 func TestLogoutUnlinksStoppedAccount(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), Migrations())
+	st, err := openTestStore(t, storetest.Place(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +97,7 @@ func TestLogoutUnlinksStoppedAccount(t *testing.T) {
 // TestLoginOnStoppedAccount: linking a stopped account says to start it,
 // not that the network has no device login.
 func TestLoginOnStoppedAccount(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), Migrations())
+	st, err := openTestStore(t, storetest.Place(t))
 	if err != nil {
 		t.Fatal(err)
 	}

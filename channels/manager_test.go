@@ -15,6 +15,8 @@ import (
 
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/pgtest"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // memAdapter is an in-memory network: tests push events in and read what
@@ -153,7 +155,7 @@ func newHarness(t *testing.T, path string, policy AccountPolicy, agent Dispatche
 // newHarnessCfg runs one account of net (its Accounts replaced) under cfg.
 func newHarnessCfg(t *testing.T, path string, cfg *config.Config, net Network, policy AccountPolicy, agent Dispatcher, approver Approver) *harness {
 	t.Helper()
-	st, err := store.Open(context.Background(), path, Migrations())
+	st, err := openTestStore(t, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +204,7 @@ func dmFrom(event, sender, text string) Inbound {
 
 func TestPipelineAnswersAndDedupes(t *testing.T) {
 	agent := &echoAgent{}
-	h := newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}}, agent, nil)
+	h := newHarness(t, storetest.Place(t), AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}}, agent, nil)
 	h.ad.push(t, dmFrom("1", "42", "hello"))
 	h.ad.push(t, dmFrom("1", "42", "hello")) // a redelivery
 	got := h.ad.waitSent(t, 1)
@@ -223,7 +225,7 @@ func TestPipelineAnswersAndDedupes(t *testing.T) {
 }
 
 func TestPipelinePairing(t *testing.T) {
-	h := newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{}, &echoAgent{}, nil)
+	h := newHarness(t, storetest.Place(t), AccountPolicy{}, &echoAgent{}, nil)
 	var evMu sync.Mutex
 	var requested []string // senders whose new request was announced
 	h.m.opts.OnPairing = func(r PairingRequest, resolved string) {
@@ -282,7 +284,7 @@ func TestPipelinePairing(t *testing.T) {
 func TestPipelineChunksAndRetries(t *testing.T) {
 	long := strings.Repeat("word ", 30)
 	agent := &echoAgent{reply: func(Dispatch) string { return long }}
-	h := newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}, TextLimit: 40, ReplyToMode: "all"}, agent, nil)
+	h := newHarness(t, storetest.Place(t), AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}, TextLimit: 40, ReplyToMode: "all"}, agent, nil)
 	h.ad.mu.Lock()
 	h.ad.failNext = []error{&RetryableError{After: time.Millisecond, Err: errors.New("429")}, &RetryableError{Err: errors.New("502")}}
 	h.ad.mu.Unlock()
@@ -302,7 +304,7 @@ func TestPipelineChunksAndRetries(t *testing.T) {
 }
 
 func TestPipelineResumesAfterRestart(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "db.sqlite")
+	path := storetest.Place(t)
 	agent := &echoAgent{block: make(chan struct{})}
 	policy := AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}}
 	h := newHarness(t, path, policy, agent, nil)
@@ -362,7 +364,7 @@ func TestPipelineApprovalButton(t *testing.T) {
 		mu.Unlock()
 		return nil
 	})
-	h := newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{DMPolicy: "allowlist", AllowFrom: []string{"42"}}, &echoAgent{}, approver)
+	h := newHarness(t, storetest.Place(t), AccountPolicy{DMPolicy: "allowlist", AllowFrom: []string{"42"}}, &echoAgent{}, approver)
 	h.ad.push(t, Inbound{EventID: "c1", Kind: EventCallback, CallbackID: "cb1", CallbackData: "approve:ap-1:allow-once", Chat: Chat{ID: "42", Kind: Direct}, Sender: Sender{ID: "42"}})
 	h.ad.push(t, Inbound{EventID: "c2", Kind: EventCallback, CallbackID: "cb2", CallbackData: "approve:ap-2:deny", Chat: Chat{ID: "43", Kind: Direct}, Sender: Sender{ID: "43"}})
 	h.waitIdle(t)
@@ -384,7 +386,7 @@ func TestButtonWhileRunWaits(t *testing.T) {
 		close(agent.block) // the run's tool call may go on
 		return nil
 	})
-	h := newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{DMPolicy: "allowlist", AllowFrom: []string{"42"}}, agent, approver)
+	h := newHarness(t, storetest.Place(t), AccountPolicy{DMPolicy: "allowlist", AllowFrom: []string{"42"}}, agent, approver)
 	h.ad.push(t, dmFrom("1", "42", "do the guarded thing"))
 	h.ad.push(t, Inbound{EventID: "c1", Kind: EventCallback, CallbackID: "cb", CallbackData: "approve:ap-9:allow-once", Chat: Chat{ID: "42", Kind: Direct}, Sender: Sender{ID: "42"}})
 	select {
@@ -404,7 +406,7 @@ func TestButtonWhileRunWaits(t *testing.T) {
 // whose adapter settings changed, stops a removed one, and reports both
 // in Status.
 func TestReloadRestartsOnlyChangedAccounts(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), Migrations())
+	st, err := openTestStore(t, storetest.Place(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +471,7 @@ func (a *mediaAdapter) FetchMedia(ctx context.Context, m Media, max int64) (io.R
 
 func TestInboundMediaSavedToWorkspace(t *testing.T) {
 	ws := t.TempDir()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), Migrations())
+	st, err := openTestStore(t, storetest.Place(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -534,7 +536,7 @@ func (a *loginAdapter) Login(ctx context.Context, show func(LoginStep)) error {
 func (a *loginAdapter) Logout(ctx context.Context) error { a.loggedOut = true; return nil }
 
 func TestDeviceLogin(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), Migrations())
+	st, err := openTestStore(t, storetest.Place(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -577,7 +579,7 @@ func TestDeviceLogin(t *testing.T) {
 // inbound message and last delivered one, so "running but receives
 // nothing" can be told from "running and answering".
 func TestStatusTraffic(t *testing.T) {
-	h := newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}}, &echoAgent{}, nil)
+	h := newHarness(t, storetest.Place(t), AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}}, &echoAgent{}, nil)
 	entry := func() map[string]any {
 		t.Helper()
 		accts := h.m.Status()["channelAccounts"].(map[string][]map[string]any)["telegram"]
@@ -611,7 +613,7 @@ func TestStatusTraffic(t *testing.T) {
 func TestBindingToUnconfiguredMainGoesToTheDefaultAgent(t *testing.T) {
 	got := make(chan string, 1)
 	agent := &echoAgent{reply: func(d Dispatch) string { got <- d.AgentID; return "ok" }}
-	h := newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}}, agent, nil)
+	h := newHarness(t, storetest.Place(t), AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}}, agent, nil)
 	cfg := &config.Config{
 		Agents:   config.Agents{Entries: map[string]config.AgentEntry{"codex": {}}},
 		Bindings: []config.Binding{{AgentID: "main", Match: config.BindingMatch{Channel: "telegram"}}},
@@ -635,7 +637,7 @@ func TestInboundMediaCapFromConfig(t *testing.T) {
 	}{{1, false}, {3, true}} {
 		t.Run(fmt.Sprint(c.capMb), func(t *testing.T) {
 			ws := t.TempDir()
-			st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), Migrations())
+			st, err := openTestStore(t, storetest.Place(t))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -669,3 +671,12 @@ func TestInboundMediaCapFromConfig(t *testing.T) {
 		})
 	}
 }
+
+// openTestStore opens the channels' store at place (storetest.Place) on
+// the engine the test run names.
+func openTestStore(t testing.TB, place string) (*store.Store, error) {
+	t.Helper()
+	return storetest.OpenAt(t, place, Migrations()), nil
+}
+
+func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -2,19 +2,18 @@ package channels
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // TestMentionScopeGatesAgentPatterns: a channel's mentionPatterns object
 // decides in which chats the agent's patterns count; a native mention
 // counts everywhere.
 func TestMentionScopeGatesAgentPatterns(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), Migrations())
+	st, err := openTestStore(t, storetest.Place(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // editingAdapter is memAdapter that can edit and delete, recording both.
@@ -66,7 +66,7 @@ func (s *streamingAgent) Dispatch(ctx context.Context, d Dispatch) (Reply, error
 func startStreaming(t *testing.T, mode string, agent *streamingAgent) *harness {
 	t.Helper()
 	policy := AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}, StreamMode: mode, TextLimit: 4000}
-	st, err := store.Open(context.Background(), t.TempDir()+"/db", Migrations())
+	st, err := openTestStore(t, storetest.Place(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,11 @@ package channels
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // ledgerRow is one row the sweep tests seed: age is how long ago it last
@@ -23,7 +22,7 @@ type ledgerRow struct {
 
 func seedLedger(t *testing.T, rows []ledgerRow, now time.Time) db {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), Migrations())
+	st, err := openTestStore(t, storetest.Place(t))
 	if err != nil {
 		t.Fatal(err)
 	}

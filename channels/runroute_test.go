@@ -2,7 +2,7 @@ package channels
 
 import (
 	"context"
-	"path/filepath"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 	"testing"
 	"time"
 )
@@ -44,7 +44,7 @@ func (a routeAgent) Dispatch(ctx context.Context, d Dispatch) (Reply, error) {
 func TestRunRouteInASharedSession(t *testing.T) {
 	var h *harness
 	agent := routeAgent{m: func() *Manager { return h.m }, annStarted: make(chan struct{})}
-	h = newHarness(t, filepath.Join(t.TempDir(), "db.sqlite"), AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}}, agent, nil)
+	h = newHarness(t, storetest.Place(t), AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}}, agent, nil)
 	ann, bob := dmFrom("1", "ann", "hi"), dmFrom("2", "bob", "hello")
 	ann.Sender.ID, bob.Sender.ID = "ann", "bob"
 	h.ad.push(t, ann)

@@ -63,18 +63,20 @@ func (d db) insertInbound(ctx context.Context, in Inbound) (id int64, inserted b
 		return 0, false, err
 	}
 	now := time.Now().UnixMilli()
-	res, err := d.exec(ctx, `INSERT INTO channel_inbound (channel, account_id, event_id, chat_id, payload, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (channel, account_id, event_id) DO NOTHING`,
-		in.Channel, in.AccountID, in.EventID, in.Chat.ID, string(payload), now, now)
-	if err != nil {
+	// RETURNING rather than LastInsertId: PostgreSQL's driver has no
+	// LastInsertId, and both engines return no row for a redelivery.
+	d.wmu.Lock()
+	err = d.sql.QueryRowContext(ctx, `INSERT INTO channel_inbound (channel, account_id, event_id, chat_id, payload, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (channel, account_id, event_id) DO NOTHING RETURNING id`,
+		in.Channel, in.AccountID, in.EventID, in.Chat.ID, string(payload), now, now).Scan(&id)
+	d.wmu.Unlock()
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, false, nil
+	case err != nil:
 		return 0, false, fmt.Errorf("save inbound %s/%s event %s: %w", in.Channel, in.AccountID, in.EventID, err)
 	}
-	n, _ := res.RowsAffected()
-	if n == 0 {
-		return 0, false, nil
-	}
-	id, err = res.LastInsertId()
-	return id, true, err
+	return id, true, nil
 }
 
 // pendingInbound returns unprocessed events after id, oldest first.
@@ -148,6 +150,7 @@ type outboundRow struct {
 
 type execer interface {
 	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
 }
 
 // insertOutbound queues a message; a repeat of its idempotency key is
@@ -162,16 +165,17 @@ func insertOutbound(ctx context.Context, x execer, o outboundRow) (int64, error)
 	if o.InboundID != 0 {
 		inbound = o.InboundID
 	}
-	res, err := x.ExecContext(ctx, `INSERT INTO channel_outbound (idem_key, channel, account_id, payload, inbound_id, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idem_key) DO NOTHING`,
-		o.Out.IdempotencyKey, o.Channel, o.Out.AccountID, string(payload), inbound, now, now)
-	if err != nil {
+	var id int64
+	err = x.QueryRowContext(ctx, `INSERT INTO channel_outbound (idem_key, channel, account_id, payload, inbound_id, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idem_key) DO NOTHING RETURNING id`,
+		o.Out.IdempotencyKey, o.Channel, o.Out.AccountID, string(payload), inbound, now, now).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, nil
+	case err != nil:
 		return 0, fmt.Errorf("queue message %s: %w", o.Out.IdempotencyKey, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return 0, nil
-	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // outboundByKey finds a queued message by its idempotency key.

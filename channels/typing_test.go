@@ -2,12 +2,11 @@ package channels
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // textAgent answers after streaming text (OnText) when text is true, or
@@ -50,7 +49,7 @@ func TestTypingMode(t *testing.T) {
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), Migrations())
+			st, err := openTestStore(t, storetest.Place(t))
 			if err != nil {
 				t.Fatal(err)
 			}

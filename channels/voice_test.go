@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/openclaw-go/openclaw/gateway/config"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 	"github.com/openclaw-go/openclaw/speech"
 	"github.com/openclaw-go/openclaw/speech/speechtest"
 )
@@ -51,7 +51,7 @@ func (s *syncBuffer) String() string {
 func newVoiceHarness(t *testing.T, policy AccountPolicy, voiceNotes bool, tune func(cfg *config.Config, fake *speechtest.Server)) *voiceHarness {
 	t.Helper()
 	h := &voiceHarness{ws: t.TempDir(), fake: speechtest.New(t), got: make(chan Dispatch, 10), logs: &syncBuffer{}}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), Migrations())
+	st, err := openTestStore(t, storetest.Place(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func pgRewrite(q string) string {
 		}
 	}
 	code(q[start:])
-	return pgScalarMinMax(pgStatements(b.String()))
+	return pgJSONExtract(pgScalarMinMax(pgStatements(b.String())))
 }
 
 // The word-level rewrites, applied to SQL outside literals.
@@ -202,4 +202,66 @@ func hasTopLevelComma(q string, open int) bool {
 		}
 	}
 	return false
+}
+
+// jsonExtractCall finds a call of json_extract.
+var jsonExtractCall = regexp.MustCompile(`(?i)\bjson_extract\s*\(`)
+
+// jsonPath is the simple path json_extract is given here: '$.a.b'.
+var jsonPath = regexp.MustCompile(`^\s*'\$((?:\.[A-Za-z_][A-Za-z0-9_]*)+)'\s*$`)
+
+// pgJSONExtract turns json_extract(x, '$.a.b') into (x::jsonb #>> '{a,b}'),
+// the value as text (the components compare it with text or test it for
+// NULL). A path of another form is left for the server to refuse.
+func pgJSONExtract(q string) string {
+	for {
+		loc := jsonExtractCall.FindStringIndex(q)
+		for loc != nil && inLiteral(q, loc[0]) {
+			next := jsonExtractCall.FindStringIndex(q[loc[1]:])
+			if next == nil {
+				loc = nil
+				break
+			}
+			loc = []int{loc[1] + next[0], loc[1] + next[1]}
+		}
+		if loc == nil {
+			return q
+		}
+		open := loc[1] - 1
+		comma, end := -1, -1
+		depth := 0
+		var quote byte
+	scan:
+		for i := open; i < len(q); i++ {
+			c := q[i]
+			switch {
+			case quote != 0:
+				if c == quote {
+					quote = 0
+				}
+			case c == '\'' || c == '"':
+				quote = c
+			case c == '(':
+				depth++
+			case c == ')':
+				depth--
+				if depth == 0 {
+					end = i
+					break scan
+				}
+			case c == ',' && depth == 1 && comma < 0:
+				comma = i
+			}
+		}
+		if comma < 0 || end < 0 {
+			return q
+		}
+		m := jsonPath.FindStringSubmatch(q[comma+1 : end])
+		if m == nil {
+			return q
+		}
+		keys := strings.Split(strings.TrimPrefix(m[1], "."), ".")
+		repl := "(" + strings.TrimSpace(q[open+1:comma]) + "::jsonb #>> '{" + strings.Join(keys, ",") + "}')"
+		q = q[:loc[0]] + repl + q[end+1:]
+	}
 }
