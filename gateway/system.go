@@ -125,6 +125,20 @@ type System struct {
 	// that outlives it (a wake's heartbeat turn) runs under it.
 	bg   context.Context
 	bgWG sync.WaitGroup
+	// bgMu guards bgClosed: once the gateway waits for its background
+	// work, new work is refused (a background exec that ends during the
+	// shutdown still wakes its agent), since a WaitGroup may not grow
+	// while it is waited on.
+	bgMu     sync.Mutex
+	bgClosed bool
+}
+
+// closeBackground stops new background work and waits for what runs.
+func (s *System) closeBackground() {
+	s.bgMu.Lock()
+	s.bgClosed = true
+	s.bgMu.Unlock()
+	s.bgWG.Wait()
 }
 
 // requestRestart asks Run to stop and return ErrRestart.
@@ -238,7 +252,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	s.buildNodes()
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	s.bg = bg
-	defer func() { stopBG(); s.bgWG.Wait() }()
+	defer func() { stopBG(); s.closeBackground() }()
 	if err := s.buildAutomation(); err != nil {
 		return err
 	}
@@ -292,7 +306,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		s.automator.Stop(cctx)
-		s.bgWG.Wait()
+		s.closeBackground()
 		s.channels.Close(cctx)
 	}()
 	s.log.Info("gateway listening", "url", "ws://"+s.addr.String(), "state", s.opts.StateDir, "config", snap.Path, "auth", s.current().auth.Mode)

@@ -41,7 +41,13 @@ func (s *System) buildAutomation() error {
 // inBackground runs fn under the gateway's background context; the stop
 // waits for it.
 func (s *System) inBackground(fn func(ctx context.Context)) {
+	s.bgMu.Lock()
+	if s.bgClosed {
+		s.bgMu.Unlock()
+		return // stopping: nothing new starts
+	}
 	s.bgWG.Add(1)
+	s.bgMu.Unlock()
 	go func() {
 		defer s.bgWG.Done()
 		fn(s.bg)
