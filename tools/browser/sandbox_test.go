@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -62,10 +63,15 @@ func TestSandboxedBrowserFiles(t *testing.T) {
 	// with no guard, so only the box stands between a page and the host's
 	// files; it returns a reader of file: URLs.
 	open := func(t *testing.T, wrap func([]string) ([]string, error)) func(string) string {
-		port, err := freePort(map[int]bool{})
+		// An ephemeral port, not the first free one of the DevTools range:
+		// browsers of other test processes start from the same first port
+		// at the same moment.
+		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
 		inst := &instance{m: m, profile: Profile{Name: "sandbox-test", wrap: wrap}, port: port, tabs: map[target.ID]*tab{}, log: m.log}
 		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 		t.Cleanup(cancel)
