@@ -52,16 +52,18 @@ bash scripts/install-openclaw-real.sh >/dev/null
 # the arguments wins.
 # With the binaries present, a test that wants PostgreSQL and cannot
 # start it fails rather than skips.
+# The postgres tag links the PostgreSQL driver into the tests (the release
+# binary leaves it out until the store config key ships).
 export OPENCLAW_TEST_POSTGRES=require
-say "go test -race -timeout 45m ./... $*"
+say "go test -race -tags postgres -timeout 45m ./... $*"
 if (($# > 0)); then
-	exec go test -race -timeout 45m ./... "$@"
+	exec go test -race -tags postgres -timeout 45m ./... "$@"
 fi
-go test -race -timeout 45m ./...
+go test -race -tags postgres -timeout 45m ./...
 
 # The packages whose state is ported to PostgreSQL, again on it. Without
 # -race: this pass is about the SQL, and the first pass ran these tests
 # under the race detector already.
 pg_packages=(./gateway/store/... ./tools/memory ./tools/wiki ./agents/sessions ./gateway/devices ./gateway/cron ./nodes ./channels)
-say "OPENCLAW_TEST_STORE=postgres go test ${pg_packages[*]}"
-OPENCLAW_TEST_STORE=postgres go test -timeout 20m "${pg_packages[@]}"
+say "OPENCLAW_TEST_STORE=postgres go test -tags postgres ${pg_packages[*]}"
+OPENCLAW_TEST_STORE=postgres go test -tags postgres -timeout 20m "${pg_packages[@]}"

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // Drivers, as the config's store.driver names them.
@@ -19,15 +17,21 @@ const (
 )
 
 // pgDriverName is the database/sql driver that speaks to PostgreSQL
-// through pgx, with every statement rewritten from SQLite's dialect.
+// through pgx, with every statement rewritten from SQLite's dialect. It
+// is built in with the postgres build tag (postgres_pgx.go), which keeps
+// pgx out of the release binary until the store config key ships.
 const pgDriverName = "openclaw-postgres"
 
-func init() { sql.Register(pgDriverName, pgDriver{}) }
+// pgDriverValue is the registered driver; nil in a build without it.
+var pgDriverValue driver.Driver
 
 // OpenPostgres opens the gateway's database on a PostgreSQL server
 // (url is a postgres:// URL or a key=value DSN) and applies the
 // migrations, as Open does for SQLite.
 func OpenPostgres(ctx context.Context, url string, migs ...Migrations) (*Store, error) {
+	if pgDriverValue == nil {
+		return nil, errors.New("store.driver postgres: this build has no PostgreSQL support (build with -tags postgres)")
+	}
 	if url == "" {
 		return nil, errors.New("store.url is empty: give the postgres:// URL of the database")
 	}
@@ -63,38 +67,6 @@ func redactURL(u string) string {
 	return scheme + "://" + user + "@" + rest[at+1:]
 }
 
-// pgDriver is pgx's database/sql driver with the dialect rewrite.
-type pgDriver struct{}
-
-func (pgDriver) Open(name string) (driver.Conn, error) {
-	c, err := stdlib.GetDefaultDriver().Open(name)
-	if err != nil {
-		return nil, err
-	}
-	return &pgConn{Conn: c.(*stdlib.Conn)}, nil
-}
-
-// pgConn rewrites each statement before pgx sees it.
-type pgConn struct {
-	*stdlib.Conn
-}
-
-func (c *pgConn) Prepare(query string) (driver.Stmt, error) {
-	return c.Conn.Prepare(pgRewrite(query))
-}
-
-func (c *pgConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return c.Conn.PrepareContext(ctx, pgRewrite(query))
-}
-
-func (c *pgConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.Conn.ExecContext(ctx, pgRewrite(query), args)
-}
-
-func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.Conn.QueryContext(ctx, pgRewrite(query), args)
-}
-
 // writerLock is the advisory lock every write transaction takes first.
 // SQLite has one writer at a time, and the components count on it: a
 // transaction that reads and then writes (a pairing, a queue claim) sees
@@ -102,36 +74,10 @@ func (c *pgConn) QueryContext(ctx context.Context, query string, args []driver.N
 // holds only with that lock held to the transaction's end.
 const writerLock = "SELECT pg_advisory_xact_lock(7366029)"
 
-func (c *pgConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	tx, err := c.Conn.BeginTx(ctx, opts)
-	if err != nil || opts.ReadOnly {
-		return tx, err
-	}
-	if _, err := c.Conn.ExecContext(ctx, writerLock, nil); err != nil {
-		_ = tx.Rollback()
-		return nil, fmt.Errorf("take the writer lock: %w", err)
-	}
-	return tx, nil
-}
-
-// CheckNamedValue stores a bool as 0 or 1: SQLite has no boolean type,
-// so the components' flag columns are integers on both engines.
-func (c *pgConn) CheckNamedValue(nv *driver.NamedValue) error {
-	if b, ok := nv.Value.(bool); ok {
-		nv.Value = int64(0)
-		if b {
-			nv.Value = int64(1)
-		}
-		return nil
-	}
-	return c.Conn.CheckNamedValue(nv)
-}
-
 // IsPostgres says whether db is a store opened by OpenPostgres, for a
 // component that writes a statement per engine (full-text search).
 func IsPostgres(db *sql.DB) bool {
-	_, ok := db.Driver().(pgDriver)
-	return ok
+	return pgDriverValue != nil && db.Driver() == pgDriverValue
 }
 
 // TSQuery turns the FTS5 expressions the components build (quoted terms
