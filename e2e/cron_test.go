@@ -88,8 +88,17 @@ func TestCronEndToEnd(t *testing.T) {
 	}
 	ours.run(t, "cron", "disable", digest).mustSucceed(t)
 
-	// A job whose model call fails is an error run with the reason.
-	model.Script(fakemodel.Reply{Status: 401, ErrorMessage: "invalid api key for the digest"})
+	// A job whose model call fails is an error run with the reason. The
+	// failure answers that job's message only: a digest run already under
+	// way when the job was disabled must not take it.
+	model.Respond(func(r fakemodel.Recorded) (fakemodel.Reply, bool) {
+		for _, m := range r.Messages {
+			if m.Role == "user" && strings.Contains(m.Text, "this will fail") {
+				return fakemodel.Reply{Status: 401, ErrorMessage: "invalid api key for the digest"}, true
+			}
+		}
+		return fakemodel.Reply{}, false
+	})
 	fail := addedID(t, real.run(t, append([]string{"cron", "add", "--name", "broken", "--at", "1s",
 		"--message", "this will fail", "--no-deliver", "--json"}, remote...)...))
 	bad := cronRuns(t, ours, fail, 1)[0]
