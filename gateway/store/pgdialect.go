@@ -179,6 +179,15 @@ func inLiteral(q string, i int) bool {
 // hasTopLevelComma says whether the parenthesis at q[open] encloses a
 // comma of its own (not one inside a nested call or a literal).
 func hasTopLevelComma(q string, open int) bool {
+	comma, _ := callArgs(q, open)
+	return comma >= 0
+}
+
+// callArgs scans the call whose parenthesis is q[open]: its first comma
+// of its own (not one inside a nested call or a literal) and its closing
+// parenthesis, -1 for either when there is none.
+func callArgs(q string, open int) (comma, end int) {
+	comma = -1
 	depth := 0
 	var quote byte
 	for i := open; i < len(q); i++ {
@@ -195,13 +204,13 @@ func hasTopLevelComma(q string, open int) bool {
 		case c == ')':
 			depth--
 			if depth == 0 {
-				return false
+				return comma, i
 			}
-		case c == ',' && depth == 1:
-			return true
+		case c == ',' && depth == 1 && comma < 0:
+			comma = i
 		}
 	}
-	return false
+	return comma, -1
 }
 
 // jsonExtractCall finds a call of json_extract.
@@ -228,31 +237,7 @@ func pgJSONExtract(q string) string {
 			return q
 		}
 		open := loc[1] - 1
-		comma, end := -1, -1
-		depth := 0
-		var quote byte
-	scan:
-		for i := open; i < len(q); i++ {
-			c := q[i]
-			switch {
-			case quote != 0:
-				if c == quote {
-					quote = 0
-				}
-			case c == '\'' || c == '"':
-				quote = c
-			case c == '(':
-				depth++
-			case c == ')':
-				depth--
-				if depth == 0 {
-					end = i
-					break scan
-				}
-			case c == ',' && depth == 1 && comma < 0:
-				comma = i
-			}
-		}
+		comma, end := callArgs(q, open)
 		if comma < 0 || end < 0 {
 			return q
 		}
