@@ -204,6 +204,7 @@ var legacyKeys = map[string]bool{
 	"tools.pdfFont":       true,
 	"tools.contentStudio": true,
 	"gateway.retention":   true,
+	"store":               true,
 }
 
 // providerOwnedBlocks are objects OpenClaw's schema leaves open to any

@@ -57,6 +57,20 @@ type Config struct {
 	TTS TTS `json:"tts"`
 	// Memory configures memory search; here only its embedding model is read, by wiki_semantic_search. Default: no embedding model.
 	Memory Memory `json:"memory"`
+	// Store says where the gateway keeps its state: the SQLite file in the state directory, or a PostgreSQL database that several gateways share, one active and the others standing by. Not an OpenClaw key. Default: SQLite.
+	Store Store `json:"store"`
+}
+
+// Store is store.* (ours): OpenClaw keeps its state in SQLite files only.
+type Store struct {
+	// The database engine: "sqlite" (one file in the state directory) or "postgres" (the database at url). Default "sqlite".
+	Driver string `json:"driver" enum:"sqlite,postgres"`
+	// The PostgreSQL database, as a postgres:// URL or a key=value DSN; ${VAR} takes it from the environment, which keeps the password out of the file. Default "" (required for postgres).
+	URL string `json:"url"`
+	// How often a standby gateway tries to become the active one, and how often the active one renews its lease. Default "1s".
+	LeaseInterval string `json:"leaseInterval"`
+	// How long the active gateway's lease stays good without a renewal; past it a standby ends the stalled holder's database session and takes over. Default "10s".
+	LeaseTimeout string `json:"leaseTimeout"`
 }
 
 // Memory is the memory.* section.

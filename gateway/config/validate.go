@@ -53,6 +53,7 @@ func (d *decoder) validate(c *Config) {
 			d.warnAtPath(n, path, `type "discord.channelAudience" is not in effect here: Discord channel membership is not looked up, so "accessGroup:%s" lets nobody in`, name)
 		}
 	}
+	d.validateStore(c)
 	d.resolveModelAliases(c)
 	d.validateAgents(c)
 	d.validateChannels(c)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,6 +26,10 @@ const pgDriverName = "openclaw-postgres"
 // pgDriverValue is the registered driver; nil in a build without it.
 var pgDriverValue driver.Driver
 
+// pgConnector opens connections to url whose write transactions check
+// fence (see Lease); set by the build with the driver.
+var pgConnector func(url string, fence *atomic.Int64) (driver.Connector, error)
+
 // OpenPostgres opens the gateway's database on a PostgreSQL server
 // (url is a postgres:// URL or a key=value DSN) and applies the
 // migrations, as Open does for SQLite.
@@ -35,17 +40,19 @@ func OpenPostgres(ctx context.Context, url string, migs ...Migrations) (*Store, 
 	if url == "" {
 		return nil, errors.New("store.url is empty: give the postgres:// URL of the database")
 	}
-	db, err := sql.Open(pgDriverName, url)
+	fence := new(atomic.Int64)
+	conn, err := pgConnector(url, fence)
 	if err != nil {
-		return nil, fmt.Errorf("open postgres database: %w", err)
+		return nil, fmt.Errorf("open postgres database %s: %w", redactURL(url), err)
 	}
+	db := sql.OpenDB(conn)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open postgres database %s: %w", redactURL(url), err)
 	}
 	db.SetMaxIdleConns(16)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	s := &Store{DB: db, Path: redactURL(url), Driver: DriverPostgres}
+	s := &Store{DB: db, Path: redactURL(url), Driver: DriverPostgres, fence: fence}
 	if err := s.Migrate(ctx, migs...); err != nil {
 		db.Close()
 		return nil, err
@@ -73,6 +80,15 @@ func redactURL(u string) string {
 // no other writer's rows appear in between. On PostgreSQL the same
 // holds only with that lock held to the transaction's end.
 const writerLock = "SELECT pg_advisory_xact_lock(7366029)"
+
+// fenceCheck reads the lease's epoch inside a write transaction, after
+// the writer lock: a gateway whose lease a standby took (which bumps the
+// epoch under the same lock) sees a newer epoch and commits nothing.
+const fenceCheck = "SELECT epoch FROM store_lease WHERE id = 1"
+
+// ErrFenced is the error of a write transaction begun by a gateway that
+// is no longer the active one.
+var ErrFenced = errors.New("store: this gateway lost its lease to another gateway; it may no longer write")
 
 // IsPostgres says whether db is a store opened by OpenPostgres, for a
 // component that writes a statement per engine (full-text search).

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -36,6 +37,10 @@ type Store struct {
 	Path string
 	// Driver is DriverSQLite (also "") or DriverPostgres.
 	Driver string
+
+	// fence is the lease epoch every PostgreSQL write transaction must
+	// find (0: none yet, nothing checked); the Lease sets it.
+	fence *atomic.Int64
 }
 
 // Postgres says the store is on PostgreSQL, for the few statements a
@@ -99,6 +104,22 @@ func (s *Store) Close() error { return s.DB.Close() }
 
 // Migrate applies the migrations not yet applied. It is idempotent.
 func (s *Store) Migrate(ctx context.Context, migs ...Migrations) error {
+	if s.Postgres() {
+		// Gateways that start together on one database take turns: each
+		// reads the versions only once the one before has applied its.
+		c, err := s.DB.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		defer c.Close()
+		if _, err := c.ExecContext(ctx, `SELECT pg_advisory_lock(?)`, migrateLock); err != nil {
+			return fmt.Errorf("migrate: take the migration lock: %w", err)
+		}
+		defer c.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(?)`, migrateLock)
+		if _, err := s.DB.ExecContext(ctx, leaseTable); err != nil {
+			return fmt.Errorf("create store_lease: %w", err)
+		}
+	}
 	if _, err := s.DB.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_versions (
 		component TEXT NOT NULL, version INTEGER NOT NULL, name TEXT NOT NULL,
 		applied_at INTEGER NOT NULL DEFAULT (unixepoch()), PRIMARY KEY (component, version))`); err != nil {
