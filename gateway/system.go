@@ -16,7 +16,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -102,6 +101,10 @@ type System struct {
 	started      time.Time
 	store        *store.Store
 	storePath    string
+	// lease is this gateway's claim on a shared PostgreSQL store (nil on
+	// SQLite); role is roleActive or roleStandby (wire_store.go).
+	lease *store.Lease
+	role  atomic.Value
 	srv          *rpc.Server
 	// The parts, in the order serve builds them (wire_*.go); parts holds
 	// the same as the part contract sees them.
@@ -204,16 +207,24 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		return err
 	}
 	s.state.Store(first)
-	st, err := store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), Migrations()...)
+	st, err := s.openStore(ctx, snap.Config)
 	if err != nil {
 		return err
 	}
 	s.store, s.storePath = st, st.Path
 	defer st.Close()
+	if err := s.takeLease(ctx, snap.Config); err != nil {
+		return err
+	}
+	if s.lease != nil {
+		// Before the store closes: a standby takes over at its next try.
+		defer s.lease.Release(context.Background())
+	}
 	s.srv = rpc.NewServer(rpc.Options{
 		Logger: s.log.With("component", "rpc"), Version: s.version,
 		Auth:  func() rpc.AuthConfig { return s.current().auth },
 		Hello: func(c *rpc.Conn) protocol.Snapshot { return s.admin.Hello(c) },
+		Gate:  s.standbyGate,
 		OnConnect: func(c *rpc.Conn) {
 			s.log.Info("client connected", "conn", c.ID(), "client", c.Client().ID, "mode", c.Client().Mode, "role", c.Role(), "remote", c.RemoteIP())
 			s.nodeConnected(c)
@@ -257,14 +268,16 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		return err
 	}
 	s.inBackground(s.admin.SampleMemory)
-	s.retentionLoop()
 	s.startPlugins()
-	// Turns a client was told were accepted and the last process did not
-	// finish run now, before any client can ask about them.
-	if n, err := s.agents.Resume(ctx); err != nil {
-		s.log.Error("could not resume accepted turns", "err", err)
-	} else if n > 0 {
-		s.log.Info("resumed accepted turns", "count", n)
+	if s.active() {
+		s.retentionLoop()
+		// Turns a client was told were accepted and the last process did
+		// not finish run now, before any client can ask about them.
+		if n, err := s.agents.Resume(ctx); err != nil {
+			s.log.Error("could not resume accepted turns", "err", err)
+		} else if n > 0 {
+			s.log.Info("resumed accepted turns", "count", n)
+		}
 	}
 
 	host, err := s.bindHost(snap)
@@ -294,9 +307,12 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	// Channels start after the listener so a webhook can land at once.
 	// The scheduler starts once channels can deliver (a job missed while
 	// the gateway was down runs now).
-	s.channels.Start(ctx)
-	if err := s.automator.Start(ctx); err != nil {
-		return err
+	// A standby starts neither: they are the active gateway's to run.
+	if s.active() {
+		s.channels.Start(ctx)
+		if err := s.automator.Start(ctx); err != nil {
+			return err
+		}
 	}
 	defer func() {
 		// Ahead of the parts' reverse close: the scheduler and the wakes'
@@ -309,7 +325,10 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		s.closeBackground()
 		s.channels.Close(cctx)
 	}()
-	s.log.Info("gateway listening", "url", "ws://"+s.addr.String(), "state", s.opts.StateDir, "config", snap.Path, "auth", s.current().auth.Mode)
+	s.log.Info("gateway listening", "url", "ws://"+s.addr.String(), "state", s.opts.StateDir, "config", snap.Path, "auth", s.current().auth.Mode, "store", s.storePath, "role", s.role.Load())
+	leaseCtx, stopLease := context.WithCancel(ctx)
+	defer stopLease()
+	s.watchLease(leaseCtx)
 	if s.opts.serving != nil {
 		s.opts.serving(s)
 	}

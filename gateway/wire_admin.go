@@ -26,13 +26,14 @@ func (s *System) buildAdmin(ctx context.Context) error {
 			}
 			return s.channels.Status()
 		},
-		DB:        s.store.DB,
-		Heartbeat: admin.HeartbeatDefaults{Prompt: defaultHeartbeatPrompt, AckMaxChars: heartbeatAckMaxChars},
-		Version:   s.version,
-		Started:   s.started,
-		StateDir:  s.opts.StateDir,
-		StorePath: s.storePath,
-		LogFile:   s.logFile,
+		DB:          s.store.DB,
+		StoreStatus: s.storeStatus,
+		Heartbeat:   admin.HeartbeatDefaults{Prompt: defaultHeartbeatPrompt, AckMaxChars: heartbeatAckMaxChars},
+		Version:     s.version,
+		Started:     s.started,
+		StateDir:    s.opts.StateDir,
+		StorePath:   s.storePath,
+		LogFile:     s.logFile,
 	})
 	if err != nil {
 		return err

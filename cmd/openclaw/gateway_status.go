@@ -45,6 +45,22 @@ type gatewayFigures struct {
 	Version  string         `json:"version,omitempty"`
 	UptimeMs int64          `json:"uptimeMs,omitempty"`
 	Memory   map[string]any `json:"memory,omitempty"`
+	// Store is where the gateway keeps its state and its role there.
+	Store *storeRole `json:"store,omitempty"`
+}
+
+// storeRole is the store part of the status answer: on PostgreSQL
+// several gateways share the database and one is active.
+type storeRole struct {
+	Driver string `json:"driver"`
+	Role   string `json:"role"`
+	Epoch  int64  `json:"epoch,omitempty"`
+	Active *struct {
+		Holder       string `json:"holder"`
+		Address      string `json:"address"`
+		Epoch        int64  `json:"epoch"`
+		RenewedAgoMs int64  `json:"renewedAgoMs"`
+	} `json:"active,omitempty"`
 }
 
 type lockState struct {
@@ -75,6 +91,7 @@ type statusRPC struct {
 		PID      int    `json:"pid"`
 		UptimeMs int64  `json:"uptimeMs"`
 	} `json:"gateway"`
+	Store *storeRole `json:"store"`
 }
 
 func newGatewayStatusCmd(a *app) *cobra.Command {
@@ -184,6 +201,7 @@ func (a *app) gatewayStatus(ctx context.Context, g *gatewayFlags, port int, noPr
 			r.Gateway.Version = cmpStr(out.Gateway.Version, out.RuntimeVersion)
 			r.Gateway.PID = cmpInt(out.Gateway.PID, out.PID)
 			r.Gateway.UptimeMs = out.Gateway.UptimeMs
+			r.Gateway.Store = out.Store
 			m := map[string]any{}
 			if out.ProcessMemory.RSSBytes > 0 {
 				m["rssBytes"] = out.ProcessMemory.RSSBytes
@@ -276,6 +294,20 @@ func (a *app) printGatewayStatus(r *gatewayStatusReport) {
 		line += ", not running"
 	}
 	fmt.Fprintln(w, line)
+	if st := gw.Store; st != nil {
+		line := fmt.Sprintf("Store: %s, this gateway is %s", st.Driver, st.Role)
+		if a := st.Active; a != nil && st.Role != "active" {
+			line += "; active: " + a.Holder
+			if a.Address != "" {
+				line += " at " + a.Address
+			}
+			line += fmt.Sprintf(", renewed %s ago", (time.Duration(a.RenewedAgoMs) * time.Millisecond).Round(100*time.Millisecond))
+		}
+		if st.Role == "active" && st.Epoch > 0 {
+			line += fmt.Sprintf(" (lease epoch %d)", st.Epoch)
+		}
+		fmt.Fprintln(w, line)
+	}
 	if r.RPC != nil {
 		if r.RPC.OK {
 			fmt.Fprintln(w, "RPC probe: ok")

@@ -57,6 +57,9 @@ type Options struct {
 	// channelLabels, channelAccounts, channels); nil before the channels
 	// are built. It may be nil.
 	ChannelStatus func() map[string]any
+	// StoreStatus describes the store and this gateway's role on it
+	// (active or standby), for status; optional.
+	StoreStatus func(ctx context.Context) map[string]any
 	// DB is the gateway's database: the gateway identity's table (see
 	// Migrations) and the memory index doctor.memory.status counts.
 	DB *sql.DB

@@ -108,6 +108,9 @@ func (w *Wing) handleStatus(ctx context.Context, req *rpc.Request, p statusParam
 			"runtime": runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH, "process": processVitals(),
 		},
 	}
+	if w.opts.StoreStatus != nil {
+		out["store"] = w.opts.StoreStatus(ctx)
+	}
 	if p.IncludeCliProjection {
 		def := cfg.DefaultAgentID()
 		ownership := "sole"

@@ -9,7 +9,8 @@ import (
 // process restarted): where and how the gateway listens, and how the logger
 // was built. Every other implemented key is applied while running: auth
 // mode, token and password, rate limits, allowed origins, pairing,
-// trusted proxies and logging.level among them.
+// trusted proxies and logging.level among them. The store is opened once
+// per start, so where it is needs a restart too.
 var restartPaths = []string{
 	"gateway.mode",
 	"gateway.port",
@@ -19,6 +20,10 @@ var restartPaths = []string{
 	"gateway.controlUi.basePath",
 	"logging.file",
 	"logging.consoleStyle",
+	"store.driver",
+	"store.url",
+	"store.leaseInterval",
+	"store.leaseTimeout",
 }
 
 // Diff returns the changed keys between two configs that cannot be applied

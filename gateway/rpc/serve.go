@@ -192,6 +192,12 @@ func (c *Conn) dispatch(in *protocol.Request) {
 		c.sendResponse(protocol.ErrResponse(in.ID, perr))
 		return
 	}
+	if gate := c.srv.opts.Gate; gate != nil {
+		if perr := gate(in.Method, rt); perr != nil {
+			c.sendResponse(protocol.ErrResponse(in.ID, perr))
+			return
+		}
+	}
 	req := &Request{ID: in.ID, Method: in.Method, Params: in.Params, Conn: c}
 	key := idempotencyKey(in.Params)
 	if key == "" {

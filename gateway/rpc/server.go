@@ -44,6 +44,9 @@ type Options struct {
 	Hello func(c *Conn) protocol.Snapshot
 	// OnAuthFailure records a failed connect attempt (audit); optional.
 	OnAuthFailure func(ctx context.Context, f AuthFailure)
+	// Gate, when set, may refuse an authorized call before its handler
+	// runs (a standby gateway refuses what would write); optional.
+	Gate func(method string, rt Route) *protocol.Error
 	// OnConnect and OnDisconnect observe authenticated connections.
 	OnConnect, OnDisconnect func(c *Conn)
 	// HandshakeTimeout bounds open-to-connect. Default 15 s.
