@@ -105,7 +105,7 @@ type System struct {
 	// SQLite); role is roleActive or roleStandby (wire_store.go).
 	lease *store.Lease
 	role  atomic.Value
-	srv          *rpc.Server
+	srv   *rpc.Server
 	// The parts, in the order serve builds them (wire_*.go); parts holds
 	// the same as the part contract sees them.
 	devices   *devices.Registry
