@@ -33,6 +33,9 @@ type gatewayOpts struct {
 	NoWait bool
 	// Env is added to the gateway's environment.
 	Env []string
+	// Bin, when set, is the binary to run in place of ours (one built
+	// with other tags).
+	Bin string
 }
 
 // gateway is one running gateway (ours, or the real one in real mode).
@@ -94,7 +97,11 @@ func startGateway(t *testing.T, o gatewayOpts) *gateway {
 			"--bind", "loopback", "--auth", "token", "--token", g.Token, "--allow-unconfigured"}
 		timeout = 120 * time.Second
 	default:
-		argv = []string{needOurBin(t), "gateway", "--port", strconv.Itoa(g.Port)}
+		bin := o.Bin
+		if bin == "" {
+			bin = needOurBin(t)
+		}
+		argv = []string{bin, "gateway", "--port", strconv.Itoa(g.Port)}
 		timeout = 30 * time.Second
 	}
 	if o.Config != "" {

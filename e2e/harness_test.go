@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/openclaw-go/openclaw/gateway/store/pgtest"
 	"time"
 
 	"github.com/openclaw-go/openclaw/e2e/harness"
@@ -46,6 +48,7 @@ func TestMain(m *testing.M) {
 	} else {
 		code = m.Run()
 	}
+	pgtest.Stop()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

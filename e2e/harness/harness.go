@@ -59,7 +59,11 @@ func Bin() string { return bin }
 // Build builds ./cmd/openclaw into out, race-instrumented when the tests
 // are, so the gateway's own races show up under real traffic, otherwise
 // as a release build; later calls of Bin return out.
-func Build(out string) error {
+func Build(out string) error { return BuildTags(out) }
+
+// BuildTags is Build with build tags (postgres links the PostgreSQL
+// driver).
+func BuildTags(out string, tags ...string) error {
 	root, err := FindRepoRoot()
 	if err != nil {
 		return err
@@ -74,6 +78,9 @@ func Build(out string) error {
 		args = append(args, "-trimpath", "-ldflags", "-s -w")
 		env = append(env, "CGO_ENABLED=0")
 	}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
 	args = append(args, "-o", out, "./cmd/openclaw")
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
@@ -82,7 +89,9 @@ func Build(out string) error {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, b)
 	}
-	bin = out
+	if len(tags) == 0 {
+		bin = out
+	}
 	return nil
 }
 

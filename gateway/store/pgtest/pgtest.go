@@ -38,10 +38,15 @@ type instance struct {
 // Main runs the package's tests and stops the server afterwards.
 func Main(m *testing.M) {
 	code := m.Run()
+	Stop()
+	os.Exit(code)
+}
+
+// Stop stops the server, if one was started; for a TestMain of its own.
+func Stop() {
 	if server != nil {
 		server.stop()
 	}
-	os.Exit(code)
 }
 
 // URL returns the postgres:// URL of a new, empty database: a schema of

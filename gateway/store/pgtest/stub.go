@@ -10,6 +10,9 @@ import (
 // Main runs the package's tests.
 func Main(m *testing.M) { os.Exit(m.Run()) }
 
+// Stop does nothing: no server runs in this build.
+func Stop() {}
+
 // URL skips the test: this build has no PostgreSQL driver.
 func URL(t testing.TB) string {
 	t.Helper()
