@@ -2,13 +2,12 @@ package agents
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/openclaw-go/openclaw/agents/providers/fakemodel"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 	"github.com/openclaw-go/openclaw/tools"
 )
 
@@ -39,11 +38,7 @@ func TestProgressiveDisclosure(t *testing.T) {
 	if err := reg.Register(append(f.svc.SessionTools(), img)...); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName), tools.Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t, tools.Migrations())
 	settings, _ := tools.LoadSettings(context.Background(), st.DB)
 	f.svc.UseTools(&RegistryTools{Runner: &tools.Runner{Registry: reg, Settings: settings}})
 	f.model.Script(
@@ -97,11 +92,7 @@ func TestDisclosureModeFollowsReload(t *testing.T) {
 	if err := reg.Register(&imageTool{}); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName), tools.Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t, tools.Migrations())
 	settings, _ := tools.LoadSettings(context.Background(), st.DB)
 	legacy := false
 	r := &RegistryTools{Runner: &tools.Runner{Registry: reg, Settings: settings}, Legacy: func() bool { return legacy }}

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/openclaw-go/openclaw/agents/providers/fakemodel"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/generate"
 )
@@ -67,11 +67,7 @@ func TestTurnGeneratesAndDeliversImage(t *testing.T) {
 	if err := reg.Register(append(f.svc.SessionTools(), gen...)...); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName), tools.Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t, tools.Migrations())
 	settings, _ := tools.LoadSettings(context.Background(), st.DB)
 	f.svc.UseTools(&RegistryTools{Runner: &tools.Runner{Registry: reg, Settings: settings}})
 	f.model.Script(

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // recorder is an Emitter that keeps every event.
@@ -71,7 +71,7 @@ func configFor(t *testing.T, src string) *config.Config {
 // server; cfgSrc may use %s for that server's base URL.
 func newFixture(t *testing.T, cfgSrc string, tools ToolRunner) *fixture {
 	t.Helper()
-	f := &fixture{rec: &recorder{}, model: fakemodel.New(t), path: filepath.Join(t.TempDir(), store.FileName)}
+	f := &fixture{rec: &recorder{}, model: fakemodel.New(t), path: storetest.Place(t)}
 	if cfgSrc == "" {
 		cfgSrc = `{models:{providers:{fake:{baseUrl:"%s/v1", models:[{id:"echo-1"}]}}}, agents:{defaults:{model:"fake/echo-1"}}}`
 	}
@@ -81,10 +81,7 @@ func newFixture(t *testing.T, cfgSrc string, tools ToolRunner) *fixture {
 
 func (f *fixture) open(t *testing.T, cfg *config.Config, tools ToolRunner) {
 	t.Helper()
-	db, err := store.Open(context.Background(), f.path, sessions.Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.OpenAt(t, f.path, sessions.Migrations())
 	f.db = db
 	f.store = sessions.New(db.DB, nil)
 	f.svc = New(cfg, Options{Store: f.store, Emit: f.rec, Tools: tools, StateDir: t.TempDir()})

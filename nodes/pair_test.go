@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io/fs"
 	"net/netip"
-	"path/filepath"
 	"slices"
 	"testing"
 	"testing/fstest"
@@ -13,6 +12,7 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/client"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 func TestSurfaceWider(t *testing.T) {
@@ -325,25 +325,19 @@ func TestPolicyAppliesOverApproval(t *testing.T) {
 // keep the commands they could invoke, with nothing pending.
 func TestMigrationKeepsKnownNodes(t *testing.T) {
 	ctx := ctx5s(t)
-	path := filepath.Join(t.TempDir(), store.FileName)
+	path := storetest.Place(t)
 	first, err := fs.ReadFile(migrationFiles, "migrations/001_nodes.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(ctx, path, store.Migrations{Component: "nodes", FS: fstest.MapFS{"001_nodes.sql": {Data: first}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storetest.OpenAt(t, path, store.Migrations{Component: "nodes", FS: fstest.MapFS{"001_nodes.sql": {Data: first}}})
 	_, err = st.DB.ExecContext(ctx, `INSERT INTO nodes (node_id, platform, caps, commands, approved_commands, first_seen_at)
 		VALUES ('old', 'linux', '["system"]', '["system.which","camera.snap"]', '["system.which"]', 1000)`)
 	st.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err = store.Open(ctx, path, Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
+	st = storetest.OpenAt(t, path, Migrations())
 	defer st.Close()
 	reg := New(Options{DB: st.DB})
 	d, err := reg.Describe(ctx, "old")

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -105,11 +105,7 @@ func TestApprovalEventsWire(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName), Migrations())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			st := storetest.Open(t, Migrations())
 			rec := &wireRecorder{asked: make(chan string, 1)}
 			timeout := time.Minute
 			if tt.decision == "" {

@@ -169,9 +169,10 @@ func (a *SQLAudit) List(ctx context.Context, q AuditQuery) ([]AuditRecord, error
 	case OutcomeBlocked:
 		where = append(where, "decision IN ('denied', 'refused')")
 	case OutcomeFailed:
-		where = append(where, "decision NOT IN ('denied', 'refused') AND (decision = 'error' OR is_error)")
+		// is_error is stored as 0 or 1 (PostgreSQL has no integer truth).
+		where = append(where, "decision NOT IN ('denied', 'refused') AND (decision = 'error' OR is_error <> 0)")
 	case OutcomeSucceeded:
-		where = append(where, "decision IN ('allowed', 'approved') AND NOT is_error")
+		where = append(where, "decision IN ('allowed', 'approved') AND is_error = 0")
 	default:
 		return nil, fmt.Errorf("unknown audit outcome %q", q.Outcome)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // funcTool is a tool made of a function.
@@ -63,11 +63,7 @@ func (e *events) NotifyApproval(ev ApprovalEvent) {
 
 func newRunner(t *testing.T, tools ...Tool) (*Runner, *Approvals, *events, *store.Store) {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName), Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t, Migrations())
 	ev := &events{seen: make(chan string, 4)}
 	ap, err := NewApprovals(context.Background(), st.DB, ev, nil, 5*time.Second)
 	if err != nil {

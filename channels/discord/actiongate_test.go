@@ -3,7 +3,6 @@ package discord
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,18 +10,14 @@ import (
 	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/channels/discord/discordtest"
 	"github.com/openclaw-go/openclaw/gateway/config"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // manager runs a on a channels.Manager with the policy cfg's discord
 // block makes.
 func manager(t *testing.T, fake *discordtest.Server, cfg string) *channels.Manager {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), channels.Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t, channels.Migrations())
 	policy := spec(t, cfg).Policy
 	a := newAdapter(t, fake, nil)
 	net := channels.Network{Name: "discord", Label: "Discord", Accounts: func(*config.Config) []channels.AccountSpec {

@@ -2,11 +2,10 @@ package telegram
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/openclaw-go/openclaw/channels/telegram/telegramtest"
-	gwstore "github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // TestPollStartsAtStoredOffset: updates up to the cursor carried over
@@ -25,11 +24,7 @@ func TestPollStartsAtStoredOffset(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st, err := gwstore.Open(ctx, filepath.Join(t.TempDir(), "db.sqlite"), Migrations)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			st := storetest.Open(t, Migrations)
 			fake := telegramtest.New(t, testToken)
 			handled := fake.AddPrivateText(ada, "answered by the old install")
 			fresh := fake.AddPrivateText(ada, "new")

@@ -2,7 +2,6 @@ package telegram_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -11,7 +10,7 @@ import (
 	"github.com/openclaw-go/openclaw/channels/telegram"
 	"github.com/openclaw-go/openclaw/channels/telegram/telegramtest"
 	"github.com/openclaw-go/openclaw/gateway/config"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // steppedAgent streams its pieces one at a time, each only once the test
@@ -40,11 +39,7 @@ func (a *steppedAgent) Dispatch(ctx context.Context, d channels.Dispatch) (chann
 func TestPartialPreviewOverTheBotAPI(t *testing.T) {
 	const token = "42:preview"
 	tg := telegramtest.New(t, token)
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "db.sqlite"), channels.Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t, channels.Migrations())
 	ad := telegram.New(telegram.Options{AccountID: "default", Token: token, APIRoot: tg.URL(), PollTimeout: time.Second})
 	agent := &steppedAgent{pieces: []string{"Hel", "Hello wor"}, next: make(chan struct{}), final: "Hello world"}
 	net := channels.Network{Name: "telegram", Label: "Telegram", Accounts: func(*config.Config) []channels.AccountSpec {

@@ -1,9 +1,7 @@
 package whatsapp
 
 import (
-	"context"
 	"database/sql"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,7 +11,7 @@ import (
 	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/channels/channelstest"
 	"github.com/openclaw-go/openclaw/channels/whatsapp/whatsapptest"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 const waitFor = 10 * time.Second
@@ -40,11 +38,7 @@ func eventually(t testing.TB, what string, cond func() bool) {
 // openDB is a fresh gateway database in a temp dir.
 func openDB(t testing.TB) *sql.DB {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	return st.DB
 }
 

@@ -2,7 +2,6 @@ package whatsapp
 
 import (
 	"context"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,7 +10,7 @@ import (
 	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/channels/whatsapp/whatsapptest"
 	"github.com/openclaw-go/openclaw/gateway/config"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 type echoAgent struct{}
@@ -25,11 +24,7 @@ func (echoAgent) Dispatch(ctx context.Context, d channels.Dispatch) (channels.Re
 // on the fake client: the allowed DM is answered, the group answers only
 // when the bot is mentioned, and a stranger gets a pairing code.
 func TestPipelineDMAndGroup(t *testing.T) {
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName), channels.Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(t, channels.Migrations())
 	fake := whatsapptest.New(ownJID)
 	fake.SetLID(ownLID)
 	a := newAdapter(t, fake, func(o *Options) { o.DB = st.DB })
@@ -73,11 +68,7 @@ func TestPipelineDMAndGroup(t *testing.T) {
 // BenchmarkInboundToOutbound pushes b.N DMs from 50 people through the
 // fake client, the adapter, the pipeline and back out.
 func BenchmarkInboundToOutbound(b *testing.B) {
-	st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), store.FileName), channels.Migrations())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.Open(b, channels.Migrations())
 	fake := whatsapptest.New(ownJID)
 	fake.SetLID(ownLID)
 	a := newAdapter(b, fake, func(o *Options) { o.DB = st.DB })

@@ -31,7 +31,9 @@ var schemaMu sync.Mutex
 // OpenDeviceStore prepares db for WhatsApp devices: our migrations, then
 // whatsmeow's (Container.Upgrade). db must have foreign keys on (the
 // gateway's store opens with foreign_keys(1)); whatsmeow refuses
-// otherwise.
+// otherwise. On PostgreSQL whatsmeow writes its own dialect, so its
+// container works on the store's verbatim pool, which skips the rewrite
+// from SQLite's.
 func OpenDeviceStore(ctx context.Context, db *sql.DB, log *slog.Logger) (*sqlstore.Container, error) {
 	if db == nil {
 		return nil, errors.New("whatsapp: no database")
@@ -41,7 +43,22 @@ func OpenDeviceStore(ctx context.Context, db *sql.DB, log *slog.Logger) (*sqlsto
 	if err := (&gwstore.Store{DB: db}).Migrate(ctx, Migrations); err != nil {
 		return nil, fmt.Errorf("whatsapp: migrate: %w", err)
 	}
-	c := sqlstore.NewWithDB(db, "sqlite", newWALogger(log))
+	dialect, wadb := "sqlite", db
+	if gwstore.IsPostgres(db) {
+		v, err := gwstore.Verbatim(db)
+		if err != nil {
+			return nil, fmt.Errorf("whatsapp: device store: %w", err)
+		}
+		dialect, wadb = "postgres", v
+		// whatsmeow's upgrade asks information_schema whether its version
+		// table exists in any schema, and would take another schema's
+		// (another gateway's in the same database) for its own: it is
+		// created here first, as whatsmeow would create it.
+		if _, err := v.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS whatsmeow_version (version INTEGER, compat INTEGER)`); err != nil {
+			return nil, fmt.Errorf("whatsapp: device store version table: %w", err)
+		}
+	}
+	c := sqlstore.NewWithDB(wadb, dialect, newWALogger(log))
 	if err := c.Upgrade(ctx); err != nil {
 		return nil, fmt.Errorf("whatsapp: upgrade device store: %w", err)
 	}

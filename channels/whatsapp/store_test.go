@@ -12,6 +12,7 @@ import (
 	"go.mau.fi/whatsmeow/types"
 
 	"github.com/openclaw-go/openclaw/channels"
+	gwstore "github.com/openclaw-go/openclaw/gateway/store"
 )
 
 func TestDeviceStoreRoundTrip(t *testing.T) {
@@ -21,10 +22,14 @@ func TestDeviceStoreRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tables := `SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?`
+	if gwstore.IsPostgres(db) {
+		tables = `SELECT count(*) FROM information_schema.tables WHERE table_schema=current_schema() AND table_name=?`
+	}
 	for _, table := range []string{"whatsapp_accounts", "whatsmeow_device", "whatsmeow_identity_keys",
 		"whatsmeow_pre_keys", "whatsmeow_sessions", "whatsmeow_version"} {
 		var n int
-		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?`, table).Scan(&n); err != nil || n != 1 {
+		if err := db.QueryRowContext(ctx, tables, table).Scan(&n); err != nil || n != 1 {
 			t.Errorf("table %s: found %d, err %v", table, n, err)
 		}
 	}
@@ -127,5 +132,35 @@ func TestStartUnlinkedRealClient(t *testing.T) {
 	eventually(t, "logged-out", func() bool { return sink.Last().State == channels.StateLoggedOut })
 	if d := sink.Last().Detail; d != LinkHint {
 		t.Errorf("Detail %q", d)
+	}
+}
+
+// TestDeviceStoresApart: two gateways' databases (on PostgreSQL, two
+// schemas of one database, where whatsmeow's upgrade looks for its
+// tables in every schema) each get a device store of their own.
+func TestDeviceStoresApart(t *testing.T) {
+	ctx := context.Background()
+	db1, db2 := openDB(t), openDB(t)
+	c1, err := OpenDeviceStore(ctx, db1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := c1.NewDevice()
+	jid := types.NewADJID("4915100000002", 0, 3)
+	dev.ID = &jid
+	dev.Account = &waAdv.ADVSignedDeviceIdentity{Details: []byte("d"), AccountSignatureKey: bytes.Repeat([]byte{1}, 32),
+		AccountSignature: bytes.Repeat([]byte{2}, 64), DeviceSignature: bytes.Repeat([]byte{3}, 64)}
+	if err := dev.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := OpenDeviceStore(ctx, db2, nil)
+	if err != nil {
+		t.Fatalf("the second database's device store: %v", err)
+	}
+	if got, err := c2.GetDevice(ctx, jid); err != nil || got != nil {
+		t.Errorf("the second database has the first's device (%v, err %v)", got, err)
+	}
+	if got, err := c1.GetDevice(ctx, jid); err != nil || got == nil {
+		t.Errorf("the first database lost its device (err %v)", err)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 type noSessions struct{}
@@ -53,11 +53,7 @@ func newTestWing(t *testing.T) *testWing {
 		t.Fatal(err)
 	}
 	tw.current.Store(snap)
-	st, err := store.Open(context.Background(), filepath.Join(dir, "state.db"), Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t, Migrations())
 	w, err := New(context.Background(), Options{
 		Config:   tw.current.Load,
 		Sessions: noSessions{},

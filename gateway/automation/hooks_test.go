@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +15,7 @@ import (
 	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/cron"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // hookAgents accepts every turn and ends it at once with answer.
@@ -87,13 +86,10 @@ type hookFixture struct {
 
 func newHookWing(t *testing.T, cfg *config.Config) *hookFixture {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"), cron.Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t, cron.Migrations())
 	f := &hookFixture{ag: &hookAgents{answer: "done"}, throttle: &countingThrottle{},
 		chats: &fakeChats{routes: map[string]channels.Route{}, last: map[string]channels.Route{"main": {Channel: "telegram", ChatID: "42"}}}}
+	var err error
 	f.w, err = New(Options{
 		Config: func() *config.Config { return cfg },
 		Agents: f.ag, Chats: f.chats, Events: &events{}, DB: st.DB, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,7 +15,7 @@ import (
 	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/cron"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 	"github.com/openclaw-go/openclaw/tools"
 )
 
@@ -94,11 +93,7 @@ func (e *events) Broadcast(event string, payload any) {
 // background work runs at once, in the caller.
 func newWing(t *testing.T, cfg *config.Config, chats Chats) (*Wing, *fakeAgents) {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"), cron.Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t, cron.Migrations())
 	var mu sync.Mutex
 	live := cfg
 	ag := &fakeAgents{}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +14,7 @@ import (
 	"github.com/openclaw-go/openclaw/agents"
 	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/gateway/config"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 	"github.com/openclaw-go/openclaw/tools"
 )
 
@@ -136,11 +135,7 @@ func TestForwardedPromptRevealsNoMore(t *testing.T) {
 	f, s := newFanout(cfg)
 	delivered := make(chan struct{})
 	f.async = func(g func()) { g(); close(delivered) }
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName), tools.Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t, tools.Migrations())
 	ap, err := tools.NewApprovals(context.Background(), st.DB, f, slog.New(slog.DiscardHandler), time.Minute)
 	if err != nil {
 		t.Fatal(err)

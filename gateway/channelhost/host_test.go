@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -16,7 +15,7 @@ import (
 	"github.com/openclaw-go/openclaw/channels"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 	"github.com/openclaw-go/openclaw/tools"
 )
 
@@ -59,11 +58,7 @@ func portNetwork(channels.Host) channels.Network {
 
 func newHost(t *testing.T, cfg *config.Config, bus *fakeBus) *Host {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName), channels.Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t, channels.Migrations())
 	return New(Options{
 		Config: func() *config.Config { return cfg }, Store: st, Log: slog.New(slog.DiscardHandler),
 		Getenv: func(string) string { return "" }, Bus: bus, Agents: noAgents{},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -22,6 +23,10 @@ const (
 // is built in with the postgres build tag (postgres_pgx.go), which keeps
 // pgx out of the release binary until the store config key ships.
 const pgDriverName = "openclaw-postgres"
+
+// pgVerbatimDriver is pgx's own database/sql driver, registered with it:
+// statements as written (Verbatim).
+const pgVerbatimDriver = "pgx"
 
 // pgDriverValue is the registered driver; nil in a build without it.
 var pgDriverValue driver.Driver
@@ -57,7 +62,54 @@ func OpenPostgres(ctx context.Context, url string, migs ...Migrations) (*Store, 
 		db.Close()
 		return nil, err
 	}
+	pgURLs.Store(db, url)
 	return s, nil
+}
+
+// pgURLs is the URL each open PostgreSQL store was opened with, for its
+// verbatim pool (Verbatim).
+var pgURLs sync.Map // *sql.DB -> string
+
+// verbatimDBs are the verbatim pools opened so far, closed with their
+// store.
+var (
+	verbatimMu  sync.Mutex
+	verbatimDBs = map[*sql.DB]*sql.DB{}
+)
+
+// Verbatim is, for a store opened by OpenPostgres, a second pool on the
+// same database whose statements reach the server as they are written,
+// not rewritten from SQLite's dialect: for a library that speaks
+// PostgreSQL itself (whatsmeow's device store). Its transactions do not
+// take the writer lock. It is opened once per store and closed with it.
+func Verbatim(db *sql.DB) (*sql.DB, error) {
+	url, ok := pgURLs.Load(db)
+	if !ok || !IsPostgres(db) {
+		return nil, errors.New("store: a verbatim pool is for a store opened by OpenPostgres")
+	}
+	verbatimMu.Lock()
+	defer verbatimMu.Unlock()
+	if v := verbatimDBs[db]; v != nil {
+		return v, nil
+	}
+	v, err := sql.Open(pgVerbatimDriver, url.(string))
+	if err != nil {
+		return nil, fmt.Errorf("open postgres database: %w", err)
+	}
+	verbatimDBs[db] = v
+	return v, nil
+}
+
+// closeVerbatim closes db's verbatim pool, if it has one.
+func closeVerbatim(db *sql.DB) {
+	pgURLs.Delete(db)
+	verbatimMu.Lock()
+	v := verbatimDBs[db]
+	delete(verbatimDBs, db)
+	verbatimMu.Unlock()
+	if v != nil {
+		v.Close()
+	}
 }
 
 // redactURL drops the password of a database URL, for errors and logs.

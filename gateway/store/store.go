@@ -99,8 +99,11 @@ func Open(ctx context.Context, path string, migs ...Migrations) (*Store, error) 
 	return s, nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.DB.Close() }
+// Close closes the database (and its verbatim pool, see Verbatim).
+func (s *Store) Close() error {
+	closeVerbatim(s.DB)
+	return s.DB.Close()
+}
 
 // Migrate applies the migrations not yet applied. It is idempotent.
 func (s *Store) Migrate(ctx context.Context, migs ...Migrations) error {

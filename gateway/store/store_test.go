@@ -173,3 +173,54 @@ func concurrentReadThenWrite(t *testing.T, e engine) {
 		t.Fatalf("rows = %d, distinct counts = %d, want %d of each", rows, distinct, workers*each)
 	}
 }
+
+// TestVerbatim: a PostgreSQL store's verbatim pool sees its tables and
+// sends statements unrewritten (LIKE stays case-sensitive), and closes
+// with the store; a SQLite store has none.
+func TestVerbatim(t *testing.T) {
+	ctx := context.Background()
+	lite, err := engines[0].open(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lite.Close()
+	if _, err := Verbatim(lite.DB); err == nil {
+		t.Error("a SQLite store gave a verbatim pool")
+	}
+	st, err := engines[1].open(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Verbatim(st.DB)
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	if again, _ := Verbatim(st.DB); again != v {
+		t.Error("a second Verbatim opened another pool")
+	}
+	if _, err := st.DB.ExecContext(ctx, `CREATE TABLE kv (k TEXT PRIMARY KEY, v INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.ExecContext(ctx, `INSERT INTO kv (k, v) VALUES ($1, $2)`, "Abc", 1); err != nil {
+		t.Fatal(err)
+	}
+	var rewritten, verbatim int
+	q := `SELECT count(*) FROM kv WHERE k LIKE 'abc'`
+	if err := st.DB.QueryRowContext(ctx, q).Scan(&rewritten); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.QueryRowContext(ctx, q).Scan(&verbatim); err != nil {
+		t.Fatal(err)
+	}
+	if rewritten != 1 || verbatim != 0 {
+		t.Errorf("LIKE 'abc' matched %d rows through the store, %d verbatim; want 1 and 0", rewritten, verbatim)
+	}
+	st.Close()
+	if err := v.PingContext(ctx); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("verbatim pool after the store closed: ping err %v", err)
+	}
+	if _, err := Verbatim(st.DB); err == nil {
+		t.Error("a closed store gave a verbatim pool")
+	}
+}

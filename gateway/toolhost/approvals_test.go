@@ -3,13 +3,12 @@ package toolhost
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/protocol"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 	"github.com/openclaw-go/openclaw/tools"
 )
 
@@ -27,11 +26,7 @@ func (a announced) NotifyApproval(e tools.ApprovalEvent) {
 // says pending (decision null) when the timeout passes first.
 func TestWaitDecisionWakesOnTheDecision(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), store.FileName), tools.Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t, tools.Migrations())
 	seen := make(announced, 1)
 	ap, err := tools.NewApprovals(ctx, st.DB, seen, nil, time.Hour)
 	if err != nil {

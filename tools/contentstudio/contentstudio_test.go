@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 	"github.com/openclaw-go/openclaw/tools"
 	"github.com/openclaw-go/openclaw/tools/contentstudio/contentstudiotest"
 )
@@ -52,11 +52,7 @@ func TestScan(t *testing.T) {
 // env is a workspace and a database with the calendar's table.
 func env(t *testing.T) (Config, string) {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), store.FileName), Migrations())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t, Migrations())
 	ws := t.TempDir()
 	clock := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
 	return Config{Workspace: func(tools.Who) (string, error) { return ws, nil }, DB: st.DB, Now: func() time.Time { return clock }}, ws

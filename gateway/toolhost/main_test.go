@@ -1,0 +1,9 @@
+package toolhost
+
+import (
+	"testing"
+
+	"github.com/openclaw-go/openclaw/gateway/store/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }

@@ -1,0 +1,9 @@
+package contentstudio
+
+import (
+	"testing"
+
+	"github.com/openclaw-go/openclaw/gateway/store/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
