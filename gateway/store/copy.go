@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -546,4 +547,39 @@ func SnapshotSQLite(ctx context.Context, src, dst string) error {
 		return fmt.Errorf("snapshot %s: %w", src, err)
 	}
 	return os.Chmod(dst, 0o600)
+}
+
+// OpenCopySource opens place as Copy's source without writing it. A
+// PostgreSQL database is opened as it is (its schema must be this
+// binary's). A SQLite file is snapshotted into a temporary folder and the
+// snapshot migrated, so a file a version or two behind copies too; the
+// store's Path still names the file. close closes it and removes the
+// snapshot.
+func OpenCopySource(ctx context.Context, place string, migs ...Migrations) (st *Store, close func(), err error) {
+	if IsURL(place) {
+		st, err := openPostgres(ctx, place)
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, func() { st.Close() }, nil
+	}
+	if _, err := os.Stat(place); err != nil {
+		return nil, nil, fmt.Errorf("no database at %s: %w", place, err)
+	}
+	dir, err := os.MkdirTemp("", "openclaw-store-copy-")
+	if err != nil {
+		return nil, nil, err
+	}
+	snap := filepath.Join(dir, FileName)
+	if err := SnapshotSQLite(ctx, place, snap); err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	st, err = Open(ctx, snap, migs...)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	st.Path = place
+	return st, func() { st.Close(); os.RemoveAll(dir) }, nil
 }
