@@ -122,8 +122,24 @@ func Copy(ctx context.Context, from, to *Store, opts CopyOptions) (Report, error
 	if err != nil {
 		return rep, fmt.Errorf("store copy: read the tables of %s: %w", to.Path, err)
 	}
-	for name := range srcSchema.tables {
+	// Only the components' own tables: a shared database (or a target
+	// file) may hold others, which the copy neither counts nor empties.
+	own, err := ownTables(ctx, opts.Migrations)
+	if err != nil {
+		return rep, err
+	}
+	for name := range dstSchema.tables {
+		if !own[name] {
+			delete(dstSchema.tables, name)
+		}
+	}
+	for name := range own {
 		if _, ok := dstSchema.tables[name]; !ok {
+			return rep, fmt.Errorf("store copy: the target %s has no table %s: open it with every component's migrations", to.Path, name)
+		}
+	}
+	for name := range srcSchema.tables {
+		if !own[name] {
 			rep.Skipped = append(rep.Skipped, name)
 		}
 	}
@@ -582,4 +598,29 @@ func OpenCopySource(ctx context.Context, place string, migs ...Migrations) (st *
 	}
 	st.Path = place
 	return st, func() { st.Close(); os.RemoveAll(dir) }, nil
+}
+
+// ownTables names the tables the migrations create, from a scratch SQLite
+// database they are applied to (the .postgres.sql variants create the
+// same tables).
+func ownTables(ctx context.Context, migs []Migrations) (map[string]bool, error) {
+	dir, err := os.MkdirTemp("", "openclaw-store-schema-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	st, err := Open(ctx, filepath.Join(dir, FileName), migs...)
+	if err != nil {
+		return nil, fmt.Errorf("store copy: the schema this openclaw knows: %w", err)
+	}
+	defer st.Close()
+	sc, err := readSQLiteSchema(ctx, st.DB)
+	if err != nil {
+		return nil, err
+	}
+	own := map[string]bool{}
+	for name := range sc.tables {
+		own[name] = true
+	}
+	return own, nil
 }

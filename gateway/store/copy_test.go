@@ -360,3 +360,29 @@ func TestSnapshotSQLite(t *testing.T) {
 		t.Fatalf("missing source: %v", err)
 	}
 }
+
+// TestCopyLeavesOtherTables: a table no component owns is reported as
+// skipped on the source and never counted or emptied on the target.
+func TestCopyLeavesOtherTables(t *testing.T) {
+	ctx := context.Background()
+	src := openSQLite(t)
+	populate(t, src)
+	dst := openSQLite(t)
+	for _, st := range []*store.Store{src, dst} {
+		if _, err := st.DB.Exec(`CREATE TABLE whatsmeow_device(jid TEXT PRIMARY KEY); INSERT INTO whatsmeow_device VALUES ('x')`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := store.Copy(ctx, src, dst, store.CopyOptions{Migrations: copyMigrations(), Replace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rep.Skipped, []string{"whatsmeow_device"}) {
+		t.Fatalf("skipped %v", rep.Skipped)
+	}
+	var n int
+	dst.DB.QueryRow(`SELECT COUNT(*) FROM whatsmeow_device`).Scan(&n)
+	if n != 1 {
+		t.Fatalf("the target's own table has %d rows, want its 1", n)
+	}
+}
