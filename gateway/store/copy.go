@@ -582,6 +582,9 @@ func OpenCopySource(ctx context.Context, place string, migs ...Migrations) (st *
 	if _, err := os.Stat(place); err != nil {
 		return nil, nil, fmt.Errorf("no database at %s: %w", place, err)
 	}
+	if err := isOpenClawDB(ctx, place); err != nil {
+		return nil, nil, err
+	}
 	dir, err := os.MkdirTemp("", "openclaw-store-copy-")
 	if err != nil {
 		return nil, nil, err
@@ -623,4 +626,26 @@ func ownTables(ctx context.Context, migs []Migrations) (map[string]bool, error) 
 		own[name] = true
 	}
 	return own, nil
+}
+
+// isOpenClawDB refuses a SQLite file that is not a gateway's database
+// (no schema_versions table), over a read-only connection: migrating its
+// snapshot would make it look like an empty one.
+func isOpenClawDB(ctx context.Context, path string) error {
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Add("_pragma", "busy_timeout(5000)")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_versions'`).Scan(&n); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%s is not an openclaw database (it has no schema_versions table)", path)
+	}
+	return nil
 }

@@ -386,3 +386,49 @@ func TestCopyLeavesOtherTables(t *testing.T) {
 		t.Fatalf("the target's own table has %d rows, want its 1", n)
 	}
 }
+
+// TestOpenCopySource: a SQLite source is a snapshot under the file's
+// name, migrated there, the file itself untouched; a file that is no
+// gateway's database, or none, is refused.
+func TestOpenCopySource(t *testing.T) {
+	ctx := context.Background()
+	old := filepath.Join(t.TempDir(), store.FileName)
+	st, err := store.Open(ctx, old, devices.Migrations()) // an install that predates the other components
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	src, closeSrc, err := store.OpenCopySource(ctx, old, copyMigrations()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Path != old {
+		t.Fatalf("path %q, want %q", src.Path, old)
+	}
+	if v, _ := src.Version(ctx, "cron"); v == 0 {
+		t.Fatal("the snapshot was not migrated")
+	}
+	closeSrc()
+	st, err = store.Open(ctx, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := st.Version(ctx, "cron"); v != 0 {
+		t.Fatalf("the source itself was migrated to cron %d", v)
+	}
+	st.Close()
+
+	other := filepath.Join(t.TempDir(), "other.sqlite")
+	o, err := store.Open(ctx, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.DB.Exec(`DROP TABLE schema_versions`)
+	o.Close()
+	if _, _, err := store.OpenCopySource(ctx, other, copyMigrations()...); err == nil || !strings.Contains(err.Error(), "not an openclaw database") {
+		t.Fatalf("foreign file: %v", err)
+	}
+	if _, _, err := store.OpenCopySource(ctx, filepath.Join(t.TempDir(), "none.sqlite"), copyMigrations()...); err == nil || !strings.Contains(err.Error(), "no database at") {
+		t.Fatalf("missing file: %v", err)
+	}
+}
