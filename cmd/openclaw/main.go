@@ -80,7 +80,7 @@ func init() {
 		"skills":   {"list and check the agents' skill packages", runSkills},
 
 		"dashboard": {"print (and with --open, open) the Control UI address", runDashboard},
-		"migrate":   {"import an OpenClaw install (config, paired devices, nodes, exec approvals, workspaces)", runMigrate},
+		"migrate":   {"import an OpenClaw install (config, paired devices, nodes, exec approvals, workspaces); --to copies the database to PostgreSQL", runMigrate},
 	}
 }
 

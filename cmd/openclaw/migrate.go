@@ -13,21 +13,39 @@ import (
 
 	"github.com/openclaw-go/openclaw/gateway/migrate"
 	"github.com/openclaw-go/openclaw/gateway/statelock"
+	"github.com/openclaw-go/openclaw/gateway/store"
 )
 
 // runMigrate serves `openclaw migrate --from DIR [--dry-run] [--yes]`: it
 // imports an OpenClaw install's state into ours. It prints the plan first;
 // --dry-run stops there, --yes applies it without asking, and otherwise
-// it asks on a terminal and refuses elsewhere.
+// it asks on a terminal and refuses elsewhere. `openclaw migrate --to URL`
+// is short for `openclaw store copy --to URL`: this gateway's SQLite
+// database copied into a PostgreSQL one.
 func runMigrate(ctx context.Context, a *app, args []string) error {
-	fs := newFlagSet(a, "openclaw migrate --from DIR [--dry-run] [--yes] [--json]")
+	fs := newFlagSet(a, "openclaw migrate --from DIR [--dry-run] [--yes] [--json] | migrate --to postgres://URL [--replace] [--dry-run]")
 	from := fs.String("from", "", "the OpenClaw state `dir` to import from (its OPENCLAW_STATE_DIR, default ~/.openclaw)")
+	to := fs.String("to", "", "copy this gateway's database into the PostgreSQL database at `url` (as openclaw store copy --to)")
+	replace := fs.Bool("replace", false, "with --to: empty the target's tables first")
 	dryRun := fs.Bool("dry-run", false, "print what would be imported and change nothing")
 	yes := fs.Bool("yes", false, "import without asking")
 	dev := fs.Bool("dev", a.dev, "import into the dev profile (~/.openclaw-dev)")
 	asJSON := fs.Bool("json", false, "print the plan as JSON")
 	if _, err := fs.parse(args, 0, 0); err != nil {
 		return err
+	}
+	if *to != "" {
+		if *from != "" {
+			return usageErrorf("--from imports an OpenClaw install, --to copies this gateway's database: give one")
+		}
+		if !store.IsURL(*to) {
+			return usageErrorf("--to takes a postgres:// URL; to copy into a SQLite file use `openclaw store copy --to FILE`")
+		}
+		paths, err := cliPaths(*dev)
+		if err != nil {
+			return err
+		}
+		return a.storeCopy(ctx, paths, storeCopyOptions{to: *to, replace: *replace, dryRun: *dryRun, asJSON: *asJSON || a.json})
 	}
 	if *from == "" {
 		return usageErrorf("--from is required: the OpenClaw state directory (default install: ~/.openclaw)")

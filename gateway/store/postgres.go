@@ -39,6 +39,20 @@ var pgConnector func(url string, fence *atomic.Int64) (driver.Connector, error)
 // (url is a postgres:// URL or a key=value DSN) and applies the
 // migrations, as Open does for SQLite.
 func OpenPostgres(ctx context.Context, url string, migs ...Migrations) (*Store, error) {
+	s, err := openPostgres(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Migrate(ctx, migs...); err != nil {
+		s.DB.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// openPostgres connects without touching the schema (store copy reads a
+// source it must not write).
+func openPostgres(ctx context.Context, url string) (*Store, error) {
 	if pgDriverValue == nil {
 		return nil, errors.New("store.driver postgres: this build has no PostgreSQL support (build with -tags postgres)")
 	}
@@ -57,13 +71,8 @@ func OpenPostgres(ctx context.Context, url string, migs ...Migrations) (*Store, 
 	}
 	db.SetMaxIdleConns(16)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	s := &Store{DB: db, Path: redactURL(url), Driver: DriverPostgres, fence: fence}
-	if err := s.Migrate(ctx, migs...); err != nil {
-		db.Close()
-		return nil, err
-	}
 	pgURLs.Store(db, url)
-	return s, nil
+	return &Store{DB: db, Path: redactURL(url), Driver: DriverPostgres, fence: fence}, nil
 }
 
 // pgURLs is the URL each open PostgreSQL store was opened with, for its
