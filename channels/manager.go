@@ -1428,6 +1428,11 @@ func firstLine(s string) string {
 // parallel, retrying what the network asked to retry.
 func (m *Manager) outboundLoop() {
 	defer m.wg.Done()
+	if n, err := m.db.recoverSending(m.ctx); err != nil {
+		m.log.Error("channels: settle the sends the last run left under way", "err", err)
+	} else if n > 0 {
+		m.log.Warn("channels: sends were under way when the gateway last stopped; they may have been delivered and are not sent again", "count", n)
+	}
 	for {
 		wait := queueSafetyNet
 		if at, ok := m.db.nextOutboundAt(m.ctx); ok {
@@ -1497,6 +1502,12 @@ func (m *Manager) deliver(r outboundRow) bool {
 			return true
 		}
 		m.db.markRetry(ctx, r.ID, time.Now().Add(deliveryBackoff(r.Attempts)), "channel account not running")
+		return false
+	}
+	if err := m.db.markSending(ctx, r.ID); err != nil {
+		if !errors.Is(err, errNotPending) {
+			m.log.Error("channels: could not begin a send; it stays queued", "id", r.ID, "err", err)
+		}
 		return false
 	}
 	sctx, cancel := context.WithTimeout(m.ctx, 60*time.Second)

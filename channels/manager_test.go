@@ -680,3 +680,48 @@ func openTestStore(t testing.TB, place string) (*store.Store, error) {
 }
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// TestSendUnderWayAtCrashIsNotSentTwice: a gateway that died in the
+// middle of a send leaves its row "sending"; the network may have
+// delivered it, so the next start marks it unknown instead of sending a
+// second copy, while a row still pending goes out.
+func TestSendUnderWayAtCrashIsNotSentTwice(t *testing.T) {
+	path := storetest.Place(t)
+	policy := AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}}
+	h := newHarness(t, path, policy, &echoAgent{}, nil)
+	h.ad.push(t, dmFrom("1", "51", "first"))
+	h.ad.push(t, dmFrom("2", "52", "second"))
+	h.ad.waitSent(t, 2)
+	h.close()
+
+	// What a kill -9 leaves: one send begun (maybe delivered), one not.
+	st := storetest.OpenAt(t, path, Migrations())
+	ctx := context.Background()
+	for chat, status := range map[string]string{"51": "sending", "52": "pending"} {
+		if _, err := st.DB.ExecContext(ctx, `UPDATE channel_outbound SET status = ? WHERE payload LIKE ?`, status, `%"ChatID":"`+chat+`"%`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+
+	h2 := newHarness(t, path, policy, &echoAgent{}, nil)
+	got := h2.ad.waitSent(t, 1)
+	if got[0].To.ChatID != "52" {
+		t.Fatalf("after the restart sent to %s, want only the pending 52", got[0].To.ChatID)
+	}
+	select {
+	case o := <-h2.ad.sentCh:
+		t.Fatalf("the send under way at the crash went out again: %+v", o)
+	case <-time.After(200 * time.Millisecond):
+	}
+	h2.close()
+	st = storetest.OpenAt(t, path, Migrations())
+	defer st.Close()
+	var status, lastErr string
+	if err := st.DB.QueryRowContext(ctx, `SELECT status, last_error FROM channel_outbound WHERE payload LIKE ?`, `%"ChatID":"51"%`).Scan(&status, &lastErr); err != nil {
+		t.Fatal(err)
+	}
+	if status != "unknown" || !strings.Contains(lastErr, "delivery unknown") {
+		t.Errorf("the row under way: %s %q, want unknown", status, lastErr)
+	}
+}

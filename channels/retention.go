@@ -29,9 +29,9 @@ type LedgerRetention struct {
 // finished statuses, as the tables write them.
 const (
 	inboundFinished  = `status IN ('answered', 'dropped', 'failed')`
-	outboundFinished = `status IN ('sent', 'failed')`
+	outboundFinished = `status IN ('sent', 'failed', 'unknown')`
 	// An inbound row a pending reply points at stays with it.
-	inboundNotAwaited = `id NOT IN (SELECT inbound_id FROM channel_outbound WHERE status = 'pending' AND inbound_id IS NOT NULL)`
+	inboundNotAwaited = `id NOT IN (SELECT inbound_id FROM channel_outbound WHERE status IN ('pending', 'sending') AND inbound_id IS NOT NULL)`
 )
 
 // SweepLedger deletes at most limit finished ledger rows that r lets go,

@@ -204,7 +204,7 @@ func (m *Manager) Send(ctx context.Context, req SendRequest) (SendResult, error)
 			}
 			res.Status = "sent"
 			return res, nil
-		case "failed":
+		case "failed", "unknown":
 			return res, fmt.Errorf("send to %s %s failed: %s", a.network.Name, req.To.ChatID, lastErr)
 		}
 		select {

@@ -222,8 +222,44 @@ func (d db) markSent(ctx context.Context, id int64, messageID string) error {
 	return err
 }
 
+// errNotPending: the row was no longer pending when a send was to begin.
+var errNotPending = errors.New("outbound row is no longer pending")
+
+// markSending records, before the network call, that a send is under
+// way. It is a write transaction, so on a shared store a gateway that
+// lost its lease cannot begin a send its successor also makes; and a row
+// found "sending" after a crash was possibly delivered, which
+// recoverSending settles without sending it twice.
+func (d db) markSending(ctx context.Context, id int64) error {
+	return d.tx(ctx, func(c store.Conn) error {
+		res, err := c.ExecContext(ctx, `UPDATE channel_outbound SET status = 'sending', updated_at = ? WHERE id = ? AND status = 'pending'`, time.Now().UnixMilli(), id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return errNotPending
+		}
+		return nil
+	})
+}
+
+// sendingUnknown is what a row left "sending" by a gateway that died says.
+const sendingUnknown = "delivery unknown: the gateway stopped while sending it; not sent again, so that it is never sent twice"
+
+// recoverSending settles the sends the last gateway left under way: the
+// network may or may not have delivered them, and it has no way to ask
+// (Telegram and Slack take no idempotency key), so they are marked
+// "unknown" rather than sent a second time.
+func (d db) recoverSending(ctx context.Context) (int64, error) {
+	res, err := d.exec(ctx, `UPDATE channel_outbound SET status = 'unknown', last_error = ?, updated_at = ? WHERE status = 'sending'`, sendingUnknown, time.Now().UnixMilli())
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
 func (d db) markRetry(ctx context.Context, id int64, next time.Time, lastErr string) error {
-	_, err := d.exec(ctx, `UPDATE channel_outbound SET attempts = attempts + 1, next_at = ?, last_error = ?, updated_at = ? WHERE id = ?`,
+	_, err := d.exec(ctx, `UPDATE channel_outbound SET status = 'pending', attempts = attempts + 1, next_at = ?, last_error = ?, updated_at = ? WHERE id = ?`,
 		next.UnixMilli(), lastErr, time.Now().UnixMilli(), id)
 	return err
 }
