@@ -53,7 +53,8 @@ bash scripts/install-openclaw-real.sh >/dev/null
 # With the binaries present, a test that wants PostgreSQL and cannot
 # start it fails rather than skips.
 # The postgres tag links the PostgreSQL driver into the tests (the release
-# binary leaves it out until the store config key ships).
+# binary leaves it out for its size; OPENCLAW_TAGS=postgres scripts/gateway.sh
+# builds the gateway with it).
 export OPENCLAW_TEST_POSTGRES=require
 say "go test -race -tags postgres -timeout 45m ./... $*"
 if (($# > 0)); then
