@@ -24,6 +24,12 @@ func (s *System) httpHandler(mux *http.ServeMux) http.Handler {
 	// The mux is served only once every part is built, so ready means
 	// ready; the shape is OpenClaw's.
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if !s.active() {
+			// A load balancer in front of several gateways sends work
+			// to the active one only.
+			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ready": false, "failing": []string{"standby"}, "uptimeMs": time.Since(s.started).Milliseconds()})
+			return
+		}
 		writeJSON(w, http.StatusOK, map[string]any{"ready": true, "failing": []string{}, "uptimeMs": time.Since(s.started).Milliseconds()})
 	})
 	mux.Handle(webchat.Prefix, webchat.New())
@@ -59,7 +65,23 @@ func (s *System) httpHandler(mux *http.ServeMux) http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Write([]byte("openclaw gateway " + s.version + "\nConnect a client to ws://" + r.Host + "/\n"))
 	})
-	return securityHeaders(s.underBasePath(mux))
+	return securityHeaders(s.standbyHTTP(s.underBasePath(mux)))
+}
+
+// standbyHTTP refuses, on a standby, every request that is not a read
+// (a hook that would start a turn, a webhook, a tool invocation): the
+// active gateway does the work. WebSocket upgrades (GET) pass, and the
+// bus gate decides per method.
+func (s *System) standbyHTTP(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.active() || r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"ok": false, "error": map[string]any{
+			"type": "unavailable", "message": "this gateway is a standby; send this to the active gateway"}})
+	})
 }
 
 // hook is the handler of a path under hooks.path while hooks are on.

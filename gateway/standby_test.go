@@ -3,10 +3,12 @@ package gateway
 import (
 	"context"
 	"errors"
-	"io"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,10 +17,29 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/store/pgtest"
 )
 
+// lockedBuffer is a log sink two goroutines may write.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // sharedGateway is one of several gateways on one PostgreSQL database,
 // run as the CLI runs it: restarted in process on ErrRestart.
 type sharedGateway struct {
 	ready  chan string
+	log    *lockedBuffer
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -29,17 +50,18 @@ func startShared(t *testing.T, pgURL string) *sharedGateway {
 	cfg := `{
   gateway: { mode: "local", auth: { token: "t0k3n-shared" } },
   store: { driver: "postgres", url: "${OPENCLAW_STORE_URL}", leaseInterval: "100ms", leaseTimeout: "2s" },
+  hooks: { enabled: true, token: "h00k-t0ken-shared" },
 }`
 	if err := os.WriteFile(filepath.Join(dir, "openclaw.json"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	g := &sharedGateway{ready: make(chan string, 8), done: make(chan struct{})}
+	g := &sharedGateway{ready: make(chan string, 8), done: make(chan struct{}), log: &lockedBuffer{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	g.cancel = cancel
 	env := map[string]string{"OPENCLAW_STORE_URL": pgURL}
 	opts := Options{
 		StateDir: dir, ConfigPath: filepath.Join(dir, "openclaw.json"), Port: -1,
-		Getenv: func(k string) string { return env[k] }, Stderr: io.Discard,
+		Getenv: func(k string) string { return env[k] }, Stderr: g.log,
 		Ready: func(addr string) { g.ready <- "ws://" + addr },
 	}
 	go func() {
@@ -97,11 +119,13 @@ type storeStatusView struct {
 // Two gateways on one database: one is active, the other refuses what
 // would write and takes over when the active one stops.
 func TestStandbyTakesOver(t *testing.T) {
-	url := pgtest.URL(t)
+	// With a password in the URL (the test server trusts loopback and
+	// ignores it), which must show nowhere.
+	url := strings.Replace(pgtest.URL(t), "://openclaw@", "://openclaw:s3cr3t-pg-pw@", 1)
 	a := startShared(t, url)
 	ca, urlA := a.next(t)
 	b := startShared(t, url)
-	cb, _ := b.next(t)
+	cb, urlB0 := b.next(t)
 
 	sa := call[storeStatusView](t, ca, "status", map[string]any{})
 	if sa.Store.Driver != "postgres" || sa.Store.Role != "active" {
@@ -131,6 +155,34 @@ func TestStandbyTakesOver(t *testing.T) {
 	if err := cb.Call(context.Background(), "sessions.list", map[string]any{}, nil); err != nil {
 		t.Errorf("a read on the standby: %v", err)
 	}
+	// Over HTTP: a hook that would start a turn is refused on the
+	// standby, and its readiness tells a load balancer to go elsewhere.
+	httpB := "http" + strings.TrimPrefix(urlB0, "ws")
+	httpA := "http" + strings.TrimPrefix(urlA, "ws")
+	for _, tt := range []struct {
+		base string
+		want int
+	}{{httpB, http.StatusServiceUnavailable}, {httpA, http.StatusOK}} {
+		req, _ := http.NewRequest(http.MethodPost, tt.base+"/hooks/wake", strings.NewReader(`{"text":"wake up"}`))
+		req.Header.Set("Authorization", "Bearer h00k-t0ken-shared")
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != tt.want {
+			t.Errorf("POST %s/hooks/wake = %d, want %d", tt.base, res.StatusCode, tt.want)
+		}
+		res, err = http.Get(tt.base + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != tt.want {
+			t.Errorf("GET %s/readyz = %d, want %d", tt.base, res.StatusCode, tt.want)
+		}
+	}
 
 	a.stop()
 	cb2, urlB := b.next(t) // b restarted as the active gateway
@@ -140,5 +192,17 @@ func TestStandbyTakesOver(t *testing.T) {
 	}
 	if err := cb2.Call(context.Background(), "cron.add", tests[2].params, nil); err != nil {
 		t.Errorf("a write on the new active gateway: %v", err)
+	}
+	var cfg map[string]any
+	if err := cb2.Call(context.Background(), "config.get", map[string]any{}, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"a's log": a.log.String(), "b's log": b.log.String(), "config.get": fmt.Sprint(cfg)} {
+		if strings.Contains(text, "s3cr3t-pg-pw") {
+			t.Errorf("%s shows the database password", name)
+		}
+	}
+	if !strings.Contains(b.log.String(), "restarting to take over") {
+		t.Errorf("b's log does not say it took over:\n%s", b.log.String())
 	}
 }
