@@ -188,7 +188,8 @@ func (g *gateway) waitListening(t *testing.T, timeout time.Duration) {
 // waitReady polls GET /readyz until it answers 200 without "ready":false.
 // The real gateway listens seconds before its methods answer (they fail
 // with UNAVAILABLE "gateway starting" until then); a gateway without
-// /readyz (404) counts as ready once it listens.
+// /readyz (404) counts as ready once it listens, and so does a standby
+// (503, failing "standby").
 func (g *gateway) waitReady(t *testing.T, timeout time.Duration) {
 	t.Helper()
 	url := fmt.Sprintf("http://127.0.0.1:%d/readyz", g.Port)
@@ -212,6 +213,11 @@ func (g *gateway) waitReady(t *testing.T, timeout time.Duration) {
 		case http.StatusOK:
 			var r struct{ Ready *bool }
 			return json.Unmarshal(body, &r) != nil || r.Ready == nil || *r.Ready
+		case http.StatusServiceUnavailable:
+			// A standby on a shared store is up, only not the one to
+			// send work to.
+			var r struct{ Failing []string }
+			return json.Unmarshal(body, &r) == nil && slices.Contains(r.Failing, "standby")
 		}
 		return false
 	})
