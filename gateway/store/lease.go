@@ -24,8 +24,18 @@ import (
 // stopped) is ended by a standby after the lease timeout with
 // pg_terminate_backend.
 
-// leaseLock is the advisory lock key the active gateway holds.
+// leaseLock is the advisory lock key the active gateway holds, paired
+// with a hash of the schema (leaseKeys): deployments in two schemas of
+// one database each have their own active gateway.
 const leaseLock = 7366031
+
+// leaseKeys are the lock's two keys in SQL, leaseLock the placeholder's.
+const leaseKeys = `?, hashtext(current_schema())`
+
+// heldLease selects the lock rows of this schema's lease in pg_locks,
+// where a two-key advisory lock shows as classid, objid and objsubid 2.
+const heldLease = `locktype = 'advisory' AND classid = ?::oid AND objid = hashtext(current_schema())::oid AND objsubid = 2 AND granted
+		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
 
 var errBadConn = driver.ErrBadConn
 
@@ -108,7 +118,7 @@ func (l *Lease) TryAcquire(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("lease: %w", err)
 	}
 	var got bool
-	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(?)`, leaseLock).Scan(&got); err != nil {
+	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(`+leaseKeys+`)`, leaseLock).Scan(&got); err != nil {
 		conn.Close()
 		return false, fmt.Errorf("lease: try the lock: %w", err)
 	}
@@ -161,9 +171,7 @@ func (l *Lease) endStalledHolder(ctx context.Context, conn *sql.Conn) error {
 		return nil
 	}
 	var ended int
-	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_locks
-		WHERE locktype = 'advisory' AND classid = 0 AND objid = ? AND objsubid = 1 AND granted
-		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) t`, leaseLock).Scan(&ended); err != nil {
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_locks WHERE `+heldLease+`) t`, leaseLock).Scan(&ended); err != nil {
 		return fmt.Errorf("lease: end the stalled holder %q: %w", holder, err)
 	}
 	l.log.Warn("the active gateway stopped renewing its lease; ended its database session", "holder", holder, "since", time.Duration(age)*time.Millisecond, "sessions", ended)
@@ -275,7 +283,7 @@ func (l *Lease) Release(ctx context.Context) {
 	close(l.stop)
 	<-l.done
 	l.st.fence.Store(-1)
-	_, _ = l.conn.ExecContext(ctx, `SELECT pg_advisory_unlock(?)`, leaseLock)
+	_, _ = l.conn.ExecContext(ctx, `SELECT pg_advisory_unlock(`+leaseKeys+`)`, leaseLock)
 	l.conn.Close()
 	l.conn = nil
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -11,8 +12,7 @@ import (
 )
 
 // Two gateways on one database: each opens its own Store (its own pool),
-// as two processes would. The lease lock is database-wide, so these tests
-// do not run in parallel.
+// as two processes would, on one schema; the lease is per schema.
 func twoGateways(t *testing.T) (a, b *Store) {
 	t.Helper()
 	url := pgtest.URL(t)
@@ -104,7 +104,7 @@ func TestLeaseFencesTheGatewayThatLostIt(t *testing.T) {
 		t.Fatal("a did not acquire")
 	}
 	// End a's lease session behind its back, as a network cut would.
-	if _, err := b.DB.ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = ? AND granted`, leaseLock); err != nil {
+	if _, err := b.DB.ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE `+heldLease, leaseLock); err != nil {
 		t.Fatal(err)
 	}
 	if err := lb.Wait(ctx); err != nil {
@@ -190,5 +190,24 @@ func TestLeaseNeedsPostgres(t *testing.T) {
 	defer s.Close()
 	if _, err := s.NewLease(LeaseOptions{}); err == nil {
 		t.Fatal("a lease on SQLite")
+	}
+}
+
+// Two deployments in two schemas of one database: each has its own
+// active gateway.
+func TestLeasePerSchema(t *testing.T) {
+	ctx := context.Background()
+	var leases []*Lease
+	for i := range 2 {
+		s, err := OpenPostgres(ctx, pgtest.URL(t), testMigrations())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		l := lease(t, s, fmt.Sprintf("gw-%d", i), time.Hour)
+		if ok, err := l.TryAcquire(ctx); !ok || err != nil {
+			t.Fatalf("deployment %d: acquire = %v, %v", i, ok, err)
+		}
+		leases = append(leases, l)
 	}
 }
