@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 	"github.com/openclaw-go/openclaw/agents/providers/fakemodel"
 	"github.com/openclaw-go/openclaw/gateway/client"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
-	"github.com/openclaw-go/openclaw/gateway/store"
 )
 
 // startWithConfig starts the gateway on a config naming the fake model.
@@ -205,11 +203,7 @@ func TestHeartbeatTurns(t *testing.T) {
 // when a message arrives.
 func bindChat(t *testing.T, r *running, sessionKey, channel, chatID string) {
 	t.Helper()
-	db, err := sql.Open("sqlite", filepath.Join(r.dir, store.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := r.openState(t)
 	if _, err := db.Exec(`INSERT INTO channel_session_routes (session_key, channel, account_id, chat_id, chat_kind, thread_id, updated_at)
 		VALUES (?, ?, 'default', ?, 'direct', '', ?)`, sessionKey, channel, chatID, time.Now().UnixMilli()); err != nil {
 		t.Fatal(err)

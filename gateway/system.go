@@ -78,6 +78,9 @@ type Options struct {
 	// toolhost lets this package's tests point the tools at fakes of the
 	// services they call.
 	toolhost func(*toolhost.Options)
+	// storeURL, when set, puts the state on this PostgreSQL database
+	// whatever the config says: this package's tests run on either engine.
+	storeURL string
 }
 
 // ErrRestart is returned by Run when a restart was asked for.

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,13 +18,41 @@ import (
 
 	"github.com/openclaw-go/openclaw/gateway/client"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/store"
+	"github.com/openclaw-go/openclaw/gateway/store/pgtest"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 type running struct {
 	dir, config, url string
+	// storeURL is the PostgreSQL database the gateway keeps its state in
+	// when the tests run on that engine; "" for the SQLite file in dir.
+	storeURL string
 	cancel           context.CancelFunc
 	restart          chan struct{}
 	done             chan error
+}
+
+// pgStores maps a state directory to its database when the tests run on
+// PostgreSQL.
+var pgStores sync.Map
+
+// openState opens the running gateway's database beside it, for a test
+// that reads or seeds rows directly.
+func (r *running) openState(t *testing.T) *sql.DB {
+	t.Helper()
+	var st *store.Store
+	var err error
+	if r.storeURL != "" {
+		st, err = store.OpenPostgres(context.Background(), r.storeURL)
+	} else {
+		st, err = store.Open(context.Background(), filepath.Join(r.dir, store.FileName))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st.DB
 }
 
 func startGateway(t *testing.T, env map[string]string) *running {
@@ -47,6 +76,12 @@ func startGatewayWith(t *testing.T, dir string, env map[string]string, edit func
 	opts := Options{
 		StateDir: dir, ConfigPath: r.config, Port: -1, Getenv: func(k string) string { return env[k] },
 		Stderr: io.Discard, Restart: r.restart, Ready: func(addr string) { ready <- addr },
+	}
+	if storetest.Engine() == store.DriverPostgres {
+		// A restart on the same state directory finds the same database.
+		u, _ := pgStores.LoadOrStore(dir, pgtest.URL(t))
+		opts.storeURL = u.(string)
+		r.storeURL = opts.storeURL
 	}
 	if edit != nil {
 		edit(&opts)

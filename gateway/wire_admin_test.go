@@ -12,6 +12,7 @@ import (
 
 	"github.com/openclaw-go/openclaw/gateway/client"
 	"github.com/openclaw-go/openclaw/gateway/protocol"
+	"github.com/openclaw-go/openclaw/gateway/store/storetest"
 )
 
 // adminWireConfig is startTruthGateway's config with a disabled Telegram
@@ -34,6 +35,8 @@ const adminWireConfig = `{
 // from run to run (or machine to machine) besides wireVolatile.
 var adminWireVolatile = []string{
 	"age", "sessionId", "host", "platform", "instanceId", "deviceId", "publicKey", "configRevisionHash", "generatedAt",
+	// status's store part differs by engine; TestAdminWire checks it.
+	"store",
 }
 
 // adminCall calls method and returns its result, or the protocol error's
@@ -120,6 +123,15 @@ func TestAdminWire(t *testing.T) {
 	wire("status.read", reader, "status", map[string]any{"includeCliProjection": true})
 	wire("status.admin", admin, "status", map[string]any{"includeCliProjection": true})
 	wire("status.nochannels", reader, "status", map[string]any{"includeChannelSummary": false})
+	var st struct {
+		Store struct{ Driver, Role string } `json:"store"`
+	}
+	if err := reader.Call(context.Background(), "status", map[string]any{}, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Store.Driver != storetest.Engine() || st.Store.Role != "active" {
+		t.Errorf("status store = %+v, want %s and active", st.Store, storetest.Engine())
+	}
 	// A presence entry's text names the host.
 	var presence []map[string]any
 	if err := reader.Call(context.Background(), "system-presence", nil, &presence); err != nil {

@@ -24,6 +24,9 @@ const (
 // openStore opens the state the config names: the SQLite file in the
 // state directory, or the PostgreSQL database of store.url.
 func (s *System) openStore(ctx context.Context, cfg *config.Config) (*store.Store, error) {
+	if s.opts.storeURL != "" {
+		return store.OpenPostgres(ctx, s.opts.storeURL, Migrations()...)
+	}
 	if !cfg.Store.Postgres() {
 		return store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), Migrations()...)
 	}
