@@ -65,6 +65,6 @@ go test -race -tags postgres -timeout 45m ./...
 # The packages whose state is ported to PostgreSQL, again on it. Without
 # -race: this pass is about the SQL, and the first pass ran these tests
 # under the race detector already.
-pg_packages=(./gateway/store/... ./tools/memory ./tools/wiki ./agents/sessions ./gateway/devices ./gateway/cron ./nodes ./channels ./tools ./gateway/toolhost ./gateway/admin ./gateway/automation ./gateway/channelhost ./agents ./channels/telegram ./channels/discord ./channels/whatsapp ./tools/contentstudio)
+pg_packages=(./gateway ./gateway/store/... ./tools/memory ./tools/wiki ./agents/sessions ./gateway/devices ./gateway/cron ./nodes ./channels ./tools ./gateway/toolhost ./gateway/admin ./gateway/automation ./gateway/channelhost ./agents ./channels/telegram ./channels/discord ./channels/whatsapp ./tools/contentstudio)
 say "OPENCLAW_TEST_STORE=postgres go test -tags postgres ${pg_packages[*]}"
 OPENCLAW_TEST_STORE=postgres go test -tags postgres -timeout 20m "${pg_packages[@]}"
