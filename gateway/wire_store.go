@@ -30,11 +30,9 @@ func (s *System) openStore(ctx context.Context, cfg *config.Config) (*store.Stor
 	if !cfg.Store.Postgres() {
 		return store.Open(ctx, filepath.Join(s.opts.StateDir, store.FileName), Migrations()...)
 	}
-	st, err := store.OpenPostgres(ctx, cfg.Store.URL, Migrations()...)
-	if err != nil {
-		return nil, fmt.Errorf("store.driver postgres: %w", err)
-	}
-	return st, nil
+	// OpenPostgres's errors name the key (store.driver, store.url) or the
+	// database, its password taken out.
+	return store.OpenPostgres(ctx, cfg.Store.URL, Migrations()...)
 }
 
 // takeLease makes one attempt at the lease on a PostgreSQL store and

@@ -55,7 +55,7 @@ func OpenPostgres(ctx context.Context, url string, migs ...Migrations) (*Store, 
 // source it must not write).
 func openPostgres(ctx context.Context, url string) (*Store, error) {
 	if pgDriverValue == nil {
-		return nil, errors.New("store.driver postgres: this build has no PostgreSQL support (build with -tags postgres)")
+		return nil, errors.New("store.driver postgres: this build has no PostgreSQL support (build with -tags postgres; scripts/gateway.sh does with OPENCLAW_TAGS=postgres)")
 	}
 	if url == "" {
 		return nil, errors.New("store.url is empty: give the postgres:// URL of the database")
