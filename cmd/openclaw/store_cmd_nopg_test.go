@@ -16,7 +16,7 @@ func TestStoreCopyNoPostgres(t *testing.T) {
 		{"migrate", "--to", "postgresql://openclaw:hunter2secret@127.0.0.1:1/db"},
 	} {
 		out, stderr, err := runCLI(t, args...)
-		if err == nil || !strings.Contains(stderr, "this build has no PostgreSQL support (build with -tags postgres)") {
+		if err == nil || !strings.Contains(stderr, "this build has no PostgreSQL support (build with -tags postgres") {
 			t.Fatalf("%v: %v\n%s", args, err, stderr)
 		}
 		if strings.Contains(out+stderr+err.Error(), "hunter2secret") {
