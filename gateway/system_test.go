@@ -28,9 +28,9 @@ type running struct {
 	// storeURL is the PostgreSQL database the gateway keeps its state in
 	// when the tests run on that engine; "" for the SQLite file in dir.
 	storeURL string
-	cancel           context.CancelFunc
-	restart          chan struct{}
-	done             chan error
+	cancel   context.CancelFunc
+	restart  chan struct{}
+	done     chan error
 }
 
 // pgStores maps a state directory to its database when the tests run on
