@@ -38,7 +38,14 @@ const (
 //     tries again. So an admitted socket, perhaps the operator's, always
 //     has that long to send connect, and a flood cannot churn the budget
 //     faster than MaxPreauth sockets per PreauthMinAge, each eviction
-//     costing the gateway an upgrade.
+//     costing the gateway an upgrade. Evictions are also spaced
+//     PreauthMinAge/MaxPreauth apart: a flood whose sockets were all
+//     evicted in one burst would otherwise reopen them in that same
+//     burst, so every slot would come of age in the same instant each
+//     PreauthMinAge and be retaken by the flood's immediate redials
+//     within a millisecond, before an operator retrying at a human pace
+//     could get one. Spaced, the slots age one by one, and each opening
+//     goes to whoever asks first after it.
 //   - From PreauthPressure sockets on, every idle socket's handshake
 //     deadline is cut to PreauthPressureTimeout after its opening, so the
 //     oldest go first and held sockets cost the flooder more.
@@ -51,7 +58,9 @@ type preauthBudget struct {
 	pressureAt            int
 	timeout, pressureTTL  time.Duration
 	minAge                time.Duration
+	spacing               time.Duration // between two evictions
 	log                   *slog.Logger
+	now                   func() time.Time
 
 	mu         sync.Mutex
 	head, tail *preauthSlot // in opening order, oldest first
@@ -64,6 +73,7 @@ type preauthBudget struct {
 	// pressure begins and one with these counts when it ends.
 	evicted, refused int
 	lastRefusalLog   time.Time
+	lastEviction     time.Time
 }
 
 // preauthSlot is one socket's place in the budget.
@@ -79,11 +89,15 @@ type preauthSlot struct {
 }
 
 func newPreauthBudget(o Options, log *slog.Logger) *preauthBudget {
-	return &preauthBudget{
+	b := &preauthBudget{
 		max: o.MaxPreauth, perIP: o.MaxPreauthPerIP, perOrigin: o.MaxPreauthPerOrigin,
 		pressureAt: o.PreauthPressure, timeout: o.HandshakeTimeout, pressureTTL: o.PreauthPressureTimeout,
-		minAge: o.PreauthMinAge, log: log, byIP: map[string]int{}, byOrigin: map[string]int{},
+		minAge: o.PreauthMinAge, log: log, now: time.Now, byIP: map[string]int{}, byOrigin: map[string]int{},
 	}
+	if b.max > 0 {
+		b.spacing = b.minAge / time.Duration(b.max)
+	}
+	return b
 }
 
 // budgetIPKey is the address a remote peer is budgeted under: IPv4 as
@@ -106,7 +120,7 @@ func (b *preauthBudget) admit(ip netip.Addr, forwarded bool, origin string) (*pr
 	s := &preauthSlot{ipKey: budgetIPKey(ip, forwarded), originKey: origin, held: true}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	s.opened = time.Now() // under the lock: the list stays in opening order
+	s.opened = b.now() // under the lock: the list stays in opening order
 	if b.closed {
 		return nil, false
 	}
@@ -211,19 +225,31 @@ func (b *preauthBudget) close() {
 // socket's own goroutine then finds its read deadline passed and closes
 // it as a timed-out handshake.
 func (b *preauthBudget) evictOldest(match func(*preauthSlot) bool) bool {
+	now := b.now()
+	if now.Sub(b.lastEviction) < b.spacing {
+		return false
+	}
 	for v := b.head; v != nil; v = v.next {
 		if v.ws == nil || v.busy || !match(v) {
 			continue
 		}
-		if time.Since(v.opened) < b.minAge {
+		if now.Sub(v.opened) < b.minAge {
 			return false // the oldest candidate is too young, and so are the rest
 		}
 		b.unlink(v)
 		v.ws.SetReadDeadline(time.Now())
 		b.evicted++
+		b.lastEviction = now
 		return true
 	}
 	return false
+}
+
+// setClock replaces the budget's clock, for tests.
+func (b *preauthBudget) setClock(now func() time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.now = now
 }
 
 // hurry cuts an idle socket's deadline to the pressure timeout after its

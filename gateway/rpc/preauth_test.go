@@ -180,6 +180,43 @@ func TestPreauthMinAge(t *testing.T) {
 	})
 }
 
+// TestPreauthEvictionsAreSpaced is the attack that kept an operator out
+// of a small budget: a flood whose evicted sockets redial at once. Were
+// evictions free, every slot would be retaken in one burst, all the
+// flood's sockets would share one age, and each time they came of age
+// together the flood's redials would take every opening within a
+// millisecond. Evictions are spaced PreauthMinAge/MaxPreauth apart, so
+// of two newcomers in the same instant past a budget of old sockets only
+// the first gets in; the next opening comes one spacing later.
+func TestPreauthEvictionsAreSpaced(t *testing.T) {
+	const budget = 2
+	g := startTestServer(t, func(o *Options, a *AuthConfig) {
+		o.MaxPreauth, o.PreauthPressure, o.PreauthMinAge, o.HandshakeTimeout = budget, 100, time.Second, time.Hour
+	})
+	var mu sync.Mutex
+	clock := time.Now()
+	advance := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
+	g.srv.preauth.setClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return clock })
+	for i := range budget {
+		if ws, status := g.idleSocket(t, nil); ws == nil {
+			t.Fatalf("socket %d within the budget refused with %d", i, status)
+		}
+	}
+	advance(time.Hour) // every held socket is old enough to evict
+	if ws, status := g.idleSocket(t, nil); ws == nil {
+		t.Fatalf("first newcomer past a budget of old sockets refused with %d", status)
+	}
+	if _, status := g.idleSocket(t, nil); status != http.StatusServiceUnavailable {
+		t.Fatalf("second newcomer in the same instant: status %d, want 503 (a second eviction within the spacing)", status)
+	}
+	advance(time.Second / budget)
+	ws, status := g.idleSocket(t, nil)
+	if ws == nil {
+		t.Fatalf("newcomer one spacing later refused with %d", status)
+	}
+	connectOn(t, ws)
+}
+
 // TestOperatorConnectsDuringConcurrentFlood: four flooders open idle
 // sockets as fast as they can while an operator connects again and
 // again, with the budget small and under pressure, so eviction, deadline
