@@ -30,11 +30,21 @@ type runEvents struct {
 	// preview); it must not block.
 	onText  func(text string)
 	onDelta func(text string)
+	// onNotice sends a short notice to the run's chat (a compaction
+	// under way); nil when the run has no chat.
+	onNotice func(text string)
 
 	mu       sync.Mutex
 	agentSeq int
 	chatSeq  int
 	text     string // cumulative assistant text of the current step
+}
+
+// notice tells the run's chat text, when it has one.
+func (e *runEvents) notice(text string) {
+	if e.onNotice != nil {
+		e.onNotice(text)
+	}
 }
 
 func (e *runEvents) agent(stream string, data map[string]any) {

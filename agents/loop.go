@@ -22,7 +22,7 @@ const maxObservationChars = tools.DefaultMaxResultChars
 // the model again with their results, until a final answer.
 func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, models []string, req StartRequest) (res RunResult) {
 	ev := &runEvents{emit: s.opts.Emit, runID: run.ID, sessionKey: run.SessionKey, sessionID: run.SessionID, agentID: agent.ID, spawnedBy: req.SpawnedBy, heartbeat: req.Heartbeat,
-		onText: req.OnText, onDelta: req.OnDelta}
+		onText: req.OnText, onDelta: req.OnDelta, onNotice: req.OnNotice}
 	res.StartedAt = time.Now()
 	ev.lifecycle("start", nil)
 	defer func() {
@@ -73,7 +73,7 @@ func (s *Service) execute(ctx context.Context, run *Run, agent resolvedAgent, mo
 	// The context ends at this run's own message: messages queued behind
 	// it are their own runs' to answer.
 	history := sessions.TurnContext(full, run.ID)
-	history, compacted := s.maybeCompact(ctx, ev, chain, run.SessionID, chain.Steps[0].Ref(), full, history)
+	history, compacted := s.maybeCompact(ctx, ev, chain, run.SessionID, chain.Steps[0].Ref(), agent.Workspace, full, history)
 	cfg := s.config()
 	system := buildSystemPrompt(agent, tools, extra, promptOptions{
 		SkipWorkspace: skipWorkspaceFiles(agent.ContextInjection, history, run.ID, req.Heartbeat || compacted),

@@ -128,7 +128,7 @@ func (s *Service) compactNow(ctx context.Context, sess *sessions.Session) (*comp
 	note := func(stream string, data map[string]any) {
 		s.log.Info("manual compaction", "session", sess.Key, "stream", stream, "phase", data["phase"])
 	}
-	out, _, err := s.summarise(ctx, note, chain, sess.SessionID, full, older, recent)
+	out, _, err := s.summarise(ctx, note, chain, sess.SessionID, agent.Workspace, full, older, recent)
 	switch {
 	case errors.Is(err, errNothingToCover):
 		return &compactResult{OK: true, Key: sess.Key, Reason: "nothing to summarise before the last message"}, nil

@@ -41,6 +41,10 @@ type StartRequest struct {
 	// OnText hears the text of the step being written as it grows, ""
 	// when it starts over (a chat's streaming preview). It must not block.
 	OnText func(text string)
+	// OnNotice, when set, sends a short notice to the chat the run
+	// answers (agents.defaults.compaction.notifyUser). It must not block
+	// for long.
+	OnNotice func(text string)
 	// ChannelModel is the model channels.modelByChannel gives the chat;
 	// it goes first only while the session has no model of its own.
 	ChannelModel string

@@ -264,8 +264,10 @@ func TestResetTriggerKeepsOldTranscript(t *testing.T) {
 }
 
 func TestCompactionNearTheWindow(t *testing.T) {
-	// A 2,000-token window fills after a few long messages.
-	f := newFixture(t, `{models:{providers:{fake:{baseUrl:"%s/v1", models:[{id:"small", contextWindow:2000}]}}}, agents:{defaults:{model:"fake/small"}}}`, nil)
+	// A 2,000-token window fills after a few long messages. Mode
+	// "default" asks for the summary in one request (compact_test.go has
+	// safeguard's chunks and audit).
+	f := newFixture(t, `{models:{providers:{fake:{baseUrl:"%s/v1", models:[{id:"small", contextWindow:2000}]}}}, agents:{defaults:{model:"fake/small", compaction:{mode:"default"}}}}`, nil)
 	long := strings.Repeat("lorem ipsum dolor sit amet ", 60) // ~400 tokens
 	for i := 0; i < 4; i++ {
 		f.run(t, StartRequest{Message: fmt.Sprintf("message %d: %s", i, long)})

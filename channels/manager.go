@@ -64,6 +64,10 @@ type Dispatch struct {
 	// each piece, once there is text); the typing indicator of the
 	// "message" typing mode starts there. It must not block.
 	OnTextStart func()
+	// OnNotice, when set, sends the chat a short notice while the turn
+	// runs (agents.defaults.compaction.notifyUser). It returns once the
+	// notice is queued.
+	OnNotice func(text string)
 	// Visible is how the answer reaches the chat: "" posts it,
 	// VisibleMessageTool and VisibleRoomEvent keep it private (the agent
 	// speaks through the message tool).
@@ -982,6 +986,10 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 	typing := &typingLatch{start: func() func() {
 		return m.typing(ctx, a, Target{ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID}, m.typingInterval(cfg))
 	}}
+	var onNotice func(string)
+	if visible == "" {
+		onNotice = m.noticer(ctx, in, t.r.ID)
+	}
 	var onTextStart func()
 	mode := typingMode(cfg, in)
 	if visible == VisibleRoomEvent {
@@ -1011,7 +1019,7 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 			CommandsRefused: m.commandsRefused(cfg, a, in),
 			ToolsAllow:      t.g.verdict.Group.ToolsAllow, ToolsDeny: t.g.verdict.Group.ToolsDeny,
 			Model:  cfg.ResolveModel(ChannelModel(cfg, in, a.network.TopicThreads)),
-			OnText: onText, OnTextStart: onTextStart, Visible: visible,
+			OnText: onText, OnTextStart: onTextStart, Visible: visible, OnNotice: onNotice,
 		})
 		results[i] = result{agentID: aid, key: key, reply: reply, err: err}
 	}
@@ -1103,6 +1111,31 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 		}
 	}
 	m.answer(ctx, t.r, t.g.agentID, t.key, outs)
+}
+
+// noticer returns what sends the chat of in a notice during its turn:
+// queued (persisted) like a reply, each under its own idempotency key so
+// a retried turn does not send it twice. A failure to queue is logged;
+// a notice is never worth failing the turn.
+func (m *Manager) noticer(ctx context.Context, in Inbound, rowID int64) func(string) {
+	var mu sync.Mutex
+	n := 0
+	return func(text string) {
+		mu.Lock()
+		n++
+		key := "in-" + strconv.FormatInt(rowID, 10) + "-notice-" + strconv.Itoa(n)
+		mu.Unlock()
+		row := outboundRow{Channel: in.Channel, Out: Outbound{AccountID: in.AccountID, To: Target{ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID}, Text: text, IdempotencyKey: key}}
+		err := m.db.tx(context.WithoutCancel(ctx), func(c store.Conn) error {
+			_, err := insertOutbound(ctx, c, row)
+			return err
+		})
+		if err != nil {
+			m.log.Warn("channels: queue notice", "channel", in.Channel, "err", err)
+			return
+		}
+		kick(m.outKick)
+	}
 }
 
 // saveRoute remembers the chat a session last talked in.

@@ -94,3 +94,33 @@ func pairedCut(msgs []Message, cut, dir int) int {
 	}
 	return cut
 }
+
+// PreserveTurns moves a split of SplitForCompaction earlier so that
+// recent holds at least the newest turns user turns whole (each from its
+// user message on), as long as older keeps something to summarise and
+// no tool call is parted from its result. Otherwise the split stays.
+func PreserveTurns(older, recent []Message, turns int) ([]Message, []Message) {
+	if turns <= 0 || len(older) == 0 {
+		return older, recent
+	}
+	msgs := append(older[:len(older):len(older)], recent...)
+	seen, at := 0, -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == RoleUser && !msgs[i].Summary {
+			seen++
+			if seen == turns {
+				at = i
+				break
+			}
+		}
+	}
+	if at <= 0 || at >= len(older) {
+		// Fewer turns than asked (summarising would leave nothing), or
+		// they are in recent already: keep what the token budget chose.
+		return older, recent
+	}
+	if c := pairedCut(msgs, at, -1); c > 0 {
+		return msgs[:c:c], msgs[c:]
+	}
+	return older, recent
+}

@@ -134,3 +134,42 @@ func TestSplitNeverOrphans(t *testing.T) {
 		}
 	}
 }
+
+func TestPreserveTurns(t *testing.T) {
+	u := func(s string) Message { return Message{Role: RoleUser, Text: s} }
+	a := func(s string) Message { return Message{Role: "assistant", Text: s} }
+	call := Message{Role: "assistant", ToolCalls: []ToolCall{{ID: "c1", Name: "exec"}}}
+	res := Message{Role: RoleTool, ToolCallID: "c1", Text: "done"}
+	texts := func(ms []Message) string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.Role+":"+m.Text)
+		}
+		return strings.Join(out, ",")
+	}
+	msgs := []Message{u("1"), a("a1"), u("2"), a("a2"), u("3"), a("a3"), u("4")}
+	tests := []struct {
+		name       string
+		msgs       []Message
+		cut, turns int
+		wantOlder  string
+	}{
+		{"zero turns keeps the split", msgs, 5, 0, "user:1,assistant:a1,user:2,assistant:a2,user:3"},
+		{"two turns move the split back to user 3", msgs, 5, 2, "user:1,assistant:a1,user:2,assistant:a2"},
+		{"turns already in recent keep the split", msgs, 2, 2, "user:1,assistant:a1"},
+		{"more turns than there are keep the split", msgs, 5, 9, "user:1,assistant:a1,user:2,assistant:a2,user:3"},
+		{"all turns would leave nothing: the split stays", msgs, 5, 4, "user:1,assistant:a1,user:2,assistant:a2,user:3"},
+		{"a tool pair is not parted", []Message{u("1"), call, res, u("2"), a("a2"), u("3")}, 5, 2, "user:1,assistant:,tool:done"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			older, recent := PreserveTurns(tt.msgs[:tt.cut:tt.cut], tt.msgs[tt.cut:], tt.turns)
+			if got := texts(older); got != tt.wantOlder {
+				t.Fatalf("older = %s, want %s", got, tt.wantOlder)
+			}
+			if len(older)+len(recent) != len(tt.msgs) {
+				t.Fatalf("%d + %d messages of %d", len(older), len(recent), len(tt.msgs))
+			}
+		})
+	}
+}

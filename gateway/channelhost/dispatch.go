@@ -33,7 +33,7 @@ func (d agentDispatcher) run(ctx context.Context, req channels.Dispatch) (channe
 		AgentID: req.AgentID, SessionKey: req.SessionKey, Message: req.Text, RunID: req.RunID,
 		ExtraSystemPrompt: req.ExtraSystemPrompt, Owner: d.owner(req.Origin.Channel, req.SenderID),
 		ToolsAllow: req.ToolsAllow, ToolsDeny: req.ToolsDeny, ChannelModel: req.Model,
-		OnText: req.OnText,
+		OnText: req.OnText, OnNotice: req.OnNotice,
 		// A sender who passed the chat's gate may use the gateway's
 		// commands; answering approvals is the owner's and the
 		// network's execApprovals approvers' alone.

@@ -883,6 +883,73 @@ type AgentDefaults struct {
 	TypingIntervalSeconds int `json:"typingIntervalSeconds" min:"1"`
 	// Where tool calls run: on the gateway host, or in a sandbox (exec and the file tools). Default: mode "off".
 	Sandbox AgentSandbox `json:"sandbox"`
+	// When and how a session's older turns are summarised to fit the model's window. Default: on, safeguard mode (see each key).
+	Compaction Compaction `json:"compaction"`
+}
+
+// Compaction is agents.defaults.compaction: when and how a session's
+// older turns are summarised so the conversation fits the model's window.
+// The transcript keeps every message; only what the model is sent shrinks.
+type Compaction struct {
+	// Summarise older turns on their own when the context nears the model's window (80% of it); false leaves that to /compact and sessions.compact, and to maxActiveTranscriptBytes. Default true.
+	Enabled *bool `json:"enabled"`
+	// "safeguard" summarises long histories in chunks, keeps the last recentTurnsPreserve turns verbatim and audits each summary (qualityGuard); "default" asks for one summary in one request. Default "safeguard", as OpenClaw's new configs.
+	Mode string `json:"mode" enum:"default,safeguard"`
+	// A compaction provider plugin to summarise with; accepted but not in effect here (no such plugins): the built-in summary is used. Default "".
+	Provider string `json:"provider"`
+	// Thinking level of the summary requests; accepted but not in effect here (no provider is sent a thinking level). Default "".
+	ThinkingLevel string `json:"thinkingLevel" enum:"off,minimal,low,medium,high,xhigh,adaptive,max,ultra,inherit"`
+	// Seconds each summary request may take before it is abandoned (and the context sent unsummarised). Default 180.
+	TimeoutSeconds int `json:"timeoutSeconds" min:"1"`
+	// Tokens of the newest messages kept verbatim after a compaction (at most half the model's window). Default 20000.
+	KeepRecentTokens int `json:"keepRecentTokens" min:"1"`
+	// In safeguard mode, the newest user turns kept verbatim whatever their size, unless that leaves nothing to summarise. Default 3.
+	RecentTurnsPreserve OptInt `json:"recentTurnsPreserve"`
+	// "strict" tells the summariser to copy identifiers (URLs, paths, ids, hashes) exactly and, in safeguard mode, has the quality guard check that those the user gave survive; "off" does neither. Default "strict".
+	IdentifierPolicy string `json:"identifierPolicy" enum:"strict,off"`
+	// The audit of safeguard summaries: a summary that is empty, no shorter than what it replaces, or (identifierPolicy strict) missing an identifier the user gave is asked for again, and after maxRetries the context stays unsummarised. Default: on in safeguard mode, 1 retry.
+	QualityGuard CompactionQualityGuard `json:"qualityGuard"`
+	// Check context pressure between tool steps of a turn; accepted but not in effect here (a turn is checked before its first model call). Default: off.
+	MidTurnPrecheck CompactionMidTurn `json:"midTurnPrecheck"`
+	// How session memory is reindexed after a compaction; accepted but not in effect here (transcripts are not indexed into memory search). Default "async".
+	PostIndexSync string `json:"postIndexSync" enum:"off,async,await"`
+	// H2/H3 section titles of the workspace's AGENTS.md put back, after a compaction, at the end of the summary the model sees, so rules the summary may blur stay word for word. Default [] (none).
+	PostCompactionSections []string `json:"postCompactionSections"`
+	// Model the summaries are written with, as "provider/model" or an alias of agents.defaults.models; exact (no fallbacks). Default "" (the session's model chain).
+	Model string `json:"model"`
+	// Compact before a turn once the messages the model would see (since the last compaction) reach this many bytes, even when compaction is off; a number or "20mb". Default 0 (off).
+	MaxActiveTranscriptBytes ByteSize `json:"maxActiveTranscriptBytes"`
+	// Tell the chat when a compaction starts ("Compacting context...") and ends ("Compaction complete"). Default false.
+	NotifyUser bool `json:"notifyUser"`
+	// A silent turn before compaction that saves durable memories; accepted but not in effect here. Default: see each key.
+	MemoryFlush CompactionMemoryFlush `json:"memoryFlush"`
+}
+
+// CompactionQualityGuard is agents.defaults.compaction.qualityGuard.
+type CompactionQualityGuard struct {
+	// Audit safeguard summaries. Default true.
+	Enabled *bool `json:"enabled"`
+	// Further requests for a summary that failed the audit. Default 1.
+	MaxRetries OptInt `json:"maxRetries"`
+}
+
+// CompactionMidTurn is agents.defaults.compaction.midTurnPrecheck.
+type CompactionMidTurn struct {
+	// Check between tool steps; not in effect here. Default false.
+	Enabled bool `json:"enabled"`
+}
+
+// CompactionMemoryFlush is agents.defaults.compaction.memoryFlush; not in
+// effect here.
+type CompactionMemoryFlush struct {
+	// Run the memory flush turn; not in effect here. Default false.
+	Enabled bool `json:"enabled"`
+	// Model of the flush turn; not in effect here. Default "".
+	Model string `json:"model"`
+	// Tokens before the compaction threshold at which the flush runs; not in effect here. Default 0.
+	SoftThresholdTokens int `json:"softThresholdTokens" min:"0"`
+	// Transcript bytes that force the flush; not in effect here. Default 0.
+	ForceFlushTranscriptBytes ByteSize `json:"forceFlushTranscriptBytes"`
 }
 
 // AgentSandbox is agents.defaults.sandbox and agents.entries.<id>.sandbox;

@@ -11,6 +11,7 @@ import (
 // key the file has.
 func (d *decoder) validate(c *Config) {
 	d.validateMessages(c)
+	d.validateCompaction(c)
 	g := &c.Gateway
 	if g.Auth.Mode == "none" && !g.isLoopbackBind() {
 		n, path := d.where("gateway.auth.mode", "gateway.bind", "gateway.auth", "gateway")
