@@ -100,7 +100,20 @@ func (a *app) runConfigure(ctx context.Context, sections []string) error {
 			return fmt.Errorf("section %s: %w", s, err)
 		}
 	}
-	return nil
+	return a.recordSetupRun("configure")
+}
+
+// recordSetupRun writes this run of a setup command into wizard.lastRun*,
+// with the mode the config's gateway.mode says.
+func (a *app) recordSetupRun(command string) error {
+	_, err := editConfig(a, a.dev, "wizard", func(src []byte) ([]byte, error) {
+		tree, err := fileTree(src)
+		if err != nil {
+			return nil, err
+		}
+		return config.RecordSetupRun(src, setupRun(command, cmp.Or(treeString(tree, "gateway", "mode"), "local")))
+	})
+	return err
 }
 
 // currentTree reads the config file's own keys, for the defaults the

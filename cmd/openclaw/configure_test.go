@@ -36,6 +36,10 @@ func TestConfigure(t *testing.T) {
 				if c.Gateway.Port != 18900 || c.Gateway.Bind != "lan" || c.Gateway.Auth.Token.Value != fixedGatewayToken {
 					t.Errorf("gateway %d %s %q", c.Gateway.Port, c.Gateway.Bind, c.Gateway.Auth.Token.Value)
 				}
+				// configure records its run, as OpenClaw's does.
+				if w := c.Wizard; w.LastRunCommand != "configure" || w.LastRunVersion != version || w.LastRunMode != "local" || w.LastRunAt == "" {
+					t.Errorf("wizard %+v", w)
+				}
 			}},
 		{name: "gateway keeps the token", args: []string{"--section", "gateway"}, stdin: "\n\n\n",
 			check: func(t *testing.T, home, file string) {

@@ -56,6 +56,7 @@ func newDoctorCmd(a *app) *cobra.Command {
 			rep := doctor.Run(cmd.Context(), doctor.Options{
 				Install: doctor.Load(paths, os.Getenv),
 				Fix:     fix,
+				Version: version, Commit: buildCommit(),
 				Gateway: &cliGateway{a: a, g: g},
 				Logger:  slog.New(slog.DiscardHandler),
 			})

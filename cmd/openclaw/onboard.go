@@ -254,6 +254,9 @@ type onboardPlan struct {
 	skipBootstrap        bool
 	channel              *channelAddInput
 	secrets              []pendingSecret
+	// wizard is what an earlier onboarding kept (accessMode,
+	// securityAcknowledgedAt); the run's own record is added on render.
+	wizard config.Wizard
 }
 
 // newGatewayToken makes the gateway's shared token: 32 random bytes, so
@@ -280,12 +283,17 @@ func (a *app) runOnboard(ctx context.Context, f *onboardFlags) error {
 	}
 	p := &onboardPlan{configPath: paths.ConfigPath, stateDir: paths.StateDir, mode: cmp.Or(f.mode, "local"),
 		secretsPath: filepath.Join(paths.StateDir, secretsFileName)}
+	// What an earlier onboarding chose stays chosen, --reset or not: the
+	// access mode, and that the risk was acknowledged.
+	p.wizard = priorWizard(paths.ConfigPath)
 	var q *prompter
 	if interactive {
 		q = newPrompter(a)
 		fmt.Fprintln(q.out, "OpenClaw setup. Agents can run commands, read and write files and send messages with your rights;\n"+
 			"anyone who can message a channel you connect can reach them (strangers must be paired first).")
-		if !f.acceptRisk {
+		if p.wizard.SecurityAcknowledgedAt != "" {
+			fmt.Fprintf(q.out, "(Acknowledged at %s.)\n", p.wizard.SecurityAcknowledgedAt)
+		} else if !f.acceptRisk {
 			ok, err := q.confirm("I understand; continue", false)
 			if err != nil {
 				return err
@@ -294,6 +302,9 @@ func (a *app) runOnboard(ctx context.Context, f *onboardFlags) error {
 				return errors.New("onboarding stopped: the risk was not accepted")
 			}
 		}
+	}
+	if p.wizard.SecurityAcknowledgedAt == "" {
+		p.wizard.SecurityAcknowledgedAt = setupTime()
 	}
 	if err := a.checkExisting(q, f, p); err != nil {
 		return err
@@ -477,7 +488,7 @@ func (a *app) onboardModel(ctx context.Context, q *prompter, f *onboardFlags, p 
 			key = *f.keys[c.keyFlag]
 		}
 		if key == "" && c.keyFlag != "" {
-			key, err = takeKey(q, c, f.secretMode)
+			key, err = takeKey(q, c, f.secretMode, p.wizard.AccessMode)
 			if err != nil {
 				return err
 			}
@@ -532,8 +543,11 @@ func (a *app) onboardModel(ctx context.Context, q *prompter, f *onboardFlags, p 
 }
 
 // takeKey asks for the key, or takes it from the environment.
-func takeKey(q *prompter, c modelChoice, mode string) (string, error) {
+func takeKey(q *prompter, c modelChoice, mode, access string) (string, error) {
 	if env := os.Getenv(c.env); env != "" {
+		if q == nil && access == "guarded" {
+			return "", usageErrorf("wizard.accessMode is \"guarded\": onboarding does not take %s from the environment without asking; pass --%s", c.env, c.keyFlag)
+		}
 		if q == nil {
 			if mode == "ref" {
 				return "${" + c.env + "}", nil

@@ -127,7 +127,7 @@ func renderOnboardConfig(p *onboardPlan) []byte {
 				leaf("url", "The gateway's WebSocket address.", p.remoteURL),
 				optLeaf("token", "Shared token the remote gateway expects.", p.remoteToken),
 				optLeaf("password", "Password the remote gateway expects.", p.remotePassword)))
-		return renderJSON5(onboardHeader, []*jnode{gw})
+		return renderJSON5(onboardHeader, []*jnode{gw, wizardNode(p)})
 	}
 	auth := obj("auth", "How clients prove they may use the gateway.",
 		leaf("mode", authModeComment(p.authMode), p.authMode))
@@ -191,7 +191,28 @@ func renderOnboardConfig(p *onboardPlan) []byte {
 		}
 		nodes = append(nodes, obj("channels", "Chat networks the agents answer on.", block))
 	}
-	return renderJSON5(onboardHeader, nodes)
+	return renderJSON5(onboardHeader, append(nodes, wizardNode(p)))
+}
+
+// wizardNode is the wizard section: this run's record, and what an
+// earlier onboarding chose.
+func wizardNode(p *onboardPlan) *jnode {
+	run := setupRun("onboard", p.mode)
+	w := p.wizard
+	opt := func(key, comment, v string) *jnode {
+		if v == "" {
+			return nil
+		}
+		return leaf(key, comment, v)
+	}
+	return obj("wizard", "What setup last did (openclaw onboard, configure and doctor --fix keep it up to date).",
+		opt("accessMode", `"guarded": onboarding never takes a key from the environment without asking.`, w.AccessMode),
+		opt("securityAcknowledgedAt", "When the risk notice was acknowledged; onboarding does not ask again.", w.SecurityAcknowledgedAt),
+		leaf("lastRunAt", "", run.At.UTC().Format("2006-01-02T15:04:05.000Z")),
+		leaf("lastRunVersion", "", run.Version),
+		opt("lastRunCommit", "", run.Commit),
+		leaf("lastRunCommand", "", run.Command),
+		leaf("lastRunMode", "", run.Mode))
 }
 
 func optLeaf(key, comment, v string) *jnode {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tailscale/hujson"
 )
@@ -23,9 +24,10 @@ const fixedGatewayToken = "FIXED-test-gateway-token-0123456789abcdefghij"
 // golden files.
 func withFixedToken(t *testing.T) {
 	t.Helper()
-	old := newGatewayToken
+	old, oldClock := newGatewayToken, setupClock
 	newGatewayToken = func() (string, error) { return fixedGatewayToken, nil }
-	t.Cleanup(func() { newGatewayToken = old })
+	setupClock = func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
+	t.Cleanup(func() { newGatewayToken, setupClock = old, oldClock })
 }
 
 // closedPort is a local port nothing listens on, so the health probe at
@@ -83,6 +85,7 @@ func TestOnboard(t *testing.T) {
 		wantErr     string // onboarding fails with this, writing nothing
 		wantSecret  string // the secrets file holds it; no other file or output does
 		check       func(t *testing.T, cfg, home string)
+		env         map[string]string // set for the run
 	}{
 		{name: "non-interactive openai", golden: "onboard_openai",
 			args:       []string{"--non-interactive", "--accept-risk", "--auth-choice", "openai-api-key", "--openai-api-key", "sk-flag-key-1", "--skip-health", "--gateway-port", "18800", "--gateway-bind", "lan"},
@@ -124,6 +127,15 @@ func TestOnboard(t *testing.T) {
 		{name: "interactive bad key then retry", interactive: true, providerKey: "good",
 			args:  []string{"--custom-base-url", "PROVIDER/v1", "--custom-model-id", "m", "--skip-channels", "--gateway-port", "GPORT", "--gateway-bind", "loopback", "--workspace", "/tmp/ws-onboard-test", "--no-install-daemon"},
 			stdin: "y\nwrong\n1\ngood\n", wantSecret: "good"},
+		{name: "interactive, acknowledged before: the risk is not asked again", interactive: true, providerKey: "good",
+			existing: `{wizard: {securityAcknowledgedAt: "2026-01-02T03:04:05.000Z"}}`,
+			args:     []string{"--reset", "--custom-base-url", "PROVIDER/v1", "--custom-model-id", "m", "--skip-channels", "--gateway-port", "GPORT", "--gateway-bind", "loopback", "--workspace", "/tmp/ws-onboard-test", "--no-install-daemon"},
+			stdin:    "good\n", wantSecret: "good",
+			check: func(t *testing.T, cfg, home string) {
+				if !strings.Contains(cfg, `"securityAcknowledgedAt": "2026-01-02T03:04:05.000Z"`) {
+					t.Errorf("the acknowledgement was not kept:\n%s", cfg)
+				}
+			}},
 		{name: "ollama needs no key, in ref mode too",
 			args: []string{"--non-interactive", "--accept-risk", "--auth-choice", "ollama", "--secret-input-mode", "ref", "--skip-health", "--custom-model-id", "qwen3:8b"},
 			check: func(t *testing.T, cfg, home string) {
@@ -178,6 +190,29 @@ func TestOnboard(t *testing.T) {
 			wantErr: "--openai-api-key does not go with --auth-choice apiKey"},
 		{name: "ref mode without the variable", args: []string{"--non-interactive", "--accept-risk", "--auth-choice", "openai-api-key", "--secret-input-mode", "ref", "--openai-api-key", "x"},
 			wantErr: "reference to OPENAI_API_KEY, which is not set"},
+		{name: "the environment key is taken under access mode full", env: map[string]string{"OPENAI_API_KEY": "sk-env-key"},
+			existing: `{wizard: {accessMode: "full"}}`,
+			args:     []string{"--non-interactive", "--accept-risk", "--reset", "--auth-choice", "openai-api-key", "--secret-input-mode", "ref", "--skip-health"},
+			check: func(t *testing.T, cfg, home string) {
+				if !strings.Contains(cfg, `"id": "OPENAI_API_KEY"`) {
+					t.Errorf("the key from the environment was not taken:\n%s", cfg)
+				}
+			}},
+		{name: "guarded access mode takes no key from the environment", env: map[string]string{"OPENAI_API_KEY": "sk-env-key"},
+			existing: `{wizard: {accessMode: "guarded"}}`,
+			args:     []string{"--non-interactive", "--accept-risk", "--reset", "--auth-choice", "openai-api-key", "--secret-input-mode", "ref", "--skip-health"},
+			wantErr:  `wizard.accessMode is "guarded": onboarding does not take OPENAI_API_KEY from the environment without asking; pass --openai-api-key`},
+		{name: "onboarding again keeps the access mode and the acknowledgement, and records its run",
+			existing: `{wizard: {accessMode: "guarded", securityAcknowledgedAt: "2026-01-02T03:04:05.000Z", lastRunCommand: "configure", lastRunVersion: "2026.3.1"}}`,
+			args:     []string{"--non-interactive", "--accept-risk", "--reset", "--auth-choice", "openai-api-key", "--openai-api-key", "sk-flag-key-2", "--skip-health"},
+			check: func(t *testing.T, cfg, home string) {
+				for _, s := range []string{`"accessMode": "guarded"`, `"securityAcknowledgedAt": "2026-01-02T03:04:05.000Z"`, `"lastRunCommand": "onboard"`,
+					`"lastRunVersion": "` + version + `"`, `"lastRunAt": "2026-11-30T12:00:00.000Z"`, `"lastRunMode": "local"`} {
+					if !strings.Contains(cfg, s) {
+						t.Errorf("config lacks %s:\n%s", s, cfg)
+					}
+				}
+			}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -188,6 +223,9 @@ func TestOnboard(t *testing.T) {
 			}
 			if strings.HasPrefix(tc.name, "ref mode keeps") {
 				t.Setenv("ANTHROPIC_API_KEY", "sk-ant-env")
+			}
+			for k, v := range tc.env {
+				t.Setenv(k, v)
 			}
 			if tc.interactive {
 				withInteractiveStdin(t)

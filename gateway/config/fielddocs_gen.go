@@ -233,6 +233,7 @@ var fieldDocs = sync.OnceValue(func() map[string]string {
 		"Config.Store":                                     "Store says where the gateway keeps its state: the SQLite file in the state directory, or a PostgreSQL database that several gateways share, one active and the others standing by. Not an OpenClaw key. Default: SQLite.",
 		"Config.TTS":                                       "TTS speaks replies as voice notes (Telegram, WhatsApp, Discord) through OpenAI or ElevenLabs. Default: off.",
 		"Config.Tools":                                     "Tools decides which tools models see and which calls need a person. Default: every tool, no guard rules.",
+		"Config.Wizard":                                    "What the setup commands recorded of their last run, and the choices onboarding keeps. Default: nothing recorded.",
 		"ControlUI":                                        "ControlUI is gateway.controlUi.",
 		"ControlUI.AllowedOrigins":                         "Browser origins, besides the gateway's own, allowed to open the WebSocket, e.g. \"https://ops.example.com\". Default [] (none).",
 		"ControlUI.BasePath":                               "URL path prefix the Control UI and WebSocket live under, e.g. \"/openclaw\". Default \"\" (the root).",
@@ -933,5 +934,13 @@ var fieldDocs = sync.OnceValue(func() map[string]string {
 		"WhatsappGroup.RequireMention":          "Whether the bot answers only when mentioned. Default true.",
 		"WhatsappGroup.SystemPrompt":            "Extra system prompt for this group. Default \"\".",
 		"WhatsappGroup.Tools":                   "Tool limits in this chat, on top of the tool policy. Default: none.",
+		"Wizard":                                "Wizard is wizard: written by openclaw onboard, configure and doctor --fix (here as in OpenClaw), read by onboarding and shown by doctor.",
+		"Wizard.AccessMode":                     "How onboarding may look around for keys: \"full\" takes a provider key it finds in the environment (asking first at a terminal); \"guarded\" never takes one without asking, so without a terminal the key's flag must be given. Default \"full\".",
+		"Wizard.LastRunAt":                      "When a setup command last ran (ISO 8601); openclaw doctor shows it. Default \"\".",
+		"Wizard.LastRunCommand":                 "Which command it was: \"onboard\", \"configure\" or \"doctor\" (OpenClaw's own may write others). Default \"\".",
+		"Wizard.LastRunCommit":                  "Source revision of that CLI, when it was built with one. Default \"\".",
+		"Wizard.LastRunMode":                    "Whether it set up a gateway on this machine (\"local\") or a client of one elsewhere (\"remote\"). Default \"\".",
+		"Wizard.LastRunVersion":                 "Version of the CLI that ran it. Default \"\".",
+		"Wizard.SecurityAcknowledgedAt":         "When onboarding's risk notice was acknowledged (ISO 8601); while set, onboarding does not ask again. Default \"\" (ask).",
 	}
 })

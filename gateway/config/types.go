@@ -15,6 +15,8 @@ type Config struct {
 	Gateway Gateway `json:"gateway"`
 	// Logging configures log output. Default: each key at its own default.
 	Logging Logging `json:"logging"`
+	// What the setup commands recorded of their last run, and the choices onboarding keeps. Default: nothing recorded.
+	Wizard Wizard `json:"wizard"`
 	// Models configures the model providers agents call. Default: no providers.
 	Models Models `json:"models"`
 	// Agents configures the agents and what they inherit. Default: one agent, "main".
@@ -950,6 +952,25 @@ type CompactionMemoryFlush struct {
 	SoftThresholdTokens int `json:"softThresholdTokens" min:"0"`
 	// Transcript bytes that force the flush; not in effect here. Default 0.
 	ForceFlushTranscriptBytes ByteSize `json:"forceFlushTranscriptBytes"`
+}
+
+// Wizard is wizard: written by openclaw onboard, configure and doctor
+// --fix (here as in OpenClaw), read by onboarding and shown by doctor.
+type Wizard struct {
+	// How onboarding may look around for keys: "full" takes a provider key it finds in the environment (asking first at a terminal); "guarded" never takes one without asking, so without a terminal the key's flag must be given. Default "full".
+	AccessMode string `json:"accessMode" enum:"full,guarded"`
+	// When onboarding's risk notice was acknowledged (ISO 8601); while set, onboarding does not ask again. Default "" (ask).
+	SecurityAcknowledgedAt string `json:"securityAcknowledgedAt"`
+	// When a setup command last ran (ISO 8601); openclaw doctor shows it. Default "".
+	LastRunAt string `json:"lastRunAt"`
+	// Version of the CLI that ran it. Default "".
+	LastRunVersion string `json:"lastRunVersion"`
+	// Source revision of that CLI, when it was built with one. Default "".
+	LastRunCommit string `json:"lastRunCommit"`
+	// Which command it was: "onboard", "configure" or "doctor" (OpenClaw's own may write others). Default "".
+	LastRunCommand string `json:"lastRunCommand"`
+	// Whether it set up a gateway on this machine ("local") or a client of one elsewhere ("remote"). Default "".
+	LastRunMode string `json:"lastRunMode" enum:"local,remote"`
 }
 
 // AgentSandbox is agents.defaults.sandbox and agents.entries.<id>.sandbox;

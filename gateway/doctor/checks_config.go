@@ -69,6 +69,9 @@ func checkConfig(_ context.Context, r *run) Check {
 		return c
 	}
 	c.Status, c.Detail = StatusOK, fmt.Sprintf("%s parses and validates", in.Paths.ConfigPath)
+	if last := in.Snap.Config.Wizard.LastRun(); last != "" {
+		c.Detail += "; last set up with " + last
+	}
 	return c
 }
 
@@ -103,6 +106,9 @@ func checkLegacyConfig(_ context.Context, r *run) Check {
 	c.FixHint = "Run `openclaw doctor --fix` to rewrite them in the file (a backup is kept as " + in.Paths.ConfigPath + ".bak)."
 	if !r.Fix {
 		return c
+	}
+	if recorded, err := config.RecordSetupRun(migrated, config.SetupRun{Command: "doctor", Version: r.Version, Commit: r.Commit, At: r.now()}); err == nil {
+		migrated = recorded
 	}
 	bak, err := writeMigrated(in.Paths.ConfigPath, in.Snap.Raw, migrated)
 	if err != nil {

@@ -98,9 +98,20 @@ type Options struct {
 	// DiskFree returns the bytes free to this user on path's file system;
 	// nil asks the OS.
 	DiskFree func(path string) (uint64, error)
+	// Version and Commit are the CLI's, recorded in wizard.lastRun* when
+	// a repair rewrites the config, as OpenClaw's doctor records its runs.
+	Version, Commit string
 	// Now is the clock (tests). Default time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
+}
+
+// now is the run's clock.
+func (r *run) now() time.Time {
+	if r.Now == nil {
+		return time.Now()
+	}
+	return r.Now()
 }
 
 // run is one doctor run's shared state.

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openclaw-go/openclaw/gateway/statelock"
 )
@@ -58,9 +59,18 @@ func TestLegacyConfigFix(t *testing.T) {
 		t.Fatal("the check changed the file without --fix")
 	}
 
-	c = runOne(t, checkLegacyConfig, Options{Install: in, Fix: true})
+	at := time.Date(2026, 12, 1, 8, 30, 0, 0, time.UTC)
+	c = runOne(t, checkLegacyConfig, Options{Install: in, Fix: true, Version: "9.9.9", Commit: "abc1234", Now: func() time.Time { return at }})
 	if c.Fix == nil || !c.Fix.Applied || c.Status != StatusOK {
 		t.Fatalf("with --fix: %+v", c)
+	}
+	// The rewrite records the run, as OpenClaw's doctor does, and the
+	// Config check shows it.
+	if w := in.Snap.Config.Wizard; w.LastRunCommand != "doctor" || w.LastRunVersion != "9.9.9" || w.LastRunCommit != "abc1234" || w.LastRunAt != "2026-12-01T08:30:00.000Z" {
+		t.Fatalf("wizard after the fix: %+v", w)
+	}
+	if c := runOne(t, checkConfig, Options{Install: in}); !strings.Contains(c.Detail, "last set up with openclaw doctor 9.9.9 (abc1234), at 2026-12-01T08:30:00.000Z") {
+		t.Fatalf("config check: %q", c.Detail)
 	}
 	bak, err := os.ReadFile(in.Paths.ConfigPath + ".bak")
 	if err != nil || string(bak) != legacy {
