@@ -82,6 +82,7 @@ var commandHelp = []struct{ name, usage, what string }{
 	{"think", "/think <level|default>", "set this session's thinking level (alias /t)"},
 	{"verbose", "/verbose on|off|full", "set this session's verbose level (alias /v)"},
 	{"approve", "/approve <id> allow-once|allow-always|deny", "answer a pending approval (approvers only)"},
+	{"skill", "/skill <name> [input]", "have the agent run one of its skills (also /<skill> [input]); /skill alone lists them"},
 	{"tts", "/tts on|off|status|provider <id>|persona off|audio <text>|latest", "show or set spoken replies for the whole gateway (changes: owner only), or say one text or the latest reply as a voice note"},
 }
 
@@ -144,7 +145,7 @@ func (s *Service) commandReply(ctx context.Context, sess *sessions.Session, req 
 	who := req.Commands
 	switch cmd.name {
 	case "help":
-		return "Commands the gateway answers itself: /status, /whoami, /new, /reset, /stop, /model, /think, /verbose, /approve, /tts. /commands lists them with what they do; anything else goes to the agent."
+		return "Commands the gateway answers itself: /status, /whoami, /new, /reset, /stop, /model, /think, /verbose, /approve, /skill, /tts. /commands lists them with what they do; anything else goes to the agent."
 	case "commands":
 		var b strings.Builder
 		b.WriteString("Commands the gateway answers itself:")
@@ -172,6 +173,8 @@ func (s *Service) commandReply(ctx context.Context, sess *sessions.Session, req 
 		return s.verboseCommand(ctx, sess, req, cmd.args)
 	case "approve":
 		return s.approveCommand(ctx, who, cmd.args)
+	case "skill":
+		return cmd.args // skillInvocation's answer
 	}
 	return "Unknown command /" + cmd.name + "."
 }

@@ -239,6 +239,14 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (run *Run, dup bo
 	if key == "" {
 		key = sessions.MainKey(agent.ID, cfg.Session.MainKey)
 	}
+	if msg, reply, ok := s.skillInvocation(ctx, agent.ID, req.Message); ok {
+		switch {
+		case reply != "" && req.Commands != nil:
+			return s.runCommand(ctx, agent, key, req, slashCommand{name: "skill", args: reply})
+		case reply == "":
+			req.Message = msg
+		}
+	}
 	if req.Commands != nil {
 		if cmd, ok := parseSlashCommand(req.Message); ok {
 			return s.runCommand(ctx, agent, key, req, cmd)

@@ -73,6 +73,10 @@ type Options struct {
 	// SkillDirectory, if set, returns the agent's one-line-per-skill
 	// directory for its system prompt ("" when it has none).
 	SkillDirectory func(ctx context.Context, agentID string) string
+	// SkillCommands, if set, lists the agent's skills as slash commands
+	// (/skill <name>, /<skill>); nil leaves such messages to the model
+	// as typed.
+	SkillCommands func(ctx context.Context, agentID string) []SkillCommand
 	// AfterLLM, if set and returning true, filters each model answer
 	// before anyone sees it (after_llm hooks); the answer is then sent
 	// whole instead of streamed.

@@ -136,6 +136,9 @@ type Options struct {
 	Unmount func(path string)
 	// DefaultAgent names the agent that answers when no binding matches.
 	DefaultAgent func(cfg *config.Config) string
+	// SkillCommands, when set, lists the agent's skills as menu commands
+	// (commands.nativeSkills); nil publishes none.
+	SkillCommands func(ctx context.Context, agentID string) []Command
 	// AgentMentionPatterns returns an agent's groupChat.mentionPatterns.
 	AgentMentionPatterns func(cfg *config.Config, agentID string) []string
 	// TypingInterval repeats the typing indicator; default
@@ -398,9 +401,14 @@ func (m *Manager) startAccount(a *account) {
 	m.log.Info("channel account started", "channel", a.network.Name, "accountId", a.id)
 	if menu, ok := ad.(CommandMenu); ok {
 		// commands.native false clears a menu published before.
+		cfg := m.cfg.Load()
+		native, skills := a.specNow().Commands.Resolve(cfg.Commands)
 		cmds := NativeCommands
-		if !m.cfg.Load().Commands.Native.Publish(true) {
+		switch {
+		case !native.Publish(true):
 			cmds = []Command{}
+		case skills.Publish(true) && m.opts.SkillCommands != nil:
+			cmds = menuWithSkills(cmds, m.opts.SkillCommands(context.WithoutCancel(ctx), m.opts.DefaultAgent(cfg)))
 		}
 		go func() {
 			cctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -1111,6 +1119,35 @@ func (m *Manager) runTurn(ctx context.Context, cfg *config.Config, l *lane, t tu
 		}
 	}
 	m.answer(ctx, t.r, t.g.agentID, t.key, outs)
+}
+
+// maxMenuCommands is the most commands a menu holds (Telegram's and
+// Discord's limit); maxMenuDescription the longest description both take.
+const (
+	maxMenuCommands    = 100
+	maxMenuDescription = 100
+)
+
+// menuWithSkills adds the skill commands to the built-in ones, within
+// the networks' limits: built-in names win, a description is cut to fit.
+func menuWithSkills(builtin, skills []Command) []Command {
+	out := slices.Clone(builtin)
+	for _, c := range skills {
+		if len(out) == maxMenuCommands {
+			break
+		}
+		if slices.ContainsFunc(out, func(b Command) bool { return b.Name == c.Name }) {
+			continue
+		}
+		if d := []rune(c.Description); len(d) > maxMenuDescription {
+			c.Description = string(d[:maxMenuDescription-1]) + "…"
+		}
+		if c.Description == "" {
+			c.Description = "Run the " + c.Name + " skill"
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // noticer returns what sends the chat of in a notice during its turn:

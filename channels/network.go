@@ -96,6 +96,9 @@ type AccountSpec struct {
 	// changes; the adapter is then restarted on reload.
 	Fingerprint string
 	New         func() (Adapter, error)
+	// Commands is the network's channels.<name>.commands (its own native
+	// and nativeSkills over commands.*).
+	Commands config.ChannelCommandSettings
 }
 
 // Fingerprint identifies the settings an adapter is built from; a reload

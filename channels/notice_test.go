@@ -2,6 +2,9 @@ package channels
 
 import (
 	"context"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,5 +58,81 @@ func TestTurnNoticesReachTheChat(t *testing.T) {
 		if o.Text != want[i] || o.To.ChatID != "42" || o.To.ThreadID != "t9" {
 			t.Errorf("message %d = %q to %+v, want %q to chat 42 thread t9", i, o.Text, o.To, want[i])
 		}
+	}
+}
+
+// TestSkillCommandsMenu: the command menu holds the skills' commands
+// when commands.nativeSkills (or the network's own commands.nativeSkills)
+// is on, which "auto" is for a network with a menu; never past
+// commands.native false, never in place of a built-in command, and each
+// description cut to what the networks take.
+func TestSkillCommandsMenu(t *testing.T) {
+	long := strings.Repeat("d", 150)
+	skills := []Command{{Name: "weather", Description: "Forecasts"}, {Name: "new", Description: "a skill named like /new"}, {Name: "wordy", Description: long}}
+	builtin := len(NativeCommands)
+	tests := []struct {
+		name    string
+		global  config.Commands
+		channel config.ChannelCommandSettings
+		want    []string // menu names after the built-in ones; nil: only those
+		cleared bool
+	}{
+		{name: "auto", want: []string{"weather", "wordy"}},
+		{name: "nativeSkills false", global: config.Commands{NativeSkills: "false"}},
+		{name: "the network's false wins", global: config.Commands{NativeSkills: "true"}, channel: config.ChannelCommandSettings{NativeSkills: "false"}},
+		{name: "the network's true wins", global: config.Commands{NativeSkills: "false"}, channel: config.ChannelCommandSettings{NativeSkills: "true"}, want: []string{"weather", "wordy"}},
+		{name: "native false clears everything", global: config.Commands{Native: "false", NativeSkills: "true"}, cleared: true},
+		{name: "the network's native false clears it", channel: config.ChannelCommandSettings{Native: "false"}, cleared: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := openTestStore(t, storetest.Place(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ad := newMem()
+			net := Network{Name: "telegram", Label: "Telegram", Accounts: func(*config.Config) []AccountSpec {
+				return []AccountSpec{{AccountID: "default", Default: true, Enabled: true, Policy: AccountPolicy{DMPolicy: "open", AllowFrom: []string{"*"}},
+					Fingerprint: "x", Commands: tt.channel, New: func() (Adapter, error) { return ad, nil }}}
+			}}
+			var asked []string
+			var mu sync.Mutex
+			m := New(&config.Config{Commands: tt.global}, Options{Store: st, Dispatcher: noticeAgent{}, Networks: []Network{net},
+				DefaultAgent: func(*config.Config) string { return "main" }, TypingInterval: time.Hour,
+				SkillCommands: func(_ context.Context, agentID string) []Command {
+					mu.Lock()
+					asked = append(asked, agentID)
+					mu.Unlock()
+					return skills
+				}})
+			m.Start(context.Background())
+			h := &harness{m: m, ad: ad, st: st}
+			t.Cleanup(h.close)
+			waitFor(t, func() bool { ad.mu.Lock(); defer ad.mu.Unlock(); return len(ad.menus) == 1 })
+			ad.mu.Lock()
+			menu := ad.menus[0]
+			ad.mu.Unlock()
+			if tt.cleared {
+				if len(menu) != 0 {
+					t.Fatalf("menu %v, want it cleared", menu)
+				}
+				return
+			}
+			var names []string
+			for _, c := range menu[builtin:] {
+				names = append(names, c.Name)
+				if n := len([]rune(c.Description)); n == 0 || n > 100 {
+					t.Errorf("/%s description has %d characters", c.Name, n)
+				}
+			}
+			if !slices.Equal(names, tt.want) || menu[0].Name != NativeCommands[0].Name {
+				t.Fatalf("menu %v, want the built-in commands then %v", menu, tt.want)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if tt.want != nil && (len(asked) != 1 || asked[0] != "main") {
+				t.Errorf("skills asked for agents %v, want the default agent", asked)
+			}
+		})
 	}
 }

@@ -28,6 +28,13 @@ func (s *System) buildAgents(snap *config.Snapshot) {
 		Store: s.sessions, Emit: s.srv, Log: s.log.With("component", "agents"), StateDir: s.opts.StateDir,
 		PromptInjections: func() []string { return s.current().hooks.Injections() },
 		SkillDirectory:   func(ctx context.Context, agentID string) string { return s.plugins.SkillDirectory(ctx, agentID) },
+		SkillCommands: func(ctx context.Context, agentID string) []agents.SkillCommand {
+			var out []agents.SkillCommand
+			for _, c := range s.plugins.SkillCommands(ctx, agentID, agents.BuiltinCommandNames()) {
+				out = append(out, agents.SkillCommand{Name: c.Name, Skill: c.Skill, Description: c.Description})
+			}
+			return out
+		},
 		AfterLLM: func() (func(string) string, bool) {
 			h := s.current().hooks
 			return h.AfterLLM, h.HasAfterLLM()

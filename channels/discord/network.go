@@ -41,7 +41,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 			Proxy: acct.Proxy, MentionAliases: mentionAliases(dc, id),
 			Log: h.AccountLog("discord", id),
 		}
-		specs = append(specs, channels.AccountSpec{
+		specs = append(specs, channels.AccountSpec{Commands: acct.Commands,
 			AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
 			Policy:      withBotLoop(policy(cfg, acct), dc.Accounts[id].BotLoopProtection, dc.BotLoopProtection, cfg.Channels.Defaults.BotLoopProtection),
 			Fingerprint: channels.Fingerprint(token, opts.APIBase, opts.GatewayURL, opts.TextLimit, opts.MaxLinesPerMessage, opts.ChunkMode, opts.AllowBots, opts.MediaMaxMb, opts.SuppressEmbeds, opts.Presence, opts.Proxy, opts.MentionAliases),

@@ -54,7 +54,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 		if opts.Mode == "" {
 			opts.Mode = "socket"
 		}
-		specs = append(specs, channels.AccountSpec{
+		specs = append(specs, channels.AccountSpec{Commands: acct.Commands,
 			AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.IsEnabled(),
 			Policy: withBotLoop(policy(cfg, acct), sc.Accounts[id].BotLoopProtection, sc.BotLoopProtection, cfg.Channels.Defaults.BotLoopProtection),
 			Fingerprint: channels.Fingerprint(bot, app, opts.SigningSecret, opts.Mode, opts.APIURL, opts.WebhookPath, opts.TextLimit,

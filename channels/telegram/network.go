@@ -44,7 +44,7 @@ func accounts(h channels.Host, cfg *config.Config) []channels.AccountSpec {
 		if h.Throttle != nil {
 			opts.Throttle = h.Throttle(path)
 		}
-		specs = append(specs, channels.AccountSpec{
+		specs = append(specs, channels.AccountSpec{Commands: acct.Commands,
 			AccountID: id, Name: acct.Name, Default: isDefault, Enabled: acct.ChannelCommon.IsEnabled(),
 			Policy: policy(cfg, acct), Fingerprint: channels.Fingerprint(token, opts.APIRoot, opts.Proxy, opts.WebhookURL, opts.WebhookSecret, opts.WebhookPath, opts.TextLimit, opts.MediaMaxMb, opts.ChunkMode, opts.NoLinkPreview, opts.Commands),
 			New: func() (channels.Adapter, error) {

@@ -39,6 +39,8 @@ type Agents interface {
 	Abort(sessionKey, runID string) bool
 	// Steer hands text to a session's running turn; false when none takes it.
 	Steer(sessionKey, text string) bool
+	// SkillCommands lists the agent's skills as slash commands.
+	SkillCommands(ctx context.Context, agentID string) []agents.SkillCommand
 }
 
 // ApprovalResolver settles a Tool Guard approval (the tools' approvals).
@@ -99,12 +101,19 @@ func New(opts Options) *Host {
 		networks = append(networks, network(host))
 	}
 	h.Manager = channels.New(opts.Config(), channels.Options{
-		Store:           opts.Store,
-		Log:             chLog,
-		Dispatcher:      agentDispatcher{svc: opts.Agents, owner: h.chatOwner, approver: h.chatApprover},
-		Approver:        approvalResolver{approvals: opts.Approvals, approver: h.chatApprover, posts: h.posts},
-		Networks:        networks,
-		Workspace:       opts.Agents.Workspace,
+		Store:      opts.Store,
+		Log:        chLog,
+		Dispatcher: agentDispatcher{svc: opts.Agents, owner: h.chatOwner, approver: h.chatApprover},
+		Approver:   approvalResolver{approvals: opts.Approvals, approver: h.chatApprover, posts: h.posts},
+		Networks:   networks,
+		Workspace:  opts.Agents.Workspace,
+		SkillCommands: func(ctx context.Context, agentID string) []channels.Command {
+			var out []channels.Command
+			for _, c := range opts.Agents.SkillCommands(ctx, agentID) {
+				out = append(out, channels.Command{Name: c.Name, Description: c.Description})
+			}
+			return out
+		},
 		Speech:          &speech.Client{Getenv: opts.Getenv},
 		BootstrapOwner:  opts.BootstrapOwner,
 		OwnerConfigured: func() bool { return len(opts.Config().Commands.OwnerAllowFrom) > 0 },

@@ -43,9 +43,10 @@ type noAgents struct{}
 func (noAgents) Start(context.Context, agents.StartRequest) (*agents.Run, bool, error) {
 	return nil, false, errors.New("no agents here")
 }
-func (noAgents) Workspace(string) (string, error) { return "", errors.New("no workspaces here") }
-func (noAgents) Steer(string, string) bool        { return false }
-func (noAgents) Abort(string, string) bool        { return false }
+func (noAgents) Workspace(string) (string, error)                            { return "", errors.New("no workspaces here") }
+func (noAgents) Steer(string, string) bool                                   { return false }
+func (noAgents) Abort(string, string) bool                                   { return false }
+func (noAgents) SkillCommands(context.Context, string) []agents.SkillCommand { return nil }
 
 // portNetwork has one account named after gateway.port, so a reload that
 // changes the port changes the account.

@@ -94,3 +94,31 @@ func FuzzParseByteSize(f *testing.F) {
 		}
 	})
 }
+
+// TestCommandMenuKeys: commands.nativeSkills and the networks' own
+// commands decode without warnings, except Slack's true (no menu there).
+func TestCommandMenuKeys(t *testing.T) {
+	src := `{commands: {native: "auto", nativeSkills: false},
+  channels: {telegram: {botToken: "1:x", commands: {nativeSkills: true}}, discord: {token: "x", commands: {native: false}}, slack: {botToken: "xoxb-1", appToken: "xapp-1", commands: {nativeSkills: true}}}}`
+	snap, errs, warns := parseTest(t, src, nil)
+	if len(errs) > 0 {
+		t.Fatalf("errors: %v", errs)
+	}
+	c := snap.Config
+	if n, s := c.Channels.Telegram.Commands.Resolve(c.Commands); n != "auto" || s != "true" {
+		t.Errorf("telegram native %q skills %q", n, s)
+	}
+	if n, s := c.Channels.Discord.Commands.Resolve(c.Commands); n != "false" || s != "false" {
+		t.Errorf("discord native %q skills %q", n, s)
+	}
+	joined := strings.Join(warns, "\n")
+	off := 0
+	for _, w := range warns {
+		if strings.Contains(w, "not in effect") || strings.Contains(w, "not implemented yet") {
+			off++
+		}
+	}
+	if off != 1 || !strings.Contains(joined, "channels.slack.commands.nativeSkills: true is not in effect here") {
+		t.Errorf("want Slack's nativeSkills alone not in effect; warnings:\n%s", joined)
+	}
+}

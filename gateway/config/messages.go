@@ -70,6 +70,19 @@ func (NativeSetting) jsonSchema() map[string]any {
 	}}
 }
 
+// Resolve gives the network's menu settings: its own where set, else
+// commands.native and commands.nativeSkills.
+func (c ChannelCommandSettings) Resolve(global Commands) (native, skills NativeSetting) {
+	native, skills = global.Native, global.NativeSkills
+	if c.Native != "" {
+		native = c.Native
+	}
+	if c.NativeSkills != "" {
+		skills = c.NativeSkills
+	}
+	return native, skills
+}
+
 // Publish reports whether the native command menu is published on a
 // network; auto is whether the network publishes it by default.
 func (s NativeSetting) Publish(auto bool) bool {
@@ -235,6 +248,13 @@ func (d *decoder) validateMessages(c *Config) {
 		if on {
 			n, p := d.where("commands." + key)
 			d.warnAtPath(n, p, "commands.%s true is not in effect here: the gateway has no such chat command, so the message goes to the agent as text", key)
+		}
+	}
+	for _, key := range []string{"native", "nativeSkills"} {
+		sc := c.Channels.Slack.Commands
+		if v := map[string]NativeSetting{"native": sc.Native, "nativeSkills": sc.NativeSkills}[key]; v == "true" {
+			n, p := d.where("channels.slack.commands." + key)
+			d.warnAtPath(n, p, "true is not in effect here: Slack's slash commands are defined in the Slack app, so there is no menu to publish")
 		}
 	}
 	d.checkPatterns("messages.groupChat.mentionPatterns", c.Messages.GroupChat.MentionPatterns)

@@ -553,6 +553,17 @@ type Commands struct {
 	Plugins bool `json:"plugins"`
 	// Whether the native command menu is published: "auto" on Telegram and Discord, off on Slack (its commands live in the Slack app); false clears the menu at start. Default "auto".
 	Native NativeSetting `json:"native"`
+	// Whether the agents' skills join the native command menu (as /<skill>, sanitised to a-z0-9_, at most 32 characters, a clash with another command numbered): "auto" on Telegram and Discord, off on Slack. /skill <name> and /<skill> work as typed text either way. Default "auto".
+	NativeSkills NativeSetting `json:"nativeSkills"`
+}
+
+// ChannelCommandSettings is channels.<telegram|discord|slack>.commands:
+// the network's own choice over commands.native and commands.nativeSkills.
+type ChannelCommandSettings struct {
+	// Whether this network's native command menu is published; overrides commands.native. Default "" (commands.native).
+	Native NativeSetting `json:"native"`
+	// Whether skills join this network's command menu; overrides commands.nativeSkills. Default "" (commands.nativeSkills).
+	NativeSkills NativeSetting `json:"nativeSkills"`
 }
 
 // Messages is the messages.* section.
@@ -1646,6 +1657,8 @@ type TelegramAccount struct {
 	ChannelCommon
 	// Display name of the account. Default "".
 	Name string `json:"name"`
+	// The network's own commands.native and commands.nativeSkills. Default: those.
+	Commands ChannelCommandSettings `json:"commands"`
 	// How replies are shaped while they are written. Default: each key at its own default.
 	Streaming PreviewStreaming `json:"streaming"`
 	// Bot token from @BotFather; a string or a SecretRef. Default "" (tokenFile, then TELEGRAM_BOT_TOKEN for the default account).
@@ -1824,6 +1837,8 @@ type DiscordAccount struct {
 	ChannelCommon
 	// Display name of the account. Default "".
 	Name string `json:"name"`
+	// The network's own commands.native and commands.nativeSkills. Default: those.
+	Commands ChannelCommandSettings `json:"commands"`
 	// How replies are shaped while they are written. Default: each key at its own default.
 	Streaming PreviewStreaming `json:"streaming"`
 	// Bot token; a string or a SecretRef. Default "" (DISCORD_BOT_TOKEN for the default account).
@@ -1950,6 +1965,8 @@ type SlackAccount struct {
 	ChannelCommon
 	// Display name of the account. Default "".
 	Name string `json:"name"`
+	// The network's own commands.native and commands.nativeSkills. Default: those.
+	Commands ChannelCommandSettings `json:"commands"`
 	// How replies are shaped while they are written. Default: each key at its own default.
 	Streaming PreviewStreaming `json:"streaming"`
 	// Bot token (xoxb-…); a string or a SecretRef. Default "" (SLACK_BOT_TOKEN for the default account).

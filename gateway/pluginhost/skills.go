@@ -105,6 +105,22 @@ func (h *Host) SkillDirectory(ctx context.Context, agentID string) string {
 	return skills.Directory(h.skillCatalog(agentID), h.opts.Config().Config.Skills.Limits.MaxSkillsPromptChars)
 }
 
+// SkillCommands lists the agent's skills as slash commands, reserved
+// (the built-in commands) kept clear. Like SkillDirectory, none when the
+// agent's policy takes load_skill away: the command asks the model to
+// load the skill.
+func (h *Host) SkillCommands(ctx context.Context, agentID string, reserved []string) []skills.Command {
+	if h.registry == nil || h.policy == nil {
+		return nil
+	}
+	if t, ok := h.registry.Get("load_skill"); ok {
+		if allowed, _ := h.policy.Allowed(ctx, tools.Who{AgentID: agentID}, t.Spec()); !allowed {
+			return nil
+		}
+	}
+	return skills.Commands(h.skillCatalog(agentID), reserved)
+}
+
 // SkillTools builds load_skill, skill_file, skill_script and
 // skill_manage; workspace finds the caller's workspace.
 func (h *Host) SkillTools(workspace func(tools.Who) (string, error)) []tools.Tool {

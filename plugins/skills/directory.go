@@ -2,6 +2,7 @@ package skills
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -22,7 +23,7 @@ const directoryHeader = "## Skills\nBefore a task that matches a skill below, ca
 // empty when no skill is available, so the prompt carries no empty
 // heading.
 func Directory(c Catalog, maxChars int) string {
-	avail := c.Available()
+	avail := slices.DeleteFunc(c.Available(), func(e Entry) bool { return e.NotModelInvocable })
 	if len(avail) == 0 {
 		return ""
 	}

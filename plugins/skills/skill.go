@@ -50,6 +50,12 @@ type Skill struct {
 	PrimaryEnv string
 	// Body is SKILL.md after the front matter.
 	Body string
+	// NotUserInvocable is user-invocable: false: no /<skill> command.
+	NotUserInvocable bool
+	// NotModelInvocable is disable-model-invocation: true: the skill is
+	// left out of the system prompt's directory, and runs only when a
+	// person asks for it (/skill <name>, /<skill>).
+	NotModelInvocable bool
 }
 
 // Requires is what a skill needs from the host before it is offered.
@@ -65,10 +71,12 @@ func (r Requires) empty() bool { return len(r.Bins)+len(r.Env)+len(r.OS) == 0 }
 // OpenClaw nests requirements under metadata.openclaw; older and
 // hand-written skills put them at the top level, so both are read.
 type frontMatter struct {
-	Name        string       `yaml:"name"`
-	Description string       `yaml:"description"`
-	Requires    requiresYAML `yaml:"requires"`
-	Metadata    struct {
+	Name                   string       `yaml:"name"`
+	Description            string       `yaml:"description"`
+	Requires               requiresYAML `yaml:"requires"`
+	UserInvocable          *bool        `yaml:"user-invocable"`
+	DisableModelInvocation bool         `yaml:"disable-model-invocation"`
+	Metadata               struct {
 		OpenClaw struct {
 			Requires   requiresYAML `yaml:"requires"`
 			OS         stringList   `yaml:"os"`
@@ -137,6 +145,9 @@ func Parse(data []byte, folder string) (Skill, error) {
 		Name:        strings.TrimSpace(fm.Name),
 		Description: strings.Join(strings.Fields(fm.Description), " "),
 		Body:        string(body),
+
+		NotUserInvocable:  fm.UserInvocable != nil && !*fm.UserInvocable,
+		NotModelInvocable: fm.DisableModelInvocation,
 	}
 	if s.Name == "" {
 		s.Name = folder
