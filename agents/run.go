@@ -239,7 +239,10 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (run *Run, dup bo
 	if key == "" {
 		key = sessions.MainKey(agent.ID, cfg.Session.MainKey)
 	}
-	if msg, reply, ok := s.skillInvocation(ctx, agent.ID, req.Message); ok {
+	// commands.allowFrom is the only authority for commands: a sender it
+	// refuses gets no skill command either, and the text goes as typed.
+	refused := req.Commands != nil && req.Commands.Refused
+	if msg, reply, ok := s.skillInvocation(ctx, agent.ID, req.Message); ok && !refused {
 		switch {
 		case reply != "" && req.Commands != nil:
 			return s.runCommand(ctx, agent, key, req, slashCommand{name: "skill", args: reply})

@@ -14,6 +14,7 @@ func TestSkillCommands(t *testing.T) {
 	tests := []struct {
 		name, message string
 		commands      bool   // a chat sender (StartRequest.Commands set)
+		refused       bool   // ... whom commands.allowFrom refuses
 		wantModel     string // in the model's last user message; "" when the gateway answers
 		wantReply     string // in the gateway's answer
 	}{
@@ -25,6 +26,7 @@ func TestSkillCommands(t *testing.T) {
 		{name: "/skill with no such skill", message: "/skill nope", commands: true, wantReply: `No skill named "nope" here.|/weather: Forecasts`},
 		{name: "/skill alone lists them", message: "/skill", commands: true, wantReply: "Usage: /skill <name> [input].|/git_helper: Git"},
 		{name: "not a skill: to the model as typed", message: "/weathervane spin", wantModel: "echo: /weathervane spin"},
+		{name: "a sender commands.allowFrom refuses: as typed", message: "/weather Oslo", commands: true, refused: true, wantModel: "echo: /weather Oslo"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -34,7 +36,7 @@ func TestSkillCommands(t *testing.T) {
 			}
 			req := StartRequest{Message: tt.message}
 			if tt.commands {
-				req.Commands = &CommandSender{ID: "telegram:1"}
+				req.Commands = &CommandSender{ID: "telegram:1", Refused: tt.refused}
 			}
 			res := f.run(t, req)
 			if res.Status != "ok" {
