@@ -315,3 +315,31 @@ func TestOutboxPruned(t *testing.T) {
 		t.Errorf("new audio gone: %v", err)
 	}
 }
+
+// TestReplySpokenByLocalProgram: tts.provider "tts-local-cli" speaks a
+// reply with a program on this machine (given the text as one argument,
+// writing the file it is told): the chat gets the program's Ogg/Opus as
+// a voice note.
+func TestReplySpokenByLocalProgram(t *testing.T) {
+	prog := filepath.Join(t.TempDir(), "speak.sh")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\nprintf 'OggS%s' \"$2\" > \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := newVoiceHarness(t, openPolicy, true, func(cfg *config.Config, _ *speechtest.Server) {
+		cfg.TTS.Auto, cfg.TTS.Provider = "always", "tts-local-cli"
+		cfg.TTS.Providers = map[string]config.TTSProvider{"tts-local-cli": {Command: prog, Args: []string{"{{OutputPath}}", "{{Text}}"}, OutputFormat: "opus"}}
+	})
+	h.ad.push(t, dmFrom("1", "42", "talk to me"))
+	<-h.got
+	got := h.ad.waitSent(t, 2)
+	at := got[1].Attachments
+	if len(at) != 1 || !at[0].Voice || at[0].MIME != "audio/ogg" {
+		t.Fatalf("voice message %+v", got[1])
+	}
+	if b, err := os.ReadFile(at[0].Path); err != nil || string(b) != "OggSHere is a reply worth speaking aloud." {
+		t.Errorf("voice file %q: %v", b, err)
+	}
+	if reqs := h.fake.Requests(); len(reqs) != 0 {
+		t.Errorf("a remote provider was called: %+v", reqs)
+	}
+}

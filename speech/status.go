@@ -7,10 +7,10 @@ import "github.com/openclaw-go/openclaw/gateway/config"
 type ProviderState struct {
 	ID         string
 	Label      string
-	Configured bool // it has an API key
+	Configured bool // it has an API key (a program, for the local CLI)
 }
 
-var providerLabels = map[string]string{"openai": "OpenAI", "elevenlabs": "ElevenLabs"}
+var providerLabels = map[string]string{"openai": "OpenAI", "elevenlabs": "ElevenLabs", LocalCLI: "Local CLI"}
 
 // Providers lists the providers that speak here, in the order a missing
 // tts.provider is chosen, with whether each has a key.

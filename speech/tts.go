@@ -128,6 +128,8 @@ func (c *Client) keyOf(id string, p config.TTSProvider) string {
 		return c.openAIKey(p)
 	case "elevenlabs":
 		return c.elevenLabsKey(p)
+	case LocalCLI:
+		return strings.TrimSpace(p.Command) // configured: a program to run
 	}
 	return ""
 }
@@ -181,7 +183,7 @@ func (c *Client) SpeakTextAs(ctx context.Context, t config.TTS, text string, ch 
 		}
 	}
 	if provider == "" {
-		return Audio{}, "", fmt.Errorf("speech: %w: no speech provider (tts.provider openai or elevenlabs) has an API key", ErrNoKey)
+		return Audio{}, "", fmt.Errorf("speech: %w: no speech provider has an API key (tts.provider openai or elevenlabs), or a command (tts-local-cli)", ErrNoKey)
 	}
 	if timeout <= 0 {
 		timeout = time.Duration(cmp.Or(t.TimeoutMs, config.DefaultTTSTimeoutMs)) * time.Millisecond
@@ -199,6 +201,8 @@ func (c *Client) Synthesize(ctx context.Context, provider string, s config.TTSPr
 		return c.openAISpeak(ctx, s, ov, text, voiceNote)
 	case "elevenlabs":
 		return c.elevenLabsSpeak(ctx, s, ov, text, voiceNote)
+	case LocalCLI:
+		return c.localSpeak(ctx, s, text)
 	}
 	return Audio{}, fmt.Errorf("speech: provider %q does not speak here", provider)
 }

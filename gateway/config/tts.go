@@ -19,7 +19,7 @@ func (v *TTSVoiceSettings) markPresent() { v.present = true }
 
 // TTSProviders are the speech providers this gateway speaks through, in
 // the order a missing tts.provider is chosen.
-var TTSProviders = []string{"openai", "elevenlabs"}
+var TTSProviders = []string{"openai", "elevenlabs", "tts-local-cli"}
 
 // Defaults of the tts section.
 const (
@@ -93,6 +93,16 @@ func mergeTTSProvider(base, o TTSProvider) TTSProvider {
 	if o.VoiceSettings.present {
 		base.VoiceSettings = o.VoiceSettings
 	}
+	base.Command = cmp.Or(o.Command, base.Command)
+	if o.Args != nil {
+		base.Args = o.Args
+	}
+	base.OutputFormat = cmp.Or(o.OutputFormat, base.OutputFormat)
+	base.TimeoutMs = cmp.Or(o.TimeoutMs, base.TimeoutMs)
+	base.Cwd = cmp.Or(o.Cwd, base.Cwd)
+	if o.Env != nil {
+		base.Env = o.Env
+	}
 	return base
 }
 
@@ -108,6 +118,10 @@ func (d *decoder) validateTTS(c *Config) {
 				n, path := d.where(prefix+".providers."+id, prefix+".providers")
 				d.warnAtPath(n, path, "provider %q is not in effect here: only %s speak", id, quoteList(TTSProviders))
 			}
+		}
+		if cli, ok := t.Providers["tts-local-cli"]; ok && cli.OutputFormat != "" && !slices.Contains([]string{"mp3", "opus", "wav"}, cli.OutputFormat) {
+			n, path := d.where(prefix+".providers.tts-local-cli.outputFormat")
+			d.errorAtPath(n, path, "outputFormat %q: the program's audio is \"mp3\", \"opus\" or \"wav\"", cli.OutputFormat)
 		}
 		if t.Mode == "all" {
 			n, path := d.where(prefix+".mode", prefix)

@@ -2113,7 +2113,7 @@ type TTS struct {
 	Enabled bool `json:"enabled"`
 	// Which replies are spoken: "final" (the answer) or "all" (tool and block replies too; this gateway sends only final replies, so both speak the answer). Default "final".
 	Mode string `json:"mode" enum:"final,all"`
-	// Speech provider id: "openai" or "elevenlabs" speak here (other ids OpenClaw knows are kept, with a warning, and speak nothing). Default "" (the first of openai, elevenlabs with an API key).
+	// Speech provider id: "openai", "elevenlabs" or "tts-local-cli" (a program on this machine) speak here (other ids OpenClaw knows are kept, with a warning, and speak nothing). Default "" (the first of openai, elevenlabs with an API key, then tts-local-cli with a command).
 	Provider string `json:"provider"`
 	// Hard cap on the characters sent to the provider; a longer reply is cut to fit before it is spoken. Default 4096.
 	MaxTextLength int `json:"maxTextLength" min:"1" max:"100000"`
@@ -2121,7 +2121,7 @@ type TTS struct {
 	TimeoutMs int `json:"timeoutMs" min:"1" max:"600000"`
 	// Whether the model may steer one reply's speech with [[tts:...]] directives. Default: enabled, provider switching off.
 	ModelOverrides TTSModelOverrides `json:"modelOverrides"`
-	// Provider settings by provider id (openai, elevenlabs, ...). Default {} (each provider's defaults, keys from the environment).
+	// Provider settings by provider id (openai, elevenlabs, tts-local-cli, ...). Default {} (each provider's defaults, keys from the environment).
 	Providers map[string]TTSProvider `json:"providers"`
 
 	present bool
@@ -2167,6 +2167,18 @@ type TTSProvider struct {
 	LanguageCode string `json:"languageCode"`
 	// ElevenLabs seed, 0 to 4294967295, for best-effort determinism. Default 0 (none).
 	Seed int `json:"seed" min:"0" max:"4294967295"`
+	// The speech program (tts-local-cli), a path or a name on PATH, optionally with its own arguments after spaces; it runs without a shell. Default "" (none).
+	Command string `json:"command"`
+	// Its arguments (tts-local-cli), each one argument: {{Text}} is the text (else it comes on stdin), {{OutputPath}}, {{OutputDir}} and {{OutputBase}} the file it writes (else its stdout is the audio). Default [].
+	Args []string `json:"args"`
+	// What the program writes (tts-local-cli): "mp3", "opus" or "wav". Default "mp3".
+	OutputFormat string `json:"outputFormat"`
+	// Milliseconds the program may take (tts-local-cli). Default 0 (the request's timeout, else 120000).
+	TimeoutMs int `json:"timeoutMs" min:"1"`
+	// Folder the program runs in (tts-local-cli). Default "" (the gateway's).
+	Cwd string `json:"cwd"`
+	// Variables added to the program's environment (tts-local-cli), which otherwise holds only PATH, HOME, USER, the locale and the temporary and XDG folders: none of the gateway's secrets. Default {}.
+	Env map[string]string `json:"env"`
 }
 
 // TTSVoiceSettings is tts.providers.elevenlabs.voiceSettings.
