@@ -263,6 +263,7 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 	if err := s.buildToolhost(ctx, st); err != nil {
 		return err
 	}
+	s.buildOpenAIHTTP()
 	s.buildNodes()
 	bg, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	s.bg = bg

@@ -10,6 +10,7 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/automation"
 	"github.com/openclaw-go/openclaw/gateway/config"
 	"github.com/openclaw-go/openclaw/gateway/cron"
+	"github.com/openclaw-go/openclaw/gateway/openaihttp"
 	"github.com/openclaw-go/openclaw/gateway/pluginhost"
 	"github.com/openclaw-go/openclaw/gateway/rpc"
 	"github.com/openclaw-go/openclaw/gateway/store"
@@ -87,4 +88,16 @@ func (w toolConfigWriter) RestoreRedacted(raw []byte, cur *config.Snapshot) []by
 // isChatOwner is the owner check of commands.ownerAllowFrom.
 func isChatOwner(cfg *config.Config, channel, senderID string) bool {
 	return cfg.Commands.IsOwner(channel, senderID)
+}
+
+// buildOpenAIHTTP adds the OpenAI-compatible endpoints
+// (gateway.http.endpoints.chatCompletions), behind the same bearer check
+// as the tools REST API.
+func (s *System) buildOpenAIHTTP() {
+	s.addPart(openaihttp.New(openaihttp.Options{
+		Config: func() *config.Config { return s.current().snap.Config },
+		Agents: s.agents,
+		Auth:   s.toolhost.BearerAuth(s.srv.SharedSecretThrottle()),
+		Log:    s.log.With("component", "openai-http"),
+	}))
 }

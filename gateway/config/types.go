@@ -620,6 +620,8 @@ type Gateway struct {
 	Auth GatewayAuth `json:"auth"`
 	// The browser Control UI served by the gateway. Default: enabled at the root path.
 	ControlUI ControlUI `json:"controlUi"`
+	// OpenAI-compatible HTTP endpoints on the gateway port. Default: all off.
+	HTTP GatewayHTTP `json:"http"`
 	// Node host settings. Default: local nodes are approved automatically.
 	Nodes GatewayNodes `json:"nodes"`
 	// How config file changes are applied. Default: hot reload ("hybrid").
@@ -982,6 +984,24 @@ type Wizard struct {
 	LastRunCommand string `json:"lastRunCommand"`
 	// Whether it set up a gateway on this machine ("local") or a client of one elsewhere ("remote"). Default "".
 	LastRunMode string `json:"lastRunMode" enum:"local,remote"`
+}
+
+// GatewayHTTP is gateway.http.
+type GatewayHTTP struct {
+	// The endpoints, each off until enabled. Default: each off.
+	Endpoints GatewayHTTPEndpoints `json:"endpoints"`
+}
+
+// GatewayHTTPEndpoints is gateway.http.endpoints.
+type GatewayHTTPEndpoints struct {
+	// POST /v1/chat/completions, GET /v1/models and /v1/models/{id}: OpenAI's Chat Completions over the agents, with the gateway's token or password as the bearer key (full operator access: keep it off the internet). Default: off.
+	ChatCompletions ChatCompletionsEndpoint `json:"chatCompletions"`
+}
+
+// ChatCompletionsEndpoint is gateway.http.endpoints.chatCompletions.
+type ChatCompletionsEndpoint struct {
+	// Serve the endpoint. Default false.
+	Enabled bool `json:"enabled"`
 }
 
 // AgentSandbox is agents.defaults.sandbox and agents.entries.<id>.sandbox;

@@ -130,6 +130,14 @@ func (h *Host) restAnswer(w http.ResponseWriter) func(any, error) {
 // a bearer token. Never in the URL. Wrong or missing tokens count against
 // the same failed-auth limit as the socket's handshake; a client it
 // locked out gets 429 with Retry-After before its token is looked at.
+// BearerAuth is the gateway's bearer check for its HTTP APIs (the tools
+// REST API, the OpenAI-compatible endpoints): the token or password as
+// Authorization: Bearer, behind throttle; under auth "none", this
+// machine only.
+func (h *Host) BearerAuth(throttle *rpc.HTTPAuthThrottle) func(http.HandlerFunc) http.HandlerFunc {
+	return h.bearer(throttle)
+}
+
 func (h *Host) bearer(throttle *rpc.HTTPAuthThrottle) func(http.HandlerFunc) http.HandlerFunc {
 	return func(next http.HandlerFunc) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
