@@ -195,7 +195,9 @@ func TestChatCompletions(t *testing.T) {
 			{"not JSON", `{"model":`, nil, 400},
 		} {
 			code, body := chatPost(t, base, tok, tc.body, tc.hdr)
-			var e struct{ Error struct{ Message, Type string } }
+			var e struct {
+				Error struct{ Message, Type string }
+			}
 			if code != tc.want || json.Unmarshal(body, &e) != nil || e.Error.Message == "" {
 				t.Errorf("%s: %d %s, want %d with an error message", tc.name, code, body, tc.want)
 			}

@@ -120,7 +120,7 @@ func (d *decoder) validateTTS(c *Config) {
 			}
 		}
 		if cli, ok := t.Providers["tts-local-cli"]; ok && cli.OutputFormat != "" && !slices.Contains([]string{"mp3", "opus", "wav"}, cli.OutputFormat) {
-			n, path := d.where(prefix+".providers.tts-local-cli.outputFormat")
+			n, path := d.where(prefix + ".providers.tts-local-cli.outputFormat")
 			d.errorAtPath(n, path, "outputFormat %q: the program's audio is \"mp3\", \"opus\" or \"wav\"", cli.OutputFormat)
 		}
 		if t.Mode == "all" {
