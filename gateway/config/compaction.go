@@ -23,6 +23,14 @@ func (c Compaction) Guarded() (bool, int) {
 	return on, c.QualityGuard.MaxRetries.Or(1)
 }
 
+// validateTailscale warns that Serve and Funnel are not run here.
+func (d *decoder) validateTailscale(c *Config) {
+	if m := c.Gateway.Tailscale.Mode; m == "serve" || m == "funnel" {
+		n, p := d.where("gateway.tailscale.mode")
+		d.warnAtPath(n, p, "%q is not in effect here: the gateway does not run tailscale %s; run it yourself (tailscale %s %d)", m, m, m, c.Gateway.Port)
+	}
+}
+
 // validateCompaction warns of the compaction keys accepted but not in effect.
 func (d *decoder) validateCompaction(c *Config) {
 	const base = "agents.defaults.compaction"

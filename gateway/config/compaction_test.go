@@ -122,3 +122,13 @@ func TestCommandMenuKeys(t *testing.T) {
 		t.Errorf("want Slack's nativeSkills alone not in effect; warnings:\n%s", joined)
 	}
 }
+
+func TestTailscaleMode(t *testing.T) {
+	for mode, wantWarn := range map[string]bool{"off": false, "serve": true, "funnel": true} {
+		_, errs, warns := parseTest(t, `{gateway: {tailscale: {mode: "`+mode+`"}}}`, nil)
+		warned := strings.Contains(strings.Join(warns, "\n"), "gateway.tailscale.mode: \""+mode+"\" is not in effect here")
+		if len(errs) > 0 || warned != wantWarn || !wantWarn && len(warns) > 0 {
+			t.Errorf("mode %s: errors %v, warnings %v", mode, errs, warns)
+		}
+	}
+}

@@ -622,6 +622,8 @@ type Gateway struct {
 	ControlUI ControlUI `json:"controlUi"`
 	// OpenAI-compatible HTTP endpoints on the gateway port. Default: all off.
 	HTTP GatewayHTTP `json:"http"`
+	// Exposing the gateway through Tailscale Serve or Funnel. Default: mode "off".
+	Tailscale GatewayTailscale `json:"tailscale"`
 	// Node host settings. Default: local nodes are approved automatically.
 	Nodes GatewayNodes `json:"nodes"`
 	// How config file changes are applied. Default: hot reload ("hybrid").
@@ -984,6 +986,12 @@ type Wizard struct {
 	LastRunCommand string `json:"lastRunCommand"`
 	// Whether it set up a gateway on this machine ("local") or a client of one elsewhere ("remote"). Default "".
 	LastRunMode string `json:"lastRunMode" enum:"local,remote"`
+}
+
+// GatewayTailscale is gateway.tailscale.
+type GatewayTailscale struct {
+	// "off" leaves Tailscale alone; "serve" (the tailnet) and "funnel" (the internet) are accepted but not in effect here: expose the port with tailscale serve yourself. Default "off".
+	Mode string `json:"mode" enum:"off,serve,funnel"`
 }
 
 // GatewayHTTP is gateway.http.

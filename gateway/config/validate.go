@@ -12,6 +12,7 @@ import (
 func (d *decoder) validate(c *Config) {
 	d.validateMessages(c)
 	d.validateCompaction(c)
+	d.validateTailscale(c)
 	g := &c.Gateway
 	if g.Auth.Mode == "none" && !g.isLoopbackBind() {
 		n, path := d.where("gateway.auth.mode", "gateway.bind", "gateway.auth", "gateway")
