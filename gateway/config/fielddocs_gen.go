@@ -39,6 +39,7 @@ var fieldDocs = sync.OnceValue(func() map[string]string {
 		"AgentDefaults.UserTimezone":                       "IANA time zone named in the system prompt (e.g. \"America/Chicago\"). Default \"\" (the gateway host's zone).",
 		"AgentDefaults.Workspace":                          "Workspace holding the agent's AGENTS.md, SOUL.md, IDENTITY.md, USER.md, BOOTSTRAP.md and MEMORY.md. Default \"\" (<state dir>/workspace).",
 		"AgentEntry":                                       "AgentEntry is agents.entries.<id>.",
+		"AgentEntry.AgentDir":                              "Where OpenClaw kept this agent's state (its openclaw-agent.sqlite); openclaw migrate reads the agent's sessions there, a relative path from the folder holding the OpenClaw state directory. The gateway keeps agent state in its own database. Default \"\" (<OpenClaw state dir>/agents/<id>/agent).",
 		"AgentEntry.BootstrapMaxChars":                     "This agent's agents.defaults.bootstrapMaxChars. Default 0 (the defaults').",
 		"AgentEntry.BootstrapTotalMaxChars":                "This agent's agents.defaults.bootstrapTotalMaxChars. Default 0 (the defaults').",
 		"AgentEntry.ContextInjection":                      "This agent's agents.defaults.contextInjection. Default \"\" (the defaults').",

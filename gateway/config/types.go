@@ -1131,6 +1131,8 @@ type SubagentDefaults struct {
 type AgentEntry struct {
 	// Display name. Default "" (the id).
 	Name string `json:"name"`
+	// Where OpenClaw kept this agent's state (its openclaw-agent.sqlite); openclaw migrate reads the agent's sessions there, a relative path from the folder holding the OpenClaw state directory. The gateway keeps agent state in its own database. Default "" (<OpenClaw state dir>/agents/<id>/agent).
+	AgentDir string `json:"agentDir"`
 	// This agent's model allowlist; when set it replaces agents.defaults.modelPolicy for the agent, and [] lets it pick any model. Default: absent (the defaults' policy).
 	ModelPolicy ModelPolicy `json:"modelPolicy"`
 	// What the agent is for, shown to other agents. Default "".

@@ -6,8 +6,10 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 
 	"github.com/openclaw-go/openclaw/agents/sessions"
 	"github.com/openclaw-go/openclaw/channels"
+	"github.com/openclaw-go/openclaw/gateway/config"
 )
 
 // OpenClaw keeps each agent's sessions in its own database,
@@ -43,23 +46,60 @@ type sourceSession struct {
 
 type sessionsState struct {
 	sessions []sourceSession
-	cannot   map[string]int // why → how many
+	cannot   map[string]int    // why → how many
+	dbs      map[string]string // agent id → its database
+}
+
+// agentDBs finds each agent's database: DIR/agents/<id>/agent, or the
+// agentDir the source config gives the agent (agents.entries.<id> or the
+// older agents.list[]), relative to the folder holding DIR when it is
+// not absolute (".openclaw/agents/x/state" in ~/.openclaw's config).
+func agentDBs(from string) (map[string]string, []string) {
+	dbs := map[string]string{}
+	var invalid []string
+	entries, _ := os.ReadDir(filepath.Join(from, agentsDir))
+	for _, a := range entries {
+		if path := filepath.Join(from, agentsDir, a.Name(), agentDBPath); fileExists(path) {
+			if !sessions.ValidAgentID(a.Name()) {
+				invalid = append(invalid, a.Name())
+				continue
+			}
+			dbs[a.Name()] = path
+		}
+	}
+	snap, err := config.Load(filepath.Join(from, sourceConfig), config.LoadOptions{Getenv: func(string) string { return "" }})
+	if err != nil || snap == nil {
+		return dbs, invalid
+	}
+	home, _ := os.UserHomeDir()
+	for id, e := range snap.Config.Agents.Entries {
+		dir := strings.TrimSpace(e.AgentDir)
+		if dir == "" || !sessions.ValidAgentID(id) {
+			continue
+		}
+		switch {
+		case dir == "~" || strings.HasPrefix(dir, "~/"):
+			dir = filepath.Join(home, strings.TrimPrefix(dir, "~"))
+		case !filepath.IsAbs(dir):
+			dir = filepath.Join(filepath.Dir(filepath.Clean(from)), dir)
+		}
+		if path := filepath.Join(dir, filepath.Base(agentDBPath)); fileExists(path) {
+			dbs[id] = path
+		}
+	}
+	return dbs, invalid
 }
 
 // readSessions lists the source's sessions, agent by agent.
 func readSessions(ctx context.Context, from string) (sessionsState, error) {
 	st := sessionsState{cannot: map[string]int{}}
-	agents, _ := os.ReadDir(filepath.Join(from, agentsDir))
-	for _, a := range agents {
-		path := filepath.Join(from, agentsDir, a.Name(), agentDBPath)
-		if !fileExists(path) {
-			continue
-		}
-		if !sessions.ValidAgentID(a.Name()) {
-			st.cannot["agent folder name is not an agent id"]++
-			continue
-		}
-		err := withAgentDB(ctx, path, func(db *sql.DB) error {
+	dbs, invalid := agentDBs(from)
+	st.dbs = dbs
+	if len(invalid) > 0 {
+		st.cannot["agent folder name is not an agent id"] += len(invalid)
+	}
+	for _, agent := range slices.Sorted(maps.Keys(dbs)) {
+		err := withAgentDB(ctx, dbs[agent], func(db *sql.DB) error {
 			if ok, err := tableExists(ctx, db, "session_nodes"); err != nil || !ok {
 				return err
 			}
@@ -75,7 +115,7 @@ func readSessions(ctx context.Context, from string) (sessionsState, error) {
 				if err := rows.Scan(&s.key, &s.sessionID, &s.entry); err != nil {
 					return fmt.Errorf("read sessions: %w", err)
 				}
-				s.agent = a.Name()
+				s.agent = agent
 				k, err := sessions.Parse(s.key)
 				switch {
 				case err != nil || k.Raw != s.key:
@@ -93,7 +133,7 @@ func readSessions(ctx context.Context, from string) (sessionsState, error) {
 			return rows.Err()
 		})
 		if err != nil {
-			return st, fmt.Errorf("migrate: agent %s: %w", a.Name(), err)
+			return st, fmt.Errorf("migrate: agent %s: %w", agent, err)
 		}
 	}
 	return st, nil
@@ -133,8 +173,7 @@ func planSessions(ctx context.Context, p Paths, ours *sql.DB, st sessionsState) 
 		"sessions.list and chat history show them; the next message continues each one",
 		func(ctx context.Context, db *sql.DB) error {
 			for agent, list := range byAgent {
-				path := filepath.Join(p.From, agentsDir, agent, agentDBPath)
-				err := withAgentDB(ctx, path, func(src *sql.DB) error {
+				err := withAgentDB(ctx, st.dbs[agent], func(src *sql.DB) error {
 					for _, s := range list {
 						if err := importSession(ctx, src, db, s); err != nil {
 							return fmt.Errorf("session %s: %w", s.key, err)

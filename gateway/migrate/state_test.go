@@ -240,3 +240,39 @@ func queryStrings(t *testing.T, db *sql.DB, q string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// TestAgentDirSessions: an agent whose config names its own agentDir
+// (the older agents.list shape, a path relative to the folder holding
+// the state directory, as published configs write it) has its sessions
+// read from there.
+func TestAgentDirSessions(t *testing.T) {
+	ctx := context.Background()
+	from := buildSource(t)
+	rel := "work-agent-state"
+	dir := filepath.Join(filepath.Dir(from), rel)
+	adb := openAgentDB(t, dir)
+	addSession(t, adb, "agent:work:main", "11111111-2222-3333-4444-555555555555", `{"sessionId":"x","updatedAt":1796187936708}`)
+	addEvent(t, adb, "11111111-2222-3333-4444-555555555555", 0, `{"type":"message","id":"u1","timestamp":"2026-12-02T05:07:00.000Z","message":{"role":"user","content":"hello from a custom agentDir"}}`)
+	adb.Close()
+	// openAgentDB puts the file under <dir>/agent; agentDir names that folder.
+	write(t, filepath.Join(from, "openclaw.json"), `{ gateway: { mode: "local" }, agents: { list: [{ id: "main", default: true }, { id: "work", agentDir: "`+rel+`/agent" }] } }`)
+	p := target(t, from)
+	plan, err := MakePlan(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(p.StateDir, store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := queryStrings(t, db, `SELECT key FROM sessions WHERE key = 'agent:work:main'`); got != "agent:work:main" {
+		t.Fatalf("the agent's session from its agentDir was not imported: %q", got)
+	}
+	if got := queryStrings(t, db, `SELECT key FROM sessions WHERE key = 'agent:main:main'`); got != "agent:main:main" {
+		t.Fatalf("the default agent's session is gone: %q", got)
+	}
+}
