@@ -6,7 +6,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -77,7 +76,7 @@ func URL(t testing.TB) string {
 
 // url is the test database's URL, its tables in schema (none: public).
 func (s *instance) url(schema string) string {
-	u := fmt.Sprintf("postgres://openclaw@127.0.0.1:%d/postgres?sslmode=disable", s.port)
+	u := fmt.Sprintf("postgres://openclaw@/postgres?host=%s&port=%d&sslmode=disable", s.dir, s.port)
 	if schema != "" {
 		u += "&search_path=" + schema
 	}
@@ -126,17 +125,17 @@ func start() (*instance, error) {
 		}
 		s.asUser = []string{"setpriv", "--reuid=" + u.Uid, "--regid=" + u.Gid, "--init-groups"}
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	s.port = l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	// The server listens on a Unix socket in its own folder, not on TCP:
+	// test binaries of several packages start servers at once, and a
+	// free TCP port picked by one can be taken by another before its
+	// server binds it (pg_ctl -w then reports the other's server as its
+	// own, which stops under its tests when that package ends).
+	s.port = 5432
 	data := filepath.Join(dir, "data")
 	if out, err := s.run("initdb", "-D", data, "-U", "openclaw", "--auth=trust", "-E", "UTF8", "--no-sync", "--no-instructions"); err != nil {
 		return nil, fmt.Errorf("initdb: %w: %s", err, out)
 	}
-	opts := fmt.Sprintf("-k %s -p %d -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", dir, s.port)
+	opts := fmt.Sprintf("-k %s -p %d -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", dir, s.port)
 	if out, err := s.run("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(dir, "server.log"), "-w", "start"); err != nil {
 		log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
 		return nil, fmt.Errorf("pg_ctl start: %w: %s %s", err, out, log)
