@@ -161,6 +161,7 @@ func (s *Service) commandReply(ctx context.Context, sess *sessions.Session, req 
 	case "status":
 		return s.statusText(ctx, sess)
 	case "stop":
+		s.onSessionEnd(ctx, s.config(), "", nil, resetEvent{action: "stop", command: true, key: sess.Key, sender: commandSender(req), source: req.Channel})
 		if s.Abort(sess.Key, "") {
 			return "Stopped the current run."
 		}

@@ -279,12 +279,15 @@ func (s *Service) Start(ctx context.Context, req StartRequest) (run *Run, dup bo
 		}
 	}
 	resetOnly := false
-	if _, rest, ok := sessions.IsResetTrigger(text, cfg.Session.ResetTriggers); ok {
+	if trigger, rest, ok := sessions.IsResetTrigger(text, cfg.Session.ResetTriggers); ok {
+		s.onSessionEnd(ctx, cfg, agent.Workspace, sess, resetEvent{action: strings.TrimPrefix(strings.ToLower(trigger), "/"), command: true, key: key,
+			sender: commandSender(req), source: req.Channel})
 		if sess, err = s.opts.Store.Reset(ctx, key, "reset"); err != nil {
 			return nil, false, fmt.Errorf("reset session %s: %w", key, err)
 		}
 		text, resetOnly = rest, rest == ""
 	} else if p := resetPolicyFor(cfg, key, cmpOr(req.Channel, sess.Origin.Channel)); sessions.ShouldReset(sess, p, time.Now(), time.Local) {
+		s.onSessionEnd(ctx, cfg, agent.Workspace, sess, resetEvent{action: p.Mode, key: key, source: req.Channel})
 		if sess, err = s.opts.Store.Reset(ctx, key, p.Mode); err != nil {
 			return nil, false, fmt.Errorf("reset session %s: %w", key, err)
 		}

@@ -31,6 +31,44 @@ func (d *decoder) validateTailscale(c *Config) {
 	}
 }
 
+// InternalHookOn reports whether the internal hook name runs.
+func (h Hooks) InternalHookOn(name string) bool {
+	if h.Internal.Enabled != nil && !*h.Internal.Enabled {
+		return false
+	}
+	return h.Internal.Entries[name].Enabled
+}
+
+// validateInternalHooks warns of the internal hooks that do not run here.
+func (d *decoder) validateInternalHooks(c *Config) {
+	why := map[string]string{
+		"boot-md":               "BOOT.md is not run at start here",
+		"bootstrap-extra-files": "the workspace's own bootstrap files are the only ones read",
+	}
+	for name, e := range c.Hooks.Internal.Entries {
+		base := "hooks.internal.entries." + name
+		switch name {
+		case "session-memory", "command-logger", "compaction-notifier":
+		default:
+			if e.Enabled {
+				n, p := d.where(base)
+				d.warnAtPath(n, p, "is not in effect here: %s", cmpOrString(why[name], "there is no such bundled hook here"))
+			}
+		}
+		if len(e.Env) > 0 {
+			n, p := d.where(base + ".env")
+			d.warnAtPath(n, p, "is not in effect here: no internal hook here runs a program")
+		}
+	}
+}
+
+func cmpOrString(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
 // validateCompaction warns of the compaction keys accepted but not in effect.
 func (d *decoder) validateCompaction(c *Config) {
 	const base = "agents.defaults.compaction"

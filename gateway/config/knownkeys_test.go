@@ -210,9 +210,12 @@ var legacyKeys = map[string]bool{
 // providerOwnedBlocks are objects OpenClaw's schema leaves open to any
 // key (a speech provider owns its settings); the keys we decode there are
 // the ones OpenClaw's TTS field reference documents for that provider.
+// A bundled hook's entry is open the same way: its options (session-memory's
+// messages) are the ones OpenClaw's bundled-hooks page documents.
 var providerOwnedBlocks = map[string]bool{
 	"tts.providers.*":                  true,
 	"agents.entries.*.tts.providers.*": true,
+	"hooks.internal.entries.*":         true,
 }
 
 func TestImplementedKeysExistInOpenClaw(t *testing.T) {

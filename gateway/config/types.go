@@ -427,6 +427,26 @@ type Hooks struct {
 	Presets []string `json:"presets"`
 	// Mapped paths: POST <path>/<name> runs the first mapping whose match fits, before the presets. Default [] (none).
 	Mappings []HookMapping `json:"mappings"`
+	// The bundled hooks OpenClaw calls internal: session-memory and command-logger run here, compaction-notifier is agents.defaults.compaction.notifyUser; boot-md and bootstrap-extra-files are accepted but not in effect. Default: none enabled.
+	Internal InternalHooks `json:"internal"`
+}
+
+// InternalHooks is hooks.internal.
+type InternalHooks struct {
+	// false turns every internal hook off, whatever its entry says. Default true.
+	Enabled *bool `json:"enabled"`
+	// The hooks by name, each off until its enabled is true. Default {} (none).
+	Entries map[string]InternalHook `json:"entries"`
+}
+
+// InternalHook is hooks.internal.entries.<name>.
+type InternalHook struct {
+	// Run this hook. Default false.
+	Enabled bool `json:"enabled"`
+	// session-memory: how many of the ended session's newest user and assistant messages are saved. Default 15.
+	Messages int `json:"messages" min:"1"`
+	// Variables for the hook; not in effect here (no hook here runs a program). Default {}.
+	Env map[string]string `json:"env"`
 }
 
 // HookMapping is one hooks.mappings entry.

@@ -13,6 +13,7 @@ func (d *decoder) validate(c *Config) {
 	d.validateMessages(c)
 	d.validateCompaction(c)
 	d.validateTailscale(c)
+	d.validateInternalHooks(c)
 	g := &c.Gateway
 	if g.Auth.Mode == "none" && !g.isLoopbackBind() {
 		n, path := d.where("gateway.auth.mode", "gateway.bind", "gateway.auth", "gateway")
