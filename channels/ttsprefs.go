@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -125,15 +126,26 @@ func (m *Manager) SetTTSProvider(ctx context.Context, id string) (string, error)
 	return id, err
 }
 
-// SetTTSPersona sets the persona preference; "off", "none", "default" or
-// "" clear it (returning ""). This gateway has no personas configured,
-// so any other name wraps ErrTTSChoice.
+// SetTTSPersona sets the persona preference to a persona of tts.personas
+// (any case) and returns its id; "off", "none", "default" or "" clear it
+// (returning ""). Any other name wraps ErrTTSChoice.
 func (m *Manager) SetTTSPersona(ctx context.Context, id string) (string, error) {
-	if !slices.Contains(personaClears, strings.ToLower(strings.TrimSpace(id))) {
-		return "", fmt.Errorf("persona %q is not configured (no tts personas here): %w", id, ErrTTSChoice)
+	id = strings.ToLower(strings.TrimSpace(id))
+	if slices.Contains(personaClears, id) {
+		_, err := m.updateTTSPrefs(ctx, func(p *TTSPrefs) { p.Persona = "" })
+		return "", err
 	}
-	_, err := m.updateTTSPrefs(ctx, func(p *TTSPrefs) { p.Persona = "" })
-	return "", err
+	cfg := m.cfg.Load()
+	t := cfg.TTSFor(m.defaultAgent(cfg))
+	if !t.HasPersona(id) {
+		have := slices.Sorted(maps.Keys(t.Personas))
+		if len(have) == 0 {
+			return "", fmt.Errorf("persona %q is not configured (tts.personas is empty): %w", id, ErrTTSChoice)
+		}
+		return "", fmt.Errorf("persona %q is not configured (tts.personas: %s): %w", id, strings.Join(have, ", "), ErrTTSChoice)
+	}
+	_, err := m.updateTTSPrefs(ctx, func(p *TTSPrefs) { p.Persona = id })
+	return id, err
 }
 
 // SetTTSLimit sets where spoken replies are cut, MinTTSLimit to
@@ -155,7 +167,7 @@ func (m *Manager) ttsFor(ctx context.Context, cfg *config.Config, agentID string
 	p, err := m.TTSPrefs(ctx)
 	if err != nil {
 		m.log.Warn("channels: tts preferences unreadable; using the config alone", "err", err)
-		return t
+		return t.WithPersona("")
 	}
 	return applyTTSPrefs(t, p)
 }
@@ -170,10 +182,14 @@ func (m *Manager) replyCut(ctx context.Context) int {
 	return p.MaxLength
 }
 
+// applyTTSPrefs lays the preferences over t: the persona first (its
+// provider over tts.provider), then the chosen provider over the
+// persona's, as OpenClaw orders them.
 func applyTTSPrefs(t config.TTS, p TTSPrefs) config.TTS {
 	if p.Auto != "" {
 		t.Auto = p.Auto
 	}
+	t = t.WithPersona(p.Persona)
 	if p.Provider != "" {
 		t.Provider = p.Provider
 	}

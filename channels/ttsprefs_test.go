@@ -111,3 +111,30 @@ func TestTTSLimitCutsSpokenReplies(t *testing.T) {
 		t.Fatalf("state %+v, %v", st, err)
 	}
 }
+
+// TestTTSPersonaPreference: /tts persona picks a configured persona (any
+// case), whose settings then reach the provider; an unknown one is
+// refused with the personas there are, and off clears the choice.
+func TestTTSPersonaPreference(t *testing.T) {
+	h := newVoiceHarness(t, openPolicy, true, func(cfg *config.Config, fake *speechtest.Server) {
+		speakAlways(cfg, fake)
+		cfg.TTS.Personas = map[string]config.TTSPersona{"butler": {Providers: map[string]config.TTSProvider{"openai": {SpeakerVoice: "cedar"}}}}
+	})
+	ctx := context.Background()
+	if _, err := h.manager.SetTTSPersona(ctx, "pirate"); !errors.Is(err, ErrTTSChoice) || !strings.Contains(err.Error(), "butler") {
+		t.Fatalf("unknown persona: %v", err)
+	}
+	if id, err := h.manager.SetTTSPersona(ctx, "Butler"); err != nil || id != "butler" {
+		t.Fatalf("SetTTSPersona = %q, %v", id, err)
+	}
+	h.ad.push(t, dmFrom("1", "42", "talk to me"))
+	<-h.got
+	h.ad.waitSent(t, 2)
+	reqs := h.fake.Requests()
+	if len(reqs) != 1 || reqs[0].JSON["voice"] != "cedar" {
+		t.Fatalf("provider got %+v, want the persona's voice", reqs)
+	}
+	if id, err := h.manager.SetTTSPersona(ctx, "off"); err != nil || id != "" {
+		t.Fatalf("clear: %q, %v", id, err)
+	}
+}

@@ -82,3 +82,30 @@ func TestLocalCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestPersonaChoosesProvider: the persona's provider speaks, and under
+// fallbackPolicy "fail" a provider it has no settings for never does.
+func TestPersonaChoosesProvider(t *testing.T) {
+	c := &Client{Getenv: func(string) string { return "" }}
+	base := config.TTS{Provider: "openai", Providers: map[string]config.TTSProvider{
+		"openai": {APIKey: config.SecretInput{Value: "sk"}}, "elevenlabs": {APIKey: config.SecretInput{Value: "el"}}}}
+	tests := []struct {
+		name    string
+		persona config.TTSPersona
+		want    string
+	}{
+		{"no persona", config.TTSPersona{}, "openai"},
+		{"the persona's provider", config.TTSPersona{Provider: "elevenlabs"}, "elevenlabs"},
+		{"fail skips an unbound provider for a bound one", config.TTSPersona{FallbackPolicy: "fail", Providers: map[string]config.TTSProvider{"elevenlabs": {}}}, "elevenlabs"},
+		{"fail with no bound provider that has a key speaks none", config.TTSPersona{FallbackPolicy: "fail", Providers: map[string]config.TTSProvider{"tts-local-cli": {}}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := base
+			cfg.Personas = map[string]config.TTSPersona{"p": tt.persona}
+			if got := c.ActiveProvider(cfg.WithPersona("p")); got != tt.want {
+				t.Fatalf("provider %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -103,19 +103,23 @@ func (c *Client) PlanReplyCut(t config.TTS, reply string, inboundVoice bool, max
 
 // chooseProvider is tts.provider (or a directive's, when allowProvider),
 // else the first provider with a key.
+// A persona whose fallbackPolicy is "fail" skips the providers it has no
+// settings for: the next one that has a key speaks, or none.
 func (c *Client) chooseProvider(t config.TTS, d Directives) string {
-	if d.Provider != "" && t.ModelOverrides.AllowProvider && slices.Contains(config.TTSProviders, d.Provider) {
+	if d.Provider != "" && t.ModelOverrides.AllowProvider && slices.Contains(config.TTSProviders, d.Provider) && t.PersonaAllows(d.Provider) {
 		return d.Provider
 	}
 	if t.Provider != "" {
 		id := strings.ToLower(t.Provider)
-		if slices.Contains(config.TTSProviders, id) {
+		if slices.Contains(config.TTSProviders, id) && t.PersonaAllows(id) {
 			return id
 		}
-		return "" // a provider OpenClaw has and this gateway does not: config load warned
+		if !slices.Contains(config.TTSProviders, id) {
+			return "" // a provider OpenClaw has and this gateway does not: config load warned
+		}
 	}
 	for _, id := range config.TTSProviders {
-		if c.keyOf(id, t.Providers[id]) != "" {
+		if c.keyOf(id, t.Providers[id]) != "" && t.PersonaAllows(id) {
 			return id
 		}
 	}

@@ -213,9 +213,11 @@ var legacyKeys = map[string]bool{
 // A bundled hook's entry is open the same way: its options (session-memory's
 // messages) are the ones OpenClaw's bundled-hooks page documents.
 var providerOwnedBlocks = map[string]bool{
-	"tts.providers.*":                  true,
-	"agents.entries.*.tts.providers.*": true,
-	"hooks.internal.entries.*":         true,
+	"tts.providers.*":                             true,
+	"agents.entries.*.tts.providers.*":            true,
+	"tts.personas.*.providers.*":                  true,
+	"agents.entries.*.tts.personas.*.providers.*": true,
+	"hooks.internal.entries.*":                    true,
 }
 
 func TestImplementedKeysExistInOpenClaw(t *testing.T) {

@@ -64,6 +64,14 @@ func (c *Config) TTSFor(agentID string) TTS {
 		out.ModelOverrides.Enabled = o.ModelOverrides.Enabled
 	}
 	out.ModelOverrides.AllowProvider = out.ModelOverrides.AllowProvider || o.ModelOverrides.AllowProvider
+	out.Persona = cmp.Or(o.Persona, out.Persona)
+	if len(o.Personas) > 0 {
+		out.Personas = maps.Clone(out.Personas)
+		if out.Personas == nil {
+			out.Personas = map[string]TTSPersona{}
+		}
+		maps.Copy(out.Personas, o.Personas)
+	}
 	if out.Providers == nil && len(o.Providers) > 0 {
 		out.Providers = map[string]TTSProvider{}
 	}
@@ -106,6 +114,61 @@ func mergeTTSProvider(base, o TTSProvider) TTSProvider {
 	return base
 }
 
+// persona finds a persona by id, whatever its case.
+func (t TTS) persona(id string) (string, TTSPersona, bool) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	for k, p := range t.Personas {
+		if strings.ToLower(k) == id {
+			return k, p, true
+		}
+	}
+	return "", TTSPersona{}, false
+}
+
+// HasPersona reports whether id (any case) is a configured persona.
+func (t TTS) HasPersona(id string) bool {
+	_, _, ok := t.persona(id)
+	return ok
+}
+
+// WithPersona is t as the persona pref (a /tts persona choice), else
+// tts.persona, speaks it: the persona's provider over tts.provider, and
+// its provider settings laid over tts.providers. An unknown or empty
+// persona leaves t as it is. The caller lays a /tts provider choice over
+// the result, which wins over the persona's provider.
+func (t TTS) WithPersona(pref string) TTS {
+	id, p, ok := t.persona(cmp.Or(pref, t.Persona))
+	if !ok {
+		t.Persona = ""
+		return t
+	}
+	t.Persona = id
+	if p.Provider != "" {
+		t.Provider = p.Provider
+	}
+	if len(p.Providers) > 0 {
+		base := t.Providers
+		t.Providers = make(map[string]TTSProvider, len(base)+len(p.Providers))
+		maps.Copy(t.Providers, base)
+		for pid, over := range p.Providers {
+			t.Providers[pid] = mergeTTSProvider(base[pid], over)
+		}
+	}
+	return t
+}
+
+// PersonaAllows reports whether provider may speak for the persona in
+// effect (WithPersona's): always, but under fallbackPolicy "fail" for a
+// provider the persona has no settings for.
+func (t TTS) PersonaAllows(provider string) bool {
+	_, p, ok := t.persona(t.Persona)
+	if !ok || p.FallbackPolicy != "fail" {
+		return true
+	}
+	_, bound := p.Providers[provider]
+	return bound
+}
+
 // validateTTS warns about tts settings kept without effect here.
 func (d *decoder) validateTTS(c *Config) {
 	check := func(prefix string, t TTS) {
@@ -122,6 +185,23 @@ func (d *decoder) validateTTS(c *Config) {
 		if cli, ok := t.Providers["tts-local-cli"]; ok && cli.OutputFormat != "" && !slices.Contains([]string{"mp3", "opus", "wav"}, cli.OutputFormat) {
 			n, path := d.where(prefix + ".providers.tts-local-cli.outputFormat")
 			d.errorAtPath(n, path, "outputFormat %q: the program's audio is \"mp3\", \"opus\" or \"wav\"", cli.OutputFormat)
+		}
+		if t.Persona != "" && !t.HasPersona(t.Persona) {
+			n, path := d.where(prefix + ".persona")
+			d.warnAtPath(n, path, "persona %q is not in %s.personas: replies speak without a persona", t.Persona, prefix)
+		}
+		for _, pid := range slices.Sorted(maps.Keys(t.Personas)) {
+			ps := t.Personas[pid]
+			if ps.Provider != "" && !slices.Contains(TTSProviders, strings.ToLower(ps.Provider)) {
+				n, path := d.where(prefix + ".personas." + pid + ".provider")
+				d.warnAtPath(n, path, "provider %q is not in effect here: only %s speak", ps.Provider, quoteList(TTSProviders))
+			}
+			for _, id := range slices.Sorted(maps.Keys(ps.Providers)) {
+				if !slices.Contains(TTSProviders, id) {
+					n, path := d.where(prefix + ".personas." + pid + ".providers." + id)
+					d.warnAtPath(n, path, "provider %q is not in effect here: only %s speak", id, quoteList(TTSProviders))
+				}
+			}
 		}
 		if t.Mode == "all" {
 			n, path := d.where(prefix+".mode", prefix)

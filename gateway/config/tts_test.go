@@ -51,7 +51,7 @@ func TestTTSKeys(t *testing.T) {
 		t.Errorf("media %+v", c.Tools.Media)
 	}
 	for _, want := range []string{
-		`tts.persona: not implemented yet`,
+		`tts.persona: persona "alfred" is not in tts.personas: replies speak without a persona`,
 		`tts.providers.microsoft: provider "microsoft" is not in effect here`,
 		`tools.media.models[1]: is not in effect here: CLI media models are not run`,
 	} {
@@ -73,5 +73,38 @@ func TestTTSLegacyEnabled(t *testing.T) {
 	snap, _, _ = parseTest(t, `{ tts: { enabled: true, auto: "tagged" } }`, nil)
 	if got := snap.Config.TTS.AutoMode(); got != "tagged" {
 		t.Errorf("auto %q, want auto to win", got)
+	}
+}
+
+// TestTTSPersonas: the persona in effect (a /tts persona choice, else
+// tts.persona, any case) brings its provider and lays its provider
+// settings over tts.providers; fallbackPolicy "fail" lets only the
+// providers it has settings for speak.
+func TestTTSPersonas(t *testing.T) {
+	src := `{tts: {provider: "openai", persona: "Narrator",
+  providers: {openai: {apiKey: "sk-1", speakerVoice: "alloy"}, elevenlabs: {apiKey: "el-1", model: "eleven_multilingual_v2"}},
+  personas: {
+    narrator: {label: "Narrator", provider: "elevenlabs", providers: {elevenlabs: {speakerVoiceId: "EXAVITQu4vr4xnSDxMaL"}}},
+    strict: {fallbackPolicy: "fail", providers: {elevenlabs: {speakerVoiceId: "v2"}}},
+  }}}`
+	snap, errs, warns := parseTest(t, src, nil)
+	if len(errs)+len(warns) > 0 {
+		t.Fatalf("errors %v, warnings %v", errs, warns)
+	}
+	tts := snap.Config.TTS
+	n := tts.WithPersona("")
+	if n.Persona != "narrator" || n.Provider != "elevenlabs" || n.Providers["elevenlabs"].SpeakerVoiceID != "EXAVITQu4vr4xnSDxMaL" ||
+		n.Providers["elevenlabs"].APIKey.Value != "el-1" || n.Providers["elevenlabs"].Model != "eleven_multilingual_v2" {
+		t.Errorf("narrator: %+v", n)
+	}
+	if tts.Providers["elevenlabs"].SpeakerVoiceID != "" {
+		t.Error("the persona's settings leaked into tts.providers")
+	}
+	s := tts.WithPersona("STRICT")
+	if s.Provider != "openai" || s.PersonaAllows("openai") || !s.PersonaAllows("elevenlabs") {
+		t.Errorf("strict: provider %q, allows openai %v, elevenlabs %v", s.Provider, s.PersonaAllows("openai"), s.PersonaAllows("elevenlabs"))
+	}
+	if off := tts.WithPersona("nobody"); off.Persona != "" || off.Provider != "openai" || !off.PersonaAllows("openai") {
+		t.Errorf("an unknown persona: %+v", off)
 	}
 }

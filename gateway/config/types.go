@@ -2173,8 +2173,26 @@ type TTS struct {
 	ModelOverrides TTSModelOverrides `json:"modelOverrides"`
 	// Provider settings by provider id (openai, elevenlabs, tts-local-cli, ...). Default {} (each provider's defaults, keys from the environment).
 	Providers map[string]TTSProvider `json:"providers"`
+	// The persona replies speak as (a key of personas, any case); /tts persona <id> overrides it. Default "" (none).
+	Persona string `json:"persona"`
+	// Spoken identities by id: a preferred provider and, per provider, settings laid over tts.providers.<id>. Default {} (none).
+	Personas map[string]TTSPersona `json:"personas"`
 
 	present bool
+}
+
+// TTSPersona is tts.personas.<id>.
+type TTSPersona struct {
+	// Name shown for the persona. Default "" (the id).
+	Label string `json:"label"`
+	// What the persona sounds like, for people reading the config. Default "".
+	Description string `json:"description"`
+	// Provider the persona speaks with, after /tts provider and an allowed directive, before tts.provider. Default "" (tts.provider).
+	Provider string `json:"provider"`
+	// When the persona has no settings for the provider that speaks: "preserve-persona" and "provider-defaults" speak with the provider's own settings (there are no provider-neutral persona prompts here), "fail" skips that provider. Default "preserve-persona".
+	FallbackPolicy string `json:"fallbackPolicy" enum:"preserve-persona,provider-defaults,fail"`
+	// Settings by provider id, laid key by key over tts.providers.<id>. Default {} (none).
+	Providers map[string]TTSProvider `json:"providers"`
 }
 
 // TTSModelOverrides is tts.modelOverrides.
