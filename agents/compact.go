@@ -55,7 +55,7 @@ func compactionOf(cfg *config.Config) compactionSettings {
 		auto: c.CompactionOn(), safeguard: c.Safeguard(), strictIDs: c.StrictIdentifiers(), guard: guard, retries: retries,
 		keepRecent: c.KeepRecentTokens, turns: c.RecentTurnsPreserve.Or(config.DefaultCompactionRecentTurns),
 		timeout: time.Duration(c.TimeoutSeconds) * time.Second, maxBytes: int64(c.MaxActiveTranscriptBytes),
-		notify: c.NotifyUser, sections: c.PostCompactionSections,
+		notify: c.NotifyUser || cfg.Hooks.InternalHookOn("compaction-notifier"), sections: c.PostCompactionSections,
 	}
 	if st.keepRecent <= 0 {
 		st.keepRecent = config.DefaultCompactionKeepRecent

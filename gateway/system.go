@@ -282,6 +282,8 @@ func (s *System) serve(ctx context.Context, snap *config.Snapshot) error {
 		} else if n > 0 {
 			s.log.Info("resumed accepted turns", "count", n)
 		}
+		// hooks.internal boot-md: each agent's BOOT.md, once per start.
+		s.inBackground(func(ctx context.Context) { s.agents.RunBoot(ctx) })
 	}
 
 	host, err := s.bindHost(snap)

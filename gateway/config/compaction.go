@@ -42,13 +42,12 @@ func (h Hooks) InternalHookOn(name string) bool {
 // validateInternalHooks warns of the internal hooks that do not run here.
 func (d *decoder) validateInternalHooks(c *Config) {
 	why := map[string]string{
-		"boot-md":               "BOOT.md is not run at start here",
 		"bootstrap-extra-files": "the workspace's own bootstrap files are the only ones read",
 	}
 	for name, e := range c.Hooks.Internal.Entries {
 		base := "hooks.internal.entries." + name
 		switch name {
-		case "session-memory", "command-logger", "compaction-notifier":
+		case "session-memory", "command-logger", "compaction-notifier", "boot-md":
 		default:
 			if e.Enabled {
 				n, p := d.where(base)

@@ -427,7 +427,7 @@ type Hooks struct {
 	Presets []string `json:"presets"`
 	// Mapped paths: POST <path>/<name> runs the first mapping whose match fits, before the presets. Default [] (none).
 	Mappings []HookMapping `json:"mappings"`
-	// The bundled hooks OpenClaw calls internal: session-memory and command-logger run here, compaction-notifier is agents.defaults.compaction.notifyUser; boot-md and bootstrap-extra-files are accepted but not in effect. Default: none enabled.
+	// The bundled hooks OpenClaw calls internal: boot-md, session-memory and command-logger run here, compaction-notifier is agents.defaults.compaction.notifyUser; bootstrap-extra-files is accepted but not in effect. Default: none enabled.
 	Internal InternalHooks `json:"internal"`
 }
 
