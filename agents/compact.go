@@ -214,11 +214,12 @@ func (s *Service) writeSummary(ctx context.Context, chain *providers.Chain, st c
 		if attempt >= st.retries {
 			return "", fmt.Errorf("the summary failed the quality guard after %d attempts: %s", attempt+1, problem)
 		}
-		msgs := []providers.Message{
-			{Role: providers.RoleUser, Text: renderForSummary(older)},
-			{Role: providers.RoleAssistant, Text: summary},
-			{Role: providers.RoleUser, Text: "That summary cannot be used: " + problem + ". Write the whole summary again, fixing that."},
-		}
+		// The retry carries the summary and what is wrong with it, not the
+		// messages again: in safeguard mode they were cut into chunks
+		// because together they do not fit the summary model's window,
+		// and what the guard misses (identifiers, length) it names.
+		msgs := []providers.Message{{Role: providers.RoleUser, Text: "[summary]\n" + summary +
+			"\n\nThis summary of a conversation cannot be used: " + problem + ". Write the whole summary again, fixing that and keeping everything else it says."}}
 		text, err := s.summaryRequest(ctx, chain, st, system, msgs)
 		if err != nil {
 			return "", err

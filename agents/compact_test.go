@@ -186,6 +186,9 @@ func TestCompactionSettings(t *testing.T) {
 					!strings.Contains(sentText(summaries[1]), "leaves out these identifiers") {
 					t.Fatalf("%d summary requests; the retry must name the missing URL", len(summaries))
 				}
+				if strings.Contains(sentText(summaries[1]), "message 1:") {
+					t.Error("the retry sent the conversation again: in safeguard mode it may not fit the summary model")
+				}
 				if !strings.Contains(sentText(turn), "SUMMARY with https://example.test/tickets/4711 kept") {
 					t.Error("the turn was not sent the corrected summary")
 				}
