@@ -14,12 +14,8 @@ import (
 	"github.com/openclaw-go/openclaw/gateway/config"
 )
 
-// Defaults of the internal hooks that run here (hooks.internal.entries).
-const (
-	defaultSessionMemoryMessages = 15
-	// sessionMemoryScan bounds how much of the ended session is read.
-	sessionMemoryScan = 4096
-)
+// defaultSessionMemoryMessages is session-memory's messages when unset.
+const defaultSessionMemoryMessages = 15
 
 // resetEvent is one session ending: a /new or /reset (command true), or
 // a reset policy's rollover.
@@ -44,7 +40,7 @@ func (s *Service) onSessionEnd(ctx context.Context, cfg *config.Config, workspac
 		return
 	}
 	n := cmp.Or(cfg.Hooks.Internal.Entries["session-memory"].Messages, defaultSessionMemoryMessages)
-	msgs, err := s.opts.Store.History(ctx, old.SessionID, sessions.HistoryQuery{Limit: min(sessionMemoryScan, sessions.MaxHistoryLimit)})
+	msgs, err := s.opts.Store.History(ctx, old.SessionID, sessions.HistoryQuery{Limit: sessions.MaxHistoryLimit})
 	if err != nil {
 		s.log.Warn("session-memory: read the ended session", "sessionKey", ev.key, "err", err)
 		return

@@ -39,7 +39,8 @@ func (s *Service) skillInvocation(ctx context.Context, agentID, text string) (me
 	input = strings.TrimSpace(first + "\n" + input)
 	// In a Telegram group a menu command arrives as /name@BotName.
 	name, _, _ = strings.Cut(strings.ToLower(name), "@")
-	if name == "" {
+	if _, builtin := commandAliases[name]; name == "" || builtin || name == "new" || name == "reset" {
+		// No skill takes a built-in's name: spare the skill folders a read.
 		return "", "", false
 	}
 	cmds := s.opts.SkillCommands(ctx, agentID)

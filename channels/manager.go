@@ -1163,8 +1163,9 @@ func (m *Manager) noticer(ctx context.Context, in Inbound, rowID int64) func(str
 		key := "in-" + strconv.FormatInt(rowID, 10) + "-notice-" + strconv.Itoa(n)
 		mu.Unlock()
 		row := outboundRow{Channel: in.Channel, Out: Outbound{AccountID: in.AccountID, To: Target{ChatID: in.Chat.ID, ThreadID: in.Chat.ThreadID}, Text: text, IdempotencyKey: key}}
-		err := m.db.tx(context.WithoutCancel(ctx), func(c store.Conn) error {
-			_, err := insertOutbound(ctx, c, row)
+		save := context.WithoutCancel(ctx)
+		err := m.db.tx(save, func(c store.Conn) error {
+			_, err := insertOutbound(save, c, row)
 			return err
 		})
 		if err != nil {
