@@ -23,51 +23,6 @@ func (c Compaction) Guarded() (bool, int) {
 	return on, c.QualityGuard.MaxRetries.Or(1)
 }
 
-// validateTailscale warns that Serve and Funnel are not run here.
-func (d *decoder) validateTailscale(c *Config) {
-	if m := c.Gateway.Tailscale.Mode; m == "serve" || m == "funnel" {
-		n, p := d.where("gateway.tailscale.mode")
-		d.warnAtPath(n, p, "%q is not in effect here: the gateway does not run tailscale %s; run it yourself (tailscale %s %d)", m, m, m, c.Gateway.Port)
-	}
-}
-
-// InternalHookOn reports whether the internal hook name runs.
-func (h Hooks) InternalHookOn(name string) bool {
-	if h.Internal.Enabled != nil && !*h.Internal.Enabled {
-		return false
-	}
-	return h.Internal.Entries[name].Enabled
-}
-
-// validateInternalHooks warns of the internal hooks that do not run here.
-func (d *decoder) validateInternalHooks(c *Config) {
-	why := map[string]string{
-		"bootstrap-extra-files": "the workspace's own bootstrap files are the only ones read",
-	}
-	for name, e := range c.Hooks.Internal.Entries {
-		base := "hooks.internal.entries." + name
-		switch name {
-		case "session-memory", "command-logger", "compaction-notifier", "boot-md":
-		default:
-			if e.Enabled {
-				n, p := d.where(base)
-				d.warnAtPath(n, p, "is not in effect here: %s", cmpOrString(why[name], "there is no such bundled hook here"))
-			}
-		}
-		if len(e.Env) > 0 {
-			n, p := d.where(base + ".env")
-			d.warnAtPath(n, p, "is not in effect here: no internal hook here runs a program")
-		}
-	}
-}
-
-func cmpOrString(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // validateCompaction warns of the compaction keys accepted but not in effect.
 func (d *decoder) validateCompaction(c *Config) {
 	const base = "agents.defaults.compaction"

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -150,6 +151,36 @@ func (d *decoder) validateHooks(h *Hooks) {
 			path := indexPath("hooks.presets", i)
 			n, _ := d.where(path, "hooks.presets")
 			d.warnAtPath(n, path, "unknown preset %q adds no mapping; the presets are: gmail", p)
+		}
+	}
+}
+
+// InternalHookOn reports whether the internal hook name runs.
+func (h Hooks) InternalHookOn(name string) bool {
+	if h.Internal.Enabled != nil && !*h.Internal.Enabled {
+		return false
+	}
+	return h.Internal.Entries[name].Enabled
+}
+
+// validateInternalHooks warns of the internal hooks that do not run here.
+func (d *decoder) validateInternalHooks(c *Config) {
+	why := map[string]string{
+		"bootstrap-extra-files": "the workspace's own bootstrap files are the only ones read",
+	}
+	for name, e := range c.Hooks.Internal.Entries {
+		base := "hooks.internal.entries." + name
+		switch name {
+		case "session-memory", "command-logger", "compaction-notifier", "boot-md":
+		default:
+			if e.Enabled {
+				n, p := d.where(base)
+				d.warnAtPath(n, p, "is not in effect here: %s", cmp.Or(why[name], "there is no such bundled hook here"))
+			}
+		}
+		if len(e.Env) > 0 {
+			n, p := d.where(base + ".env")
+			d.warnAtPath(n, p, "is not in effect here: no internal hook here runs a program")
 		}
 	}
 }

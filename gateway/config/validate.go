@@ -147,3 +147,11 @@ func SearchProviderImplemented(p string) bool {
 	}
 	return false
 }
+
+// validateTailscale warns that Serve and Funnel are not run here.
+func (d *decoder) validateTailscale(c *Config) {
+	if m := c.Gateway.Tailscale.Mode; m == "serve" || m == "funnel" {
+		n, p := d.where("gateway.tailscale.mode")
+		d.warnAtPath(n, p, "%q is not in effect here: the gateway does not run tailscale %s; run it yourself (tailscale %s %d)", m, m, m, c.Gateway.Port)
+	}
+}
