@@ -2,11 +2,13 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,5 +54,58 @@ func TestLocalOnlyRefusesForeignHost(t *testing.T) {
 	}
 	if code, body := get("/api/v1/tools", "localhost:"+port); code != http.StatusOK || !strings.Contains(body, `"name":"read"`) {
 		t.Errorf("tools API under localhost: %d %.200q", code, body)
+	}
+}
+
+// TestNoAuthAPIRefusesWebPages performs the page attack on the tools
+// REST API with auth "none": a page on another site, in the user's
+// browser on this machine, toggles a tool. The loopback peer and Host
+// pass; the page's Origin or Sec-Fetch-Site gives it away, and the tool
+// stays as it was. A local program (no Origin) still may.
+func TestNoAuthAPIRefusesWebPages(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "openclaw.json"), []byte(`{ gateway: { mode: "local", auth: { mode: "none" } } }`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := startGatewayIn(t, dir, nil)
+	base := strings.Replace(r.url, "ws://", "http://", 1)
+	toggle := func(hdr map[string]string) int {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(context.Background(), "PUT", base+"/api/v1/tools/read/toggle?enabled=false", nil)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, hdr := range []map[string]string{{"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "cross-site"}, {"Origin": "null"}} {
+		if code := toggle(hdr); code != http.StatusForbidden {
+			t.Errorf("toggle with %v: %d, want 403", hdr, code)
+		}
+	}
+	resp, err := http.Get(base + "/api/v1/tools")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		Name    string
+		Enabled bool
+	}
+	err = json.NewDecoder(resp.Body).Decode(&rows)
+	resp.Body.Close()
+	if err != nil || !slices.ContainsFunc(rows, func(r struct {
+		Name    string
+		Enabled bool
+	}) bool {
+		return r.Name == "read" && r.Enabled
+	}) {
+		t.Fatalf("a refused toggle changed the tool (or the list did not read: %v)", err)
+	}
+	if code := toggle(nil); code != http.StatusOK {
+		t.Errorf("a local program's toggle: %d, want 200", code)
 	}
 }

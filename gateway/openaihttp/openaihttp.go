@@ -17,7 +17,6 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -340,30 +339,11 @@ func prompt(msgs []chatMessage, fresh bool) (message, system string, _ *apiError
 	return message, strings.Join(systems, "\n\n"), nil
 }
 
-// fromPage refuses a request a web page made: one with an Origin other
-// than the gateway's own, or sent cross-site. Without auth (gateway.auth
-// "none", this machine only) a page the user visits could otherwise post
-// a turn, run as the owner, from the user's own browser.
-func fromPage(r *http.Request) *apiError {
-	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
-		return &apiError{status: http.StatusForbidden, Type: "forbidden", Message: "requests from web pages are refused"}
-	}
-	if o := r.Header.Get("Origin"); o != "" {
-		u, err := url.Parse(o)
-		if err != nil || !strings.EqualFold(u.Host, r.Host) {
-			return &apiError{status: http.StatusForbidden, Type: "forbidden", Message: "requests from web pages are refused"}
-		}
-	}
-	return nil
-}
-
 func (e *Endpoint) chatCompletions(w http.ResponseWriter, r *http.Request) {
-	if apiErr := fromPage(r); apiErr != nil {
-		writeError(w, apiErr)
-		return
-	}
-	// A browser sends JSON only after a CORS preflight, which is never
-	// answered here: a page's form or text/plain post stops at this.
+	// A web page's request is refused by the bearer check (without auth,
+	// by its Origin); a browser sends JSON only after a CORS preflight,
+	// which is never answered here, so a form or text/plain post stops
+	// at this too.
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
 		writeError(w, &apiError{status: http.StatusUnsupportedMediaType, Type: "invalid_request_error", Message: "send the request as Content-Type: application/json"})
 		return

@@ -146,7 +146,13 @@ func (h *Host) bearer(throttle *rpc.HTTPAuthThrottle) func(http.HandlerFunc) htt
 				// No secret to prove, so only this machine may call (auth
 				// "none" is refused on any other bind), and only under the
 				// gateway's own names, or a rebinding page could (see
-				// localOnly).
+				// localOnly). Nor may a page the user visits: its
+				// browser is on this machine too, and a form or text/plain
+				// post reaches an API without a CORS preflight.
+				if crossSitePage(r) {
+					writeJSON(w, http.StatusForbidden, map[string]any{"error": map[string]any{"type": "forbidden", "message": "requests from web pages are refused"}})
+					return
+				}
 				h.localOnly(next).ServeHTTP(w, r)
 				return
 			}
