@@ -98,7 +98,9 @@ func TestQueuedTurnsAnswerTheirOwnMessage(t *testing.T) {
 // covering a1's seq would hide u2 and u3 from every later context, and
 // run 3 would answer without its own message.
 func TestQueuedTurnCompactionKeepsLaterMessages(t *testing.T) {
-	f := newFixture(t, `{models:{providers:{fake:{baseUrl:"%s/v1", models:[{id:"small", contextWindow:2000}]}}}, agents:{defaults:{model:"fake/small"}}}`, nil)
+	// Mode "default": one summary request, no audit. The echo model's summary repeats what it
+	// summarises, which safeguard's guard rightly refuses; this test is about the queue.
+	f := newFixture(t, `{models:{providers:{fake:{baseUrl:"%s/v1", models:[{id:"small", contextWindow:2000}]}}}, agents:{defaults:{model:"fake/small", compaction:{mode:"default"}}}}`, nil)
 	c := serveRPC(t, f)(protocol.ScopeWrite, protocol.ScopeRead)
 	long := strings.TrimSpace(strings.Repeat("lorem ipsum dolor sit amet ", 80)) // ~540 tokens
 	f.model.Hold()
