@@ -213,7 +213,11 @@ func (l *Lease) renew(stop, done chan struct{}) {
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), l.opts.Interval)
+		// A renewal cut short by its deadline ends the driver's connection,
+		// and with it the session that holds the lock: the deadline must
+		// be far longer than a slow moment of the database, so a third of
+		// the lease's timeout, not one interval.
+		ctx, cancel := context.WithTimeout(context.Background(), max(l.opts.Interval, l.opts.Timeout/3))
 		res, err := l.conn.ExecContext(ctx, `UPDATE store_lease SET renewed_at = `+dbMillis+` WHERE id = 1 AND epoch = ?`, l.epoch)
 		cancel()
 		var n int64
